@@ -1,0 +1,106 @@
+"""The small interfaces the nodes depend on. Offline and live backends are two implementations of each.
+
+Nodes never branch on the backend: they call these methods on whatever `agent.backend.Backend` the
+context selects.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol, runtime_checkable
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record, Stance, TaskType
+
+
+@runtime_checkable
+class LiteratureSource(Protocol):
+    """Searches one literature source and, where it can, walks its citation graph."""
+
+    name: str
+    supports_citations: bool
+
+    async def search(self, query: str, *, limit: int) -> list[Record]:
+        """Records matching `query`; raises agent.errors.SourceError on failure beyond retries."""
+        ...
+
+    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
+        """References and citing papers of `record` (empty when the source has none)."""
+        ...
+
+
+class Embedder(Protocol):
+    name: str
+
+    async def embed(self, texts: list[str], *, kind: Literal["query", "document"]) -> np.ndarray:
+        """L2-normalised embeddings, one row per text."""
+        ...
+
+
+class Reranker(Protocol):
+    name: str
+
+    async def rerank(self, query: str, documents: list[str]) -> list[float]:
+        """Relevance of each document to `query`, aligned with `documents` (higher is better)."""
+        ...
+
+
+class StanceResult(BaseModel):
+    stance: Stance
+    confidence: float = Field(ge=0.0, le=1.0)
+    probabilities: dict[str, float] = Field(default_factory=dict)
+
+
+class StanceJudge(Protocol):
+    name: str
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
+        """Stance of each (statement, passage) pair: does the passage support or contradict the statement?"""
+        ...
+
+
+class Plan(BaseModel):
+    """The plan node's output: task type, normalised options, entities, numbers and round-1 queries."""
+
+    task: TaskType
+    options: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)
+    numbers: list[str] = Field(default_factory=list)
+    queries: list[Query] = Field(default_factory=list)
+    claim: str | None = Field(default=None, description="Declarative form of a claim or yes/no question.")
+
+
+class CitedSentence(BaseModel):
+    text: str
+    citations: list[str] = Field(default_factory=list, description="Record ids this sentence relies on.")
+
+
+class Draft(BaseModel):
+    """The synthesize node's output before citation checking."""
+
+    answer: str = Field(description="One-line answer or verdict.")
+    sentences: list[CitedSentence] = Field(default_factory=list)
+    selected_hypothesis: str | None = None
+
+
+class Reasoner(Protocol):
+    """Every 'LLM role' of the graph. Offline it is extractive; with a chat model it uses structured output."""
+
+    name: str
+
+    async def plan(self, question: str, options: list[str]) -> Plan: ...
+
+    async def hypothesize(
+        self, question: str, plan: Plan, evidence: list[Passage], n: int
+    ) -> list[Hypothesis]: ...
+
+    async def discriminating_queries(
+        self, question: str, hypotheses: list[Hypothesis], cap: int
+    ) -> list[Query]: ...
+
+    async def synthesize(
+        self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], records: dict[str, Record]
+    ) -> Draft: ...
+
+    async def extract_claims(self, question: str, draft: Draft, max_claims: int) -> list[Claim]: ...

@@ -1,0 +1,295 @@
+"""Record models shared by every layer: literature records, passages, hypotheses, ledger, claims, answer.
+
+These import nothing from the rest of the package, so tools, nodes, the CLI and evals can all use them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+TaskType = Literal["mcq", "open", "claim"]
+Stance = Literal["SUPPORT", "CONTRADICT", "NEUTRAL"]
+
+
+class Status(str, Enum):
+    ANSWERED = "ANSWERED"
+    INSUFFICIENT_EVIDENCE = "INSUFFICIENT_EVIDENCE"
+    BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
+    ERROR = "ERROR"
+
+
+class ClaimVerdict(str, Enum):
+    VERIFIED = "VERIFIED"
+    UNVERIFIED = "UNVERIFIED"
+    CONTESTED = "CONTESTED"
+
+
+class HypothesisVerdict(str, Enum):
+    SUPPORTED = "SUPPORTED"
+    CONTRADICTED = "CONTRADICTED"
+    INSUFFICIENT = "INSUFFICIENT"
+
+
+_DOI_PREFIX = re.compile(r"^(https?://(dx\.)?doi\.org/|doi:)", re.I)
+_ARXIV_VERSION = re.compile(r"v\d+$")
+_NON_WORD = re.compile(r"[^\w]+")
+
+
+def normalize_doi(doi: str | None) -> str | None:
+    """Lower-case DOI without resolver prefix; None when empty."""
+    if not doi:
+        return None
+    doi = _DOI_PREFIX.sub("", doi.strip()).strip().lower()
+    return doi or None
+
+
+def split_arxiv_version(arxiv_id: str | None) -> tuple[str | None, str | None]:
+    """'2104.12255v1' -> ('2104.12255', 'v1'); versionless ids return (id, None)."""
+    if not arxiv_id:
+        return None, None
+    arxiv_id = re.sub(r"^(arxiv:|https?://arxiv\.org/abs/)", "", arxiv_id.strip(), flags=re.I)
+    match = _ARXIV_VERSION.search(arxiv_id)
+    if match:
+        return arxiv_id[: match.start()], match.group(0)
+    return arxiv_id, None
+
+
+def normalize_title(title: str) -> str:
+    """Accent-, case- and punctuation-insensitive title key for dedupe."""
+    text = unicodedata.normalize("NFKD", title or "").encode("ascii", "ignore").decode()
+    return _NON_WORD.sub(" ", text.lower()).strip()
+
+
+class Provenance(BaseModel):
+    """How a record entered the pool: which query, round and hypothesis found it."""
+
+    query: str = ""
+    round: int = 0
+    hypothesis_id: str | None = None
+    via: Literal["search", "citation_hop", "claim_check", "entity_expansion"] = "search"
+    source: str = ""
+
+
+class Record(BaseModel):
+    """One literature record, normalised from any source (local corpus or live API)."""
+
+    id: str = Field(description="The record's id in its source or corpus (corpus doc_id, DOI, arXiv id, S2 or OpenAlex id).")
+    source: str = Field(description="Where it came from: 'local', 'arxiv', 'semantic_scholar', 'openalex', 'crossref', 'brave'.")
+    title: str = ""
+    abstract: str = ""
+    sentences: list[str] = Field(default_factory=list, description="Abstract split into sentences.")
+    year: int | None = None
+    authors: list[str] = Field(default_factory=list)
+    institutions: list[str] = Field(default_factory=list)
+    venue: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = Field(default=None, description="arXiv id without version (dedupe key).")
+    arxiv_version: str | None = Field(default=None, description="Version suffix kept for citation, e.g. 'v2'.")
+    s2_id: str | None = None
+    openalex_id: str | None = None
+    pmid: str | None = None
+    citation_count: int | None = None
+    oa_pdf_url: str | None = None
+    url: str | None = None
+    references: list[str] = Field(default_factory=list, description="Ids of referenced works, where the source has them.")
+    source_type: str = Field(default="index", description="Kind of source, for triangulation: local, preprint, index, publisher, web.")
+    provenance: list[Provenance] = Field(default_factory=list)
+    alt_ids: dict[str, str] = Field(default_factory=dict, description="Ids of the same work in other sources, kept on merge.")
+
+    def model_post_init(self, __context: object) -> None:
+        self.doi = normalize_doi(self.doi)
+        if self.arxiv_id:
+            base, version = split_arxiv_version(self.arxiv_id)
+            self.arxiv_id = base
+            self.arxiv_version = self.arxiv_version or version
+        if not self.sentences and self.abstract:
+            from agent.text import split_sentences  # local import keeps records dependency-free at import time
+
+            self.sentences = split_sentences(self.abstract)
+        if not self.abstract and self.sentences:
+            self.abstract = " ".join(self.sentences)
+
+    @property
+    def text(self) -> str:
+        return f"{self.title}. {self.abstract}".strip(". ") if self.title else self.abstract
+
+    def dedupe_keys(self) -> list[str]:
+        """Keys under which two records count as the same work."""
+        keys = []
+        if self.doi:
+            keys.append(f"doi:{self.doi}")
+        if self.arxiv_id:
+            keys.append(f"arxiv:{self.arxiv_id.lower()}")
+        if self.s2_id:
+            keys.append(f"s2:{self.s2_id}")
+        if self.openalex_id:
+            keys.append(f"openalex:{self.openalex_id.upper()}")
+        title = normalize_title(self.title)
+        if len(title) >= 12:
+            keys.append(f"title:{title}")
+        if not keys:
+            keys.append(f"{self.source}:{self.id}")
+        return keys
+
+    def merge(self, other: "Record") -> "Record":
+        """Keep every id and the richest field of each: longer text, known values over missing ones."""
+        data = self.model_dump()
+        theirs = other.model_dump()
+        for key, value in theirs.items():
+            mine = data.get(key)
+            if key in ("id", "source", "provenance", "alt_ids"):
+                continue
+            if key in ("abstract", "title") and len(value or "") > len(mine or ""):
+                data[key] = value
+            elif key == "sentences" and len(value) > len(mine):
+                data[key] = value
+            elif key in ("authors", "institutions", "references"):
+                data[key] = list(dict.fromkeys([*mine, *value]))
+            elif key == "citation_count" and value is not None:
+                data[key] = max(value, mine or 0)
+            elif mine in (None, "", []) and value not in (None, "", []):
+                data[key] = value
+        alt = {**theirs["alt_ids"], **data["alt_ids"]}
+        if other.source != self.source or other.id != self.id:
+            alt.setdefault(other.source, other.id)
+        data["alt_ids"] = alt
+        data["provenance"] = [*data["provenance"], *theirs["provenance"]]
+        return Record.model_validate(data)
+
+
+class Passage(BaseModel):
+    """A scored piece of a record: a sentence (sentence_index set) or the whole abstract."""
+
+    record_id: str
+    sentence_index: int | None = None
+    text: str
+    score: float = 0.0
+
+
+class Hypothesis(BaseModel):
+    """A candidate answer weighed by the court."""
+
+    id: str
+    text: str
+    origin: Literal["option", "evidence", "claim", "negation", "llm", "abstain"] = "evidence"
+    option_index: int | None = None
+    claim: str | None = Field(default=None, description="Declarative statement the stance judge tests (defaults to text).")
+    polarity: int = Field(default=1, description="+1 when support for `claim` supports this hypothesis, -1 when it refutes it.")
+    support: float = 0.0
+    contradiction: float = 0.0
+    score: float = 0.0
+    verdict: HypothesisVerdict = HypothesisVerdict.INSUFFICIENT
+
+    @property
+    def statement(self) -> str:
+        return self.claim or self.text
+
+
+class LedgerEntry(BaseModel):
+    """One judged passage for one hypothesis."""
+
+    hypothesis_id: str
+    record_id: str
+    sentence_index: int | None = None
+    text: str
+    stance: Stance
+    confidence: float
+    weight: float = 1.0
+    via: str = "search"
+
+
+class Query(BaseModel):
+    """A retrieval query with its purpose, so the trace can say why it was sent."""
+
+    text: str
+    intent: Literal["primary", "confirm", "falsify", "contrast", "claim_literal", "claim_negation"] = "primary"
+    hypothesis_id: str | None = None
+
+
+class Claim(BaseModel):
+    """A checkable statement extracted from the answer, with its verification dossier."""
+
+    text: str
+    key_terms: list[str] = Field(default_factory=list)
+    verdict: ClaimVerdict = ClaimVerdict.UNVERIFIED
+    supporting: list[str] = Field(default_factory=list, description="Record ids supporting the claim.")
+    refuting: list[str] = Field(default_factory=list, description="Record ids refuting the claim.")
+    independent_sources: int = 0
+    dossier: list[LedgerEntry] = Field(default_factory=list)
+
+
+class Citation(BaseModel):
+    id: str
+    title: str
+    year: int | None = None
+    source: str = ""
+    doi: str | None = None
+
+
+class Decision(BaseModel):
+    """A conditional edge's choice and the numbers behind it (for traces and stop reasons)."""
+
+    at: str
+    next: str
+    reason: str
+    margin: float | None = None
+    agreement: float | None = None
+    contested: int | None = None
+    round: int = 0
+
+
+class Usage(BaseModel):
+    llm_calls: int = 0
+    source_calls: int = 0
+    source_failures: dict[str, int] = Field(default_factory=dict)
+    calls_by_source: dict[str, int] = Field(default_factory=dict)
+    cache_hits: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    wall_time_s: float = 0.0
+    fallbacks: list[str] = Field(default_factory=list)
+
+    def add(self, other: "Usage") -> "Usage":
+        merged = Usage(
+            llm_calls=self.llm_calls + other.llm_calls,
+            source_calls=self.source_calls + other.source_calls,
+            cache_hits=self.cache_hits + other.cache_hits,
+            tokens_in=self.tokens_in + other.tokens_in,
+            tokens_out=self.tokens_out + other.tokens_out,
+            cost_usd=self.cost_usd + other.cost_usd,
+            wall_time_s=max(self.wall_time_s, other.wall_time_s),
+            fallbacks=[*self.fallbacks, *other.fallbacks],
+        )
+        for field in ("source_failures", "calls_by_source"):
+            combined = dict(getattr(self, field))
+            for key, count in getattr(other, field).items():
+                combined[key] = combined.get(key, 0) + count
+            setattr(merged, field, combined)
+        return merged
+
+
+class Answer(BaseModel):
+    """What a run returns: the CLI's --json output and the Python API's return value."""
+
+    status: Status
+    task: TaskType
+    question: str
+    answer: str
+    confidence: float = Field(ge=0.0, le=1.0)
+    selected_option: int | None = None
+    abstained: bool = False
+    hypotheses: list[Hypothesis] = Field(default_factory=list)
+    ledger: list[LedgerEntry] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    stop_reason: str = ""
+    decisions: list[Decision] = Field(default_factory=list)
+    run_id: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    notes: list[str] = Field(default_factory=list)

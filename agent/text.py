@@ -1,0 +1,44 @@
+"""Small text utilities: sentence splitting, tokens, key terms. Pure functions, no models."""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[])")
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+/.]*[A-Za-z0-9+]|[A-Za-z0-9]")
+
+STOPWORDS = frozenset(
+    """a an the and or of to in on for with by from as at is are was were be been being this that these those it its
+    does do did has have had not no than then which who whom what when where why how can could may might will would
+    should shall into about over under between among also such via per vs versus there their they them we our you your
+    i he she his her if but so any all each more most less least other some only same very both either neither""".split()
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split an abstract into sentences; keeps decimals like 0.05 and 'e.g.' together well enough for abstracts."""
+    text = " ".join((text or "").split())
+    if not text:
+        return []
+    parts = _SENTENCE_END.split(text)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def tokens(text: str) -> list[str]:
+    return [t.lower() for t in _TOKEN.findall(text or "")]
+
+
+def content_terms(text: str) -> list[str]:
+    """Tokens without stopwords, in order, de-duplicated."""
+    return list(dict.fromkeys(t for t in tokens(text) if t not in STOPWORDS and len(t) > 1))
+
+
+def jaccard(a: str, b: str) -> float:
+    sa, sb = set(content_terms(a)), set(content_terms(b))
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+def truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

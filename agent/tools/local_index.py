@@ -1,0 +1,238 @@
+"""The offline literature index: BM25 (bm25s) + MiniLM dense vectors over a JSONL corpus, persisted on disk.
+
+Corpus formats, detected per line:
+- SciFact: {"doc_id", "title", "abstract": [sentences]}
+- BEIR:    {"_id", "title", "text"}
+- generic: {"id", "title", "abstract" (str or list), "year"?, "doi"?, "references"?: [ids], "authors"?}
+
+The index is built once (`sparkit index build PATH`) into a temporary folder and renamed into place, so
+a crash never leaves a half-written index; loading checks a manifest and array shapes and raises
+CorpusError with a one-line message when anything is off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import shutil
+import tempfile
+import threading
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from agent.errors import CorpusError
+from agent.records import Record
+from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
+
+INDEX_VERSION = 2
+_RRF_K = 60
+
+
+def _record_from_json(obj: dict, line_no: int) -> Record:
+    if "doc_id" in obj:
+        rid, abstract = obj["doc_id"], obj.get("abstract") or []
+    elif "_id" in obj:
+        rid, abstract = obj["_id"], obj.get("text") or ""
+    elif "id" in obj:
+        rid, abstract = obj["id"], obj.get("abstract") or obj.get("text") or ""
+    else:
+        raise CorpusError(f"corpus line {line_no}: no 'doc_id', '_id' or 'id' field")
+    sentences = [str(s).strip() for s in abstract if str(s).strip()] if isinstance(abstract, list) else []
+    text = " ".join(sentences) if sentences else str(abstract)
+    year = obj.get("year")
+    return Record(
+        id=str(rid),
+        source="local",
+        source_type="local",
+        title=str(obj.get("title") or ""),
+        abstract=text,
+        sentences=sentences,
+        year=int(year) if isinstance(year, (int, float)) or (isinstance(year, str) and year.isdigit()) else None,
+        doi=obj.get("doi"),
+        authors=[str(a) for a in obj.get("authors") or []],
+        references=[str(r) for r in obj.get("references") or []],
+        citation_count=obj.get("citation_count"),
+        venue=obj.get("venue"),
+    )
+
+
+def load_corpus(path: Path) -> list[Record]:
+    """Read a JSONL corpus; a malformed line raises CorpusError naming the line."""
+    if not path.exists():
+        raise CorpusError(f"corpus not found: {path}")
+    records: list[Record] = []
+    seen: set[str] = set()
+    with path.open(encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CorpusError(f"corpus line {line_no} is not valid JSON: {exc.msg}") from None
+            if not isinstance(obj, dict):
+                raise CorpusError(f"corpus line {line_no} is not a JSON object")
+            record = _record_from_json(obj, line_no)
+            if record.id in seen:
+                continue
+            seen.add(record.id)
+            records.append(record)
+    if not records:
+        raise CorpusError(f"corpus is empty: {path}")
+    return records
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def default_index_dir(corpus: Path, home: Path) -> Path:
+    return home / "index" / f"{corpus.stem}-{file_digest(corpus)[:10]}"
+
+
+def _bm25_tokenize(texts: list[str]):
+    import bm25s
+    import Stemmer
+
+    return bm25s.tokenize(texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False)
+
+
+class LocalIndex:
+    """Hybrid lexical + dense index over a corpus, with reciprocal-rank fusion."""
+
+    def __init__(self, records: list[Record], bm25, embeddings: np.ndarray, manifest: dict):
+        self.records = records
+        self.bm25 = bm25
+        self.embeddings = embeddings
+        self.manifest = manifest
+        self.by_id = {r.id: r for r in records}
+        self._lock = threading.Lock()
+        self._citing: dict[str, list[str]] = defaultdict(list)
+        for record in records:
+            for ref in record.references:
+                self._citing[ref].append(record.id)
+
+    # ------------------------------------------------------------------ build / load
+    @classmethod
+    def build(cls, corpus: Path, index_dir: Path, *, progress: bool = False) -> "LocalIndex":
+        import bm25s
+
+        records = load_corpus(corpus)
+        texts = [r.text for r in records]
+        bm25 = bm25s.BM25()
+        bm25.index(_bm25_tokenize(texts), show_progress=False)
+        embeddings = shared_encoder().encode(texts, show_progress=progress)
+        manifest = {
+            "version": INDEX_VERSION,
+            "corpus": str(corpus.resolve()),
+            "corpus_sha256": file_digest(corpus),
+            "documents": len(records),
+            "model": MODEL_NAME,
+            "dim": DIM,
+        }
+        index_dir.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=index_dir.parent))
+        try:
+            bm25.save(str(tmp / "bm25"))
+            np.save(tmp / "embeddings.npy", embeddings)
+            with (tmp / "records.jsonl").open("w", encoding="utf-8") as handle:
+                for record in records:
+                    handle.write(record.model_dump_json(exclude_defaults=True) + "\n")
+            (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
+            if index_dir.exists():
+                shutil.rmtree(index_dir)
+            tmp.rename(index_dir)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return cls(records, bm25, embeddings, manifest)
+
+    @classmethod
+    def load(cls, index_dir: Path) -> "LocalIndex":
+        import bm25s
+
+        manifest_path = index_dir / "manifest.json"
+        try:
+            manifest = json.loads(manifest_path.read_text())
+            if manifest.get("version") != INDEX_VERSION:
+                raise CorpusError(f"index at {index_dir} has version {manifest.get('version')}, expected {INDEX_VERSION}: rebuild it with `sparkit index build`")
+            records = [Record.model_validate_json(line) for line in (index_dir / "records.jsonl").read_text(encoding="utf-8").splitlines() if line]
+            embeddings = np.load(index_dir / "embeddings.npy")
+            bm25 = bm25s.BM25.load(str(index_dir / "bm25"))
+        except CorpusError:
+            raise
+        except Exception as exc:  # any unreadable piece means the index is corrupt
+            raise CorpusError(f"index at {index_dir} is corrupt ({type(exc).__name__}): rebuild it with `sparkit index build`") from None
+        if embeddings.shape != (len(records), DIM) or manifest.get("documents") != len(records):
+            raise CorpusError(f"index at {index_dir} is corrupt (sizes disagree): rebuild it with `sparkit index build`")
+        return cls(records, bm25, embeddings, manifest)
+
+    @classmethod
+    def open(cls, corpus: Path, index_dir: Path, *, progress: bool = False) -> "LocalIndex":
+        """Load the index for `corpus`, building it first when absent."""
+        if (index_dir / "manifest.json").exists():
+            return cls.load(index_dir)
+        return cls.build(corpus, index_dir, progress=progress)
+
+    # ------------------------------------------------------------------ search
+    def lexical(self, query: str, k: int) -> list[tuple[int, float]]:
+        k = min(k, len(self.records))
+        with self._lock:  # bm25s retrieval is not documented as thread-safe
+            docs, scores = self.bm25.retrieve(_bm25_tokenize([query]), k=k, show_progress=False, n_threads=1)
+        return [(int(d), float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
+
+    def dense(self, query_vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        sims = self.embeddings @ query_vector
+        k = min(k, len(sims))
+        top = np.argpartition(-sims, k - 1)[:k]
+        top = top[np.argsort(-sims[top])]
+        return [(int(i), float(sims[i])) for i in top]
+
+    def search(self, query: str, limit: int, *, depth: int = 100) -> list[tuple[Record, float]]:
+        """Hybrid search: BM25 and dense rankings fused by reciprocal rank."""
+        query_vector = shared_encoder().encode([query])[0]
+        fused: dict[int, float] = defaultdict(float)
+        for rank, (doc, _) in enumerate(self.lexical(query, depth)):
+            fused[doc] += 1.0 / (_RRF_K + rank + 1)
+        for rank, (doc, _) in enumerate(self.dense(query_vector, depth)):
+            fused[doc] += 1.0 / (_RRF_K + rank + 1)
+        ranked = sorted(fused.items(), key=lambda item: -item[1])[:limit]
+        return [(self.records[doc], score) for doc, score in ranked]
+
+    def neighbours(self, record_id: str, limit: int) -> list[Record]:
+        """Referenced and citing records inside the corpus."""
+        record = self.by_id.get(record_id)
+        if record is None:
+            return []
+        ids = [r for r in record.references if r in self.by_id] + self._citing.get(record_id, [])
+        return [self.by_id[i] for i in dict.fromkeys(ids)][:limit]
+
+    @property
+    def has_citations(self) -> bool:
+        return any(r.references for r in self.records)
+
+
+class LocalSource:
+    """LiteratureSource over a LocalIndex; CPU work runs in a thread."""
+
+    name = "local"
+
+    def __init__(self, index: LocalIndex):
+        self.index = index
+        self.supports_citations = index.has_citations
+
+    async def search(self, query: str, *, limit: int) -> list[Record]:
+        hits = await asyncio.to_thread(self.index.search, query, limit)
+        return [record.model_copy(deep=True) for record, _ in hits]
+
+    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
+        if not self.supports_citations:
+            return []
+        return [r.model_copy(deep=True) for r in await asyncio.to_thread(self.index.neighbours, record.id, limit)]
