@@ -89,7 +89,7 @@ class Reasoner(Protocol):
 
     name: str
 
-    async def plan(self, question: str, options: list[str]) -> Plan: ...
+    async def plan(self, question: str, options: list[str], mode: str = "ask") -> Plan: ...
 
     async def hypothesize(
         self, question: str, plan: Plan, evidence: list[Passage], n: int

@@ -281,8 +281,12 @@ class Answer(BaseModel):
     task: TaskType
     question: str
     answer: str
+    verdict: Literal["SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO"] | None = Field(
+        default=None, description="For claims and yes/no questions: the claim's verdict."
+    )
     confidence: float = Field(ge=0.0, le=1.0)
     selected_option: int | None = None
+    sentences: list[dict] = Field(default_factory=list, description="Answer sentences with their citation ids.")
     abstained: bool = False
     hypotheses: list[Hypothesis] = Field(default_factory=list)
     ledger: list[LedgerEntry] = Field(default_factory=list)

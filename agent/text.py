@@ -15,6 +15,24 @@ STOPWORDS = frozenset(
 )
 
 
+_SECTION_LABEL = re.compile(r"^(?:[A-Z][A-Z /&-]{2,40}[:.]?\s+)(?=[A-Z0-9])")
+_NON_FINDING = re.compile(
+    r"^(to (determine|assess|evaluate|investigate|examine|test|compare|identify|explore)|we (aimed|sought|investigated whether|asked whether)"
+    r"|the (aim|purpose|objective|goal)s? of|this study (aimed|examined|investigated))\b|\?$",
+    re.I,
+)
+
+
+def strip_section_label(sentence: str) -> str:
+    """'CONCLUSIONS Among older patients…' -> 'Among older patients…' (structured-abstract labels)."""
+    return _SECTION_LABEL.sub("", sentence.strip(), count=1)
+
+
+def is_finding(sentence: str) -> bool:
+    """False for aims, objectives and questions: sentences that state no result."""
+    return not _NON_FINDING.search(strip_section_label(sentence))
+
+
 def split_sentences(text: str) -> list[str]:
     """Split an abstract into sentences; keeps decimals like 0.05 and 'e.g.' together well enough for abstracts."""
     text = " ".join((text or "").split())

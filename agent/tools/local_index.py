@@ -59,6 +59,11 @@ def _record_from_json(obj: dict, line_no: int) -> Record:
     )
 
 
+def records_from_dicts(items: list[dict]) -> list[Record]:
+    """Records from caller-given documents (same field conventions as a corpus line)."""
+    return [_record_from_json(item, i) for i, item in enumerate(items, 1)]
+
+
 def load_corpus(path: Path) -> list[Record]:
     """Read a JSONL corpus; a malformed line raises CorpusError naming the line."""
     if not path.exists():
@@ -152,6 +157,19 @@ class LocalIndex:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
+        return cls(records, bm25, embeddings, manifest)
+
+    @classmethod
+    def from_records(cls, records: list[Record]) -> "LocalIndex":
+        """An in-memory index over given records (a user's own documents); nothing is written."""
+        import bm25s
+
+        if not records:
+            raise CorpusError("no documents given")
+        bm25 = bm25s.BM25()
+        bm25.index(_bm25_tokenize([r.text for r in records]), show_progress=False)
+        embeddings = shared_encoder().encode([r.text for r in records])
+        manifest = {"version": INDEX_VERSION, "corpus": "<documents>", "documents": len(records), "model": MODEL_NAME, "dim": DIM}
         return cls(records, bm25, embeddings, manifest)
 
     @classmethod

@@ -1,0 +1,187 @@
+"""Chooses the implementations behind the graph's interfaces from the run's settings.
+
+`offline` (the default) and `live` are two registered factories returning the same `Backend` shape;
+nodes call `backend_for(settings, documents)` and never branch on which one they got. Tests and
+users can register their own factory with `register_backend`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.config import Context, sparkit_home
+from agent.errors import ConfigurationError, CorpusError, InputError
+from agent.interfaces import Embedder, LiteratureSource, Reasoner, Reranker, StanceJudge
+
+
+@dataclass
+class Backend:
+    name: str
+    sources: list[LiteratureSource]
+    embedder: Embedder
+    reranker: Reranker
+    stance: StanceJudge
+    reasoner: Reasoner
+    web: LiteratureSource | None = None
+    entity_expander: Any = None
+    second_opinion: Reasoner | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+BackendFactory = Callable[[Context, list[dict] | None], Backend]
+_factories: dict[str, BackendFactory] = {}
+_cache: OrderedDict[str, Backend] = OrderedDict()
+_lock = threading.Lock()
+_CACHE_SIZE = 4
+
+
+def register_backend(name: str, factory: BackendFactory) -> None:
+    _factories[name] = factory
+    clear_backend_cache()
+
+
+def clear_backend_cache() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def _cache_key(settings: Context, documents: list[dict] | None) -> str:
+    fields = settings.model_dump(include={"backend", "corpus_path", "index_dir", "llm", "llm_temperature", "reranker", "stance_model", "sources", "enable_entity_expansion"})
+    docs = hashlib.sha256(json.dumps(documents, sort_keys=True, default=str).encode()).hexdigest() if documents else ""
+    return json.dumps([fields, docs], sort_keys=True, default=str)
+
+
+def backend_for(settings: Context, documents: list[dict] | None = None) -> Backend:
+    """The (cached) backend for these settings; building it may load models or an index."""
+    factory = _factories.get(settings.backend)
+    if factory is None:
+        raise InputError(f"unknown backend {settings.backend!r}; known: {', '.join(sorted(_factories))}")
+    key = _cache_key(settings, documents)
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    backend = factory(settings, documents)
+    with _lock:
+        _cache[key] = backend
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return backend
+
+
+# ---------------------------------------------------------------------------------------------- pieces
+def offline_stance(settings: Context) -> tuple[StanceJudge, list[str]]:
+    """The trained stance model, or the heuristic when asked for (or when the weights are absent)."""
+    from agent.judges.heuristic import HeuristicStanceJudge
+
+    if settings.stance_model == "heuristic":
+        return HeuristicStanceJudge(), []
+    try:
+        from agent.judges.trained import TrainedStanceJudge
+
+        judge = TrainedStanceJudge()
+        judge.model  # load now: missing weights should surface here, not mid-run
+        return judge, []
+    except ConfigurationError as exc:
+        if settings.stance_model == "trained":
+            raise
+        return HeuristicStanceJudge(), [f"stance: trained model unavailable ({exc}); using heuristic"]
+
+
+def reasoner_and_stance(settings: Context, embedder: Embedder, offline_judge: StanceJudge) -> tuple[Reasoner, StanceJudge, Reasoner | None]:
+    """Extractive roles offline; with --llm the chat reasoner (and LLM stance unless told otherwise)."""
+    from agent.reasoners.extractive import ExtractiveReasoner
+
+    extractive = ExtractiveReasoner(embedder)
+    if not settings.llm:
+        if settings.stance_model == "llm":
+            raise ConfigurationError("stance_model 'llm' needs a chat model: pass --llm provider:model")
+        return extractive, offline_judge, None
+    from agent.judges.llm import LLMStanceJudge
+    from agent.llm import chat_model
+    from agent.reasoners.chat import ChatReasoner
+
+    model = chat_model(settings.llm, settings.llm_temperature)
+    reasoner = ChatReasoner(model, settings.llm, extractive)
+    stance = offline_judge if settings.stance_model in ("trained", "heuristic") else LLMStanceJudge(model, settings.llm, offline_judge)
+    return reasoner, stance, extractive
+
+
+def offline_reranker(settings: Context) -> Reranker:
+    from agent.tools.offline_rerank import HybridReranker
+
+    return HybridReranker(semantic=settings.enable_semantic_rerank)
+
+
+# ---------------------------------------------------------------------------------------------- factories
+def build_offline(settings: Context, documents: list[dict] | None = None) -> Backend:
+    from agent.tools.encoder import shared_encoder
+    from agent.tools.local_index import LocalIndex, LocalSource, default_index_dir, records_from_dicts
+
+    notes: list[str] = []
+    if documents:
+        index = LocalIndex.from_records(records_from_dicts(documents))
+    else:
+        corpus = settings.default_corpus()
+        if corpus is None:
+            raise CorpusError(
+                "no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format), set SPARKIT_CORPUS, "
+                "or place ../shared/data/scifact/corpus.jsonl beside the project"
+            )
+        if not corpus.exists():
+            raise CorpusError(f"corpus not found: {corpus}")
+        index_dir = Path(settings.index_dir).expanduser() if settings.index_dir else None
+        index = LocalIndex.open(corpus, index_dir or default_index_dir(corpus, sparkit_home()))
+    embedder = shared_encoder()
+    judge, stance_notes = offline_stance(settings)
+    reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)
+    return Backend(
+        name="offline",
+        sources=[LocalSource(index)],
+        embedder=embedder,
+        reranker=offline_reranker(settings),
+        stance=stance,
+        reasoner=reasoner,
+        second_opinion=second,
+        notes=notes + stance_notes,
+    )
+
+
+def build_live(settings: Context, documents: list[dict] | None = None) -> Backend:
+    from agent.tools.live import build_live_tools
+
+    if documents:
+        raise InputError("documents are answered by the offline backend; drop --backend live")
+    return live_backend(settings, build_live_tools(settings))
+
+
+def live_backend(settings: Context, tools: Any) -> Backend:
+    """A live Backend around already-built LiveTools (tests pass tools on a replay transport)."""
+    from agent.tools.encoder import shared_encoder
+
+    embedder = tools.embedder or shared_encoder()
+    judge, notes = offline_stance(settings)
+    reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)
+    return Backend(
+        name="live",
+        sources=list(tools.sources),
+        embedder=embedder,
+        reranker=tools.reranker or offline_reranker(settings),
+        stance=stance,
+        reasoner=reasoner,
+        web=tools.web,
+        entity_expander=tools.entity_expander,
+        second_opinion=second,
+        notes=notes,
+    )
+
+
+register_backend("offline", build_offline)
+register_backend("live", build_live)

@@ -1,0 +1,218 @@
+"""The `sparkit` command: ask, verify, resume, index build, presets.
+
+Errors print one line to stderr and exit 2 (bad input, missing corpus, corrupt index, configuration)
+or 1 (anything else); no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from agent.errors import SparkitError
+
+LEVEL_ORDER = ("plan", "retrieve", "citation_hop", "rerank", "hypothesize", "discriminate", "court", "synthesize", "verify_claims", "target_claims", "report")
+
+
+def _parse_set(items: list[str]) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            raise SparkitError(f"--set needs key=value (got {item!r})")
+        key, raw = item.split("=", 1)
+        try:
+            overrides[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            overrides[key.strip()] = raw
+    return overrides
+
+
+def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    overrides = _parse_set(args.set or [])
+    if args.preset:
+        overrides["preset"] = args.preset
+    if args.live:
+        overrides["backend"] = "live"
+    if args.offline:
+        overrides["backend"] = "offline"
+    if args.llm:
+        overrides["llm"] = args.llm
+    if args.corpus:
+        overrides["corpus_path"] = str(Path(args.corpus).expanduser().resolve())
+    if args.index_dir:
+        overrides["index_dir"] = str(Path(args.index_dir).expanduser().resolve())
+    return overrides
+
+
+def _progress(event: dict[str, Any]) -> None:
+    node = event.get("node", "?")
+    details = ", ".join(
+        f"{k}={_short(v)}" for k, v in event.items() if k != "node" and v not in (None, [], {})
+    )
+    print(f"  [{node}] {details}", file=sys.stderr, flush=True)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, list):
+        shown = "; ".join(_short(v) for v in value[:4])
+        return f"[{shown}{'; …' if len(value) > 4 else ''}]"
+    text = str(value)
+    return text if len(text) <= 70 else text[:69] + "…"
+
+
+def render(answer: Any) -> str:
+    """Human-readable answer: verdict, confidence, hypotheses, claims, references."""
+    lines = [f"Status: {answer.status.value}   confidence {answer.confidence:.2f}   task {answer.task}   run {answer.run_id}"]
+    if answer.verdict:
+        lines.append(f"Verdict: {answer.verdict}")
+    lines += ["", f"Answer: {answer.answer}"]
+    for sentence in answer.sentences:
+        lines.append(f"  - {sentence['text']} [{', '.join(sentence['citations'])}]")
+    if answer.hypotheses:
+        lines += ["", "Hypotheses weighed (score, support / contradiction, verdict):"]
+        for h in sorted(answer.hypotheses, key=lambda h: -h.score):
+            lines.append(f"  {h.id} {h.score:+.3f}  {h.support:.2f}/{h.contradiction:.2f}  {h.verdict.value:<13} {h.text[:110]}")
+    if answer.claims:
+        lines += ["", "Claims checked:"]
+        for c in answer.claims:
+            lines.append(f"  {c.verdict.value:<10} {c.text[:110]}  (support {c.supporting}, refute {c.refuting})")
+    if answer.citations:
+        lines += ["", "References:"]
+        for c in answer.citations:
+            lines.append(f"  [{c.id}] {c.title} ({c.year or 'n.d.'}) {c.source}")
+    u = answer.usage
+    lines += ["", f"Stopped: {answer.stop_reason}",
+              f"Usage: {u.llm_calls} LLM calls, {u.source_calls} source calls, {u.cache_hits} cache hits, ${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"]
+    if u.fallbacks:
+        lines.append(f"Fallbacks: {'; '.join(u.fallbacks[:5])}")
+    for note in answer.notes[:8]:
+        lines.append(f"Note: {note}")
+    return "\n".join(lines)
+
+
+def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
+    from agent.api import ask
+
+    on_event = None if (args.quiet or args.json) else _progress
+    if args.json and not args.quiet:
+        on_event = _progress  # progress goes to stderr; stdout stays one JSON object
+    documents = None
+    if getattr(args, "documents", None):
+        from agent.tools.local_index import load_corpus
+
+        documents = [r.model_dump(include={"id", "title", "abstract", "year", "doi"}) for r in load_corpus(Path(args.documents))]
+    answer = ask(args.text, getattr(args, "option", None) or None, mode=mode, on_event=on_event, documents=documents, **_settings_overrides(args))
+    print(answer.model_dump_json() if args.json else render(answer))
+    return 1 if answer.status.value == "ERROR" else 0
+
+
+def _cmd_resume(args: argparse.Namespace) -> int:
+    from agent.api import resume
+
+    answer = resume(args.run_id, on_event=None if args.quiet else _progress, **_settings_overrides(args))
+    print(answer.model_dump_json() if args.json else render(answer))
+    return 1 if answer.status.value == "ERROR" else 0
+
+
+def _cmd_index_build(args: argparse.Namespace) -> int:
+    import time
+
+    from agent.api import make_context
+    from agent.config import sparkit_home
+    from agent.errors import CorpusError
+    from agent.tools.local_index import LocalIndex, default_index_dir
+
+    settings = make_context(None, corpus_path=args.path)
+    corpus = settings.default_corpus()
+    if corpus is None or not corpus.exists():
+        raise CorpusError(f"corpus not found: {args.path or '(none configured)'}")
+    target = Path(args.index_dir).expanduser() if args.index_dir else default_index_dir(corpus, sparkit_home())
+    started = time.time()
+    print(f"building index of {corpus} into {target} ...", file=sys.stderr)
+    index = LocalIndex.build(corpus, target, progress=not args.quiet)
+    print(f"indexed {len(index.records)} documents in {time.time() - started:.0f} s: {target}")
+    return 0
+
+
+def _cmd_presets(args: argparse.Namespace) -> int:
+    from agent.config import PRESETS, Context
+
+    for name, overrides in PRESETS.items():
+        print(f"{name}: " + (", ".join(f"{k}={v}" for k, v in overrides.items()) or "(the documented defaults)"))
+    if args.verbose:
+        for field, info in Context.model_fields.items():
+            print(f"  {field} = {info.default if info.default_factory is None else info.default_factory()}  -- {info.description}")
+    return 0
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON answer object on stdout")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    parser.add_argument("--preset", help="fast, default or research_max")
+    backend = parser.add_mutually_exclusive_group()
+    backend.add_argument("--offline", action="store_true", help="local index + packaged models (the default)")
+    backend.add_argument("--live", action="store_true", help="real literature APIs and hosted models")
+    parser.add_argument("--llm", help="chat model as provider:model (e.g. anthropic:claude-haiku-4-5)")
+    parser.add_argument("--corpus", help="JSONL corpus for the offline index")
+    parser.add_argument("--index-dir", help="where the offline index lives")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="any context field, e.g. --set max_claims=3")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sparkit", description="Grounded, hypothesis-driven answers from the scientific literature.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ask_p = sub.add_parser("ask", help="answer a question (open, yes/no or multiple choice)")
+    ask_p.add_argument("text", metavar="QUESTION")
+    ask_p.add_argument("--option", action="append", help="a multiple-choice option (repeat)")
+    ask_p.add_argument("--documents", help="answer only from these documents (JSONL, corpus format)")
+    _add_run_options(ask_p)
+    ask_p.set_defaults(handler=lambda a: _cmd_ask(a, "ask"))
+
+    verify_p = sub.add_parser("verify", help="check a claim: SUPPORT / CONTRADICT / NOT_ENOUGH_INFO")
+    verify_p.add_argument("text", metavar="CLAIM")
+    verify_p.add_argument("--documents", help="check only against these documents (JSONL)")
+    _add_run_options(verify_p)
+    verify_p.set_defaults(handler=lambda a: _cmd_ask(a, "verify"))
+
+    resume_p = sub.add_parser("resume", help="continue a checkpointed run that stopped")
+    resume_p.add_argument("run_id")
+    _add_run_options(resume_p)
+    resume_p.set_defaults(handler=_cmd_resume)
+
+    index_p = sub.add_parser("index", help="the offline literature index")
+    index_sub = index_p.add_subparsers(dest="index_command", required=True)
+    build_p = index_sub.add_parser("build", help="build (or rebuild) the index of a JSONL corpus")
+    build_p.add_argument("path", nargs="?", help="corpus JSONL (default: the configured or shared SciFact corpus)")
+    build_p.add_argument("--index-dir", help="where to write it")
+    build_p.add_argument("--quiet", "-q", action="store_true")
+    build_p.set_defaults(handler=_cmd_index_build)
+
+    presets_p = sub.add_parser("presets", help="list the named presets (and with -v every setting)")
+    presets_p.add_argument("--verbose", "-v", action="store_true")
+    presets_p.set_defaults(handler=_cmd_presets)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except SparkitError as exc:
+        print(f"sparkit: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("sparkit: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - last resort: one line, no traceback
+        print(f"sparkit: error: {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""Lexical cues that sentence embeddings miss: negation, direction of effect, null results, numbers.
+
+MiniLM embeds "X increases Y" and "X does not increase Y" almost identically, yet SciFact's
+contradictions are mostly exactly that kind of edit. These cues are shared by the heuristic judge
+(which decides on them directly) and the trained judge (which uses them as extra features), so both
+read a text the same way. Pure functions, no models.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?(?:[.,][0-9]+)?%?|[<>≤≥]")
+_P_VALUE = re.compile(r"\bp\s*[<=>≤≥]\s*0?[.,]\d+", re.I)
+_NUMBER = re.compile(r"(?<![a-z0-9])(\d+(?:[.,]\d+)?)(?:\s*(%|percent|fold|-fold))?", re.I)
+
+NEGATIONS = frozenset(
+    """no not never none neither nor without cannot can't don't doesn't didn't isn't aren't wasn't weren't won't
+    wouldn't shouldn't couldn't hasn't haven't hadn't nothing nobody fail fails failed failing lack lacks lacked
+    lacking absence absent unable unaffected unchanged unrelated independent insufficient""".split()
+)
+_NEGATED_FORMS = frozenset(
+    """nonsignificant insignificant ineffective inefficient unassociated uncorrelated unaltered unimpaired
+    nonsignificantly unlikely""".split()
+)
+
+UP = frozenset(
+    """increase increases increased increasing increment elevate elevates elevated elevation higher highest greater
+    enhance enhances enhanced enhancement promote promotes promoted promoting upregulate upregulates upregulated
+    upregulation raise raises raised raising more augment augments augmented boost boosts boosted improve improves
+    improved improvement accelerate accelerates accelerated induce induces induced induction activate activates
+    activated activation stimulate stimulates stimulated exacerbate exacerbates exacerbated gain gains rise rises
+    rose larger longer better amplify amplifies amplified potentiate potentiates potentiated facilitate facilitates
+    facilitated""".split()
+)
+DOWN = frozenset(
+    """decrease decreases decreased decreasing decline declines declined reduce reduces reduced reducing reduction
+    lower lowers lowered lowest less fewer smaller shorter worse diminish diminishes diminished inhibit inhibits
+    inhibited inhibition inhibitor suppress suppresses suppressed suppression downregulate downregulates
+    downregulated downregulation attenuate attenuates attenuated impair impairs impaired impairment prevent
+    prevents prevented prevention block blocks blocked deplete depletes depleted depletion abolish abolishes
+    abolished loss lose loses lost weaken weakens weakened slow slows slowed drop drops dropped fall falls fell
+    limit limits limited restrict restricts restricted""".split()
+)
+NULL_PHRASES = (
+    "no significant", "not significant", "nonsignificant", "non significant", "insignificant", "no difference",
+    "no differences", "did not differ", "do not differ", "does not differ", "not differ", "no association",
+    "not associated", "no effect", "no effects", "no impact", "no change", "no changes", "no evidence",
+    "no correlation", "not correlated", "was similar", "were similar", "similar between", "comparable",
+    "unchanged", "not affect", "not alter", "not change", "not increase", "not decrease", "not reduce",
+    "not improve", "no benefit", "no relationship", "no link", "not linked",
+)
+HEDGES = frozenset("may might could possibly potentially suggest suggests suggested likely unclear unknown".split())
+_NEGATION_SCOPE = 4  # tokens after a negation whose direction it flips
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word tokens (keeps contractions, decimals and %)."""
+    return _WORD.findall((text or "").lower().replace("n’t", "n't"))
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers in a text, normalised ('1,5' -> '1.5', '50 percent' -> '50%')."""
+    found = set()
+    for value, unit in _NUMBER.findall(_P_VALUE.sub(" ", text or "")):
+        value = value.replace(",", ".") if value.count(",") == 1 and len(value.split(",")[1]) != 3 else value.replace(",", "")
+        found.add(value + ("%" if unit and unit.lower() in ("%", "percent") else ""))
+    return found
+
+
+def _is_negation(token: str) -> bool:
+    return token in NEGATIONS or token in _NEGATED_FORMS
+
+
+@dataclass(frozen=True)
+class Cues:
+    """What one text says about polarity: negations, direction words (with negation scope) and null results."""
+
+    negations: int
+    up: int
+    down: int
+    polarity: int  # signed count of direction words, each flipped when a negation precedes it closely
+    null_result: bool
+    hedged: bool
+    numbers: frozenset[str]
+
+    @property
+    def negated(self) -> bool:
+        return self.negations > 0
+
+
+def cues(text: str) -> Cues:
+    """Read the polarity cues of one text."""
+    toks = words(text)
+    lowered = " ".join(toks)
+    negations = up = down = polarity = 0
+    negated_direction = False
+    last_negation = -10
+    for i, tok in enumerate(toks):
+        if _is_negation(tok) or (tok == "non" and i + 1 < len(toks) and toks[i + 1].startswith("significant")):
+            negations += 1
+            last_negation = i
+            continue
+        sign = 1 if tok in UP else -1 if tok in DOWN else 0
+        if not sign:
+            continue
+        up += sign > 0
+        down += sign < 0
+        if i - last_negation <= _NEGATION_SCOPE:
+            polarity -= sign
+            negated_direction = True
+        else:
+            polarity += sign
+    return Cues(
+        negations=negations,
+        up=up,
+        down=down,
+        polarity=polarity,
+        null_result=negated_direction or any(p in lowered for p in NULL_PHRASES),
+        hedged=any(t in HEDGES for t in toks),
+        numbers=frozenset(numbers(text)),
+    )
+
+
+def _sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+@dataclass(frozen=True)
+class PairCues:
+    """Agreement of a statement's cues with a passage's: the signals that split support from contradiction."""
+
+    negation_mismatch: bool
+    direction_conflict: bool
+    direction_agree: bool
+    null_mismatch: bool
+    number_overlap: float  # share of the statement's numbers found in the passage (0 when it has none)
+    number_conflict: bool  # statement has numbers, passage has numbers, none shared
+
+    @property
+    def contradiction_cues(self) -> int:
+        return int(self.negation_mismatch) + int(self.direction_conflict) + int(self.null_mismatch)
+
+
+def pair_cues(statement: Cues, passage: Cues) -> PairCues:
+    """Compare the cues of a statement and a passage."""
+    sp, pp = _sign(statement.polarity), _sign(passage.polarity)
+    shared = statement.numbers & passage.numbers
+    return PairCues(
+        negation_mismatch=statement.negated != passage.negated,
+        direction_conflict=sp * pp < 0,
+        direction_agree=sp * pp > 0,
+        null_mismatch=statement.null_result != passage.null_result,
+        number_overlap=len(shared) / len(statement.numbers) if statement.numbers else 0.0,
+        number_conflict=bool(statement.numbers and passage.numbers and not shared),
+    )

@@ -1,0 +1,244 @@
+"""Labelled (statement, passage) pairs for training and evaluating stance judges, with fixed hold-out rules.
+
+Sources, all real labelled data from `../shared/data`:
+- SciFact claims_train rationales: each rationale sentence of an evidence document -> SUPPORT / CONTRADICT.
+- SciFact non-evidence sentences -> NEUTRAL: the other sentences of cited abstracts, every sentence of a cited
+  abstract that has no rationale, and the top BM25-retrieved sentences of abstracts the claim does not cite.
+- SciFact abstract-level pairs (claim, title + whole abstract): the evidence label, or NEUTRAL for a cited
+  abstract without rationale and for the top retrieved non-cited abstract (the court also judges whole abstracts).
+- HealthVer dev (evidence, claim) pairs: Supports / Refutes / Neutral.
+
+Hold-out rules (never trained on; every reported number comes from them):
+- SciFact: claims are linked when they share a cited or evidence document (negated twin claims share their
+  evidence). Every claim of a linked group that contains a claim with `id % 5 == 0` is held out (341 of 809
+  claims), so no held-out claim's abstract was seen in training and every `id % 5 == 0` claim is unseen.
+- HealthVer: pairs whose `topic_ip % 5 == 0`.
+- Inside the training part, an internal validation part for model selection: SciFact groups whose smallest
+  claim id has `id % 5 == 1`, HealthVer topics with `topic_ip % 5 == 1`.
+
+The BM25-retrieved neutrals may include a few unannotated supporting sentences (SciFact's annotation is not
+exhaustive); that label noise is accepted and documented in evals/README.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from agent.records import Stance
+
+LABELS: tuple[Stance, ...] = ("SUPPORT", "CONTRADICT", "NEUTRAL")
+Split = Literal["train", "val", "heldout"]
+
+SCIFACT_LABELS: dict[str, Stance] = {"SUPPORT": "SUPPORT", "CONTRADICT": "CONTRADICT"}
+HEALTHVER_LABELS: dict[str, Stance] = {"Supports": "SUPPORT", "Refutes": "CONTRADICT", "Neutral": "NEUTRAL"}
+
+
+@dataclass(frozen=True)
+class StancePair:
+    """One labelled pair; `kind` says where it came from so metrics can be reported per kind."""
+
+    statement: str
+    passage: str
+    label: Stance
+    kind: str  # rationale | cited | retrieved | abstract | healthver | negated
+    group: str  # claim id or HealthVer topic, for grouping and inspection
+    split: Split
+
+
+def default_data_dir() -> Path:
+    """`../shared/data` relative to the repository root (where the shared datasets live)."""
+    return Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def load_scifact(data_dir: Path) -> tuple[dict[int, dict], list[dict]]:
+    """SciFact corpus (doc_id -> document) and the labelled training claims."""
+    corpus: dict[int, dict] = {}
+    with (data_dir / "scifact" / "corpus.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            doc = json.loads(line)
+            corpus[int(doc["doc_id"])] = doc
+    with (data_dir / "scifact" / "claims_train.jsonl").open(encoding="utf-8") as handle:
+        claims = [json.loads(line) for line in handle if line.strip()]
+    return corpus, claims
+
+
+def _claim_docs(claim: dict) -> list[int]:
+    return list(dict.fromkeys([int(d) for d in claim["cited_doc_ids"]] + [int(d) for d in claim["evidence"]]))
+
+
+def scifact_splits(claims: list[dict]) -> dict[int, Split]:
+    """Split of every claim id by the linked-group rule in the module docstring."""
+    parent: dict[tuple[str, int], tuple[str, int]] = {}
+
+    def find(node: tuple[str, int]) -> tuple[str, int]:
+        parent.setdefault(node, node)
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for claim in claims:
+        root = find(("claim", claim["id"]))
+        for doc in _claim_docs(claim):
+            parent[find(("doc", doc))] = root
+            root = find(root)
+    groups: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for claim in claims:
+        groups[find(("claim", claim["id"]))].append(claim["id"])
+    splits: dict[int, Split] = {}
+    for ids in groups.values():
+        split: Split = "heldout" if any(i % 5 == 0 for i in ids) else "val" if min(ids) % 5 == 1 else "train"
+        for i in ids:
+            splits[i] = split
+    return splits
+
+
+def _passage_text(doc: dict) -> str:
+    return f"{doc['title']} {' '.join(doc['abstract'])}".strip()
+
+
+class _SentenceRetriever:
+    """BM25 over every corpus sentence: finds topically close sentences that are not evidence."""
+
+    def __init__(self, corpus: dict[int, dict]):
+        import bm25s
+        import Stemmer
+
+        self._stemmer = Stemmer.Stemmer("english")
+        self.owners: list[tuple[int, int]] = [(d, i) for d, doc in corpus.items() for i in range(len(doc["abstract"]))]
+        texts = [corpus[d]["abstract"][i] for d, i in self.owners]
+        self._bm25 = bm25s.BM25()
+        self._bm25.index(self._tokenize(texts), show_progress=False)
+
+    def _tokenize(self, texts: list[str]):
+        import bm25s
+
+        return bm25s.tokenize(texts, stopwords="en", stemmer=self._stemmer, show_progress=False)
+
+    def search(self, queries: list[str], k: int) -> list[list[tuple[int, int]]]:
+        hits, _ = self._bm25.retrieve(self._tokenize(queries), k=k, show_progress=False, n_threads=1)
+        return [[self.owners[int(j)] for j in row] for row in hits]
+
+
+def scifact_pairs(data_dir: Path, retrieved_per_claim: int = 5) -> list[StancePair]:
+    """All SciFact pairs (sentence- and abstract-level) of claims_train, each tagged with its split."""
+    corpus, claims = load_scifact(data_dir)
+    splits = scifact_splits(claims)
+    retriever = _SentenceRetriever(corpus)
+    hits = retriever.search([c["claim"] for c in claims], k=retrieved_per_claim * 6 + 20)
+    pairs: list[StancePair] = []
+    for claim, claim_hits in zip(claims, hits):
+        text, group, split = claim["claim"], str(claim["id"]), splits[claim["id"]]
+        docs = [d for d in _claim_docs(claim) if d in corpus]
+        for doc_id in docs:
+            doc = corpus[doc_id]
+            labelled: dict[int, Stance] = {}
+            doc_labels: set[Stance] = set()
+            for rationale in claim["evidence"].get(str(doc_id), []):
+                label = SCIFACT_LABELS[rationale["label"]]
+                doc_labels.add(label)
+                for index in rationale["sentences"]:
+                    labelled[index] = label
+            for index, sentence in enumerate(doc["abstract"]):
+                label = labelled.get(index, "NEUTRAL")
+                kind = "rationale" if index in labelled else "cited"
+                pairs.append(StancePair(text, sentence, label, kind, group, split))
+            if len(doc_labels) <= 1:  # a document with mixed labels has no single abstract-level label
+                abstract_label = next(iter(doc_labels), "NEUTRAL")
+                pairs.append(StancePair(text, _passage_text(doc), abstract_label, "abstract", group, split))
+        cited = set(docs)
+        retrieved = [(d, i) for d, i in claim_hits if d not in cited][:retrieved_per_claim]
+        for doc_id, index in retrieved:
+            pairs.append(StancePair(text, corpus[doc_id]["abstract"][index], "NEUTRAL", "retrieved", group, split))
+        if retrieved:
+            pairs.append(StancePair(text, _passage_text(corpus[retrieved[0][0]]), "NEUTRAL", "abstract", group, split))
+    return pairs
+
+
+def healthver_pairs(data_dir: Path) -> list[StancePair]:
+    """HealthVer dev pairs, split by topic (held out: topic_ip % 5 == 0; validation: % 5 == 1)."""
+    pairs: list[StancePair] = []
+    with (data_dir / "healthver" / "healthver_dev.csv").open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            topic = int(row["topic_ip"])
+            split: Split = "heldout" if topic % 5 == 0 else "val" if topic % 5 == 1 else "train"
+            claim, evidence = row["claim"].strip(), row["evidence"].strip()
+            if claim and evidence:
+                pairs.append(StancePair(claim, evidence, HEALTHVER_LABELS[row["label"]], "healthver", str(topic), split))
+    return pairs
+
+
+# --- negation augmentation ---------------------------------------------------------------------------
+# SciFact's contradicting claims were written by negating or reversing supported claims. Flipping a training
+# claim the same way and flipping its label teaches the model to read the cue features instead of topic alone.
+
+_ANTONYMS = {
+    "increases": "decreases", "increased": "decreased", "increase": "decrease", "increasing": "decreasing",
+    "higher": "lower", "greater": "smaller", "more": "less", "reduces": "increases", "reduced": "increased",
+    "reduce": "increase", "promotes": "inhibits", "promote": "inhibit", "inhibits": "promotes", "inhibit": "promote",
+    "enhances": "impairs", "enhance": "impair", "impairs": "enhances", "improves": "worsens", "improve": "worsen",
+    "activates": "inhibits", "induces": "prevents", "prevents": "induces", "raises": "lowers", "lowers": "raises",
+    "positively": "negatively", "negatively": "positively", "upregulates": "downregulates",
+    "downregulates": "upregulates", "suppresses": "promotes", "accelerates": "slows", "slows": "accelerates",
+    "lower": "higher", "decreases": "increases", "decreased": "increased", "decrease": "increase", "less": "more",
+}
+_NEGATION_EDITS = (
+    (re.compile(r"\b(does|do|did|is|are|was|were|can|could|may|might|will|has|have|had) not\b", re.I), r"\1"),
+    (re.compile(r"\b(doesn't|don't|didn't|isn't|aren't|wasn't|weren't|cannot)\b", re.I), None),
+    (re.compile(r"\bnot\s+", re.I), ""),
+)
+_POSITIVE_AUX = {"doesn't": "does", "don't": "do", "didn't": "did", "isn't": "is", "aren't": "are", "wasn't": "was",
+                 "weren't": "were", "cannot": "can"}
+_AUXILIARY = re.compile(r"\b(is|are|was|were|can|could|may|might|will|has|have|had|does|do|did)\b(?! not)", re.I)
+_ANTONYM_RE = re.compile(r"\b(" + "|".join(sorted(_ANTONYMS, key=len, reverse=True)) + r")\b", re.I)
+
+
+def negate_statement(text: str) -> tuple[str, str] | None:
+    """A statement of the opposite polarity and the rule used ('negation' or 'antonym').
+
+    Drops the statement's negation, else swaps its first direction word, else adds 'not' after its first
+    auxiliary. Returns None when no rule applies (the pair is then not augmented).
+    """
+    for pattern, repl in _NEGATION_EDITS:
+        if pattern.search(text):
+            if repl is None:
+                return pattern.sub(lambda m: _POSITIVE_AUX[m.group(1).lower()], text, count=1), "negation"
+            return pattern.sub(repl, text, count=1), "negation"
+    if _ANTONYM_RE.search(text):
+        return _ANTONYM_RE.sub(lambda m: _ANTONYMS[m.group(1).lower()], text, count=1), "antonym"
+    if _AUXILIARY.search(text):
+        return _AUXILIARY.sub(lambda m: f"{m.group(1)} not", text, count=1), "negation"
+    return None
+
+
+_FLIP: dict[Stance, Stance] = {"SUPPORT": "CONTRADICT", "CONTRADICT": "SUPPORT", "NEUTRAL": "NEUTRAL"}
+
+
+def negation_augment(pairs: list[StancePair], neutral_per_claim: int = 2) -> list[StancePair]:
+    """Negated copies of training rationale pairs with flipped labels, plus a few negated-claim neutrals.
+
+    The neutrals keep the model from learning "negated statement means contradiction". A contradicted claim
+    is only flipped by negation: the antonym of a refuted "X increases Y" need not be supported ("no effect").
+    """
+    out: list[StancePair] = []
+    neutrals: dict[str, int] = defaultdict(int)
+    for pair in pairs:
+        if pair.split == "heldout" or pair.kind not in ("rationale", "cited", "healthver"):
+            continue
+        edit = negate_statement(pair.statement)
+        if edit is None or edit[0] == pair.statement or (pair.label == "CONTRADICT" and edit[1] == "antonym"):
+            continue
+        negated = edit[0]
+        if pair.label == "NEUTRAL":
+            key = f"{pair.kind}:{pair.group}:{pair.statement}"
+            if neutrals[key] >= neutral_per_claim:
+                continue
+            neutrals[key] += 1
+        out.append(replace(pair, statement=negated, label=_FLIP[pair.label], kind="negated"))
+    return out

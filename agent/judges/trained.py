@@ -1,0 +1,124 @@
+"""The trained offline stance judge: a small MLP over frozen MiniLM pair features, run in numpy.
+
+No NLI model ships with weights, so the project trains its own (scripts/train_stance.py) on SciFact
+rationales and HealthVer. Inference needs only numpy and the shared encoder: statement and passage
+embeddings come from the encoder's LRU cache, so judging hundreds of pairs costs one matrix product.
+Weights live in `agent/models/stance_mlp.npz` (no pickle) and load lazily on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from agent.errors import ConfigurationError
+from agent.interfaces import StanceResult
+from agent.judges.dataset import LABELS
+from agent.judges.features import FEATURE_NAMES, pair_features
+from agent.tools.encoder import MiniLMEncoder, shared_encoder
+
+WEIGHTS_FILE = "stance_mlp.npz"
+
+
+def default_weights_path() -> Path:
+    """Where the packaged weights live (agent/models/stance_mlp.npz)."""
+    return Path(str(resources.files("agent") / "models" / WEIGHTS_FILE))
+
+
+class StanceMLP:
+    """Standardise, ReLU hidden layers, temperature-scaled softmax over LABELS."""
+
+    def __init__(self, path: Path):
+        if not path.is_file():
+            raise ConfigurationError(
+                f"stance model weights not found at {path}; run `python scripts/train_stance.py` "
+                "or use stance_model='heuristic'"
+            )
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {key: data[key] for key in data.files}
+        except (OSError, ValueError) as exc:
+            raise ConfigurationError(f"stance model weights at {path} are unreadable: {exc}") from exc
+        names = tuple(str(n) for n in arrays.get("feature_names", ()))
+        labels = tuple(str(n) for n in arrays.get("labels", ()))
+        if names != FEATURE_NAMES or labels != LABELS:
+            raise ConfigurationError(
+                f"stance model weights at {path} were trained for other features or labels; retrain with "
+                "`python scripts/train_stance.py`"
+            )
+        n_layers = int(arrays["n_layers"])
+        self.weights = [arrays[f"w{i}"].astype(np.float32) for i in range(n_layers)]
+        self.biases = [arrays[f"b{i}"].astype(np.float32) for i in range(n_layers)]
+        self.mean = arrays["mean"].astype(np.float32)
+        self.scale = arrays["scale"].astype(np.float32)
+        self.temperature = float(arrays["temperature"])
+        self.meta: dict = json.loads(str(arrays["meta"]))
+
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        h = (features - self.mean) / self.scale
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            h = h @ w + b
+            if i < len(self.weights) - 1:
+                np.maximum(h, 0.0, out=h)
+        return h
+
+    def predict_proba(self, features: np.ndarray) -> np.ndarray:
+        """Class probabilities [n, 3] in LABELS order."""
+        z = self.logits(features) / self.temperature
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=1, keepdims=True)
+
+
+class TrainedStanceJudge:
+    """StanceJudge backed by the packaged MLP; batch-encodes unique texts once per call."""
+
+    name = "trained"
+
+    def __init__(self, weights: Path | None = None, encoder: MiniLMEncoder | None = None):
+        self._path = weights
+        self._encoder = encoder
+        self._model: StanceMLP | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model(self) -> StanceMLP:
+        """The MLP, loaded on first use; raises ConfigurationError when the weights are missing or stale."""
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = StanceMLP(self._path or default_weights_path())
+        return self._model
+
+    def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        """Probabilities [n, 3] (LABELS order) for (statement, passage) pairs; synchronous, for evals."""
+        model = self.model
+        if not pairs:
+            return np.zeros((0, len(LABELS)), dtype=np.float32)
+        statements = [s for s, _ in pairs]
+        passages = [p for _, p in pairs]
+        unique = list(dict.fromkeys(statements + passages))
+        vectors = (self._encoder or shared_encoder()).encode(unique)
+        row = {text: i for i, text in enumerate(unique)}
+        u = vectors[[row[s] for s in statements]]
+        v = vectors[[row[p] for p in passages]]
+        return model.predict_proba(pair_features(u, v, statements, passages))
+
+    def judge_sync(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
+        return [
+            StanceResult(
+                stance=LABELS[int(np.argmax(p))],
+                confidence=float(np.clip(p.max(), 0.0, 1.0)),
+                probabilities={label: float(x) for label, x in zip(LABELS, p)},
+            )
+            for p in self.probabilities(pairs)
+        ]
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
+        """Stance of each (statement, passage) pair; the CPU work runs in a thread."""
+        return await asyncio.to_thread(self.judge_sync, pairs)

@@ -1,0 +1,62 @@
+"""Per-node usage metering through a context variable, so models and clients can report calls and
+tokens without knowing about graph state, and nodes can enforce the LLM budget.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+
+from agent.records import Usage
+
+
+class BudgetExceeded(Exception):
+    """Raised before a call that the run's budget no longer allows."""
+
+
+class Meter:
+    def __init__(self, llm_calls_left: int | None = None, cost_left: float | None = None):
+        self.usage = Usage()
+        self.llm_calls_left = llm_calls_left
+        self.cost_left = cost_left
+
+    def reserve_llm_call(self) -> None:
+        if self.llm_calls_left is not None and self.usage.llm_calls >= self.llm_calls_left:
+            raise BudgetExceeded("llm_calls")
+        if self.cost_left is not None and self.usage.cost_usd >= self.cost_left:
+            raise BudgetExceeded("cost")
+        self.usage.llm_calls += 1
+
+    def add_tokens(self, tokens_in: int, tokens_out: int, cost: float = 0.0) -> None:
+        self.usage.tokens_in += tokens_in
+        self.usage.tokens_out += tokens_out
+        self.usage.cost_usd += cost
+
+    def source_call(self, source: str, ok: bool = True) -> None:
+        self.usage.source_calls += 1
+        self.usage.calls_by_source[source] = self.usage.calls_by_source.get(source, 0) + 1
+        if not ok:
+            self.usage.source_failures[source] = self.usage.source_failures.get(source, 0) + 1
+
+    def fallback(self, what: str) -> None:
+        self.usage.fallbacks.append(what)
+
+
+_current: contextvars.ContextVar[Meter | None] = contextvars.ContextVar("sparkit_meter", default=None)
+
+
+def current_meter() -> Meter:
+    """The active meter, or a throwaway one when called outside a node (scripts, evals)."""
+    meter = _current.get()
+    return meter if meter is not None else Meter()
+
+
+@contextlib.contextmanager
+def metered(llm_calls_left: int | None = None, cost_left: float | None = None) -> Iterator[Meter]:
+    meter = Meter(llm_calls_left, cost_left)
+    token = _current.set(meter)
+    try:
+        yield meter
+    finally:
+        _current.reset(token)

@@ -1,0 +1,95 @@
+"""What every node needs: resolved settings, the backend, metering, progress events, pool merging."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from agent.backend import Backend, backend_for
+from agent.budget import cost_left, llm_calls_left
+from agent.config import Context
+from agent.metering import Meter, metered
+from agent.records import Passage, Record
+
+
+def settings_of(runtime: Any) -> Context:
+    context = getattr(runtime, "context", None)
+    if context is None:
+        return Context().resolved()
+    if isinstance(context, Mapping):
+        context = Context.model_validate(context)
+    return context.resolved()
+
+
+async def backend_of(runtime: Any, state: Mapping[str, Any]) -> Backend:
+    """Built in a thread: the first call may load models or an index (blocking work)."""
+    return await asyncio.to_thread(backend_for, settings_of(runtime), state.get("documents"))
+
+
+@contextlib.contextmanager
+def node_meter(state: Mapping[str, Any], settings: Context) -> Iterator[Meter]:
+    """Meter for one node, with the LLM calls and dollars the run has left."""
+    with metered(llm_calls_left(state.get("usage"), settings), cost_left(state.get("usage"), settings)) as meter:
+        yield meter
+
+
+def state_after(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """The state as the next step will see it: `update` applied with the state's reducers."""
+    from agent.state import add_usage, merge_records
+
+    view = {**state, **update}
+    if "usage" in update:
+        view["usage"] = add_usage(state.get("usage"), update["usage"])
+    if "pool" in update:
+        view["pool"] = merge_records(state.get("pool"), update["pool"])
+    for key in ("decisions", "notes", "sent_queries", "hopped_ids"):
+        if key in update:
+            view[key] = [*(state.get(key) or []), *update[key]]
+    return view
+
+
+def emit(event: dict[str, Any]) -> None:
+    """Progress for `stream_mode='custom'` (CLI progress lines, Studio); silent outside a streamed run."""
+    try:
+        from langgraph.config import get_stream_writer
+
+        get_stream_writer()(event)
+    except Exception:  # noqa: BLE001 - no stream context (unit tests, direct calls): nothing to report to
+        return
+
+
+def merge_into_pool(pool: Mapping[str, Record], incoming: list[Record]) -> dict[str, Record]:
+    """Dedupe incoming records against the pool (DOI, arXiv id without version, S2/OpenAlex id, title).
+
+    Returns the pool entries to add or replace, keyed by the pool id of the work.
+    """
+    key_to_id: dict[str, str] = {}
+    for pid, record in pool.items():
+        for key in record.dedupe_keys():
+            key_to_id.setdefault(key, pid)
+    updates: dict[str, Record] = {}
+    for record in incoming:
+        pid = next((key_to_id[k] for k in record.dedupe_keys() if k in key_to_id), None)
+        if pid is None:
+            pid = record.id if record.id not in pool and record.id not in updates else f"{record.source}:{record.id}"
+            updates[pid] = record.model_copy(update={"id": pid}) if pid != record.id else record
+        else:
+            base = updates.get(pid) or pool[pid]
+            updates[pid] = base.merge(record)
+        for key in record.dedupe_keys():
+            key_to_id.setdefault(key, pid)
+    return updates
+
+
+def sentence_passages(records: list[Record], scores: Mapping[str, float] | None = None) -> list[Passage]:
+    """Every sentence of the given records as a passage carrying its record's score."""
+    passages = []
+    for record in records:
+        score = (scores or {}).get(record.id, 0.0)
+        sentences = record.sentences or ([record.abstract] if record.abstract else [record.title])
+        for i, sentence in enumerate(sentences):
+            if sentence:
+                passages.append(Passage(record_id=record.id, sentence_index=i, text=sentence, score=score))
+    return passages

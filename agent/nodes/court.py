@@ -1,0 +1,142 @@
+"""court: per-hypothesis ledger of supporting / contradicting / neutral passages, scores, margin, verdicts.
+
+For each hypothesis the sentences of the reranked records closest to its statement are judged by the
+stance model; a hypothesis with polarity -1 (a claim's negation) reads the claim's stances reversed.
+score = sum(top support_cap support conf x weight) - contradiction_weight x sum(top contradict_cap
+contradiction conf x weight) (seeds 001/002); weight = quantitative (1.5x) x (1 + triangulation) and,
+behind a flag, 1.5x for citation-hop passages of the adversarial hypothesis (seed 001 risk).
+MCQ blends 70 % stance-based net score with 30 % semantic evidence score (seed 000).
+margin = gap between the top two hypotheses' shares of the positive score mass.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from agent.config import Context
+from agent.interfaces import StanceResult
+from agent.nodes.common import state_after, backend_of, emit, node_meter, sentence_passages, settings_of
+from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
+from agent.routing import decide_after_court
+from agent.scoring.quantitative import quantitative_weight
+from agent.scoring.triangulation import triangulation_score
+
+SENTENCES_PER_HYPOTHESIS = 16
+NEUTRAL_KEPT = 2
+MCQ_STANCE_SHARE = 0.7
+FLIP = {"SUPPORT": "CONTRADICT", "CONTRADICT": "SUPPORT", "NEUTRAL": "NEUTRAL"}
+
+
+def _shares(scores: list[float]) -> list[float]:
+    positive = [max(s, 0.0) for s in scores]
+    total = sum(positive)
+    return [p / total for p in positive] if total > 0 else [0.0] * len(scores)
+
+
+def margin_of(scores: list[float]) -> float:
+    """Gap between the best two hypotheses' shares of positive score mass, in [0, 1]."""
+    if len(scores) < 2:
+        return 1.0 if scores and scores[0] > 0 else 0.0
+    top = sorted(_shares(scores), reverse=True)
+    return top[0] - top[1]
+
+
+def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str]) -> float:
+    weight = quantitative_weight(passage.text, settings.quantitative_weight) if settings.enable_quantitative_weight else 1.0
+    if settings.enable_triangulation:
+        weight *= 1.0 + triangulation_score(source_types)
+    adversarial = hypothesis.origin == "negation"
+    if adversarial and any(p.via == "citation_hop" for p in record.provenance):
+        weight *= settings.adversarial_hop_weight
+    return weight
+
+
+def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], settings: Context) -> tuple[Hypothesis, list[LedgerEntry]]:
+    """Apply the caps and the score formula; returns the scored hypothesis and its kept ledger entries."""
+    def ranked(stance: str) -> list[LedgerEntry]:
+        return sorted((e for e in entries if e.stance == stance), key=lambda e: -e.confidence * e.weight)
+
+    support, against, neutral = ranked("SUPPORT")[: settings.support_cap], ranked("CONTRADICT")[: settings.contradict_cap], ranked("NEUTRAL")[:NEUTRAL_KEPT]
+    s = sum(e.confidence * e.weight for e in support)
+    c = sum(e.confidence * e.weight for e in against)
+    score = s - settings.contradiction_weight * c
+    if s >= 0.5 and score > 0:
+        verdict = HypothesisVerdict.SUPPORTED
+    elif c >= 0.5 and c > s:
+        verdict = HypothesisVerdict.CONTRADICTED
+    else:
+        verdict = HypothesisVerdict.INSUFFICIENT
+    scored = hypothesis.model_copy(update={"support": s, "contradiction": c, "score": score, "verdict": verdict})
+    return scored, support + against + neutral
+
+
+async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    settings = settings_of(runtime)
+    backend = await backend_of(runtime, state)
+    pool: dict[str, Record] = state.get("pool") or {}
+    hypotheses: list[Hypothesis] = state.get("hypotheses") or []
+    records = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool]
+    passages = sentence_passages(records)
+    with node_meter(state, settings) as meter:
+        ledger, scored, semantic = [], [], []
+        if passages and hypotheses:
+            statements = list(dict.fromkeys(h.statement for h in hypotheses))
+            vectors = await backend.embedder.embed(statements + [p.text for p in passages], kind="document")
+            sims = vectors[len(statements):] @ vectors[: len(statements)].T  # [passages, statements]
+            chosen: dict[str, list[int]] = {}
+            for j, statement in enumerate(statements):
+                chosen[statement] = [int(i) for i in np.argsort(-sims[:, j])[:SENTENCES_PER_HYPOTHESIS]]
+            pairs = [(statement, passages[i].text) for statement in statements for i in chosen[statement]]
+            judged: list[StanceResult] = await backend.stance.judge(pairs) if pairs else []
+            stance_of = {pair: result for pair, result in zip(pairs, judged)}
+            source_types = _source_types_by_record(records)
+            for h in hypotheses:
+                j = statements.index(h.statement)
+                entries = []
+                for i in chosen[h.statement]:
+                    result = stance_of[(h.statement, passages[i].text)]
+                    stance = result.stance if result.confidence >= settings.stance_min_confidence else "NEUTRAL"
+                    if h.polarity < 0:
+                        stance = FLIP[stance]
+                    record = pool[passages[i].record_id]
+                    entries.append(LedgerEntry(
+                        hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index, text=passages[i].text,
+                        stance=stance, confidence=result.confidence,
+                        weight=passage_weight(passages[i], record, h, settings, source_types[record.id]),
+                        via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
+                    ))
+                h_scored, kept = score_hypothesis(h, entries, settings)
+                scored.append(h_scored)
+                ledger += kept
+                semantic.append(float(np.mean(np.sort(sims[:, j])[-3:])))
+        else:
+            scored = list(hypotheses)
+        if state["plan"].task == "mcq" and scored:
+            scored = _blend_mcq(scored, semantic)
+    margin = margin_of([h.score for h in scored]) if scored else None
+    emit({"node": "court", "round": state.get("round", 0), "margin": margin, "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored]})
+    update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage}
+    return {**update, "decisions": [decide_after_court(state_after(state, update), settings)]}
+
+
+def _source_types_by_record(records: list[Record]) -> dict[str, list[str]]:
+    """For triangulation: the source types through which each record (work) was found."""
+    types: dict[str, list[str]] = defaultdict(list)
+    for record in records:
+        kinds = {record.source_type} | {p.source for p in record.provenance if p.source} | set(record.alt_ids)
+        types[record.id] = sorted(kinds)
+    return types
+
+
+def _blend_mcq(hypotheses: list[Hypothesis], semantic: list[float]) -> list[Hypothesis]:
+    """MCQ: 70 % stance-based net score share, 30 % semantic evidence share (seed 000)."""
+    stance_share = _shares([h.score for h in hypotheses])
+    sem = np.asarray(semantic or [0.0] * len(hypotheses))
+    sem_share = _shares(list(sem - sem.min())) if sem.size and sem.max() > sem.min() else [1.0 / len(hypotheses)] * len(hypotheses)
+    return [
+        h.model_copy(update={"score": MCQ_STANCE_SHARE * st + (1 - MCQ_STANCE_SHARE) * se})
+        for h, st, se in zip(hypotheses, stance_share, sem_share)
+    ]

@@ -1,0 +1,34 @@
+"""hypothesize: after round 1, distinct candidate answers grounded in the top evidence.
+
+With a second opinion (the extractive reasoner beside a chat model) the agreement between the two
+providers' top hypotheses is recorded; the court's edge loops on low agreement (seed 003).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.nodes.common import backend_of, emit, node_meter, sentence_passages, settings_of
+from agent.text import jaccard
+
+EVIDENCE_RECORDS = 10
+
+
+async def hypothesize(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    settings = settings_of(runtime)
+    backend = await backend_of(runtime, state)
+    pool = state.get("pool") or {}
+    ranked = state.get("ranked") or []
+    top = [pool[p.record_id] for p in ranked[:EVIDENCE_RECORDS] if p.record_id in pool]
+    evidence = sentence_passages(top, {p.record_id: p.score for p in ranked})
+    n = settings.n_hypotheses if settings.enable_hypotheses else 1
+    with node_meter(state, settings) as meter:
+        hypotheses = await backend.reasoner.hypothesize(state["question"], state["plan"], evidence, n)
+        agreement = None
+        if backend.second_opinion is not None and hypotheses:
+            others = await backend.second_opinion.hypothesize(state["question"], state["plan"], evidence, n)
+            if others:
+                agreement = max(jaccard(hypotheses[0].statement, o.statement) for o in others[:2])
+    emit({"node": "hypothesize", "hypotheses": [h.text for h in hypotheses], "agreement": agreement})
+    notes = [] if hypotheses else ["hypothesize: no evidence to ground a hypothesis"]
+    return {"hypotheses": hypotheses, "agreement": agreement, "usage": meter.usage, "notes": notes}

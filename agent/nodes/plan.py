@@ -1,0 +1,58 @@
+"""plan: validate the input, classify the task, normalise options, extract entities and write round-1 queries."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from agent.inputs import validate_question
+from agent.nodes.common import backend_of, emit, node_meter, settings_of
+from agent.records import Query
+
+
+async def plan(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    settings = settings_of(runtime)
+    question, options = validate_question(state.get("question"), state.get("options"))
+    started_at = state.get("started_at") or time.time()
+    backend = await backend_of(runtime, state)
+    with node_meter(state, settings) as meter:
+        the_plan = await backend.reasoner.plan(question, options, state.get("mode") or "ask")
+        queries = list(the_plan.queries)
+        if backend.entity_expander is not None and settings.enable_entity_expansion and the_plan.entities:
+            queries += await _expanded_queries(backend.entity_expander, the_plan.entities[:3], queries[0].text)
+    emit({"node": "plan", "task": the_plan.task, "queries": [q.text for q in queries]})
+    return {
+        "question": question,
+        "options": options,
+        "run_id": state.get("run_id") or _thread_id() or uuid.uuid4().hex[:12],
+        "started_at": started_at,
+        "plan": the_plan,
+        "queries": queries,
+        "round": 0,
+        "discrimination_rounds": 0,
+        "hops_done": 0,
+        "escalations": 0,
+        "usage": meter.usage,
+        "notes": list(backend.notes),
+    }
+
+
+def _thread_id() -> str | None:
+    """The checkpoint thread id doubles as the run id, so `sparkit resume RUN_ID` finds the run."""
+    try:
+        from langgraph.config import get_config
+
+        return (get_config().get("configurable") or {}).get("thread_id")
+    except RuntimeError:  # called outside a graph run (unit tests)
+        return None
+
+
+async def _expanded_queries(expander: Any, entities: list[str], base: str) -> list[Query]:
+    """PubChem synonyms (top 3) appended to the main query, for the academic sources only."""
+    queries = []
+    for entity in entities:
+        synonyms = await expander.expand(entity)
+        if synonyms:
+            queries.append(Query(text=f"{base} {' '.join(synonyms[:3])}", intent="primary"))
+    return queries

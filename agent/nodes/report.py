@@ -1,0 +1,93 @@
+"""report: assemble the answer object: status, verdict, confidence, hypotheses, claims, citations, stop reason, usage.
+
+Status: INSUFFICIENT_EVIDENCE when nothing retrieved bears on the question or confidence falls below
+the abstention threshold (the answer then says so and never invents); BUDGET_EXHAUSTED when a budget
+ended the loop; otherwise ANSWERED.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from agent.calibration import confidence as calibrated_confidence
+from agent.nodes.common import emit, settings_of
+from agent.reasoners.extractive import option_label, winner
+from agent.records import Answer, Citation, HypothesisVerdict, Status, Usage
+
+
+def _stop_reason(decisions) -> str:
+    """Why the run ended: a budget if one stopped a loop, else the court's and the verifier's last word."""
+    budget = [d for d in decisions if "budget_exhausted" in d.reason]
+    if budget:
+        return f"{budget[-1].at}: {budget[-1].reason}"
+    parts = []
+    for at in ("court", "verify_claims"):
+        last = next((d for d in reversed(decisions) if d.at == at), None)
+        if last:
+            parts.append(f"{at}: {last.reason}")
+    return "; ".join(parts) or "completed"
+
+
+def _verdict(task: str, plan, best, decided: bool) -> str | None:
+    if not plan.claim:
+        return None
+    if not decided or best is None:
+        return "NOT_ENOUGH_INFO"
+    return "SUPPORT" if best.polarity > 0 else "CONTRADICT"
+
+
+async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    settings = settings_of(runtime)
+    plan = state["plan"]
+    pool = state.get("pool") or {}
+    hypotheses = state.get("hypotheses") or []
+    ledger = state.get("ledger") or []
+    claims = state.get("claims") or []
+    draft = state.get("draft")
+    decisions = state.get("decisions") or []
+    best = winner(hypotheses)
+    conf = calibrated_confidence(state.get("margin"), hypotheses, claims, ledger)
+    stop_reason = _stop_reason(decisions)
+    has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and draft is not None and bool(draft.sentences)
+    decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
+    abstained = not decided or conf < settings.abstain_threshold
+    if not pool:
+        status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
+    elif not has_evidence:
+        status, text = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no retrieved passage supports or contradicts any candidate answer."
+    elif abstained:
+        leaning = f" The evidence leans towards: {draft.answer}" if draft and draft.answer else ""
+        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (confidence {conf:.2f}).{leaning}"
+    else:
+        status, text = Status.ANSWERED, draft.answer
+    if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.margin_threshold:
+        status = Status.BUDGET_EXHAUSTED
+    cited = list(dict.fromkeys([c for s in (draft.sentences if draft else []) for c in s.citations]
+                               + [rid for claim in claims for rid in claim.supporting + claim.refuting]))
+    citations = [Citation(id=rid, title=pool[rid].title, year=pool[rid].year, source=pool[rid].source, doi=pool[rid].doi) for rid in cited if rid in pool]
+    usage = state.get("usage") or Usage()
+    usage = usage.model_copy(update={"wall_time_s": round(time.time() - (state.get("started_at") or time.time()), 3)})
+    selected = best.option_index if plan.task == "mcq" and best is not None and not abstained else None
+    answer = Answer(
+        status=status,
+        task=plan.task,
+        question=state["question"],
+        answer=text if selected is None else f"({option_label(selected)}) {plan.options[selected]}",
+        verdict=_verdict(plan.task, plan, best, decided and not abstained),
+        confidence=conf,
+        selected_option=selected,
+        abstained=abstained,
+        hypotheses=hypotheses,
+        ledger=ledger,
+        claims=claims,
+        citations=citations,
+        sentences=[s.model_dump() for s in draft.sentences] if draft else [],
+        stop_reason=stop_reason,
+        decisions=decisions,
+        run_id=state.get("run_id", ""),
+        usage=usage,
+        notes=state.get("notes") or [],
+    )
+    emit({"node": "report", "status": status.value, "confidence": conf, "citations": len(citations)})
+    return {"answer": answer}

@@ -1,0 +1,59 @@
+"""rerank: score the pool against the question (and each hypothesis once they exist); keep the top k.
+
+With hypotheses, a record's score blends its relevance to the question with its best relevance to any
+hypothesis, and every hypothesis keeps its own top records so no candidate is starved of evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agent.nodes.common import state_after, backend_of, emit, node_meter, settings_of
+from agent.records import Passage, Record
+from agent.routing import decide_after_rerank
+
+PREFILTER = 200
+PER_HYPOTHESIS = 3
+
+
+def _normalise(scores: list[float]) -> np.ndarray:
+    array = np.asarray(scores, dtype=np.float64)
+    if array.size == 0:
+        return array
+    low, high = float(array.min()), float(array.max())
+    return (array - low) / (high - low) if high > low else np.ones_like(array) * 0.5
+
+
+def _focus(state: dict[str, Any]) -> str:
+    plan = state.get("plan")
+    return (plan.claim if plan and plan.claim else None) or state["question"]
+
+
+async def rerank(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    settings = settings_of(runtime)
+    backend = await backend_of(runtime, state)
+    pool: dict[str, Record] = state.get("pool") or {}
+    records = list(pool.values())
+    with node_meter(state, settings) as meter:
+        if len(records) > PREFILTER:  # cheap first pass: how many queries found it, then recency of round
+            records.sort(key=lambda r: -len(r.provenance))
+            records = records[:PREFILTER]
+        texts = [r.text for r in records]
+        combined = _normalise(await backend.reranker.rerank(_focus(state), texts)) if records else np.zeros(0)
+        hypotheses = state.get("hypotheses") or []
+        guaranteed: set[int] = set()
+        if hypotheses and records:
+            per_h = np.stack([_normalise(await backend.reranker.rerank(h.statement, texts)) for h in hypotheses])
+            combined = 0.5 * combined + 0.5 * per_h.max(axis=0)
+            for row in per_h:
+                guaranteed.update(int(i) for i in np.argsort(-row)[:PER_HYPOTHESIS])
+        order = [int(i) for i in np.argsort(-combined)]
+        keep = [i for i in order if i in guaranteed]
+        keep += [i for i in order if i not in guaranteed][: max(0, settings.rerank_top_k - len(keep))]
+        keep.sort(key=lambda i: -combined[i])
+    ranked = [Passage(record_id=records[i].id, text=records[i].title or records[i].abstract[:200], score=float(combined[i])) for i in keep]
+    emit({"node": "rerank", "round": state.get("round", 0), "pool": len(pool), "kept": len(ranked), "reranker": backend.reranker.name})
+    update = {"ranked": ranked, "usage": meter.usage}
+    return {**update, "decisions": [decide_after_rerank(state_after(state, update), settings)]}

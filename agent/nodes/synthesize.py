@@ -1,0 +1,38 @@
+"""synthesize: the cited answer from the court's ledger; every citation is checked against the pool in code.
+
+A citation to a record this run did not retrieve is removed (and noted); a sentence left citing nothing
+is dropped, so no statement reaches the user without evidence behind it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.interfaces import CitedSentence, Draft
+from agent.nodes.common import backend_of, emit, node_meter, settings_of
+
+
+def check_citations(draft: Draft, retrieved: set[str]) -> tuple[Draft, list[str]]:
+    """Keep only citations of retrieved records; drop sentences left uncited."""
+    notes, kept = [], []
+    for sentence in draft.sentences:
+        valid = [c for c in dict.fromkeys(sentence.citations) if c in retrieved]
+        invalid = [c for c in sentence.citations if c not in retrieved]
+        if invalid:
+            notes.append(f"synthesize: removed citations of unretrieved records {invalid}")
+        if valid:
+            kept.append(CitedSentence(text=sentence.text, citations=valid))
+        else:
+            notes.append(f"synthesize: dropped an uncited sentence: {sentence.text[:80]!r}")
+    return draft.model_copy(update={"sentences": kept}), notes
+
+
+async def synthesize(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    settings = settings_of(runtime)
+    backend = await backend_of(runtime, state)
+    pool = state.get("pool") or {}
+    with node_meter(state, settings) as meter:
+        draft = await backend.reasoner.synthesize(state["question"], state["plan"], state.get("hypotheses") or [], state.get("ledger") or [], pool)
+    draft, notes = check_citations(draft, set(pool))
+    emit({"node": "synthesize", "answer": draft.answer, "sentences": len(draft.sentences)})
+    return {"draft": draft, "usage": meter.usage, "notes": notes}

@@ -1,0 +1,18 @@
+"""target_claims: contested claims get literal and negation queries for another retrieval + court round."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.nodes.common import emit
+from agent.reasoners.questions import negate
+from agent.records import ClaimVerdict, Query
+
+
+async def target_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    contested = [c for c in state.get("claims") or [] if c.verdict == ClaimVerdict.CONTESTED]
+    queries = []
+    for claim in contested:
+        queries += [Query(text=claim.text, intent="claim_literal"), Query(text=negate(claim.text), intent="claim_negation")]
+    emit({"node": "target_claims", "contested": len(contested), "queries": [q.text for q in queries]})
+    return {"queries": queries, "escalations": state.get("escalations", 0) + 1}

@@ -1,0 +1,114 @@
+"""verify_claims: extract the answer's checkable claims and verify each against fresh retrieval (seed 004).
+
+Per claim: a literal and a negation query; a dossier of the top 2 supporting and top 2 refuting
+passages; independence by institution where metadata has it, else by DOI / record id. VERIFIED needs
+at least 2 independent supporting sources and no strong contradiction; support and contradiction
+together make it CONTESTED; otherwise UNVERIFIED.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from agent.backend import Backend
+from agent.config import Context
+from agent.errors import SourceError
+from agent.metering import Meter
+from agent.nodes.common import state_after, backend_of, emit, merge_into_pool, node_meter, sentence_passages, settings_of
+from agent.reasoners.questions import negate
+from agent.records import Claim, ClaimVerdict, LedgerEntry, Provenance, Record
+from agent.routing import decide_after_verify
+
+RESULTS_PER_QUERY = 8
+SENTENCES_PER_CLAIM = 10
+STRONG = 0.8
+
+
+def independence_token(record: Record) -> str:
+    """Institution of the first author where known, else a hash of the DOI (or id): one per source."""
+    if record.institutions:
+        return f"inst:{record.institutions[0].lower()}"
+    return "doi:" + hashlib.sha1((record.doi or f"{record.source}:{record.id}").encode()).hexdigest()[:12]
+
+
+def verdict_for(dossier: list[LedgerEntry], records: dict[str, Record]) -> tuple[ClaimVerdict, list[str], list[str], int]:
+    supporting = [e for e in dossier if e.stance == "SUPPORT"]
+    refuting = [e for e in dossier if e.stance == "CONTRADICT"]
+    independent = len({independence_token(records[e.record_id]) for e in supporting if e.record_id in records})
+    strong_refute = any(e.confidence >= STRONG for e in refuting)
+    if independent >= 2 and not strong_refute:
+        verdict = ClaimVerdict.VERIFIED
+    elif supporting and refuting:
+        verdict = ClaimVerdict.CONTESTED
+    else:
+        verdict = ClaimVerdict.UNVERIFIED
+    return verdict, list(dict.fromkeys(e.record_id for e in supporting)), list(dict.fromkeys(e.record_id for e in refuting)), independent
+
+
+async def _fresh_records(backend: Backend, claim: Claim, settings: Context, round_: int, meter: Meter, budget: int) -> list[Record]:
+    queries = [(claim.text, "claim_literal"), (negate(claim.text), "claim_negation")][: max(0, budget)]
+
+    async def one(source, text, intent):
+        try:
+            found = await source.search(text, limit=RESULTS_PER_QUERY)
+            meter.source_call(source.name)
+        except SourceError:
+            meter.source_call(source.name, ok=False)
+            return []
+        tag = Provenance(query=text, round=round_, via="claim_check", source=source.name)
+        return [r.model_copy(update={"provenance": [*r.provenance, tag]}) for r in found]
+
+    batches = await asyncio.gather(*(one(s, t, i) for t, i in queries for s in backend.sources))
+    return [r for batch in batches for r in batch]
+
+
+async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> Claim:
+    claim_key = " ".join(claim.text.lower().split())
+    passages = [p for p in sentence_passages(candidates) if claim_key not in " ".join(p.text.lower().split())]  # a claim never verifies itself
+    if not passages:
+        return claim
+    vectors = await backend.embedder.embed([claim.text] + [p.text for p in passages], kind="document")
+    sims = vectors[1:] @ vectors[0]
+    chosen = [passages[int(i)] for i in np.argsort(-sims)[:SENTENCES_PER_CLAIM]]
+    judged = await backend.stance.judge([(claim.text, p.text) for p in chosen])
+    entries = [
+        LedgerEntry(hypothesis_id="claim", record_id=p.record_id, sentence_index=p.sentence_index, text=p.text,
+                    stance=r.stance if r.confidence >= settings.stance_min_confidence else "NEUTRAL", confidence=r.confidence)
+        for p, r in zip(chosen, judged)
+    ]
+    by_conf = sorted(entries, key=lambda e: -e.confidence)
+    dossier = [e for e in by_conf if e.stance == "SUPPORT"][:2] + [e for e in by_conf if e.stance == "CONTRADICT"][:2]
+    records = {r.id: r for r in candidates}
+    verdict, supporting, refuting, independent = verdict_for(dossier, records)
+    return claim.model_copy(update={"verdict": verdict, "supporting": supporting, "refuting": refuting, "independent_sources": independent, "dossier": dossier})
+
+
+async def verify_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    settings = settings_of(runtime)
+    backend = await backend_of(runtime, state)
+    pool: dict[str, Record] = state.get("pool") or {}
+    draft = state.get("draft")
+    claims: list[Claim] = []
+    new_pool: dict[str, Record] = {}
+    with node_meter(state, settings) as meter:
+        if settings.enable_verification and settings.max_claims and draft and draft.sentences:
+            claims = await backend.reasoner.extract_claims(state["question"], draft, settings.max_claims)
+            budget = settings.max_source_calls - (state["usage"].source_calls if state.get("usage") else 0)
+            checked = []
+            for claim in claims:
+                fresh = await _fresh_records(backend, claim, settings, state.get("round", 0), meter, budget // max(1, len(backend.sources)))
+                budget -= 2 * len(backend.sources)
+                update = merge_into_pool({**pool, **new_pool}, fresh)
+                new_pool.update(update)
+                merged = {**pool, **new_pool}
+                candidates = list({r.id: r for r in [merged[k] for k in update] + [merged[p.record_id] for p in (state.get("ranked") or [])[:10] if p.record_id in merged]}.values())
+                checked.append(await check_claim(backend, claim, candidates, settings))
+            claims = checked
+    counts = {v.value: sum(1 for c in claims if c.verdict == v) for v in ClaimVerdict}
+    emit({"node": "verify_claims", "claims": len(claims), **counts})
+    update = {"claims": claims, "pool": new_pool, "usage": meter.usage}
+    return {**update, "decisions": [decide_after_verify(state_after(state, update), settings)]}

@@ -1,0 +1,171 @@
+"""The offline reasoner: every LLM role done from the evidence itself, with no generative model.
+
+- plan: rule-based task typing, polar-question rewriting, entities and numbers, round-1 queries.
+- hypothesize: MCQ options verbatim; claim/yes-no: the claim and its negation; open: the best distinct
+  evidence sentences (the best-supported evidence statement is always one of them, seed 000).
+- discriminating queries: confirm/falsify per hypothesis (antonym rewrite) and contrastive pairs for
+  near-identical hypotheses (Jaccard > 0.25, seed 003).
+- synthesize: extractive answer quoting the ledger's strongest passages, each sentence citing its record.
+- extract_claims: checkable sentences of the draft (>= 2 key terms, >= 20 chars, not the question).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agent.interfaces import CitedSentence, Draft, Embedder, Plan
+from agent.reasoners.questions import classify_task, entities, is_polar, negate, numbers, polar_to_claim
+from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
+from agent.text import content_terms, is_finding, jaccard, strip_section_label, truncate
+
+CONTRAST_JACCARD = 0.25
+DISTINCT_COSINE = 0.85
+
+
+def option_label(index: int) -> str:
+    return chr(ord("A") + index)
+
+
+def winner(hypotheses: list[Hypothesis]) -> Hypothesis | None:
+    candidates = [h for h in hypotheses if h.origin != "abstain"]
+    return max(candidates, key=lambda h: h.score) if candidates else None
+
+
+class ExtractiveReasoner:
+    name = "extractive"
+
+    def __init__(self, embedder: Embedder):
+        self.embedder = embedder
+
+    async def plan(self, question: str, options: list[str], mode: str = "ask") -> Plan:
+        task = classify_task(question, options, mode)
+        claim = None
+        if task == "claim":
+            claim = question.strip()
+        elif task == "open" and is_polar(question):
+            claim = polar_to_claim(question)
+        queries = [Query(text=claim or question.strip(), intent="primary")]
+        terms = content_terms(question)
+        if len(terms) >= 3:
+            queries.append(Query(text=" ".join(terms[:12]), intent="primary"))
+        for i, option in enumerate(options):
+            queries.append(Query(text=f"{question.strip()} {option}", intent="primary", hypothesis_id=f"H{i + 1}"))
+        return Plan(task=task, options=options, entities=entities(question), numbers=numbers(question), queries=queries, claim=claim)
+
+    async def hypothesize(self, question: str, plan: Plan, evidence: list[Passage], n: int) -> list[Hypothesis]:
+        if plan.task == "mcq":
+            stem = question.strip().rstrip("?").strip()
+            return [
+                Hypothesis(id=f"H{i + 1}", text=option, origin="option", option_index=i, claim=f"{stem}: {option}")
+                for i, option in enumerate(plan.options)
+            ]
+        if plan.claim:
+            yes, no = ("Yes", "No") if plan.task == "open" else ("The claim holds", "The claim does not hold")
+            return [
+                Hypothesis(id="H1", text=f"{yes}: {plan.claim}", origin="claim", claim=plan.claim, polarity=1),
+                Hypothesis(id="H2", text=f"{no}: {negate(plan.claim)}", origin="negation", claim=plan.claim, polarity=-1),
+            ]
+        return await self._evidence_hypotheses(question, evidence, n)
+
+    async def _evidence_hypotheses(self, question: str, evidence: list[Passage], n: int) -> list[Hypothesis]:
+        """Open question: the top distinct evidence sentences, best first, at most one per record first."""
+        sentences = [p.model_copy(update={"text": strip_section_label(p.text)}) for p in evidence if len(p.text) >= 20 and is_finding(p.text)]
+        if not sentences:
+            return []
+        vectors = await self.embedder.embed([question] + [p.text for p in sentences], kind="document")
+        sims = vectors[1:] @ vectors[0]
+        order = np.argsort(-(sims + np.array([0.05 * p.score for p in sentences])))
+        picked: list[int] = []
+        used_records: set[str] = set()
+        for second_pass in (False, True):
+            for i in order:
+                if len(picked) >= n:
+                    break
+                if i in picked or (not second_pass and sentences[i].record_id in used_records):
+                    continue
+                if any(float(vectors[1 + i] @ vectors[1 + j]) >= DISTINCT_COSINE for j in picked):
+                    continue
+                picked.append(int(i))
+                used_records.add(sentences[i].record_id)
+        return [
+            Hypothesis(id=f"H{k + 1}", text=sentences[i].text, origin="evidence", claim=sentences[i].text)
+            for k, i in enumerate(picked)
+        ]
+
+    async def discriminating_queries(self, question: str, hypotheses: list[Hypothesis], cap: int) -> list[Query]:
+        queries: list[Query] = []
+        seen: set[str] = set()
+
+        def add(text: str, intent: str, hid: str | None) -> None:
+            key = " ".join(text.lower().split())
+            if key and key not in seen and len(queries) < cap:
+                seen.add(key)
+                queries.append(Query(text=text, intent=intent, hypothesis_id=hid))
+
+        for h in hypotheses:
+            if h.origin == "negation" and h.claim:
+                add(negate(h.claim), "falsify", h.id)
+                continue
+            add(h.statement, "confirm", h.id)
+        for h in hypotheses:
+            if h.origin in ("option", "evidence", "llm"):
+                add(negate(h.statement), "falsify", h.id)
+        for i, a in enumerate(hypotheses):
+            for b in hypotheses[i + 1 :]:
+                if jaccard(a.statement, b.statement) > CONTRAST_JACCARD:
+                    only_a = [t for t in content_terms(a.statement) if t not in content_terms(b.statement)]
+                    only_b = [t for t in content_terms(b.statement) if t not in content_terms(a.statement)]
+                    shared = [t for t in content_terms(question) if t in content_terms(a.statement)][:4]
+                    if only_a and only_b:
+                        add(f"{' '.join(shared)} {' '.join(only_a[:4])} versus {' '.join(only_b[:4])}", "contrast", a.id)
+        return queries
+
+    async def synthesize(
+        self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], records: dict[str, Record]
+    ) -> Draft:
+        best = winner(hypotheses)
+        if best is None or not ledger:
+            return Draft(answer="Insufficient evidence: no retrieved passage bears on the question.", sentences=[])
+        support = _for_hypothesis(ledger, best.id, "SUPPORT")
+        against = _for_hypothesis(ledger, best.id, "CONTRADICT")
+        if plan.task == "mcq" and best.option_index is not None:
+            headline = f"({option_label(best.option_index)}) {best.text}"
+        elif plan.claim:
+            headline = best.text
+        else:
+            headline = best.text
+        sentences = [CitedSentence(text=headline, citations=[e.record_id for e in support[:2]])]
+        for entry in support[:3]:
+            title = records[entry.record_id].title if entry.record_id in records else entry.record_id
+            sentences.append(CitedSentence(text=f'{truncate(title, 90)} reports: "{strip_section_label(entry.text)}"', citations=[entry.record_id]))
+        for entry in against[:1]:
+            title = records[entry.record_id].title if entry.record_id in records else entry.record_id
+            sentences.append(CitedSentence(text=f'Against this, {truncate(title, 90)} reports: "{strip_section_label(entry.text)}"', citations=[entry.record_id]))
+        return Draft(answer=headline, sentences=sentences, selected_hypothesis=best.id)
+
+    async def extract_claims(self, question: str, draft: Draft, max_claims: int) -> list[Claim]:
+        claims: list[Claim] = []
+        question_terms = set(content_terms(question))
+        for sentence in draft.sentences:
+            text = sentence.text
+            if '"' in text:  # a quoted evidence sentence: the claim is the quote itself
+                text = text.split('"')[1]
+            for prefix in ("Yes: ", "No: ", "The claim holds: ", "The claim does not hold: "):
+                if text.startswith(prefix):
+                    text = text[len(prefix) :]
+            terms = content_terms(text)
+            if len(text) < 20 or len(terms) < 2:
+                continue
+            if set(terms) <= question_terms:
+                continue  # restates the question
+            if any(jaccard(text, c.text) > 0.8 for c in claims):
+                continue
+            claims.append(Claim(text=text, key_terms=terms[:8]))
+            if len(claims) >= max_claims:
+                break
+        return claims
+
+
+def _for_hypothesis(ledger: list[LedgerEntry], hypothesis_id: str, stance: str) -> list[LedgerEntry]:
+    entries = [e for e in ledger if e.hypothesis_id == hypothesis_id and e.stance == stance and is_finding(e.text)]
+    return sorted(entries, key=lambda e: -e.confidence * e.weight)

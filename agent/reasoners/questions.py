@@ -1,0 +1,72 @@
+"""Question analysis without a model: task type, polar-question rewriting, entities, numbers, negation."""
+
+from __future__ import annotations
+
+import re
+
+from agent.records import TaskType
+
+_AUX = r"(does|do|did|is|are|was|were|can|could|will|would|should|has|have|had|may|might|must)"
+_POLAR = re.compile(rf"^\s*{_AUX}\b\s+(.*?)\??\s*$", re.I | re.S)
+_WH = re.compile(r"^\s*(what|which|who|whom|whose|when|where|why|how)\b", re.I)
+_NUMBER = re.compile(r"[<>≤≥~]?\d+(?:[.,]\d+)?\s*(?:%|mg|kg|g|ml|mm|cm|nm|μm|um|mmol|mol|m|s|h|min|days?|years?|fold|x)?", re.I)
+_ENTITY = re.compile(r"\b(?:[A-Z][A-Za-z0-9]*[0-9A-Z][A-Za-z0-9\-]*|[A-Z]{2,}[a-z]?|\d{2,7}-\d{2}-\d)\b")
+
+# Antonym pairs used to write falsifying queries and to state a claim's negation.
+ANTONYMS = {
+    "increase": "decrease", "increases": "decreases", "increased": "decreased", "increasing": "decreasing",
+    "higher": "lower", "high": "low", "more": "less", "greater": "smaller", "raise": "lower", "raises": "lowers",
+    "promote": "inhibit", "promotes": "inhibits", "promoted": "inhibited", "activate": "suppress", "activates": "suppresses",
+    "positive": "negative", "positively": "negatively", "improve": "worsen", "improves": "worsens", "improved": "worsened",
+    "enhance": "reduce", "enhances": "reduces", "upregulates": "downregulates", "upregulated": "downregulated",
+    "benefit": "harm", "beneficial": "harmful", "protective": "harmful", "protects": "harms", "risk": "protection",
+    "efficient": "inefficient", "effective": "ineffective", "associated": "unassociated", "required": "dispensable",
+    "necessary": "unnecessary", "sufficient": "insufficient", "stable": "unstable", "common": "rare",
+}
+ANTONYMS.update({v: k for k, v in list(ANTONYMS.items()) if v not in ANTONYMS})
+
+
+def classify_task(question: str, options: list[str], mode: str = "ask") -> TaskType:
+    if options:
+        return "mcq"
+    if mode == "verify":
+        return "claim"
+    text = question.strip()
+    if text.endswith("?") or _WH.match(text) or _POLAR.match(text) and text.endswith("?"):
+        return "open"
+    return "claim"
+
+
+def is_polar(question: str) -> bool:
+    """Yes/no question ('Does X increase Y?')."""
+    return bool(_POLAR.match(question.strip())) and question.strip().endswith("?")
+
+
+def polar_to_claim(question: str) -> str:
+    """'Does hypoglycemia increase the risk of dementia?' -> 'hypoglycemia increase the risk of dementia'.
+
+    Drops the auxiliary; embeddings and the stance judge are robust to the missing inflection.
+    """
+    match = _POLAR.match(question.strip())
+    body = match.group(2) if match else question
+    body = body.strip().rstrip("?").strip()
+    return body[:1].upper() + body[1:] if body else body
+
+
+def negate(statement: str) -> str:
+    """A falsifying rewrite: swap the first antonym-bearing word, else prefix 'No evidence that'."""
+    words = statement.split()
+    for i, word in enumerate(words):
+        core = word.strip(".,;:()").lower()
+        if core in ANTONYMS:
+            words[i] = word.lower().replace(core, ANTONYMS[core])
+            return " ".join(words)
+    return f"no {statement[:1].lower()}{statement[1:]}"
+
+
+def entities(text: str) -> list[str]:
+    return list(dict.fromkeys(m.group(0) for m in _ENTITY.finditer(text)))
+
+
+def numbers(text: str) -> list[str]:
+    return list(dict.fromkeys(m.group(0).strip() for m in _NUMBER.finditer(text) if any(c.isdigit() for c in m.group(0))))

@@ -1,0 +1,195 @@
+"""The live backend's tools, built from a Context, and the academic-then-web search routing.
+
+    tools = build_live_tools(settings, transport=None, cache_dir=None)   # -> LiveTools
+    async with tools:                                                     # closes the HTTP clients
+        budget = WebBudget.from_context(settings)                         # one per run (brave_cap)
+        outcome = await search_academic_then_web(tools, query, limit=settings.results_per_query, web_budget=budget)
+        outcome.records    # list[Record], academic sources in `settings.sources` order (not de-duplicated)
+        outcome.failures   # list[SourceFailure(source, message)]: sources that failed beyond their retries
+        outcome.web_used   # True when Brave was asked
+
+Routing rules: every academic source is queried in parallel (asyncio.gather); a source raising SourceError
+is reported in `failures` and the others' results are kept; any other exception is a bug and propagates.
+Brave is asked only when every academic source came back empty (failed sources count as empty), Brave is
+configured (BRAVE_API_KEY) and the run's WebBudget has a search left; each Brave call spends one.
+
+Keys and settings come from the environment: SEMANTIC_SCHOLAR_API_KEY, OPENALEX_API_KEY,
+CROSSREF_PLUS_TOKEN (optional), SPARKIT_MAILTO (contact email for the Crossref/OpenAlex polite pools),
+BRAVE_API_KEY, COHERE_API_KEY, VOYAGE_API_KEY. Build LiveTools once per process (or run) and share it:
+each client's pacer only spaces the calls that go through it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncio
+import os
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from pydantic import BaseModel
+
+from agent.config import Context, sparkit_home
+from agent.errors import ConfigurationError, SourceError
+from agent.interfaces import Embedder, LiteratureSource, Reranker
+from agent.records import Record
+from agent.tools.arxiv import ArxivClient
+from agent.tools.brave import KEY_ENV as BRAVE_KEY_ENV
+from agent.tools.brave import BraveSearchClient
+from agent.tools.citations import HopFilter
+from agent.tools.cohere_rerank import CohereReranker
+from agent.tools.crossref import CrossrefClient
+from agent.tools.http import Clock, HttpOptions, ResponseCache, SystemClock
+from agent.tools.openalex import OpenAlexClient
+from agent.tools.pubchem import PubChemClient
+from agent.tools.semantic_scholar import SemanticScholarClient
+from agent.tools.voyage import KEY_ENV as VOYAGE_KEY_ENV
+from agent.tools.voyage import VoyageEmbedder, VoyageReranker
+
+MAILTO_ENV = "SPARKIT_MAILTO"
+
+_ACADEMIC: dict[str, Callable[[HttpOptions, HopFilter], LiteratureSource]] = {
+    "arxiv": lambda options, hop: ArxivClient(options=options),
+    "semantic_scholar": lambda options, hop: SemanticScholarClient(options=options, hop_filter=hop),
+    "openalex": lambda options, hop: OpenAlexClient(options=options, hop_filter=hop),
+    "crossref": lambda options, hop: CrossrefClient(options=options, hop_filter=hop),
+}
+ACADEMIC_SOURCES = tuple(_ACADEMIC)
+
+
+@dataclass
+class LiveTools:
+    """Everything the live backend calls out to; None where the feature is off or unconfigured."""
+
+    sources: list[LiteratureSource]
+    web: LiteratureSource | None = None
+    entity_expander: PubChemClient | None = None
+    reranker: Reranker | None = None
+    embedder: Embedder | None = None
+    cache: ResponseCache | None = None
+
+    async def aclose(self) -> None:
+        """Close every HTTP client and the cache file."""
+        tools = [*self.sources, self.web, self.entity_expander, self.reranker, self.embedder]
+        await asyncio.gather(*(t.aclose() for t in tools if t is not None and hasattr(t, "aclose")))
+        if self.cache is not None:
+            self.cache.close()
+
+    async def __aenter__(self) -> LiveTools:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def build_live_tools(
+    settings: Context,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    cache_dir: Path | str | None = None,
+    use_cache: bool = True,
+    clock: Clock | None = None,
+    rng: random.Random | None = None,
+) -> LiveTools:
+    """Clients for `settings.sources`, Brave (when BRAVE_API_KEY is set), PubChem (when entity expansion is
+    on), the reranker named by `settings.reranker` and Voyage embeddings (when VOYAGE_API_KEY is set).
+
+    `transport` replaces the network (tests replay fixtures through httpx.MockTransport); `cache_dir`
+    defaults to $SPARKIT_HOME/http-cache and `use_cache=False` disables the cache. Raises
+    ConfigurationError for an unknown source or a chosen hosted reranker without its key.
+    """
+    unknown = [s for s in settings.sources if s not in _ACADEMIC]
+    if unknown:
+        raise ConfigurationError(f"unknown live source(s) {unknown}; choose from {list(ACADEMIC_SOURCES)}")
+    cache = ResponseCache(Path(cache_dir) if cache_dir else sparkit_home() / "http-cache") if use_cache else None
+    options = HttpOptions(
+        transport=transport,
+        cache=cache,
+        clock=clock or SystemClock(),
+        rng=rng or random.Random(),
+        mailto=os.environ.get(MAILTO_ENV) or None,
+    )
+    hop = HopFilter.from_context(settings)
+    reranker: Reranker | None = None
+    if settings.reranker == "cohere":
+        reranker = CohereReranker(options=options)
+    elif settings.reranker == "voyage":
+        reranker = VoyageReranker(options=options)
+    return LiveTools(
+        sources=[_ACADEMIC[name](options, hop) for name in dict.fromkeys(settings.sources)],
+        web=BraveSearchClient(options=options) if os.environ.get(BRAVE_KEY_ENV) else None,
+        entity_expander=PubChemClient(options=options) if settings.enable_entity_expansion else None,
+        reranker=reranker,
+        embedder=VoyageEmbedder(options=options) if os.environ.get(VOYAGE_KEY_ENV) else None,
+        cache=cache,
+    )
+
+
+# --- routing -----------------------------------------------------------------------------------
+
+
+@dataclass
+class WebBudget:
+    """Brave searches left in this run (Context.brave_cap); shared by every retrieve call of the run."""
+
+    cap: int
+    used: int = 0
+
+    @classmethod
+    def from_context(cls, settings: Context) -> WebBudget:
+        return cls(cap=settings.brave_cap)
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.cap - self.used)
+
+    def spend(self) -> bool:
+        """Take one search from the budget; False when none is left."""
+        if self.used >= self.cap:
+            return False
+        self.used += 1
+        return True
+
+
+class SourceFailure(BaseModel):
+    """A source that failed beyond its retries, for the trace and Usage.source_failures."""
+
+    source: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class SearchOutcome:
+    """What one routed query returned."""
+
+    records: list[Record] = field(default_factory=list)
+    failures: list[SourceFailure] = field(default_factory=list)
+    web_used: bool = False
+
+
+async def search_academic_then_web(tools: LiveTools | Any, query: str, *, limit: int, web_budget: WebBudget) -> SearchOutcome:
+    """Academic sources in parallel; Brave only when all of them came back empty and the budget allows."""
+    outcome = SearchOutcome()
+    results = await asyncio.gather(*(s.search(query, limit=limit) for s in tools.sources), return_exceptions=True)
+    for source, result in zip(tools.sources, results):
+        if isinstance(result, SourceError):
+            outcome.failures.append(SourceFailure(source=source.name, message=str(result)))
+        elif isinstance(result, BaseException):
+            raise result
+        else:
+            outcome.records.extend(result)
+    if outcome.records or tools.web is None or not web_budget.spend():
+        return outcome
+    outcome.web_used = True
+    try:
+        outcome.records.extend(await tools.web.search(query, limit=limit))
+    except SourceError as exc:
+        outcome.failures.append(SourceFailure(source=tools.web.name, message=str(exc)))
+    return outcome

@@ -1,0 +1,71 @@
+"""Bad input: one clear line on stderr, exit code 2, no traceback, nothing on disk damaged."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.cli import main
+
+CASES = [
+    (["ask", ""], "the question is empty"),
+    (["ask", "   \n\t "], "the question is empty"),
+    (["ask", "x" * 20_001], "limit is 20000"),
+    (["ask", "Which?", "--option", "only one"], "at least 2 options"),
+    (["ask", "Which?", "--option", "A", "--option", "a"], "options must be distinct"),
+    (["ask", "Is water wet?", "--preset", "turbo"], "invalid setting preset"),
+    (["ask", "Is water wet?", "--set", "max_claims=-3"], "invalid setting max_claims"),
+    (["ask", "Is water wet?", "--set", "no_such_field=1"], "invalid setting no_such_field"),
+]
+
+
+@pytest.mark.parametrize("argv,message", CASES)
+def test_bad_input_exits_2_with_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("sparkit: error:") and message in err
+
+
+def test_missing_corpus(capsys, tmp_path):
+    assert main(["ask", "Is water wet?", "--corpus", str(tmp_path / "absent.jsonl"), "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "corpus not found" in err and len(err.splitlines()) == 1
+
+
+def test_no_corpus_configured_says_how_to_give_one(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no ../shared here
+    assert main(["ask", "Is water wet?", "-q"]) == 2
+    assert "--corpus PATH" in capsys.readouterr().err
+
+
+def test_corrupt_index_is_reported_and_left_untouched(capsys, tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"doc_id": 1, "title": "T", "abstract": ["A sentence about water."]}) + "\n")
+    index = tmp_path / "index"
+    index.mkdir()
+    (index / "manifest.json").write_text("{not json")
+    before = {p.name: p.read_bytes() for p in index.iterdir()}
+    assert main(["ask", "Is water wet?", "--corpus", str(corpus), "--index-dir", str(index), "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "corrupt" in err and "sparkit index build" in err and len(err.splitlines()) == 1
+    assert {p.name: p.read_bytes() for p in index.iterdir()} == before
+
+
+def test_malformed_corpus_line_names_the_line(capsys, tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"doc_id": 1, "title": "T", "abstract": ["ok"]}) + "\n{broken\n")
+    assert main(["index", "build", str(corpus), "--index-dir", str(tmp_path / "ix"), "-q"]) == 2
+    assert "corpus line 2" in capsys.readouterr().err
+    assert not (tmp_path / "ix").exists()
+
+
+def test_process_level_no_traceback():
+    env = {**os.environ, "LANGSMITH_TRACING": "false"}
+    proc = subprocess.run([sys.executable, "-m", "agent.cli", "ask", "  "], capture_output=True, text=True, env=env, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stdout == ""

@@ -1,0 +1,137 @@
+"""Scripted, model-free implementations of the backend interfaces for fast graph tests."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+from agent.backend import Backend
+from agent.config import Context
+from agent.errors import SourceError
+from agent.interfaces import StanceResult
+from agent.reasoners.extractive import ExtractiveReasoner
+from agent.records import Record
+from agent.text import content_terms
+
+
+class BagOfWordsEmbedder:
+    """Deterministic hashed bag-of-words vectors: similar wording, similar vectors; no model load."""
+
+    name = "bow"
+    dim = 256
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for term in content_terms(text):
+                out[i, int(hashlib.md5(term.encode()).hexdigest(), 16) % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1, norms)
+
+    async def embed(self, texts: list[str], *, kind: str = "document") -> np.ndarray:
+        return self.encode(texts)
+
+
+class ListSource:
+    """A literature source over a fixed list of records, ranked by term overlap; can fail on demand."""
+
+    def __init__(self, records: list[Record], name: str = "list", neighbours: dict[str, list[Record]] | None = None, fail: bool = False):
+        self.records = records
+        self.name = name
+        self._neighbours = neighbours or {}
+        self.supports_citations = bool(neighbours)
+        self.fail = fail
+        self.queries: list[str] = []
+
+    async def search(self, query: str, *, limit: int) -> list[Record]:
+        self.queries.append(query)
+        if self.fail:
+            raise SourceError(self.name, "HTTP 503 after 3 attempts")
+        terms = set(content_terms(query))
+        scored = [(len(terms & set(content_terms(r.text))), r) for r in self.records]
+        return [r.model_copy(deep=True) for s, r in sorted(scored, key=lambda x: -x[0]) if s > 0][:limit]
+
+    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
+        return [r.model_copy(deep=True) for r in self._neighbours.get(record.id, [])][:limit]
+
+
+class OverlapReranker:
+    name = "overlap"
+
+    async def rerank(self, query: str, documents: list[str]) -> list[float]:
+        terms = set(content_terms(query))
+        return [len(terms & set(content_terms(d))) / (len(terms) or 1) for d in documents]
+
+
+class RuleStance:
+    """SUPPORT when the passage contains `support_word`, CONTRADICT when it contains `contradict_word`."""
+
+    name = "rule"
+
+    def __init__(self, support_word: str = "increases", contradict_word: str = "decreases", confidence: float = 0.9):
+        self.support_word, self.contradict_word, self.confidence = support_word, contradict_word, confidence
+        self.calls = 0
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
+        self.calls += 1
+        out = []
+        for _, passage in pairs:
+            text = passage.lower()
+            if self.contradict_word in text:
+                out.append(StanceResult(stance="CONTRADICT", confidence=self.confidence))
+            elif self.support_word in text:
+                out.append(StanceResult(stance="SUPPORT", confidence=self.confidence))
+            else:
+                out.append(StanceResult(stance="NEUTRAL", confidence=0.9))
+        return out
+
+
+class ScriptedChatModel(GenericFakeChatModel):
+    """GenericFakeChatModel that accepts bind_tools, so with_structured_output works (langgraph-notes)."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> "ScriptedChatModel":
+        return self
+
+
+def tool_message(name: str, args: dict[str, Any]) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call-{name}"}],
+                     usage_metadata={"input_tokens": 100, "output_tokens": 20, "total_tokens": 120})
+
+
+def scripted_chat(messages: Iterable[AIMessage]) -> ScriptedChatModel:
+    return ScriptedChatModel(messages=iter(list(messages)))
+
+
+def make_backend(sources: list[ListSource], stance: Any = None, reasoner: Any = None, second_opinion: Any = None) -> Callable[[Context, Any], Backend]:
+    """A backend factory for register_backend()."""
+    embedder = BagOfWordsEmbedder()
+
+    def factory(settings: Context, documents: Any = None) -> Backend:
+        return Backend(
+            name="scripted",
+            sources=sources,
+            embedder=embedder,
+            reranker=OverlapReranker(),
+            stance=stance or RuleStance(),
+            reasoner=reasoner or ExtractiveReasoner(embedder),
+            second_opinion=second_opinion,
+        )
+
+    return factory
+
+
+def record(rid: str, title: str, *sentences: str, **extra: Any) -> Record:
+    return Record(id=rid, source="list", source_type="local", title=title, sentences=list(sentences), **extra)
+
+
+_counter = itertools.count()
+
+
+def unique_backend_name() -> str:
+    return f"scripted-{next(_counter)}"

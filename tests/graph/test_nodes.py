@@ -1,0 +1,195 @@
+"""One unit test per node, calling the node function directly on a hand-built state."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from agent.backend import register_backend
+from agent.config import Context
+from agent.errors import InputError
+from agent.interfaces import CitedSentence, Draft
+from agent.nodes.citation_hop import citation_hop
+from agent.nodes.court import court, margin_of
+from agent.nodes.discriminate import discriminate
+from agent.nodes.hypothesize import hypothesize
+from agent.nodes.plan import plan
+from agent.nodes.report import report
+from agent.nodes.rerank import rerank
+from agent.nodes.retrieve import retrieve
+from agent.nodes.synthesize import check_citations, synthesize
+from agent.nodes.target_claims import target_claims
+from agent.nodes.verify_claims import verify_claims
+from agent.records import Claim, ClaimVerdict, Hypothesis, Passage, Query, Status, Usage
+from tests.graph.fakes import ListSource, make_backend, record, unique_backend_name
+
+RECORDS = [
+    record("a1", "Statins increase muscle pain", "Statins increases muscle pain in older adults (OR 1.8, 95% CI 1.2-2.6).", "Pain was reported by 12% of patients."),
+    record("a2", "Statin myopathy cohort", "Statin therapy increases muscle pain risk among 5,000 adults.", doi="10.1/abc"),
+    record("a3", "Statins and myalgia trial", "Statins decreases muscle pain compared with placebo in a blinded trial."),
+    record("a4", "Unrelated astronomy", "Galaxies rotate faster than expected."),
+]
+
+
+def runtime(**settings):
+    name = unique_backend_name()
+    sources = settings.pop("sources_override", [ListSource(RECORDS)])
+    register_backend(name, make_backend(sources))
+    return SimpleNamespace(context=Context(backend=name, **settings))
+
+
+def run(node, state, rt):
+    return asyncio.run(node(state, rt))
+
+
+def base_state(rt, question="Do statins increase muscle pain?", **extra):
+    state = {"question": question, "options": [], "mode": "ask"}
+    state.update(run(plan, state, rt))
+    state.update(extra)
+    return state
+
+
+def test_plan_classifies_and_writes_queries():
+    rt = runtime()
+    update = run(plan, {"question": "  Do statins   increase muscle pain? ", "options": []}, rt)
+    assert update["plan"].task == "open" and update["plan"].claim == "Statins increase muscle pain"
+    assert update["question"] == "Do statins increase muscle pain?"
+    assert update["queries"] and update["run_id"] and update["round"] == 0
+    mcq = run(plan, {"question": "Which drug lowers LDL?", "options": ["Statins", "Aspirin"]}, rt)
+    assert mcq["plan"].task == "mcq" and len(mcq["queries"]) == 4
+
+
+def test_plan_rejects_bad_input():
+    rt = runtime()
+    for bad in ({"question": "   "}, {"question": "x" * 20_001}, {"question": "Q?", "options": ["a"]}, {"question": "Q?", "options": ["a", "A"]}):
+        with pytest.raises(InputError):
+            run(plan, bad, rt)
+
+
+def test_retrieve_dedupes_and_tags_provenance():
+    rt = runtime()
+    state = base_state(rt)
+    update = run(retrieve, state, rt)
+    assert set(update["pool"]) == {"a1", "a2", "a3"}
+    a1 = update["pool"]["a1"]
+    assert len(a1.provenance) == len(state["queries"]) and a1.provenance[0].round == 1
+    assert update["round"] == 1 and update["queries"] == [] and update["usage"].source_calls == len(state["queries"])
+    assert update["decisions"][-1].next == "rerank"
+
+
+def test_retrieve_reports_a_failing_source_and_continues():
+    rt = runtime(sources_override=[ListSource(RECORDS), ListSource([], name="broken", fail=True)])
+    update = run(retrieve, base_state(rt), rt)
+    assert update["pool"] and update["usage"].source_failures["broken"] >= 1
+    assert any("broken" in n for n in update["notes"])
+
+
+def test_rerank_keeps_top_k_with_per_hypothesis_guarantee():
+    rt = runtime(rerank_top_k=2)
+    state = base_state(rt)
+    state.update(run(retrieve, state, rt))
+    update = run(rerank, state, rt)
+    assert len(update["ranked"]) == 2 and update["decisions"][-1].next == "hypothesize"
+    state.update(update, hypotheses=[Hypothesis(id="H1", text="Statins decreases muscle pain compared with placebo")])
+    update = run(rerank, state, rt)
+    assert "a3" in [p.record_id for p in update["ranked"]]
+    assert update["decisions"][-1].next == "court"
+
+
+def test_hypothesize_claim_and_negation_and_open_evidence():
+    rt = runtime()
+    state = base_state(rt)
+    state.update(run(retrieve, state, rt))
+    state.update(run(rerank, state, rt))
+    update = run(hypothesize, state, rt)
+    assert [h.polarity for h in update["hypotheses"]] == [1, -1]
+    open_state = base_state(rt, question="What side effects do statins cause?")
+    open_state.update(run(retrieve, open_state, rt))
+    open_state.update(run(rerank, open_state, rt))
+    hyps = run(hypothesize, open_state, rt)["hypotheses"]
+    assert 1 <= len(hyps) <= 4 and all(h.origin == "evidence" for h in hyps)
+    assert len({h.text for h in hyps}) == len(hyps)
+
+
+def test_discriminate_caps_and_skips_sent_queries():
+    rt = runtime(queries_per_round=2)
+    hyps = [Hypothesis(id="H1", text="Statins increase muscle pain", claim="Statins increase muscle pain"),
+            Hypothesis(id="H2", text="Statins decrease muscle pain", claim="Statins decrease muscle pain")]
+    update = run(discriminate, {"question": "q?", "hypotheses": hyps, "sent_queries": [Query(text="Statins increase muscle pain")]}, rt)
+    assert len(update["queries"]) <= 2 and all(q.text != "Statins increase muscle pain" for q in update["queries"])
+    assert update["discrimination_rounds"] == 1
+    off = runtime(enable_discrimination=False)
+    assert run(discriminate, {"question": "q?", "hypotheses": hyps}, off)["queries"] == []
+
+
+def test_citation_hop_expands_and_filters():
+    linked = [record("c1", "Follow-up statin study", "Statins increases muscle pain in a follow-up.", year=2015),
+              record("c2", "Old obscure study", "Old statement.", year=2005, citation_count=3)]
+    rt = runtime(sources_override=[ListSource(RECORDS, neighbours={"a1": linked})])
+    state = base_state(rt)
+    state.update(run(retrieve, state, rt), ranked=[Passage(record_id="a1", text="t", score=1.0)])
+    update = run(citation_hop, state, rt)
+    assert "c1" in update["pool"] and "c2" not in update["pool"]
+    assert update["pool"]["c1"].provenance[-1].via == "citation_hop" and update["hops_done"] == 1
+    none = runtime()
+    skipped = run(citation_hop, {**state}, none)
+    assert "no configured source has a citation graph" in skipped["notes"][0]
+
+
+def _courted(rt):
+    state = base_state(rt)
+    state.update(run(retrieve, state, rt))
+    state.update(run(rerank, state, rt))
+    state.update(run(hypothesize, state, rt))
+    state.update(run(court, state, rt))
+    return state
+
+
+def test_court_ledger_scores_and_margin():
+    state = _courted(runtime())
+    h1, h2 = state["hypotheses"]
+    assert h1.support > h1.contradiction and h1.score > h2.score
+    assert {e.stance for e in state["ledger"] if e.hypothesis_id == "H1"} >= {"SUPPORT"}
+    assert sum(e.stance == "SUPPORT" for e in state["ledger"] if e.hypothesis_id == "H1") <= 4
+    assert sum(e.stance == "CONTRADICT" for e in state["ledger"] if e.hypothesis_id == "H1") <= 2
+    assert 0 <= state["margin"] <= 1
+    quantitative = [e for e in state["ledger"] if "95% CI" in e.text]
+    assert quantitative and quantitative[0].weight >= 1.5
+    assert margin_of([1.0, 1.0]) == 0.0 and margin_of([3.0, 1.0]) == pytest.approx(0.5)
+
+
+def test_synthesize_checks_citations_in_code():
+    draft = Draft(answer="x", sentences=[CitedSentence(text="ok", citations=["a1", "ghost"]), CitedSentence(text="bad", citations=["ghost"])])
+    checked, notes = check_citations(draft, {"a1"})
+    assert [s.citations for s in checked.sentences] == [["a1"]] and len(notes) == 3
+    state = _courted(runtime())
+    update = run(synthesize, state, runtime())
+    assert update["draft"].sentences and all(set(s.citations) <= set(state["pool"]) for s in update["draft"].sentences)
+
+
+def test_verify_claims_labels_each_claim():
+    rt = runtime()
+    state = _courted(rt)
+    state.update(run(synthesize, state, rt))
+    update = run(verify_claims, state, rt)
+    assert 1 <= len(update["claims"]) <= 6
+    assert all(c.verdict in ClaimVerdict for c in update["claims"])
+    assert update["decisions"][-1].at == "verify_claims"
+
+
+def test_target_claims_queries_contested_only():
+    claims = [Claim(text="Statins increase muscle pain in adults", verdict=ClaimVerdict.CONTESTED),
+              Claim(text="Pain was reported by 12% of patients", verdict=ClaimVerdict.VERIFIED)]
+    update = run(target_claims, {"claims": claims, "escalations": 0}, runtime())
+    assert [q.intent for q in update["queries"]] == ["claim_literal", "claim_negation"] and update["escalations"] == 1
+
+
+def test_report_insufficient_when_nothing_retrieved():
+    rt = runtime(sources_override=[ListSource([])])
+    state = base_state(rt, started_at=time.time(), usage=Usage())
+    answer = run(report, state, rt)["answer"]
+    assert answer.status == Status.INSUFFICIENT_EVIDENCE and "Insufficient evidence" in answer.answer
+    assert answer.citations == []

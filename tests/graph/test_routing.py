@@ -1,0 +1,140 @@
+"""Each conditional edge, through the real compiled graph with scripted backends (no models, no network)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.backend import register_backend
+from agent.config import Context
+from agent.graph import graph
+from agent.llm import register_chat_model, unregister_chat_model
+from agent.reasoners.chat import ChatReasoner
+from agent.reasoners.extractive import ExtractiveReasoner
+from agent.records import ClaimVerdict, Status
+from agent.routing import decide_after_court, decide_after_verify
+from tests.graph.fakes import (
+    BagOfWordsEmbedder,
+    ListSource,
+    RuleStance,
+    make_backend,
+    record,
+    scripted_chat,
+    tool_message,
+    unique_backend_name,
+)
+
+CLAIM = "Metformin increases insulin sensitivity in adults"
+
+SUPPORTING = [
+    record(f"s{i}", f"Metformin and insulin sensitivity study {i}",
+           f"Metformin increases insulin sensitivity in adults with prediabetes, cohort {i}.",
+           f"Insulin sensitivity was measured in {100 + i} adults.") for i in range(4)
+]
+OPPOSING = [
+    record(f"o{i}", f"Metformin insulin sensitivity trial {i}",
+           f"Metformin decreases insulin sensitivity in adults with obesity, trial {i}.") for i in range(4)
+]
+
+
+def run(question: str, backend, options=None, mode="ask", **settings):
+    name = unique_backend_name()
+    register_backend(name, backend)
+    context = Context(backend=name, **settings)
+    out = graph.invoke({"question": question, "options": options or [], "mode": mode}, {"recursion_limit": 100}, context=context)
+    return out["answer"]
+
+
+def nodes_visited(answer) -> list[str]:
+    return [f"{d.at}->{d.next}" for d in answer.decisions]
+
+
+def test_clear_support_ends_after_one_court():
+    answer = run(CLAIM, make_backend([ListSource(SUPPORTING)]), mode="verify", max_claims=0)
+    court = [d for d in answer.decisions if d.at == "court"]
+    assert len(court) == 1 and court[0].next == "synthesize"
+    assert court[0].margin >= 0.06
+    assert answer.status == Status.ANSWERED and answer.verdict == "SUPPORT"
+    assert {c.id for c in answer.citations} <= {r.id for r in SUPPORTING}
+
+
+def test_low_margin_loops_to_discrimination_and_is_bounded():
+    source = ListSource(SUPPORTING[:2] + OPPOSING[:2])
+    answer = run(CLAIM, make_backend([source]), mode="verify", max_claims=0, max_discrimination_rounds=2)
+    court = [d for d in answer.decisions if d.at == "court"]
+    assert [d.next for d in court] == ["discriminate", "discriminate", "synthesize"]
+    assert all(d.margin < 0.06 for d in court)
+    assert "max_discrimination_rounds (2) reached" in answer.stop_reason
+
+
+def test_low_margin_without_rounds_left_goes_to_synthesis():
+    source = ListSource(SUPPORTING[:2] + OPPOSING[:2])
+    answer = run(CLAIM, make_backend([source]), mode="verify", max_claims=0, max_discrimination_rounds=0)
+    assert [d.next for d in answer.decisions if d.at == "court"] == ["synthesize"]
+
+
+def test_provider_disagreement_triggers_discrimination():
+    """A chat model whose hypotheses share nothing with the extractive ones: agreement < 0.35."""
+    embedder = BagOfWordsEmbedder()
+    messages = [
+        tool_message("PlanOut", {"queries": ["metformin insulin"], "entities": [], "numbers": []}),
+        tool_message("HypothesesOut", {"hypotheses": ["Quantum chromodynamics explains glueballs"]}),
+    ] + [tool_message("QueriesOut", {"queries": [{"text": "metformin sensitivity", "intent": "confirm", "hypothesis": 1}]})] * 6 \
+      + [tool_message("AnswerOut", {"answer": "Metformin increases insulin sensitivity.", "sentences": [{"text": "Metformin increases insulin sensitivity.", "citations": ["s0"]}]})] * 4
+    register_chat_model("fake:disagree", scripted_chat(messages))
+    try:
+        extractive = ExtractiveReasoner(embedder)
+        chat = ChatReasoner(scripted_chat(messages), "fake:disagree", extractive)
+        backend = make_backend([ListSource(SUPPORTING)], reasoner=chat, second_opinion=extractive)
+        answer = run("What does metformin do to insulin sensitivity?", backend, max_claims=0, max_discrimination_rounds=1)
+    finally:
+        unregister_chat_model("fake:disagree")
+    court = [d for d in answer.decisions if d.at == "court"]
+    assert court[0].agreement is not None and court[0].agreement < 0.35
+    assert court[0].next == "discriminate" and "disagreement" in court[0].reason
+    assert answer.usage.llm_calls >= 2
+
+
+def test_contested_claims_trigger_one_targeted_round():
+    # Every passage mentions both words: claims get support and refutation -> CONTESTED.
+    topics = ["hepatic glucose output", "skeletal muscle uptake", "adipose tissue signalling", "gut microbiome shifts", "mitochondrial respiration"]
+    mixed = [record(f"m{i}", f"Mixed metformin study of {topic}",
+                    f"Metformin increases insulin sensitivity through {topic} in adults.",
+                    f"Insulin sensitivity increases were seen in {i + 2} of 10 sites measuring {topic}.") for i, topic in enumerate(topics)]
+    stance = RuleStance()
+
+    async def alternating(pairs):
+        results = await RuleStance.judge(stance, pairs)
+        for k, r in enumerate(results):
+            results[k] = r.model_copy(update={"stance": "SUPPORT" if k % 2 == 0 else "CONTRADICT"})
+        return results
+
+    stance.judge = alternating
+    answer = run(CLAIM, make_backend([ListSource(mixed)], stance=stance), mode="verify", max_escalations=1)
+    verify = [d for d in answer.decisions if d.at == "verify_claims"]
+    assert verify[0].next == "target_claims" and verify[0].contested > 1
+    assert verify[-1].next == "report" and "max_escalations (1) reached" in verify[-1].reason
+    assert len(verify) == 2
+    assert any(c.verdict == ClaimVerdict.CONTESTED for c in answer.claims)
+
+
+def test_source_budget_stops_the_loop_and_is_recorded():
+    source = ListSource(SUPPORTING[:2] + OPPOSING[:2])
+    answer = run(CLAIM, make_backend([source]), mode="verify", max_claims=0, max_discrimination_rounds=5, max_source_calls=3)
+    assert "budget_exhausted: source_calls" in answer.stop_reason
+    assert answer.usage.source_calls <= 3 + 2  # the cap is checked per query batch
+
+
+def test_unit_decisions_cover_each_branch():
+    settings = Context().resolved()
+    assert decide_after_court({"margin": 0.5, "ledger": [1], "pool": {"a": 1}}, settings).next == "synthesize"
+    assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 1}, settings).next == "discriminate"
+    assert decide_after_court({"margin": 0.5, "agreement": 0.1, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 1}, settings).next == "discriminate"
+    assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 3}, settings).next == "synthesize"
+    off = Context(enable_discrimination=False).resolved()
+    assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}}, off).next == "synthesize"
+    assert decide_after_verify({"claims": []}, settings).next == "report"
+
+
+def test_recursion_limit_is_explicit():
+    assert Context().recursion_limit < 10_000
+    assert Context(preset="research_max").resolved().recursion_limit == Context().recursion_limit
