@@ -7,6 +7,8 @@ a crashed run from the node that failed without re-running finished ones.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +18,11 @@ from agent.config import Context, sparkit_home
 from agent.errors import InputError, SparkitError
 from agent.inputs import validate_question
 from agent.records import Answer, Status
+from agent.tracing.progress import NodeUsage, ProgressContext
+from agent.tracing.redact import redact
+from agent.tracing.session import TraceSession, tracing_enabled
+
+log = logging.getLogger(__name__)
 
 EventHandler = Callable[[dict[str, Any]], None]
 
@@ -40,25 +47,77 @@ def checkpoint_path() -> Path:
     return sparkit_home() / "checkpoints.sqlite"
 
 
-async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: str, on_event: EventHandler | None, callbacks: list | None) -> Answer:
+async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: str, on_event: EventHandler | None,
+               callbacks: list | None, session: TraceSession | None, by_node: NodeUsage) -> Answer:
+    """Stream the graph; progress events go to `on_event` (and the trace), per-node usage to `by_node`."""
     from agent.checkpoint import sqlite_checkpointer
     from agent.graph import compile_graph
 
-    config = {"configurable": {"thread_id": run_id}, "recursion_limit": settings.resolved().recursion_limit, "callbacks": callbacks or []}
-    async with sqlite_checkpointer(checkpoint_path()) as saver:
-        app = compile_graph(saver)
-        async for mode, chunk in app.astream(graph_input, config, context=settings, stream_mode=["updates", "custom"]):
-            if mode == "custom" and on_event is not None:
-                on_event(chunk)
-        state = await app.aget_state(config)
+    handlers = [*(callbacks or []), *([session.tracer] if session else [])]
+    config = {"configurable": {"thread_id": run_id}, "recursion_limit": settings.resolved().recursion_limit, "callbacks": handlers}
+    progress = ProgressContext()
+    with session.collecting_calls() if session else contextlib.nullcontext():
+        async with sqlite_checkpointer(checkpoint_path()) as saver:
+            app = compile_graph(saver)
+            by_node.mark()
+            async for mode, chunk in app.astream(graph_input, config, context=settings, stream_mode=["updates", "custom"]):
+                if mode == "updates":
+                    by_node.observe(chunk)
+                    progress.observe(chunk)
+                    continue
+                event = progress.enrich(chunk)
+                if session is not None:
+                    session.record_progress(event)
+                if on_event is not None:
+                    on_event(event)
+            state = await app.aget_state(config)
+    if session is not None:
+        session.final_state = state.values
     answer = state.values.get("answer")
     if answer is None:
         raise SparkitError(f"run {run_id} ended without an answer (next: {list(state.next)})")
+    answer.usage.by_node = by_node.as_dict()
     return answer
 
 
+async def _traced_run(graph_input: dict[str, Any] | None, settings: Context, run_id: str, question: str,
+                      on_event: EventHandler | None, callbacks: list | None, trace: bool | None) -> Answer:
+    """Run, turning failures inside the run into a resumable ERROR answer, and write the trace when on.
+
+    SparkitErrors (bad configuration, missing corpus) still raise, after their trace is written.
+    """
+    session = TraceSession(run_id, settings, graph_input) if tracing_enabled(trace, default=False) else None
+    by_node = NodeUsage()
+    answer: Answer | None = None
+    try:
+        answer = await _run(graph_input, settings, run_id, on_event, callbacks, session, by_node)
+    except SparkitError as exc:
+        await _save_trace(session, None, by_node, f"{type(exc).__name__}: {exc}")
+        raise
+    except Exception as exc:  # noqa: BLE001 - reported as an ERROR answer, resumable
+        answer = _error_answer(question, run_id, exc)
+        answer.usage.by_node = by_node.as_dict()
+    await _save_trace(session, answer, by_node, answer.answer if answer.status == Status.ERROR else None)
+    return answer
+
+
+async def _save_trace(session: TraceSession | None, answer: Answer | None, by_node: NodeUsage, error: str | None) -> None:
+    """Write the trace in a worker thread. A trace that cannot be written (disk, permissions, or a bug in the
+    tracer) must not cost the user the answer of a long run: it is logged and noted on the answer instead."""
+    if session is None:
+        return
+    try:
+        await asyncio.to_thread(session.save, answer, by_node.as_dict(), error)
+    except Exception as exc:  # noqa: BLE001 - reported in the log and in answer.notes, never silent
+        reason = f"{type(exc).__name__}: {redact(str(exc))[:200]}"
+        log.warning("trace for run %s not written: %s", session.run_id, reason)
+        if answer is not None:
+            answer.notes.append(f"trace not written: {reason}")
+
+
 def _error_answer(question: str, run_id: str, exc: Exception) -> Answer:
-    return Answer(status=Status.ERROR, task="open", question=question, answer=f"Run failed: {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}",
+    message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
+    return Answer(status=Status.ERROR, task="open", question=question, answer=f"Run failed: {type(exc).__name__}: {message}",
                   confidence=0.0, run_id=run_id, stop_reason=f"error in run; resume with `sparkit resume {run_id}`")
 
 
@@ -72,12 +131,14 @@ async def aask(
     run_id: str | None = None,
     on_event: EventHandler | None = None,
     callbacks: list | None = None,
+    trace: bool | None = None,
     **overrides: Any,
 ) -> Answer:
     """Answer a question (or check a claim with mode='verify') with cited evidence.
 
     Input and configuration problems raise SparkitError subclasses; failures inside the run return an
-    Answer with status ERROR whose run_id can be resumed.
+    Answer with status ERROR whose run_id can be resumed. `trace=True` writes a local trace to
+    $SPARKIT_HOME/traces/<run_id>.jsonl (`sparkit trace show RUN_ID`); None follows SPARKIT_TRACE, off when unset.
     """
     question, options = validate_question(question, options)
     settings = make_context(context, **overrides)
@@ -86,12 +147,7 @@ async def aask(
     graph_input: dict[str, Any] = {"question": question, "options": options, "mode": mode}
     if documents:
         graph_input["documents"] = documents
-    try:
-        return await _run(graph_input, settings, run_id, on_event, callbacks)
-    except SparkitError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - reported as an ERROR answer, resumable
-        return _error_answer(question, run_id, exc)
+    return await _traced_run(graph_input, settings, run_id, question, on_event, callbacks, trace)
 
 
 async def averify(claim: str, **kwargs: Any) -> Answer:
@@ -99,15 +155,11 @@ async def averify(claim: str, **kwargs: Any) -> Answer:
     return await aask(claim, None, mode="verify", **kwargs)
 
 
-async def aresume(run_id: str, *, context: Context | dict[str, Any] | None = None, on_event: EventHandler | None = None, **overrides: Any) -> Answer:
-    """Continue a checkpointed run from where it stopped."""
+async def aresume(run_id: str, *, context: Context | dict[str, Any] | None = None, on_event: EventHandler | None = None,
+                  callbacks: list | None = None, trace: bool | None = None, **overrides: Any) -> Answer:
+    """Continue a checkpointed run from where it stopped (a traced run's trace gets a new segment)."""
     settings = make_context(context, **overrides)
-    try:
-        return await _run(None, settings, run_id, on_event, None)
-    except SparkitError:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        return _error_answer("", run_id, exc)
+    return await _traced_run(None, settings, run_id, "", on_event, callbacks, trace)
 
 
 def ask(question: str, options: list[str] | None = None, **kwargs: Any) -> Answer:

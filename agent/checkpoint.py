@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
@@ -19,9 +20,20 @@ _MODELS = [
 ]
 
 
+class RedactingSerializer(JsonPlusSerializer):
+    """Stores a failed node's exception with keys redacted: LangGraph writes the raw error to the checkpoint."""
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        if isinstance(obj, BaseException):
+            from agent.tracing.redact import redact
+
+            obj = RuntimeError(f"{type(obj).__name__}: {redact(str(obj))}")
+        return super().dumps_typed(obj)
+
+
 def serializer() -> JsonPlusSerializer:
     allowed = [(module.__name__, name) for module, names in _MODELS for name in names]
-    return JsonPlusSerializer(allowed_msgpack_modules=allowed)
+    return RedactingSerializer(allowed_msgpack_modules=allowed)
 
 
 @contextlib.asynccontextmanager

@@ -1,7 +1,9 @@
-"""The `sparkit` command: ask, verify, resume, index build, presets.
+"""The `sparkit` command: ask, verify, resume, index build, presets, trace list/show/html.
 
 Errors print one line to stderr and exit 2 (bad input, missing corpus, corrupt index, configuration)
-or 1 (anything else); no traceback reaches the user.
+or 1 (anything else); no traceback reaches the user. Everything printed (answers, JSON, errors, log lines)
+passes through `agent.tracing.redact`, so no key or authorization header is ever shown. `ask`, `verify`
+and `resume` write a local trace by default (`--no-trace` or SPARKIT_TRACE=0 to skip it).
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ def _progress(event: dict[str, Any]) -> None:
     details = ", ".join(
         f"{k}={_short(v)}" for k, v in event.items() if k != "node" and v not in (None, [], {})
     )
-    print(f"  [{node}] {details}", file=sys.stderr, flush=True)
+    from agent.tracing.redact import redact
+
+    print(redact(f"  [{node}] {details}"), file=sys.stderr, flush=True)
 
 
 def _short(value: Any) -> str:
@@ -88,6 +92,10 @@ def render(answer: Any) -> str:
     u = answer.usage
     lines += ["", f"Stopped: {answer.stop_reason}",
               f"Usage: {u.llm_calls} LLM calls, {u.source_calls} source calls, {u.cache_hits} cache hits, ${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"]
+    if u.by_node:
+        from agent.tracing.render_text import render_by_node
+
+        lines += ["Usage by node:", render_by_node(u.by_node)]
     if u.fallbacks:
         lines.append(f"Fallbacks: {'; '.join(u.fallbacks[:5])}")
     for note in answer.notes[:8]:
@@ -95,28 +103,75 @@ def render(answer: Any) -> str:
     return "\n".join(lines)
 
 
+def _trace_flag(args: argparse.Namespace) -> bool:
+    """CLI runs trace unless --no-trace or SPARKIT_TRACE=0."""
+    from agent.tracing import tracing_enabled
+
+    return False if args.no_trace else tracing_enabled(None, default=True)
+
+
+def _print_answer(answer: Any, args: argparse.Namespace, traced: bool) -> int:
+    from agent.tracing import redact, trace_path
+
+    print(redact(answer.model_dump_json() if args.json else render(answer)))
+    if traced and trace_path(answer.run_id).exists():
+        print(f"trace: {trace_path(answer.run_id)}  (sparkit trace show {answer.run_id}; "
+              f"sparkit trace html {answer.run_id} -o trace.html)", file=sys.stderr)
+    return 1 if answer.status.value == "ERROR" else 0
+
+
 def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
     from agent.api import ask
 
-    on_event = None if (args.quiet or args.json) else _progress
-    if args.json and not args.quiet:
-        on_event = _progress  # progress goes to stderr; stdout stays one JSON object
+    on_event = None if args.quiet else _progress  # progress goes to stderr; with --json stdout stays one JSON object
     documents = None
     if getattr(args, "documents", None):
         from agent.tools.local_index import load_corpus
 
         documents = [r.model_dump(include={"id", "title", "abstract", "year", "doi"}) for r in load_corpus(Path(args.documents))]
-    answer = ask(args.text, getattr(args, "option", None) or None, mode=mode, on_event=on_event, documents=documents, **_settings_overrides(args))
-    print(answer.model_dump_json() if args.json else render(answer))
-    return 1 if answer.status.value == "ERROR" else 0
+    traced = _trace_flag(args)
+    answer = ask(args.text, getattr(args, "option", None) or None, mode=mode, on_event=on_event, documents=documents,
+                 trace=traced, **_settings_overrides(args))
+    return _print_answer(answer, args, traced)
 
 
 def _cmd_resume(args: argparse.Namespace) -> int:
     from agent.api import resume
 
-    answer = resume(args.run_id, on_event=None if args.quiet else _progress, **_settings_overrides(args))
-    print(answer.model_dump_json() if args.json else render(answer))
-    return 1 if answer.status.value == "ERROR" else 0
+    traced = _trace_flag(args)
+    answer = resume(args.run_id, on_event=None if args.quiet else _progress, trace=traced, **_settings_overrides(args))
+    return _print_answer(answer, args, traced)
+
+
+def _cmd_trace_list(args: argparse.Namespace) -> int:
+    from agent.tracing import list_traces, redact
+    from agent.tracing.render_text import render_list
+
+    entries = list_traces()[: args.limit] if args.limit else list_traces()
+    print(redact(json.dumps(entries) if args.json else render_list(entries)))
+    return 0
+
+
+def _cmd_trace_show(args: argparse.Namespace) -> int:
+    from agent.tracing import redact
+    from agent.tracing.render_text import render_show
+    from agent.tracing.view import load_view
+
+    print(redact(render_show(load_view(args.run_id))))
+    return 0
+
+
+def _cmd_trace_html(args: argparse.Namespace) -> int:
+    from agent.tracing import redact
+    from agent.tracing.render_html import render_html
+    from agent.tracing.view import load_view
+
+    view = load_view(args.run_id)
+    target = Path(args.output).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(redact(render_html(view)), encoding="utf-8")
+    print(f"wrote {target} (run {view.run_id}; self-contained, opens offline)")
+    return 0
 
 
 def _cmd_index_build(args: argparse.Namespace) -> int:
@@ -161,6 +216,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", help="JSONL corpus for the offline index")
     parser.add_argument("--index-dir", help="where the offline index lives")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="any context field, e.g. --set max_claims=3")
+    parser.add_argument("--no-trace", action="store_true", help="do not write a local trace (default: $SPARKIT_HOME/traces/RUN_ID.jsonl)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -196,21 +252,39 @@ def build_parser() -> argparse.ArgumentParser:
     presets_p = sub.add_parser("presets", help="list the named presets (and with -v every setting)")
     presets_p.add_argument("--verbose", "-v", action="store_true")
     presets_p.set_defaults(handler=_cmd_presets)
+
+    trace_p = sub.add_parser("trace", help="review local run traces (list, show, html)")
+    trace_sub = trace_p.add_subparsers(dest="trace_command", required=True)
+    list_p = trace_sub.add_parser("list", help="traced runs, newest first")
+    list_p.add_argument("--limit", "-n", type=int, default=20, help="show at most N runs (0: all; default 20)")
+    list_p.add_argument("--json", action="store_true", help="print the index entries as JSON")
+    list_p.set_defaults(handler=_cmd_trace_list)
+    show_p = trace_sub.add_parser("show", help="run tree with timings, cost and route decisions")
+    show_p.add_argument("run_id", metavar="RUN_ID", help="run id, a unique prefix, or 'latest'")
+    show_p.set_defaults(handler=_cmd_trace_show)
+    html_p = trace_sub.add_parser("html", help="export one self-contained HTML page for a run")
+    html_p.add_argument("run_id", metavar="RUN_ID", help="run id, a unique prefix, or 'latest'")
+    html_p.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the page")
+    html_p.set_defaults(handler=_cmd_trace_html)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    from agent.tracing.redact import install_log_redaction, redact
+
     args = build_parser().parse_args(argv)
+    install_log_redaction()
     try:
         return args.handler(args)
     except SparkitError as exc:
-        print(f"sparkit: error: {exc}", file=sys.stderr)
+        print(redact(f"sparkit: error: {exc}"), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("sparkit: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - last resort: one line, no traceback
-        print(f"sparkit: error: {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}", file=sys.stderr)
+        message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
+        print(f"sparkit: error: {type(exc).__name__}: {message}", file=sys.stderr)
         return 1
 
 

@@ -61,6 +61,7 @@ class Context(BaseModel):
     queries_per_round: int = Field(10, ge=1, le=30, description="Cap on discriminating queries per round.")
     results_per_query: int = Field(20, ge=1, le=100, description="Records requested from each source per query.")
     rerank_top_k: int = Field(30, ge=1, le=200, description="Records kept after reranking.")
+    court_records: int = Field(12, ge=1, le=100, description="Top reranked records whose sentences the court judges.")
     citation_hop_top: int = Field(3, ge=0, le=10, description="Top records expanded through the citation graph.")
     citation_hops: int = Field(1, ge=0, le=2, description="Citation-graph hops per run.")
     citation_hop_per_record: int = Field(5, ge=1, le=50, description="New records kept per expanded record.")
@@ -122,6 +123,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "queries_per_round": 4,
         "results_per_query": 10,
         "rerank_top_k": 15,
+        "court_records": 8,
         "citation_hops": 0,
         "max_claims": 3,
         "max_discrimination_rounds": 0,
@@ -137,6 +139,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "queries_per_round": 16,
         "results_per_query": 40,
         "rerank_top_k": 50,
+        "court_records": 20,
         "citation_hops": 2,
         "citation_hop_top": 5,
         "max_discrimination_rounds": 3,

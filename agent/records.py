@@ -254,6 +254,11 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
     wall_time_s: float = 0.0
     fallbacks: list[str] = Field(default_factory=list)
+    by_node: dict[str, dict] = Field(
+        default_factory=dict,
+        description="Per graph node: runs, seconds, llm_calls, tokens, cost_usd, source_calls, calls_by_source, cache_hits "
+        "(filled by the API at run end; `add` leaves it empty).",
+    )
 
     def add(self, other: "Usage") -> "Usage":
         merged = Usage(

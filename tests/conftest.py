@@ -13,6 +13,7 @@ DATA = SHARED / "data"
 FIXTURES = SHARED / "fixtures"
 
 os.environ["LANGSMITH_TRACING"] = "false"
+os.environ["SPARKIT_TRACE"] = "0"  # tests that want a trace ask for one
 os.environ.pop("LANGCHAIN_TRACING_V2", None)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

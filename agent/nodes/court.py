@@ -78,7 +78,7 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     backend = await backend_of(runtime, state)
     pool: dict[str, Record] = state.get("pool") or {}
     hypotheses: list[Hypothesis] = state.get("hypotheses") or []
-    records = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool]
+    records = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool][: settings.court_records]
     passages = sentence_passages(records)
     with node_meter(state, settings) as meter:
         ledger, scored, semantic = [], [], []

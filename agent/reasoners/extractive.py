@@ -41,7 +41,7 @@ class ExtractiveReasoner:
         task = classify_task(question, options, mode)
         claim = None
         if task == "claim":
-            claim = question.strip()
+            claim = polar_to_claim(question) if is_polar(question) else question.strip()
         elif task == "open" and is_polar(question):
             claim = polar_to_claim(question)
         queries = [Query(text=claim or question.strip(), intent="primary")]

@@ -73,3 +73,19 @@ def test_missing_provider_package_fails_loudly():
         chat_model("nosuchprovider:model-x")
     with pytest.raises(ConfigurationError):
         chat_model("no-colon")
+
+
+class LeakyStance(RuleStance):
+    async def judge(self, pairs):
+        raise RuntimeError("upstream said: invalid key sk-live-SECRET1234567890 for x-api-key")
+
+
+def test_crash_message_with_a_key_is_redacted_in_the_checkpoint(monkeypatch):
+    from agent.api import checkpoint_path
+
+    monkeypatch.setenv("COHERE_API_KEY", "sk-live-SECRET1234567890")
+    name = unique_backend_name()
+    register_backend(name, make_backend([ListSource(DOCS)], stance=LeakyStance()))
+    answer = ask("Exercise increases hippocampal volume in older adults", mode="verify", backend=name, max_claims=0)
+    assert answer.status == Status.ERROR and "SECRET1234567890" not in answer.model_dump_json()
+    assert b"SECRET1234567890" not in checkpoint_path().read_bytes()

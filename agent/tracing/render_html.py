@@ -1,0 +1,300 @@
+"""`sparkit trace html`: one self-contained page to review a run, safe to open anywhere offline.
+
+No external scripts, styles, fonts or images, and a Content-Security-Policy that forbids fetching anything,
+so opening a trace never contacts a host. DOIs and URLs of live records are shown as text, not links. The
+page holds: totals, the answer with citations linked to record sections on the page, per-node timing bars,
+the collapsible run tree (`<details>`; two small inline buttons expand or collapse all), route decisions,
+hypotheses, the evidence ledger, the claims table, usage per node, source calls, and the cited records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from html import escape
+from typing import Any
+
+from agent.tracing.view import RunNode, TraceView, fmt_budget, fmt_num, fmt_seconds, round_of, start_offsets
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+_SAFE_ANCHOR = re.compile(r"^[A-Za-z0-9_-]+$")
+_NONE = '<p class="muted">none</p>'
+
+STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 48px;color:#1d232b;background:#fff}
+h1{font-size:20px;margin:18px 0 4px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #dde3ea;padding-bottom:4px}
+code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:#f5f7fa;border:1px solid #e3e8ee;padding:6px 8px;overflow:auto;max-height:360px;white-space:pre-wrap;word-break:break-word}
+table{border-collapse:collapse;width:100%;margin:4px 0}th,td{border-bottom:1px solid #e8ecf1;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#f3f5f8;font-weight:600}td.num,th.num{text-align:right;white-space:nowrap}
+nav a{margin-right:10px}.q{font-size:15px;margin:4px 0 8px}.muted{color:#66707c}
+.badge{display:inline-block;padding:0 6px;border-radius:8px;background:#e8edf3;font-size:12px;margin-left:4px}
+.ok{background:#d9f2e1}.bad{background:#fbdada}.warn{background:#fdf0cf}
+details.run{margin:2px 0 2px 14px;border-left:2px solid #e1e6ec;padding-left:6px}details.run>summary,details.io>summary{cursor:pointer}
+.runbody{margin:4px 0 6px 8px}.route{color:#2a5b9e;margin:2px 0}
+.timeline .row{display:flex;align-items:center;margin:2px 0}.timeline .label{width:190px;flex:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.timeline .track{position:relative;flex:1;height:14px;background:#f1f4f7;border-radius:3px}
+.timeline .bar{position:absolute;top:0;height:14px;background:#5b8dd6;border-radius:3px;min-width:2px}
+.timeline .ms{width:80px;text-align:right;flex:none}
+article.record{border:1px solid #e3e8ee;border-radius:6px;padding:6px 10px;margin:8px 0}article.record:target{outline:2px solid #5b8dd6}
+.ids code{margin-right:10px}
+"""
+
+SCRIPT = """
+function setAll(open){document.querySelectorAll('details.run').forEach(function(d){d.open=open;});}
+function revealTarget(){var t=location.hash&&document.getElementById(location.hash.slice(1));
+ for(var e=t;e;e=e.parentElement){if(e.tagName==='DETAILS'){e.open=true;}}}
+window.addEventListener('hashchange',revealTarget);revealTarget();
+"""
+
+
+def anchor(record_id: str) -> str:
+    """The page anchor of a record: its id when already safe, else a cleaned id plus a short hash."""
+    if _SAFE_ANCHOR.match(record_id):
+        return f"rec-{record_id}"
+    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "_", record_id)[:60]
+    return f"rec-{cleaned}-{hashlib.sha1(record_id.encode()).hexdigest()[:8]}"
+
+
+def _e(value: Any) -> str:
+    return escape("" if value is None else str(value))
+
+
+def _ref(record_id: Any, view: TraceView) -> str:
+    """A citation: a link to the record's section when the page has it, else the bare id."""
+    rid = str(record_id)
+    if rid in view.records:
+        return f'<a class="cite" href="#{anchor(rid)}">{_e(rid)}</a>'
+    return f"<code>{_e(rid)}</code>"
+
+
+def _doi(doi: Any) -> str:
+    """A DOI as text (never a link: the page must not make the browser contact anything)."""
+    return f" <code>doi:{_e(doi)}</code>" if doi else ""
+
+
+def _status_class(value: Any) -> str:
+    text = str(value or "")
+    if text in ("ANSWERED", "SUPPORTED", "VERIFIED", "SUPPORT"):
+        return "ok"
+    if text in ("ERROR", "CONTRADICTED", "CONTRADICT", "CONTESTED"):
+        return "bad"
+    return "warn"
+
+
+def _table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> str:
+    numeric = numeric or set()
+    head = "".join(f'<th{" class=num" if i in numeric else ""}>{_e(h)}</th>' for i, h in enumerate(headers))
+    body = "".join("<tr>" + "".join(f'<td{" class=num" if i in numeric else ""}>{c}</td>' for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _json_block(label: str, value: Any, *, collapsed: bool = False) -> str:
+    if value in (None, {}, []):
+        return ""
+    pre = f"<pre>{_e(json.dumps(value, indent=2, ensure_ascii=False, default=str))}</pre>"
+    if collapsed:
+        return f'<details class="io"><summary class="muted">{_e(label)}</summary>{pre}</details>'
+    return f'<div class="muted">{_e(label)}</div>{pre}'
+
+
+def _run_details(node: RunNode, depth: int) -> str:
+    run = node.run
+    attrs = f' id="run-{_e(run["id"])}" data-run-type="{_e(run.get("run_type"))}"'
+    if run.get("node"):
+        attrs += f' data-node="{_e(run["node"])}"'
+    bits = [f'<b class="name">{_e(node.name)}</b>', f'<span class="badge">{_e(run.get("run_type"))}</span>']
+    rnd = round_of(node) if depth == 1 else None
+    if rnd is not None:
+        bits.append(f'<span class="badge">round {rnd}</span>')
+    bits.append(f'<span class="muted">{fmt_seconds(node.latency)}</span>')
+    if node.llm_runs:
+        bits.append(f'<span class="badge">{node.tokens_in}/{node.tokens_out} tok · ${node.cost_usd:.4f}</span>')
+    if run.get("model"):
+        bits.append(f"<code>{_e(run['model'])}</code>")
+    if run.get("error"):
+        bits.append('<span class="badge bad">error</span>')
+    body = []
+    for d in node.decisions:
+        body.append(
+            f'<div class="route">→ <b>{_e(d["next"])}</b>: {_e(d["reason"])} '
+            f'<span class="muted">(margin {fmt_num(d.get("margin"))}, agreement {fmt_num(d.get("agreement"), "{:.2f}")}, '
+            f'contested {fmt_num(d.get("contested"), "{}")}; budget left {_e(fmt_budget(d.get("budget_left")))})</span></div>'
+        )
+    if run.get("error"):
+        body.append(f'<div class="muted">error</div><pre>{_e(run["error"])}</pre>')
+    body.append(_json_block("inputs", run.get("inputs"), collapsed=True))
+    body.append(_json_block("outputs", run.get("outputs"), collapsed=True))
+    body += [_run_details(child, depth + 1) for child in node.children]
+    opened = " open" if depth == 0 else ""
+    return f'<details class="run"{attrs}{opened}><summary>{" ".join(bits)}</summary><div class="runbody">{"".join(body)}</div></details>'
+
+
+def _timeline(view: TraceView) -> str:
+    offsets = start_offsets(view)
+    rows = []
+    for root in view.roots:
+        total = root.latency or 1e-9
+        for node in root.children:
+            left = min(100.0, offsets.get(str(node.run["id"]), 0.0) / total * 100)
+            width = max(0.2, min(100.0 - left, node.latency / total * 100))
+            rnd = round_of(node)
+            label = node.name + (f" · r{rnd}" if rnd is not None else "")
+            rows.append(
+                f'<div class="row" data-node="{_e(node.run.get("node") or node.name)}"><span class="label">{_e(label)}</span>'
+                f'<span class="track"><span class="bar" style="left:{left:.2f}%;width:{width:.2f}%"></span></span>'
+                f'<span class="ms">{fmt_seconds(node.latency)}</span></div>'
+            )
+    return f'<div class="timeline">{"".join(rows)}</div>' if rows else '<p class="muted">no node runs recorded</p>'
+
+
+def _answer_section(view: TraceView) -> str:
+    answer = view.answer or {}
+    parts = [f"<p><b>{_e(answer.get('answer'))}</b></p>"] if answer.get("answer") else []
+    sentences = answer.get("sentences") or []
+    if sentences:
+        items = "".join(
+            f"<li>{_e(s.get('text'))} [{', '.join(_ref(c, view) for c in s.get('citations') or [])}]</li>" for s in sentences if isinstance(s, dict)
+        )
+        parts.append(f"<ol>{items}</ol>")
+    if answer.get("stop_reason"):
+        parts.append(f'<p class="muted">Stopped: {_e(answer["stop_reason"])}</p>')
+    for note in (answer.get("notes") or [])[:20]:
+        parts.append(f'<p class="muted">Note: {_e(note)}</p>')
+    citations = answer.get("citations") or []
+    if citations:
+        items = "".join(
+            f"<li>{_ref(c.get('id'), view)} {_e(c.get('title'))} ({_e(c.get('year') or 'n.d.')}) "
+            f'<span class="muted">{_e(c.get("source"))}</span>{_doi(c.get("doi"))}</li>'
+            for c in citations
+        )
+        parts.append(f"<h3>Citations</h3><ul>{items}</ul>")
+    return "".join(parts) or '<p class="muted">no answer recorded (the run failed before its report)</p>'
+
+
+def _hypotheses(view: TraceView) -> str:
+    rows = [
+        [_e(h.get("id")), _e(h.get("text")), _e(h.get("origin")), fmt_num(h.get("support"), "{:.2f}"), fmt_num(h.get("contradiction"), "{:.2f}"),
+         fmt_num(h.get("score"), "{:+.3f}"), f'<span class="badge {_status_class(h.get("verdict"))}">{_e(h.get("verdict"))}</span>']
+        for h in sorted((view.answer or {}).get("hypotheses") or [], key=lambda h: -(h.get("score") or 0))
+    ]
+    return _table(["id", "hypothesis", "origin", "support", "contra", "score", "verdict"], rows, {3, 4, 5}) if rows else _NONE
+
+
+def _ledger(view: TraceView) -> str:
+    rows = [
+        [_e(e.get("hypothesis_id")), _ref(e.get("record_id"), view), f'<span class="badge {_status_class(e.get("stance"))}">{_e(e.get("stance"))}</span>',
+         fmt_num(e.get("confidence"), "{:.2f}"), fmt_num(e.get("weight"), "{:.2f}"), _e(e.get("via")), _e(e.get("text"))]
+        for e in (view.answer or {}).get("ledger") or []
+    ]
+    return _table(["hyp.", "record", "stance", "conf.", "weight", "via", "passage"], rows, {3, 4}) if rows else '<p class="muted">empty</p>'
+
+
+def _claims(view: TraceView) -> str:
+    rows = [
+        [f'<span class="badge {_status_class(c.get("verdict"))}">{_e(c.get("verdict"))}</span>', _e(c.get("text")),
+         ", ".join(_ref(r, view) for r in c.get("supporting") or []) or "-", ", ".join(_ref(r, view) for r in c.get("refuting") or []) or "-",
+         _e(c.get("independent_sources", 0))]
+        for c in (view.answer or {}).get("claims") or []
+    ]
+    return _table(["verdict", "claim", "supporting", "refuting", "indep. sources"], rows, {4}) if rows else '<p class="muted">no claims checked</p>'
+
+
+def _decisions(view: TraceView) -> str:
+    rows = [
+        [_e(d["at"]), _e(d["next"]), _e(d.get("round")), fmt_num(d.get("margin")), fmt_num(d.get("agreement"), "{:.2f}"),
+         fmt_num(d.get("contested"), "{}"), _e(fmt_budget(d.get("budget_left"))), f'<a href="#run-{_e(d.get("run"))}">{_e(d["reason"])}</a>']
+        for d in view.decisions
+    ]
+    headers = ["at", "next", "round", "margin", "agreement", "contested", "budget left", "reason"]
+    return _table(headers, rows, {2, 3, 4, 5}) if rows else _NONE
+
+
+def _usage(view: TraceView) -> str:
+    rows = [
+        [_e(node), _e(u.get("runs")), fmt_seconds(float(u.get("seconds") or 0)), _e(u.get("llm_calls")),
+         f"{u.get('tokens_in', 0)}/{u.get('tokens_out', 0)}", f"${float(u.get('cost_usd') or 0):.4f}", _e(u.get("source_calls")),
+         _e(", ".join(f"{k} {v}" for k, v in sorted((u.get("calls_by_source") or {}).items()))), _e(u.get("cache_hits"))]
+        for node, u in (view.usage.get("by_node") or {}).items()
+    ]
+    headers = ["node", "runs", "time", "LLM calls", "tokens in/out", "cost", "source calls", "by source", "cache hits"]
+    return _table(headers, rows, {1, 2, 3, 4, 5, 6, 8}) if rows else _NONE
+
+
+def _source_calls(view: TraceView) -> str:
+    rows = [
+        [_e(c.get("node") or "-"), _e(c.get("source")), _e(c.get("host")), f"<code>{_e(c.get('method'))} {_e(c.get('path'))}</code>", _e(c.get("status")),
+         _e(c.get("attempts")), "hit" if c.get("cache_hit") else "-", fmt_seconds(float(c.get("elapsed_s") or 0)), _e(c.get("error") or "")]
+        for c in view.source_calls
+    ]
+    if not rows:
+        return '<p class="muted">no HTTP calls (an offline run, or sources that answer without HTTP)</p>'
+    return _table(["node", "source", "host", "request", "status", "attempts", "cache", "time", "error"], rows, {4, 5, 7})
+
+
+def _records(view: TraceView) -> str:
+    out = []
+    for rid, r in view.records.items():
+        ids = []
+        if r.get("doi"):
+            ids.append(_doi(r["doi"]))
+        if r.get("arxiv_id"):
+            ids.append(f"<code>arXiv:{_e(r['arxiv_id'])}</code>")
+        if r.get("pmid"):
+            ids.append(f"<code>PMID:{_e(r['pmid'])}</code>")
+        if r.get("url"):
+            ids.append(f"<code>{_e(r['url'])}</code>")
+        out.append(
+            f'<article class="record" id="{anchor(rid)}"><div><code>{_e(rid)}</code> <b>{_e(r.get("title"))}</b> '
+            f'<span class="muted">({_e(r.get("year") or "n.d.")}) {_e(r.get("venue") or "")} · {_e(r.get("source"))}</span></div>'
+            f'<div class="muted">{_e(", ".join(r.get("authors") or []))}</div><div class="ids">{"".join(ids)}</div>'
+            f'<p>{_e(r.get("abstract"))}</p></article>'
+        )
+    return "".join(out) or '<p class="muted">no cited records</p>'
+
+
+def render_html(view: TraceView) -> str:
+    """The whole page as one string."""
+    totals, answer, meta = view.totals(), view.answer or {}, view.meta
+    status = answer.get("status") or "ERROR"
+    by_source = ", ".join(f"{k} {v}" for k, v in sorted(totals["calls_by_source"].items())) or "-"
+    summary = _table(
+        ["latency", "LLM calls", "tokens in", "tokens out", "cost", "source calls", "by source", "cache hits"],
+        [[fmt_seconds(totals["latency_s"]), _e(totals["llm_calls"]), _e(totals["tokens_in"]), _e(totals["tokens_out"]),
+          f"${totals['cost_usd']:.4f}", _e(totals["source_calls"]), _e(by_source), _e(totals["cache_hits"])]],
+        {0, 1, 2, 3, 4, 5, 7},
+    )
+    errors = "".join(f'<p class="badge bad">{_e(m["error"])}</p>' for m in view.metas if m.get("error"))
+    settings = meta.get("settings") or {}
+    sections = [
+        ("summary", "Totals", summary + errors),
+        ("answer", "Answer", _answer_section(view)),
+        ("timeline", "Time per node", _timeline(view)),
+        ("tree", "Run tree", '<p><button type="button" onclick="setAll(true)">expand all</button> '
+                             '<button type="button" onclick="setAll(false)">collapse all</button></p>'
+                             + "".join(_run_details(root, 0) for root in view.roots)),
+        ("decisions", "Route decisions", _decisions(view)),
+        ("hypotheses", "Hypotheses", _hypotheses(view)),
+        ("ledger", "Evidence ledger", _ledger(view)),
+        ("claims", "Claims", _claims(view)),
+        ("usage", "Usage per node", _usage(view)),
+        ("sources", "Source calls", _source_calls(view)),
+        ("records", "Cited records", _records(view)),
+        ("settings", "Settings", _json_block("resolved context", settings)),
+    ]
+    nav = "".join(f'<a href="#{sid}">{_e(title)}</a>' for sid, title, _ in sections)
+    body = "".join(f'<section id="{sid}"><h2>{_e(title)}</h2>{html}</section>' for sid, title, html in sections)
+    verdict = f'<span class="badge {_status_class(answer.get("verdict"))}">{_e(answer.get("verdict"))}</span>' if answer.get("verdict") else ""
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>SPARKIT trace {_e(view.run_id)}</title><style>{STYLE}</style></head><body>"
+        f"<header><h1>SPARKIT trace <code>{_e(view.run_id)}</code></h1>"
+        f'<p class="q">{_e(view.question)}</p>'
+        f'<p><span class="badge {_status_class(status)}">{_e(status)}</span>{verdict}'
+        f'<span class="badge">confidence {fmt_num(answer.get("confidence"), "{:.2f}")}</span>'
+        f'<span class="badge">{_e(meta.get("mode") or "ask")}</span><span class="badge">started {_e(str(meta.get("started_at") or "")[:19])}</span></p>'
+        f"<nav>{nav}</nav></header>{body}<script>{SCRIPT}</script></body></html>\n"
+    )

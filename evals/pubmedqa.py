@@ -1,0 +1,81 @@
+"""PubMedQA PQA-L, reasoning-required setting: question + the given contexts -> yes / no / maybe,
+answered through the public API (`agent.aask` with the contexts as the only documents).
+
+    python -m evals.pubmedqa --data ../shared/data/pubmedqa/pqal_dev.json
+
+verdict SUPPORT -> yes, CONTRADICT -> no, NOT_ENOUGH_INFO or abstention -> maybe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from agent import Context, aask
+from evals.report import calibration, macro_f1, parse_overrides, print_json, print_table
+
+LABELS = ("yes", "no", "maybe")
+DECISION = {"SUPPORT": "yes", "CONTRADICT": "no"}
+
+
+def documents_of(pmid: str, item: dict) -> list[dict]:
+    labels = item.get("LABELS") or []
+    return [
+        {"id": f"{pmid}-{i}", "title": (labels[i] if i < len(labels) else "CONTEXT").title(), "abstract": text}
+        for i, text in enumerate(item["CONTEXTS"])
+    ]
+
+
+async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
+    gold, predicted, confidences = [], [], []
+    started = time.perf_counter()
+    for pmid, item in items.items():
+        answer = await aask(item["QUESTION"], mode="verify", documents=documents_of(pmid, item), context=context)
+        decision = DECISION.get(answer.verdict or "", "maybe") if not answer.abstained else "maybe"
+        gold.append(item["final_decision"])
+        predicted.append(decision)
+        confidences.append(answer.confidence)
+    elapsed = time.perf_counter() - started
+    correct = [g == p for g, p in zip(gold, predicted)]
+    ece, brier = calibration(confidences, correct)
+    confusion = {f"{g}->{p}": sum(1 for a, b in zip(gold, predicted) if a == g and b == p) for g in LABELS for p in LABELS}
+    return {
+        "questions": len(gold),
+        "accuracy": sum(correct) / len(gold) if gold else 0.0,
+        "macro_f1": macro_f1(gold, predicted, LABELS),
+        "ece": ece, "brier": brier,
+        "questions_per_second": len(gold) / elapsed if elapsed else 0.0,
+        "majority_baseline": max(gold.count(label) for label in LABELS) / len(gold) if gold else 0.0,
+        "confusion": confusion,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evals.pubmedqa", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", required=True, type=Path, help="PQA-L JSON (PMID -> QUESTION, CONTEXTS, final_decision)")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--preset", default="fast")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    items = json.loads(args.data.read_text())
+    if args.limit:
+        items = dict(list(items.items())[: args.limit])
+    overrides = {"max_claims": 0, **parse_overrides(args.set)}
+    context = Context(preset=args.preset, **overrides)
+    context.resolved()
+    results = asyncio.run(evaluate(items, context))
+    config = {"preset": args.preset, "overrides": overrides}
+    print_table(f"PubMedQA PQA-L reasoning-required, {results['questions']} questions, {config}",
+                [(k, v) for k, v in results.items() if k != "confusion"] + [("confusion", results["confusion"])])
+    if args.json:
+        print_json({**results, **config})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""Shared by the evals: the commit id, metric helpers, table printing, the JSON last line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def commit() -> str:
+    """Short commit of the checkout (with '+dirty' when it has uncommitted changes), or 'unknown'."""
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+        return sha + ("+dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def prf(correct: int, predicted: int, gold: int) -> tuple[float, float, float]:
+    precision = correct / predicted if predicted else 0.0
+    recall = correct / gold if gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def macro_f1(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> float:
+    scores = []
+    for label in labels:
+        tp = sum(g == label and p == label for g, p in zip(gold, predicted))
+        scores.append(prf(tp, sum(p == label for p in predicted), sum(g == label for g in gold))[2])
+    return sum(scores) / len(scores) if scores else 0.0
+
+
+def calibration(confidences: Sequence[float], correct: Sequence[bool], bins: int = 10) -> tuple[float, float]:
+    """(ECE with equal-width bins, Brier score) of confidence against correctness."""
+    n = len(confidences)
+    if n == 0:
+        return 0.0, 0.0
+    brier = sum((c - float(k)) ** 2 for c, k in zip(confidences, correct)) / n
+    ece = 0.0
+    for b in range(bins):
+        low, high = b / bins, (b + 1) / bins
+        members = [(c, k) for c, k in zip(confidences, correct) if low <= c < high or (b == bins - 1 and c == 1.0)]
+        if members:
+            accuracy = sum(k for _, k in members) / len(members)
+            mean_conf = sum(c for c, _ in members) / len(members)
+            ece += len(members) / n * abs(accuracy - mean_conf)
+    return ece, brier
+
+
+def print_table(title: str, rows: list[tuple[str, Any]]) -> None:
+    width = max(len(name) for name, _ in rows)
+    print(f"\n{title}  (commit {commit()})")
+    print("-" * (width + 16))
+    for name, value in rows:
+        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
+        print(f"{name:<{width}}  {shown}")
+
+
+def print_json(payload: dict[str, Any]) -> None:
+    """The machine-readable result: one JSON object on the last line."""
+    print(json.dumps({**payload, "commit": commit()}, sort_keys=True))
+
+
+def parse_overrides(items: list[str] | None) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for item in items or []:
+        key, _, raw = item.partition("=")
+        try:
+            overrides[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            overrides[key] = raw
+    return overrides

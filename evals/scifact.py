@@ -1,0 +1,121 @@
+"""SciFact, open setting: for each claim, retrieve from the whole corpus, predict evidence abstracts and a
+label through the public API (`agent.averify`), and score with SciFact's abstract-level label-only
+precision / recall / F1 (plus rationale selection where sentences are selected, claim-level accuracy,
+calibration and speed).
+
+    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
+
+On claims_train the default split is the fixed hold-out that the stance model never saw (see
+agent/judges/dataset.py: claim groups containing an id % 5 == 0); `--split all` scores every claim.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from agent import Context, averify
+from agent.judges.dataset import scifact_splits
+from evals.report import calibration, parse_overrides, prf, print_json, print_table
+
+LABELS = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
+MAX_DOCS = 3
+
+
+def gold_of(claim: dict) -> tuple[dict[str, str], dict[str, set[int]], str]:
+    """Gold doc labels, gold rationale sentences per doc, and the claim-level label."""
+    labels, sentences = {}, {}
+    for doc, sets in (claim.get("evidence") or {}).items():
+        labels[str(doc)] = sets[0]["label"]
+        sentences[str(doc)] = {i for s in sets for i in s["sentences"]}
+    claim_label = next(iter(labels.values())) if labels else "NOT_ENOUGH_INFO"
+    return labels, sentences, claim_label
+
+
+def predictions_of(answer: Any) -> tuple[dict[str, str], dict[str, set[int]]]:
+    """Evidence abstracts for the verdict: docs whose ledger entries for the claim carry the verdict's stance."""
+    if answer.verdict not in ("SUPPORT", "CONTRADICT"):
+        return {}, {}
+    claim_h = next((h.id for h in answer.hypotheses if h.polarity > 0), None)
+    strength: dict[str, float] = {}
+    sentences: dict[str, set[int]] = {}
+    for entry in answer.ledger:
+        if entry.hypothesis_id == claim_h and entry.stance == answer.verdict:
+            strength[entry.record_id] = max(strength.get(entry.record_id, 0.0), entry.confidence)
+            if entry.sentence_index is not None:
+                sentences.setdefault(entry.record_id, set()).add(entry.sentence_index)
+    top = sorted(strength, key=lambda d: -strength[d])[:MAX_DOCS]
+    return {d: answer.verdict for d in top}, {d: sentences.get(d, set()) for d in top}
+
+
+async def evaluate(claims: list[dict], context: Context) -> dict[str, Any]:
+    correct_docs = predicted_docs = gold_docs = 0
+    correct_sents = predicted_sents = gold_sents = 0
+    claim_correct, confidences, seconds = [], [], []
+    for claim in claims:
+        gold_labels, gold_sentences, gold_claim = gold_of(claim)
+        started = time.perf_counter()
+        answer = await averify(claim["claim"], context=context)
+        seconds.append(time.perf_counter() - started)
+        labels, sentences = predictions_of(answer)
+        predicted_docs += len(labels)
+        gold_docs += len(gold_labels)
+        gold_sents += sum(len(s) for s in gold_sentences.values())
+        for doc, label in labels.items():
+            hit = gold_labels.get(doc) == label
+            correct_docs += hit
+            predicted_sents += len(sentences[doc])
+            if hit:
+                correct_sents += len(sentences[doc] & gold_sentences[doc])
+        verdict = answer.verdict or "NOT_ENOUGH_INFO"
+        claim_correct.append(verdict == gold_claim)
+        confidences.append(answer.confidence)
+    p, r, f = prf(correct_docs, predicted_docs, gold_docs)
+    sp, sr, sf = prf(correct_sents, predicted_sents, gold_sents)
+    ece, brier = calibration(confidences, claim_correct)
+    total = sum(seconds)
+    return {
+        "claims": len(claims),
+        "abstract_label_precision": p, "abstract_label_recall": r, "abstract_label_f1": f,
+        "rationale_precision": sp, "rationale_recall": sr, "rationale_f1": sf,
+        "claim_label_accuracy": sum(claim_correct) / len(claims) if claims else 0.0,
+        "ece": ece, "brier": brier,
+        "claims_per_second": len(claims) / total if total else 0.0,
+        "seconds_per_claim_mean": statistics.mean(seconds) if seconds else 0.0,
+        "seconds_per_claim_p95": sorted(seconds)[int(0.95 * (len(seconds) - 1))] if seconds else 0.0,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evals.scifact", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claims", required=True, type=Path)
+    parser.add_argument("--corpus", required=True, type=Path)
+    parser.add_argument("--split", choices=["heldout", "all"], default="heldout", help="heldout: the stance model's fixed hold-out (claims_train only)")
+    parser.add_argument("--limit", type=int, help="first N claims of the split")
+    parser.add_argument("--preset", default="fast")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic (ablations)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    claims = [json.loads(line) for line in args.claims.read_text().splitlines() if line.strip()]
+    if args.split == "heldout" and any("evidence" in c for c in claims):
+        splits = scifact_splits(claims)
+        claims = [c for c in claims if splits.get(c["id"]) == "heldout"]
+    claims = claims[: args.limit] if args.limit else claims
+    overrides = {"max_claims": 0, **parse_overrides(args.set)}
+    context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
+    context.resolved()
+    results = asyncio.run(evaluate(claims, context))
+    config = {"split": args.split, "preset": args.preset, "overrides": overrides}
+    print_table(f"SciFact open setting, {results['claims']} claims ({args.split}), {config}", list(results.items()))
+    if args.json:
+        print_json({**results, **config})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
