@@ -135,7 +135,7 @@ class Variant:
     cue_only: bool = False
     augment: bool = False
     healthver: bool = True
-    max_epochs: int = 40
+    max_epochs: int = 30
     lr: float = 1e-3
     weight_decay: float = 1e-4
     dropout: float = 0.2
@@ -144,9 +144,9 @@ class Variant:
 VARIANTS = (
     Variant("cue-logreg", (), cue_only=True),
     Variant("feature-logreg", ()),
-    Variant("feature-mlp", (256,)),
-    Variant("feature-mlp-scifact-only", (256,), healthver=False),
-    Variant("feature-mlp+negation-aug", (256,), augment=True),
+    Variant("feature-mlp", (128,), lr=3e-4, dropout=0.3, weight_decay=1e-3),
+    Variant("feature-mlp-scifact-only", (128,), healthver=False, lr=3e-4, dropout=0.3, weight_decay=1e-3),
+    Variant("feature-mlp+negation-aug", (128,), augment=True, lr=3e-4, dropout=0.3, weight_decay=1e-3),
 )
 
 
@@ -266,6 +266,24 @@ def tune_heuristic(pairs: list[StancePair], x: np.ndarray) -> None:
     print(f"heuristic tuning on the training part: best (RELATED_COSINE, CONTRADICT_AT) = {best[1]}, score {best[0]:.4f}")
 
 
+def benchmark(weights: Path, heldout: list[StancePair], n: int = 200) -> dict[str, float]:
+    """Seconds for n held-out pairs: cold (statement + passage encoding included) and warm (LRU-cached)."""
+    from agent.judges.trained import TrainedStanceJudge
+
+    sample = [(p.statement, p.passage) for p in heldout if p.kind in ("rationale", "cited", "retrieved")][:n]
+    judge = TrainedStanceJudge(weights)
+    judge.judge_sync(sample[:2])  # loads the encoder and the weights
+    t0 = time.perf_counter()
+    judge.judge_sync(sample)
+    cold = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for _ in range(5):
+        judge.judge_sync(sample)
+    warm = (time.perf_counter() - t0) / 5
+    print(f"benchmark: {len(sample)} pairs cold {cold:.2f}s, warm {warm * 1000:.1f} ms ({len(sample) / warm:.0f} pairs/s)")
+    return {"pairs": len(sample), "cold_seconds": round(cold, 3), "warm_seconds": round(warm, 4)}
+
+
 # --- main --------------------------------------------------------------------------------------------
 
 def _format(report: dict[str, dict]) -> str:
@@ -285,6 +303,7 @@ def main() -> None:
     parser.add_argument("--variant", default=None, help="ship this variant instead of the best on validation")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--tune-heuristic", action="store_true")
+    parser.add_argument("--benchmark", action="store_true", help="time the written model on 200 held-out pairs")
     parser.add_argument("--report", type=Path, default=None, help="write every number as JSON here")
     args = parser.parse_args()
     torch.set_num_threads(2)
@@ -366,6 +385,8 @@ def main() -> None:
         np.savez_compressed(args.out, **arrays, feature_names=np.array(FEATURE_NAMES), labels=np.array(LABELS),
                             meta=np.array(json.dumps(meta, sort_keys=True)))
         print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
+    if args.benchmark:
+        results["benchmark"] = benchmark(args.out, heldout)
     if args.report:
         args.report.parent.mkdir(parents=True, exist_ok=True)
         args.report.write_text(json.dumps(results, indent=1))

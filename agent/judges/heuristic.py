@@ -19,10 +19,10 @@ from agent.judges.cues import PairCues, cues, pair_cues
 from agent.judges.dataset import LABELS
 from agent.tools.encoder import MiniLMEncoder, shared_encoder
 
-RELATED_COSINE = 0.55  # cosine at which P(related) = 0.5
+RELATED_COSINE = 0.6  # cosine at which P(related) = 0.5
 RELATED_SLOPE = 12.0  # steepness of the relatedness logistic
 CUE_WEIGHTS = {"direction_conflict": 1.0, "null_mismatch": 0.8, "negation_mismatch": 0.6, "direction_agree": -0.8}
-CONTRADICT_AT = 0.5  # contradiction score at which P(contradict | related) = 0.5
+CONTRADICT_AT = 0.25  # contradiction score at which P(contradict | related) = 0.5
 
 
 def contradiction_score(pc: PairCues) -> float:

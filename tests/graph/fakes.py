@@ -92,6 +92,20 @@ class RuleStance:
         return out
 
 
+class FlakyStance(RuleStance):
+    """Fails on its first call, like a crash in the court node; works after that."""
+
+    def __init__(self):
+        super().__init__()
+        self.fail_next = True
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
+        if self.fail_next:
+            self.fail_next = False
+            raise RuntimeError("stance service crashed")
+        return await super().judge(pairs)
+
+
 class ScriptedChatModel(GenericFakeChatModel):
     """GenericFakeChatModel that accepts bind_tools, so with_structured_output works (langgraph-notes)."""
 

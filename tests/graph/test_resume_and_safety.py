@@ -13,23 +13,9 @@ from agent.llm import chat_model
 from agent.nodes.synthesize import check_citations
 from agent.prompts import fence_evidence
 from agent.records import Status
-from tests.graph.fakes import ListSource, RuleStance, make_backend, record, unique_backend_name
+from tests.graph.fakes import FlakyStance, ListSource, RuleStance, make_backend, record, unique_backend_name
 
 DOCS = [record(f"r{i}", f"Exercise and memory study {i}", f"Aerobic exercise increases hippocampal volume in older adults, cohort {i}.") for i in range(3)]
-
-
-class FlakyStance(RuleStance):
-    """Fails on its first call, like a crash in the court node."""
-
-    def __init__(self):
-        super().__init__()
-        self.fail_next = True
-
-    async def judge(self, pairs):
-        if self.fail_next:
-            self.fail_next = False
-            raise RuntimeError("stance service crashed")
-        return await super().judge(pairs)
 
 
 def test_crashed_run_resumes_without_rerunning_finished_nodes():

@@ -16,7 +16,7 @@ from agent.tracing import list_traces, trace_path, traces_dir
 from agent.tracing.runs import run_records
 from agent.tracing.summarize import summarize
 from agent.tracing.tracer import LocalTracer
-from tests.graph.fakes import ListSource, RuleStance, ScriptedChatModel, tool_message
+from tests.graph.fakes import FlakyStance, ListSource, ScriptedChatModel, tool_message
 from tests.tracing.helpers import CLAIM, DOCS, kinds, scripted_backend, traced_run
 
 GRAPH_NODES = {"plan", "retrieve", "rerank", "hypothesize", "discriminate", "court", "synthesize", "verify_claims", "report"}
@@ -135,20 +135,8 @@ def test_source_calls_are_traced_with_node_status_and_retries():
     assert {c["node"] for c in calls} <= {"retrieve", "verify_claims"}
 
 
-class CrashingStance(RuleStance):
-    def __init__(self):
-        super().__init__()
-        self.crash = True
-
-    async def judge(self, pairs):
-        if self.crash:
-            self.crash = False
-            raise RuntimeError("stance service crashed")
-        return await super().judge(pairs)
-
-
 def test_failed_run_is_traced_and_resume_appends_a_segment():
-    backend = scripted_backend(stance=CrashingStance())
+    backend = scripted_backend(stance=FlakyStance())
     failed = ask(CLAIM, mode="verify", backend=backend, trace=True)
     assert failed.status == Status.ERROR
     from agent.tracing import load_trace

@@ -1,0 +1,136 @@
+"""The trained stance judge: packaged weights load, held-out SciFact rationales are judged, errors are clear."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent.errors import ConfigurationError
+from agent.interfaces import StanceResult
+from agent.judges import offline_stance_judge, trained
+from agent.judges.dataset import LABELS, load_scifact, scifact_splits
+from agent.judges.features import FEATURE_NAMES
+from agent.judges.trained import StanceMLP, TrainedStanceJudge
+
+# tests/judges/<this file> -> parents[3] is the folder holding the repository and shared/
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+needs_data = pytest.mark.skipif(not (DATA / "scifact" / "corpus.jsonl").exists(), reason=f"SciFact not found under {DATA}")
+
+
+@pytest.fixture(scope="module")
+def judge() -> TrainedStanceJudge:
+    return TrainedStanceJudge()
+
+
+@pytest.fixture(scope="module")
+def held_out() -> list[tuple[str, str, str]]:
+    """(claim, sentence, gold label) for held-out claims: every rationale sentence plus one non-rationale
+    sentence of the same abstract (NEUTRAL), for the first 40 held-out claims with evidence, by id."""
+    corpus, claims = load_scifact(DATA)
+    splits = scifact_splits(claims)
+    chosen = [c for c in sorted(claims, key=lambda c: c["id"]) if splits[c["id"]] == "heldout" and c["evidence"]][:40]
+    examples = []
+    for claim in chosen:
+        for doc_id, rationales in claim["evidence"].items():
+            sentences = corpus[int(doc_id)]["abstract"]
+            used = {i for r in rationales for i in r["sentences"]}
+            for rationale in rationales:
+                examples += [(claim["claim"], sentences[i], rationale["label"]) for i in rationale["sentences"]]
+            others = [i for i in range(len(sentences)) if i not in used]
+            if others:
+                examples.append((claim["claim"], sentences[others[0]], "NEUTRAL"))
+    return examples
+
+
+@needs_data
+def test_held_out_split_never_reaches_training():
+    _, claims = load_scifact(DATA)
+    splits = scifact_splits(claims)
+    assert all(splits[c["id"]] == "heldout" for c in claims if c["id"] % 5 == 0)
+    held_docs = {d for c in claims if splits[c["id"]] == "heldout" for d in c["cited_doc_ids"]}
+    train_docs = {d for c in claims if splits[c["id"]] != "heldout" for d in c["cited_doc_ids"]}
+    assert not held_docs & train_docs
+
+
+@needs_data
+async def test_labels_clear_held_out_rationales(judge):
+    corpus, claims = load_scifact(DATA)
+    by_id = {c["id"]: c for c in claims}
+    for claim_id, doc_id, index, gold in CLEAR_EXAMPLES:
+        claim = by_id[claim_id]
+        assert scifact_splits(claims)[claim_id] == "heldout"
+        assert any(index in r["sentences"] and r["label"] == gold for r in claim["evidence"].get(str(doc_id), []))
+        [result] = await judge.judge([(claim["claim"], corpus[doc_id]["abstract"][index])])
+        assert result.stance == gold, (claim["claim"], result)
+
+
+@needs_data
+async def test_held_out_sample_quality(judge, held_out):
+    gold = np.array([LABELS.index(label) for _, _, label in held_out])
+    results = await judge.judge([(claim, sentence) for claim, sentence, _ in held_out])
+    pred = np.array([LABELS.index(r.stance) for r in results])
+    recalls = [(pred[gold == k] == k).mean() for k in range(len(LABELS))]
+    assert min(recalls) >= MIN_CLASS_RECALL and float(np.mean(recalls)) >= MIN_BALANCED_ACCURACY, recalls
+
+
+async def test_output_schema(judge):
+    statement = "Exercise improves insulin sensitivity in adults with type 2 diabetes."
+    results = await judge.judge([
+        (statement, "Aerobic training improved insulin sensitivity in patients with type 2 diabetes."),
+        (statement, "The galaxy cluster emits X-rays."),
+    ])
+    assert len(results) == 2
+    for result in results:
+        assert isinstance(result, StanceResult) and result.stance in LABELS
+        assert list(result.probabilities) == list(LABELS)
+        assert math.isclose(sum(result.probabilities.values()), 1.0, abs_tol=1e-5)
+        assert result.confidence == pytest.approx(max(result.probabilities.values()))
+    assert results[1].stance == "NEUTRAL"
+    assert await judge.judge([]) == []
+
+
+async def test_hundreds_of_pairs_are_cheap_once_encoded(judge):
+    statements = [f"Drug {i} reduces blood pressure in adults." for i in range(4)]
+    passages = [f"In trial {j}, the drug lowered systolic blood pressure by {j} mmHg." for j in range(50)]
+    pairs = [(s, p) for s in statements for p in passages]
+    await judge.judge(pairs)  # encodes the 54 texts once; later calls hit the encoder's LRU cache
+    started = time.perf_counter()
+    results = await judge.judge(pairs)
+    assert len(results) == 200 and time.perf_counter() - started < 1.0
+
+
+async def test_missing_weights_raise_configuration_error(tmp_path, monkeypatch):
+    missing = tmp_path / "stance_mlp.npz"
+    with pytest.raises(ConfigurationError, match="weights not found"):
+        await TrainedStanceJudge(weights=missing).judge([("a", "b")])
+    monkeypatch.setattr(trained, "default_weights_path", lambda: missing)
+    with pytest.raises(ConfigurationError, match="weights not found"):
+        await TrainedStanceJudge().judge([("a", "b")])
+
+
+def test_auto_falls_back_to_heuristic_without_weights(tmp_path, monkeypatch):
+    monkeypatch.setattr("agent.judges.default_weights_path", lambda: tmp_path / "none.npz")
+    assert offline_stance_judge("auto").name == "heuristic"
+    assert offline_stance_judge("heuristic").name == "heuristic"
+
+
+def test_packaged_weights_load_and_are_small():
+    path = trained.default_weights_path()
+    assert path.is_file() and path.stat().st_size <= 20 * 1024 * 1024
+    model = StanceMLP(path)
+    assert model.weights[0].shape[0] == len(FEATURE_NAMES)
+    assert offline_stance_judge("trained").name == "trained"
+
+
+def test_stale_weights_raise(tmp_path):
+    with np.load(trained.default_weights_path(), allow_pickle=False) as data:
+        arrays = {key: data[key] for key in data.files}
+    arrays["feature_names"] = np.array(list(FEATURE_NAMES[:-1]) + ["renamed"])
+    stale = tmp_path / "stale.npz"
+    np.savez(stale, **arrays)
+    with pytest.raises(ConfigurationError, match="other features"):
+        StanceMLP(stale)
