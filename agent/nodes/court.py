@@ -69,7 +69,7 @@ def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], setting
         verdict = HypothesisVerdict.CONTRADICTED
     else:
         verdict = HypothesisVerdict.INSUFFICIENT
-    scored = hypothesis.model_copy(update={"support": s, "contradiction": c, "score": score, "verdict": verdict})
+    scored = hypothesis.model_copy(update={"support": float(s), "contradiction": float(c), "score": float(score), "verdict": verdict})
     return scored, support + against + neutral
 
 
@@ -104,8 +104,8 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
                     record = pool[passages[i].record_id]
                     entries.append(LedgerEntry(
                         hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index, text=passages[i].text,
-                        stance=stance, confidence=result.confidence,
-                        weight=passage_weight(passages[i], record, h, settings, source_types[record.id]),
+                        stance=stance, confidence=float(result.confidence),
+                        weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id])),
                         via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
                     ))
                 h_scored, kept = score_hypothesis(h, entries, settings)
@@ -116,7 +116,7 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
             scored = list(hypotheses)
         if state["plan"].task == "mcq" and scored:
             scored = _blend_mcq(scored, semantic)
-    margin = margin_of([h.score for h in scored]) if scored else None
+    margin = float(margin_of([h.score for h in scored])) if scored else None
     emit({"node": "court", "round": state.get("round", 0), "margin": margin, "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored]})
     update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage}
     return {**update, "decisions": [decide_after_court(state_after(state, update), settings)]}
@@ -135,8 +135,8 @@ def _blend_mcq(hypotheses: list[Hypothesis], semantic: list[float]) -> list[Hypo
     """MCQ: 70 % stance-based net score share, 30 % semantic evidence share (seed 000)."""
     stance_share = _shares([h.score for h in hypotheses])
     sem = np.asarray(semantic or [0.0] * len(hypotheses))
-    sem_share = _shares(list(sem - sem.min())) if sem.size and sem.max() > sem.min() else [1.0 / len(hypotheses)] * len(hypotheses)
+    sem_share = _shares([float(x) for x in sem - sem.min()]) if sem.size and sem.max() > sem.min() else [1.0 / len(hypotheses)] * len(hypotheses)
     return [
-        h.model_copy(update={"score": MCQ_STANCE_SHARE * st + (1 - MCQ_STANCE_SHARE) * se})
+        h.model_copy(update={"score": float(MCQ_STANCE_SHARE * st + (1 - MCQ_STANCE_SHARE) * se)})
         for h, st, se in zip(hypotheses, stance_share, sem_share)
     ]

@@ -46,7 +46,7 @@ class MiniLMEncoder:
 
     name = "minilm"
 
-    def __init__(self, cache_size: int = 20_000, batch_size: int = 64):
+    def __init__(self, cache_size: int = 60_000, batch_size: int = 64):
         self.cache_size = cache_size
         self.batch_size = batch_size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -88,6 +88,14 @@ class MiniLMEncoder:
                     if len(self._cache) > self.cache_size:
                         self._cache.popitem(last=False)
         return out
+
+    def prime(self, texts: list[str], vectors: np.ndarray) -> None:
+        """Seed the cache with embeddings computed earlier (e.g. a persisted index), so they are never recomputed."""
+        with self._lock:
+            for text, vector in zip(texts, vectors):
+                self._cache[self._key(text)] = np.asarray(vector, dtype=np.float32)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
 
     async def embed(self, texts: list[str], *, kind: Literal["query", "document"] = "document") -> np.ndarray:
         """Async twin: the CPU work runs in a thread so the event loop stays free."""

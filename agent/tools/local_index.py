@@ -119,6 +119,7 @@ class LocalIndex:
         self.manifest = manifest
         self.by_id = {r.id: r for r in records}
         self._lock = threading.Lock()
+        shared_encoder().prime([r.text for r in records], embeddings)
         self._citing: dict[str, list[str]] = defaultdict(list)
         for record in records:
             for ref in record.references:
