@@ -78,21 +78,13 @@ def backend_for(settings: Context, documents: list[dict] | None = None) -> Backe
 
 # ---------------------------------------------------------------------------------------------- pieces
 def offline_stance(settings: Context) -> tuple[StanceJudge, list[str]]:
-    """The trained stance model, or the heuristic when asked for (or when the weights are absent)."""
-    from agent.judges.heuristic import HeuristicStanceJudge
+    """The offline judge for settings.stance_model ('llm' uses it as the fallback); notes say when auto fell back."""
+    from agent.judges import offline_stance_judge
 
-    if settings.stance_model == "heuristic":
-        return HeuristicStanceJudge(), []
-    try:
-        from agent.judges.trained import TrainedStanceJudge
-
-        judge = TrainedStanceJudge()
-        judge.model  # load now: missing weights should surface here, not mid-run
-        return judge, []
-    except ConfigurationError as exc:
-        if settings.stance_model == "trained":
-            raise
-        return HeuristicStanceJudge(), [f"stance: trained model unavailable ({exc}); using heuristic"]
+    kind = settings.stance_model if settings.stance_model in ("trained", "heuristic") else "auto"
+    judge = offline_stance_judge(kind)
+    notes = [f"stance: trained weights absent, using the {judge.name} judge"] if kind == "auto" and judge.name != "trained" else []
+    return judge, notes
 
 
 def reasoner_and_stance(settings: Context, embedder: Embedder, offline_judge: StanceJudge) -> tuple[Reasoner, StanceJudge, Reasoner | None]:
@@ -114,9 +106,12 @@ def reasoner_and_stance(settings: Context, embedder: Embedder, offline_judge: St
     return reasoner, stance, extractive
 
 
-def offline_reranker(settings: Context) -> Reranker:
+def offline_reranker(settings: Context, index: Any = None) -> Reranker:
+    """The offline hybrid reranker; over a local index it uses the index's sentence store when one was built."""
     from agent.tools.offline_rerank import HybridReranker
 
+    if index is not None:
+        return HybridReranker.for_index(index, semantic=settings.enable_semantic_rerank)
     return HybridReranker(semantic=settings.enable_semantic_rerank)
 
 
@@ -146,7 +141,7 @@ def build_offline(settings: Context, documents: list[dict] | None = None) -> Bac
         name="offline",
         sources=[LocalSource(index)],
         embedder=embedder,
-        reranker=offline_reranker(settings),
+        reranker=offline_reranker(settings, index),
         stance=stance,
         reasoner=reasoner,
         second_opinion=second,
@@ -165,15 +160,18 @@ def build_live(settings: Context, documents: list[dict] | None = None) -> Backen
 def live_backend(settings: Context, tools: Any) -> Backend:
     """A live Backend around already-built LiveTools (tests pass tools on a replay transport)."""
     from agent.tools.encoder import shared_encoder
+    from agent.tools.fallback import FallbackEmbedder, FallbackReranker
 
-    embedder = tools.embedder or shared_encoder()
+    # The court compares vectors from one embedder, so a hosted embedder falls back per call, never per text.
+    embedder = FallbackEmbedder(tools.embedder, shared_encoder()) if tools.embedder else shared_encoder()
+    reranker = FallbackReranker(tools.reranker, offline_reranker(settings)) if tools.reranker else offline_reranker(settings)
     judge, notes = offline_stance(settings)
     reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)
     return Backend(
         name="live",
         sources=list(tools.sources),
         embedder=embedder,
-        reranker=tools.reranker or offline_reranker(settings),
+        reranker=reranker,
         stance=stance,
         reasoner=reasoner,
         web=tools.web,

@@ -191,6 +191,13 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     print(f"building index of {corpus} into {target} ...", file=sys.stderr)
     index = LocalIndex.build(corpus, target, progress=not args.quiet)
     print(f"indexed {len(index.records)} documents in {time.time() - started:.0f} s: {target}")
+    if args.sentences:
+        from agent.tools.offline_rerank import SentenceStore
+
+        started = time.time()
+        print("encoding every sentence for the reranker's sentence store (minutes) ...", file=sys.stderr)
+        SentenceStore.build(index, progress=not args.quiet)
+        print(f"sentence store built in {time.time() - started:.0f} s")
     return 0
 
 
@@ -246,6 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
     build_p = index_sub.add_parser("build", help="build (or rebuild) the index of a JSONL corpus")
     build_p.add_argument("path", nargs="?", help="corpus JSONL (default: the configured or shared SciFact corpus)")
     build_p.add_argument("--index-dir", help="where to write it")
+    build_p.add_argument("--sentences", action="store_true",
+                         help="also encode every sentence for the reranker (10-20 min on 2 cores for SciFact; +0.015 nDCG@10)")
     build_p.add_argument("--quiet", "-q", action="store_true")
     build_p.set_defaults(handler=_cmd_index_build)
 

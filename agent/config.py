@@ -87,6 +87,7 @@ class Context(BaseModel):
     enable_verification: bool = Field(True, description="Extract and verify the answer's claims.")
     enable_semantic_rerank: bool = Field(True, description="Semantic reranking (off: lexical only).")
     enable_quantitative_weight: bool = Field(True, description="Weight quantitative passages by quantitative_weight.")
+    enable_section_weight: bool = Field(True, description="Weight passages by structured-abstract section (background 0.5, methods 0.7, results 1.0) and skip aims and questions.")
     enable_triangulation: bool = Field(True, description="Weight evidence by cross-source triangulation.")
     enable_claim_dedup: bool = Field(True, description="Merge near-duplicate claims (cosine >= dedup_cosine).")
     enable_novelty_demotion: bool = Field(True, description="Demote near-duplicate documents in the ranking.")

@@ -3,7 +3,9 @@ answered through the public API (`agent.aask` with the contexts as the only docu
 
     python -m evals.pubmedqa --data ../shared/data/pubmedqa/pqal_dev.json
 
-verdict SUPPORT -> yes, CONTRADICT -> no, NOT_ENOUGH_INFO or abstention -> maybe.
+Two decision rules are scored: `strict` (verdict SUPPORT -> yes, CONTRADICT -> no, NOT_ENOUGH_INFO or
+abstention -> maybe) and `lean` (when the system abstains, the side its court's hypothesis scores favour;
+maybe only when the court saw no evidence either way). `accuracy` is the lean rule's.
 """
 
 from __future__ import annotations
@@ -22,6 +24,18 @@ LABELS = ("yes", "no", "maybe")
 DECISION = {"SUPPORT": "yes", "CONTRADICT": "no"}
 
 
+def decide_strict(answer: Any) -> str:
+    return DECISION.get(answer.verdict or "", "maybe") if not answer.abstained else "maybe"
+
+
+def decide_lean(answer: Any) -> str:
+    if not answer.abstained and answer.verdict in DECISION:
+        return DECISION[answer.verdict]
+    yes = next((h.score for h in answer.hypotheses if h.polarity > 0), 0.0)
+    no = next((h.score for h in answer.hypotheses if h.polarity < 0), 0.0)
+    return "maybe" if yes == no else ("yes" if yes > no else "no")
+
+
 def documents_of(pmid: str, item: dict) -> list[dict]:
     labels = item.get("LABELS") or []
     return [
@@ -31,13 +45,13 @@ def documents_of(pmid: str, item: dict) -> list[dict]:
 
 
 async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
-    gold, predicted, confidences = [], [], []
+    gold, predicted, strict, confidences = [], [], [], []
     started = time.perf_counter()
     for pmid, item in items.items():
         answer = await aask(item["QUESTION"], mode="verify", documents=documents_of(pmid, item), context=context)
-        decision = DECISION.get(answer.verdict or "", "maybe") if not answer.abstained else "maybe"
         gold.append(item["final_decision"])
-        predicted.append(decision)
+        predicted.append(decide_lean(answer))
+        strict.append(decide_strict(answer))
         confidences.append(answer.confidence)
     elapsed = time.perf_counter() - started
     correct = [g == p for g, p in zip(gold, predicted)]
@@ -47,6 +61,8 @@ async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
         "questions": len(gold),
         "accuracy": sum(correct) / len(gold) if gold else 0.0,
         "macro_f1": macro_f1(gold, predicted, LABELS),
+        "accuracy_strict": sum(g == p for g, p in zip(gold, strict)) / len(gold) if gold else 0.0,
+        "macro_f1_strict": macro_f1(gold, strict, LABELS),
         "ece": ece, "brier": brier,
         "questions_per_second": len(gold) / elapsed if elapsed else 0.0,
         "majority_baseline": max(gold.count(label) for label in LABELS) / len(gold) if gold else 0.0,

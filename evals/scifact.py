@@ -24,7 +24,6 @@ from agent.judges.dataset import scifact_splits
 from evals.report import calibration, parse_overrides, prf, print_json, print_table
 
 LABELS = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
-MAX_DOCS = 3
 
 
 def gold_of(claim: dict) -> tuple[dict[str, str], dict[str, set[int]], str]:
@@ -37,7 +36,7 @@ def gold_of(claim: dict) -> tuple[dict[str, str], dict[str, set[int]], str]:
     return labels, sentences, claim_label
 
 
-def predictions_of(answer: Any) -> tuple[dict[str, str], dict[str, set[int]]]:
+def predictions_of(answer: Any, max_docs: int = 1) -> tuple[dict[str, str], dict[str, set[int]]]:
     """Evidence abstracts for the verdict: docs whose ledger entries for the claim carry the verdict's stance."""
     if answer.verdict not in ("SUPPORT", "CONTRADICT"):
         return {}, {}
@@ -49,11 +48,11 @@ def predictions_of(answer: Any) -> tuple[dict[str, str], dict[str, set[int]]]:
             strength[entry.record_id] = max(strength.get(entry.record_id, 0.0), entry.confidence)
             if entry.sentence_index is not None:
                 sentences.setdefault(entry.record_id, set()).add(entry.sentence_index)
-    top = sorted(strength, key=lambda d: -strength[d])[:MAX_DOCS]
+    top = sorted(strength, key=lambda d: -strength[d])[:max_docs]
     return {d: answer.verdict for d in top}, {d: sentences.get(d, set()) for d in top}
 
 
-async def evaluate(claims: list[dict], context: Context) -> dict[str, Any]:
+async def evaluate(claims: list[dict], context: Context, max_docs: int = 1) -> dict[str, Any]:
     correct_docs = predicted_docs = gold_docs = 0
     correct_sents = predicted_sents = gold_sents = 0
     claim_correct, confidences, seconds = [], [], []
@@ -62,7 +61,7 @@ async def evaluate(claims: list[dict], context: Context) -> dict[str, Any]:
         started = time.perf_counter()
         answer = await averify(claim["claim"], context=context)
         seconds.append(time.perf_counter() - started)
-        labels, sentences = predictions_of(answer)
+        labels, sentences = predictions_of(answer, max_docs)
         predicted_docs += len(labels)
         gold_docs += len(gold_labels)
         gold_sents += sum(len(s) for s in gold_sentences.values())
@@ -99,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="first N claims of the split")
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic (ablations)")
+    parser.add_argument("--max-docs", type=int, default=1, help="evidence abstracts predicted per claim (strongest first)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     claims = [json.loads(line) for line in args.claims.read_text().splitlines() if line.strip()]
@@ -109,8 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
     context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
     context.resolved()
-    results = asyncio.run(evaluate(claims, context))
-    config = {"split": args.split, "preset": args.preset, "overrides": overrides}
+    results = asyncio.run(evaluate(claims, context, args.max_docs))
+    config = {"split": args.split, "preset": args.preset, "overrides": overrides, "max_docs": args.max_docs}
     print_table(f"SciFact open setting, {results['claims']} claims ({args.split}), {config}", list(results.items()))
     if args.json:
         print_json({**results, **config})

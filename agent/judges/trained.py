@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +26,8 @@ WEIGHTS_FILE = "stance_mlp.npz"
 
 def default_weights_path() -> Path:
     """Where the packaged weights live (agent/models/stance_mlp.npz)."""
-    return Path(str(resources.files("agent") / "models" / WEIGHTS_FILE))
+    # Not importlib.resources: under an editable install it can return a MultiplexedPath that cannot join files.
+    return Path(__file__).resolve().parents[1] / "models" / WEIGHTS_FILE
 
 
 class StanceMLP:

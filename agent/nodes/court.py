@@ -21,12 +21,19 @@ from agent.interfaces import StanceResult
 from agent.nodes.common import state_after, backend_of, emit, node_meter, sentence_passages, settings_of
 from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.routing import decide_after_court
+from agent.text import is_finding
+from agent.scoring.chunking import structured_label
 from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.triangulation import triangulation_score
 
 SENTENCES_PER_HYPOTHESIS = 16
 NEUTRAL_KEPT = 2
 MCQ_STANCE_SHARE = 0.7
+SECTION_WEIGHTS = {
+    "background": 0.5, "context": 0.5, "introduction": 0.5, "objective": 0.5, "objectives": 0.5, "aim": 0.5, "aims": 0.5,
+    "purpose": 0.5, "importance": 0.5, "rationale": 0.5, "methods": 0.7, "method": 0.7, "design": 0.7, "setting": 0.7,
+    "participants": 0.7, "patients": 0.7, "materials and methods": 0.7, "measurements": 0.7,
+}
 FLIP = {"SUPPORT": "CONTRADICT", "CONTRADICT": "SUPPORT", "NEUTRAL": "NEUTRAL"}
 
 
@@ -44,8 +51,16 @@ def margin_of(scores: list[float]) -> float:
     return top[0] - top[1]
 
 
+def section_weight(text: str) -> float:
+    """Background and aims say what was asked, not what was found: they count less than results."""
+    label = structured_label(text)
+    return SECTION_WEIGHTS.get(label, 1.0) if label else 1.0
+
+
 def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str]) -> float:
     weight = quantitative_weight(passage.text, settings.quantitative_weight) if settings.enable_quantitative_weight else 1.0
+    if settings.enable_section_weight:
+        weight *= section_weight(passage.text)
     if settings.enable_triangulation:
         weight *= 1.0 + triangulation_score(source_types)
     adversarial = hypothesis.origin == "negation"
@@ -80,6 +95,8 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     hypotheses: list[Hypothesis] = state.get("hypotheses") or []
     records = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool][: settings.court_records]
     passages = sentence_passages(records)
+    if settings.enable_section_weight:
+        passages = [p for p in passages if is_finding(p.text)]
     with node_meter(state, settings) as meter:
         ledger, scored, semantic = [], [], []
         if passages and hypotheses:
@@ -91,7 +108,7 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
                 chosen[statement] = [int(i) for i in np.argsort(-sims[:, j])[:SENTENCES_PER_HYPOTHESIS]]
             pairs = [(statement, passages[i].text) for statement in statements for i in chosen[statement]]
             judged: list[StanceResult] = await backend.stance.judge(pairs) if pairs else []
-            stance_of = {pair: result for pair, result in zip(pairs, judged)}
+            stance_of = {pair: result for pair, result in zip(pairs, judged, strict=True)}
             source_types = _source_types_by_record(records)
             for h in hypotheses:
                 j = statements.index(h.statement)

@@ -78,7 +78,7 @@ async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], 
     entries = [
         LedgerEntry(hypothesis_id="claim", record_id=p.record_id, sentence_index=p.sentence_index, text=p.text,
                     stance=r.stance if r.confidence >= settings.stance_min_confidence else "NEUTRAL", confidence=r.confidence)
-        for p, r in zip(chosen, judged)
+        for p, r in zip(chosen, judged, strict=True)
     ]
     by_conf = sorted(entries, key=lambda e: -e.confidence)
     dossier = [e for e in by_conf if e.stance == "SUPPORT"][:2] + [e for e in by_conf if e.stance == "CONTRADICT"][:2]

@@ -22,7 +22,7 @@ _SECTION_NAMES = (
 )
 # A line that is only a heading: optional markdown #'s or numbering ("2.", "3.1", "IV."), the name, optional colon.
 _HEADING_LINE = re.compile(
-    rf"^\s*(?:#{{1,6}}\s*)?(?:(?:\d+(?:\.\d+)*|[IVX]+)\.?\s+)?({_SECTION_NAMES})\s*:?\s*$", re.I
+    rf"^\s*(?:#{{1,6}}\s*)?(?:(?:\d+(?:\.\d+)*|[IVX]+)\.?\s+)?({_SECTION_NAMES})\s*:?\s*$", re.IGNORECASE
 )
 _MARKDOWN_HEADING = re.compile(r"^\s*#{1,6}\s+(\S.*?)\s*#*\s*$")
 
@@ -35,7 +35,7 @@ _LABELS = (
 # Upper-case labels may omit the colon (SciFact: "BACKGROUND Microarrays offer ..."); title-case ones need it,
 # so an ordinary sentence starting "Results show ..." is not taken for a label.
 _UPPER_LABEL = re.compile(rf"^((?:{_LABELS})(?:\s*(?:AND|&|/)\s*(?:{_LABELS}))*)\s*:?\s+(?=\S)")
-_TITLE_LABEL = re.compile(rf"^((?:{_LABELS})(?:\s*(?:and|&|/)\s*(?:{_LABELS}))*)\s*:\s*(?=\S)", re.I)
+_TITLE_LABEL = re.compile(rf"^((?:{_LABELS})(?:\s*(?:and|&|/)\s*(?:{_LABELS}))*)\s*:\s*(?=\S)", re.IGNORECASE)
 _INLINE_LABEL = re.compile(rf"(?<=[.!?])\s+(?=(?:{_LABELS})(?:\s+AND\s+(?:{_LABELS}))*\s*:)")
 
 _DROPPED_SECTIONS = ("references", "bibliography", "acknowledg")

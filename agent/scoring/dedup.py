@@ -9,8 +9,8 @@ InChIKeys or SMILES are kept apart whatever their cosine (seed 002's non-merge g
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -21,7 +21,7 @@ DEFAULT_THRESHOLD = 0.85
 _CAS = re.compile(r"(?<![\d-])(\d{2,7})-(\d{2})-(\d)(?![\d-])")
 _INCHI = re.compile(r"InChI=1S?/[^\s,;]+")
 _INCHIKEY = re.compile(r"(?<![A-Z])[A-Z]{14}-[A-Z]{10}-[A-Z](?![A-Z])")
-_SMILES_LABELLED = re.compile(r"SMILES\s*[:=]?\s*([^\s,;]+)", re.I)
+_SMILES_LABELLED = re.compile(r"SMILES\s*[:=]?\s*([^\s,;]+)", re.IGNORECASE)
 _SMILES_CHARS = re.compile(r"[BCNOPSFIHbcnops0-9\[\]()=#@+\-\\/%lr.]+")
 _SMILES_ATOM = re.compile(r"Cl|Br|[BCNOPSFI]|[bcnops]")
 _BRACKET_ATOM = re.compile(r"\[[^\]]*\]")

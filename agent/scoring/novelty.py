@@ -7,8 +7,8 @@ it: of two near-copies the better one keeps its place and only the other moves d
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -15,14 +15,18 @@ _NUM = r"[-−–]?\d+(?:[.,]\d+)*(?:\s*[x×]\s*10\s*(?:\^|\*\*)?\s*[-−–]?\d
 _DASH = r"\s*(?:-|−|–|—|to)\s*"
 _NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|fifty|hundred|thousand)"
 
-_UNITS = (
-    r"(?:[kmµμunp]?g(?:/(?:kg|m2|m²|d(?:ay)?|l|L|ml|mL|dl|dL))?|[kmµμun]?[mM]ol(?:/[lL])?|[mµμnp]?M|"
-    r"[kmµμn]?m(?:2|3|²|³)?|[mµμ]?[lL]|m[lL]|d[lL]|[kKM]?Da|kDa|bp|kb|Mb|nt|aa|"
-    r"°\s?[CF]|K|[kMG]?Hz|[mk]?W|[kM]?J|kcal|cal|eV|meV|[mkM]?V|[mµμn]?A|[kM]?Pa|mmHg|atm|bar|Gy|mSv|Sv|Bq|"
-    r"ms|µs|μs|ns|s|sec|min|h|hr|hrs|hours?|days?|weeks?|months?|years?|yr|"
-    r"IU|U/[lL]|U|rpm|ppm|ppb|nM|µM|μM|mM|cells?/[µμm]?[lL]|copies/m[lL]|"
-    r"kg/m2|kg/m²|bpm|beats/min|mg/dL|mmol/L|g/dL)"
+# Units of two or more characters may follow the number directly ("20mg", "37°C"). A one-letter unit needs a
+# space ("5 V", "12 h"), or gene and figure names would read as quantities ("IL-17A", "Fig. 2A", "1960s").
+_MULTI_UNITS = (
+    r"(?:[kmµμunp]g(?:/(?:kg|m2|m²|d(?:ay)?|l|L|ml|mL|dl|dL))?|g/(?:kg|d(?:ay)?|l|L|dL|m2|m²)|"
+    r"[kmµμun]?[mM]ol(?:/[lL])?|[mµμnp]M|[kmµμn]m(?:2|3|²|³)?|m(?:2|3|²|³)|[mµμ][lL]|d[lL]|[kKM]?Da|bp|kb|Mb|nt|aa|"
+    r"°\s?[CF]|[kMG]?Hz|[mkM]W|[kM]J|kcal|cal|[m]?eV|[mkM]V|[mµμn]A|[kM]?Pa|mmHg|atm|bar|Gy|mSv|Sv|Bq|"
+    r"ms|µs|μs|ns|sec|min|hr|hrs|hours?|days?|weeks?|months?|years?|yr|"
+    r"IU|U/[lL]|rpm|ppm|ppb|cells?/[µμm]?[lL]|copies/m[lL]|kg/m2|kg/m²|bpm|beats/min|mg/dL|mmol/L|g/dL)"
 )
+_SINGLE_UNITS = r"(?:[AKMVWUJLsghml])"
+_UNITS = rf"(?:{_MULTI_UNITS}|(?<=\s){_SINGLE_UNITS})"
+_NOT_AFTER = r"(?<![\w.\-−–/])"  # a number glued to a word or hyphen ("IL-17A", "CD4") is a name, not a value
 
 _PATTERNS: dict[str, str] = {
     # Order matters only for documentation; overlaps are settled by PRIORITY below.
@@ -34,10 +38,10 @@ _PATTERNS: dict[str, str] = {
     "fold_change": rf"(?:{_NUM}|{_NUMBER_WORDS})\s*-?\s*(?:fold|times)\b|(?:{_NUMBER_WORDS})fold\b|\b{_NUM}\s*[x×](?=\s+(?:higher|lower|more|less|increase|decrease|greater|faster|slower))",
     "sample_size": r"\b[nN]\s*=\s*\d+(?:,\d{3})*\b|\b\d+(?:,\d{3})*\s+(?:patients|participants|subjects|individuals|women|men|children|adults|cases|controls|mice|rats|animals|volunteers|infants|respondents|samples|cohorts?)\b",
     "ratio": rf"\b\d+(?:\.\d+)?\s*:\s*\d+(?:\.\d+)?\b(?!\s*(?:am|pm))|\bratio\s+(?:of\s+)?{_NUM}",
-    "range": rf"(?:between\s+{_NUM}\s*%?\s*(?:{_UNITS}\b)?\s*and\s+{_NUM}|(?<![\w.]){_NUM}\s*(?:{_DASH}){_NUM}\s*(?:%|{_UNITS}\b))",
+    "range": rf"(?:between\s+{_NUM}\s*%?\s*(?:{_UNITS}\b)?\s*and\s+{_NUM}|{_NOT_AFTER}{_NUM}\s*(?:{_DASH}){_NUM}\s*(?:%|{_UNITS}\b))",
     "percentage": rf"{_NUM}\s*(?:%|percent\b|per cent\b)",
     "scientific_notation": r"\b\d+(?:\.\d+)?\s*[x×]\s*10\s*(?:\^|\*\*)?\s*[-−–]?\d+\b|\b\d+(?:\.\d+)?[eE][-−–]?\d+\b",
-    "value_with_unit": rf"(?<![\w.]){_NUM}\s*{_UNITS}(?![\w])",
+    "value_with_unit": rf"{_NOT_AFTER}{_NUM}\s*{_UNITS}(?![\w])",
 }
 
 # Higher wins when two matches overlap: the more specific statistic absorbs the generic numbers inside it.

@@ -102,11 +102,12 @@ def default_index_dir(corpus: Path, home: Path) -> Path:
     return home / "index" / f"{corpus.stem}-{file_digest(corpus)[:10]}"
 
 
-def _bm25_tokenize(texts: list[str]):
+def bm25_tokenize(texts: list[str], *, return_ids: bool = True):
+    """The project's one BM25 tokenisation (English stopwords, Snowball stemming), for the index and the reranker."""
     import bm25s
     import Stemmer
 
-    return bm25s.tokenize(texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False)
+    return bm25s.tokenize(texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False, return_ids=return_ids)
 
 
 class LocalIndex:
@@ -133,7 +134,7 @@ class LocalIndex:
         records = load_corpus(corpus)
         texts = [r.text for r in records]
         bm25 = bm25s.BM25()
-        bm25.index(_bm25_tokenize(texts), show_progress=False)
+        bm25.index(bm25_tokenize(texts), show_progress=False)
         embeddings = shared_encoder().encode(texts, show_progress=progress)
         manifest = {
             "version": INDEX_VERSION,
@@ -168,7 +169,7 @@ class LocalIndex:
         if not records:
             raise CorpusError("no documents given")
         bm25 = bm25s.BM25()
-        bm25.index(_bm25_tokenize([r.text for r in records]), show_progress=False)
+        bm25.index(bm25_tokenize([r.text for r in records]), show_progress=False)
         embeddings = shared_encoder().encode([r.text for r in records])
         manifest = {"version": INDEX_VERSION, "corpus": "<documents>", "documents": len(records), "model": MODEL_NAME, "dim": DIM}
         return cls(records, bm25, embeddings, manifest)
@@ -204,7 +205,7 @@ class LocalIndex:
     def lexical(self, query: str, k: int) -> list[tuple[int, float]]:
         k = min(k, len(self.records))
         with self._lock:  # bm25s retrieval is not documented as thread-safe
-            docs, scores = self.bm25.retrieve(_bm25_tokenize([query]), k=k, show_progress=False, n_threads=1)
+            docs, scores = self.bm25.retrieve(bm25_tokenize([query]), k=k, show_progress=False, n_threads=1)
         return [(int(d), float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
 
     def dense(self, query_vector: np.ndarray, k: int) -> list[tuple[int, float]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 
 from agent.backend import register_backend
 from agent.config import Context

@@ -60,6 +60,7 @@ def test_specific_statistic_absorbs_generic_numbers_inside_it() -> None:
         "Exercise substantially improves outcomes over prior work.",
         "The study was published in 2001 in Nature.",
         "There were two groups of cells, shown in Figure 3.",
+        "IL-17A and CD4 T cells, see Fig. 2A; first described in the 1960s.",
         "",
     ],
 )

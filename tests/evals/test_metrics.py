@@ -1,0 +1,34 @@
+"""The evals' metric functions on hand-made examples."""
+
+import math
+
+import pytest
+
+from evals.beir import mrr_at_10, ndcg_at_10, recall_at_100
+from evals.report import calibration, macro_f1, prf
+from evals.scifact import gold_of
+
+
+def test_ranking_metrics():
+    relevant = {"a": 1, "b": 1}
+    assert ndcg_at_10(["a", "b", "c"], relevant) == pytest.approx(1.0)
+    assert ndcg_at_10(["c", "a"], {"a": 1}) == pytest.approx(1 / math.log2(3))
+    assert recall_at_100(["x"] * 99 + ["a"], relevant) == 0.5
+    assert mrr_at_10(["c", "d", "b"], relevant) == pytest.approx(1 / 3)
+    assert mrr_at_10(["c"] * 10 + ["a"], relevant) == 0.0
+
+
+def test_classification_and_calibration_metrics():
+    assert prf(2, 4, 8) == pytest.approx((0.5, 0.25, 1 / 3))
+    assert macro_f1(["yes", "no"], ["yes", "yes"], ["yes", "no"]) == pytest.approx((2 / 3 + 0) / 2)
+    ece, brier = calibration([1.0, 0.0], [True, False])
+    assert ece == 0.0 and brier == 0.0
+    ece, brier = calibration([0.9, 0.9], [True, False])
+    assert ece == pytest.approx(0.4) and brier == pytest.approx((0.01 + 0.81) / 2)
+
+
+def test_scifact_gold_labels():
+    claim = {"evidence": {"12": [{"sentences": [1, 3], "label": "CONTRADICT"}]}}
+    labels, sentences, claim_label = gold_of(claim)
+    assert labels == {"12": "CONTRADICT"} and sentences == {"12": {1, 3}} and claim_label == "CONTRADICT"
+    assert gold_of({"evidence": {}})[2] == "NOT_ENOUGH_INFO"
