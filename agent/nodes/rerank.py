@@ -13,6 +13,7 @@ import numpy as np
 from agent.nodes.common import state_after, backend_of, emit, node_meter, settings_of
 from agent.records import Passage, Record
 from agent.routing import decide_after_rerank
+from agent.scoring.novelty import novelty_rerank
 
 PREFILTER = 200
 PER_HYPOTHESIS = 3
@@ -49,6 +50,8 @@ async def rerank(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
             combined = 0.5 * combined + 0.5 * per_h.max(axis=0)
             for row in per_h:
                 guaranteed.update(int(i) for i in np.argsort(-row)[:PER_HYPOTHESIS])
+        if settings.enable_novelty_demotion and len(records) > 1:  # near-duplicate documents yield their slot
+            combined = np.asarray(novelty_rerank(combined.tolist(), await backend.embedder.embed(texts, kind="document")).scores)
         order = [int(i) for i in np.argsort(-combined)]
         keep = [i for i in order if i in guaranteed]
         keep += [i for i in order if i not in guaranteed][: max(0, settings.rerank_top_k - len(keep))]

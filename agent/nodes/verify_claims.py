@@ -22,6 +22,7 @@ from agent.nodes.common import state_after, backend_of, emit, merge_into_pool, n
 from agent.reasoners.questions import negate
 from agent.records import Claim, ClaimVerdict, LedgerEntry, Provenance, Record
 from agent.routing import decide_after_verify
+from agent.scoring.dedup import dedup_texts
 
 RESULTS_PER_QUERY = 8
 SENTENCES_PER_CLAIM = 10
@@ -97,6 +98,9 @@ async def verify_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     with node_meter(state, settings) as meter:
         if settings.enable_verification and settings.max_claims and draft and draft.sentences:
             claims = await backend.reasoner.extract_claims(state["question"], draft, settings.max_claims)
+            if settings.enable_claim_dedup and len(claims) > 1:  # one check per canonical claim (seed 002)
+                groups = await dedup_texts([c.text for c in claims], backend.embedder, settings.dedup_cosine)
+                claims = [claims[g.representative] for g in groups]
             budget = settings.max_source_calls - (state["usage"].source_calls if state.get("usage") else 0)
             checked = []
             for claim in claims:

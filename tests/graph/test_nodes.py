@@ -193,3 +193,25 @@ def test_report_insufficient_when_nothing_retrieved():
     answer = run(report, state, rt)["answer"]
     assert answer.status == Status.INSUFFICIENT_EVIDENCE and "Insufficient evidence" in answer.answer
     assert answer.citations == []
+
+
+def test_rerank_demotes_near_duplicate_documents():
+    twin = record("a1b", "Statins increase muscle pain in adults", "Statins increases muscle pain in older adults (OR 1.8, 95% CI 1.2-2.6).", "Pain was reported by 12% of patients.")
+    rt = runtime(sources_override=[ListSource(RECORDS + [twin])])
+    state = base_state(rt)
+    state.update(run(retrieve, state, rt))
+    demoted = {p.record_id: p.score for p in run(rerank, state, rt)["ranked"]}
+    off = runtime(sources_override=[ListSource(RECORDS + [twin])], enable_novelty_demotion=False)
+    plain = {p.record_id: p.score for p in run(rerank, state, off)["ranked"]}
+    assert {"a1", "a1b"} <= set(demoted)
+    assert min(demoted["a1"], demoted["a1b"]) < min(plain["a1"], plain["a1b"])  # the near-copy is demoted
+    assert max(demoted["a1"], demoted["a1b"]) == max(plain["a1"], plain["a1b"])  # the original keeps its score
+
+
+def test_verify_claims_checks_each_canonical_claim_once():
+    rt = runtime()
+    state = _courted(rt)
+    duplicate = CitedSentence(text=state["ledger"][0].text + " ", citations=[state["ledger"][0].record_id])
+    state["draft"] = Draft(answer="x", sentences=[CitedSentence(text=state["ledger"][0].text, citations=[state["ledger"][0].record_id]), duplicate])
+    claims = run(verify_claims, state, rt)["claims"]
+    assert len(claims) == 1
