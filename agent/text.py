@@ -18,7 +18,8 @@ STOPWORDS = frozenset(
 _SECTION_LABEL = re.compile(r"^(?:[A-Z][A-Z /&-]{2,40}[:.]?\s+)(?=[A-Z0-9])")
 _NON_FINDING = re.compile(
     r"^(to (determine|assess|evaluate|investigate|examine|test|compare|identify|explore)|we (aimed|sought|investigated whether|asked whether)"
-    r"|the (aim|purpose|objective|goal)s? of|this study (aimed|examined|investigated))\b|\?$",
+    r"|the (aim|purpose|objective|goal)s? of|this study (aimed|examined|investigated)|whether)\b"
+    r"|\b(is|are|remains?) (unknown|unclear|not known)\b|\?$",
     re.I,
 )
 

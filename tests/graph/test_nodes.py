@@ -215,3 +215,13 @@ def test_verify_claims_checks_each_canonical_claim_once():
     state["draft"] = Draft(answer="x", sentences=[CitedSentence(text=state["ledger"][0].text, citations=[state["ledger"][0].record_id]), duplicate])
     claims = run(verify_claims, state, rt)["claims"]
     assert len(claims) == 1
+
+
+def test_non_findings_are_recognised():
+    from agent.text import is_finding, strip_section_label
+
+    assert not is_finding("OBJECTIVE To determine if hypoglycemic episodes are associated with dementia.")
+    assert not is_finding("Whether minor hypoglycemic episodes increase risk of dementia is unknown.")
+    assert not is_finding("Does aspirin work?")
+    assert is_finding("CONCLUSIONS Severe hypoglycemia was associated with a greater risk of dementia.")
+    assert strip_section_label("RESULTS At least 1 episode was seen.") == "At least 1 episode was seen."
