@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.network_guard import network_blocked
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 DATA = SHARED / "data"
@@ -17,6 +19,13 @@ os.environ["SPARKIT_TRACE"] = "0"  # tests that want a trace ask for one
 os.environ.pop("LANGCHAIN_TRACING_V2", None)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_network():
+    """Any connection or DNS lookup outside loopback fails the test that made it."""
+    with network_blocked():
+        yield
 
 
 @pytest.fixture(autouse=True)

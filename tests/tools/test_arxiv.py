@@ -1,4 +1,8 @@
-"""arXiv client replayed from the recorded Atom feeds."""
+"""arXiv client replayed from the recorded Atom feeds.
+
+Every request goes through the `options` fixture's httpx.MockTransport (`router`, tests/tools/conftest.py);
+the session-wide guard in tests/network_guard.py refuses any real host.
+"""
 
 from __future__ import annotations
 

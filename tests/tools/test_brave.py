@@ -1,4 +1,8 @@
-"""Brave web search client replayed from the recorded response and the quoted 429 body."""
+"""Brave web search client replayed from the recorded response and the quoted 429 body.
+
+Every request goes through the `options` fixture's httpx.MockTransport (`router`, tests/tools/conftest.py);
+the session-wide guard in tests/network_guard.py refuses any real host.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Crossref client replayed from the recorded REST responses."""
+"""Crossref client replayed from the recorded REST responses.
+
+Every request goes through the `options` fixture's httpx.MockTransport (`router`, tests/tools/conftest.py);
+the session-wide guard in tests/network_guard.py refuses any real host.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""The shared HTTP base: retries, Retry-After, timeouts, bad bodies, pacing, cache, allowlist, redaction, events."""
+"""The shared HTTP base: retries, Retry-After, timeouts, bad bodies, pacing, cache, allowlist, redaction, events.
+
+Every request goes through the `options` fixture's httpx.MockTransport (`router`, tests/tools/conftest.py);
+the session-wide guard in tests/network_guard.py refuses any real host.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""PubChem client: recorded identifier/property/full-record bodies, Fault errors, expansion, throttling."""
+"""PubChem client: recorded identifier/property/full-record bodies, Fault errors, expansion, throttling.
+
+Every request goes through the `options` fixture's httpx.MockTransport (`router`, tests/tools/conftest.py);
+the session-wide guard in tests/network_guard.py refuses any real host.
+"""
 
 from __future__ import annotations
 

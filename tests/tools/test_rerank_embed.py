@@ -1,4 +1,8 @@
-"""Cohere Rerank v2 and Voyage embeddings/rerank over the recorded responses and request bodies."""
+"""Cohere Rerank v2 and Voyage embeddings/rerank over the recorded responses and request bodies.
+
+Every request goes through the `options` fixture's httpx.MockTransport (`router`, tests/tools/conftest.py);
+the session-wide guard in tests/network_guard.py refuses any real host.
+"""
 
 from __future__ import annotations
 

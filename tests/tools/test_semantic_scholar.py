@@ -1,4 +1,8 @@
-"""Semantic Scholar client replayed from the recorded Graph API responses."""
+"""Semantic Scholar client replayed from the recorded Graph API responses.
+
+Every request goes through the `options` fixture's httpx.MockTransport (`router`, tests/tools/conftest.py);
+the session-wide guard in tests/network_guard.py refuses any real host.
+"""
 
 from __future__ import annotations
 
