@@ -18,8 +18,8 @@ from agent.config import Context, sparkit_home
 from agent.errors import InputError, SparkitError
 from agent.inputs import validate_question
 from agent.records import Answer, Status
+from agent.redact import redact
 from agent.tracing.progress import NodeUsage, ProgressContext
-from agent.tracing.redact import redact
 from agent.tracing.session import TraceSession, tracing_enabled
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ class RedactingSerializer(JsonPlusSerializer):
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         if isinstance(obj, BaseException):
-            from agent.tracing.redact import redact
+            from agent.redact import redact
 
             obj = RuntimeError(f"{type(obj).__name__}: {redact(str(obj))}")
         return super().dumps_typed(obj)

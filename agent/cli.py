@@ -2,7 +2,7 @@
 
 Errors print one line to stderr and exit 2 (bad input, missing corpus, corrupt index, configuration)
 or 1 (anything else); no traceback reaches the user. Everything printed (answers, JSON, errors, log lines)
-passes through `agent.tracing.redact`, so no key or authorization header is ever shown. `ask`, `verify`
+passes through `agent.redact`, so no key or authorization header is ever shown. `ask`, `verify`
 and `resume` write a local trace by default (`--no-trace` or SPARKIT_TRACE=0 to skip it).
 """
 
@@ -54,7 +54,7 @@ def _progress(event: dict[str, Any]) -> None:
     details = ", ".join(
         f"{k}={_short(v)}" for k, v in event.items() if k != "node" and v not in (None, [], {})
     )
-    from agent.tracing.redact import redact
+    from agent.redact import redact
 
     print(redact(f"  [{node}] {details}"), file=sys.stderr, flush=True)
 
@@ -279,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agent.tracing.redact import install_log_redaction, redact
+    from agent.redact import install_log_redaction, redact
 
     args = build_parser().parse_args(argv)
     install_log_redaction()

@@ -43,6 +43,7 @@ import httpx
 from pydantic import BaseModel, SecretStr
 
 from agent.errors import ConfigurationError, SourceError
+from agent.redact import RedactingFilter, redact, register_secret
 from agent.tools.parsing import dig, truncate
 
 log = logging.getLogger(__name__)
@@ -51,10 +52,6 @@ USER_AGENT = "sparkit/0.1.0 (literature research agent; python-httpx)"
 SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token"})
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "x-subscription-token", "crossref-plus-api-token"})
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
-_SECRET_PAIR = re.compile(r"(?i)\b(api_key|apikey|access_token|token|key)=([^&\s\"'<>]+)")
-_SECRET_HEADER = re.compile(
-    r"(?i)\b(authorization|x-api-key|x-subscription-token|crossref-plus-api-token)(\"?\s*[:=]\s*\"?)(bearer\s+)?([^\s\"',;}]+)"
-)
 _HTML_TITLE = re.compile(r"<title>(.*?)</title>", re.I | re.S)
 
 ParseKind = Literal["json", "xml", "text"]
@@ -109,47 +106,10 @@ class SystemClock:
 
 
 # --- secrets -----------------------------------------------------------------------------------
-
-
-class Redactor:
-    """Masks known secret values, `key=`-style query params and auth headers in any text."""
-
-    def __init__(self, secrets: Iterable[str | None] = ()):
-        self._secrets: list[str] = []
-        for secret in secrets:
-            self.add(secret)
-
-    def add(self, secret: str | None) -> None:
-        if secret and len(secret) >= 4 and secret not in self._secrets:
-            self._secrets.append(secret)
-            self._secrets.sort(key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "[REDACTED]")
-        text = _SECRET_PAIR.sub(lambda m: f"{m.group(1)}=[REDACTED]", text)
-        return _SECRET_HEADER.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED]", text)
-
-    def __repr__(self) -> str:
-        return f"Redactor({len(self._secrets)} secrets)"
-
-
-_KNOWN_SECRETS = Redactor()
-
-
-class _RedactingLogFilter(logging.Filter):
-    """httpx logs every request URL at INFO, query string included; mask keys before any handler sees it."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        clean = _KNOWN_SECRETS(message)
-        if clean != message:
-            record.msg, record.args = clean, ()
-        return True
-
-
+# Keys are registered with agent.redact, the project's one redactor; httpx logs every request URL at INFO,
+# query string included, so its loggers get the same redacting filter as everything else.
 for _name in ("httpx", "httpcore"):
-    logging.getLogger(_name).addFilter(_RedactingLogFilter())
+    logging.getLogger(_name).addFilter(RedactingFilter())
 
 
 def env_secret(explicit: str | None, *names: str) -> SecretStr | None:
@@ -508,9 +468,9 @@ class HttpBase:
         self.clock = self.options.clock
         self.pacer = Pacer(self.policy.min_interval_s, self.policy.max_concurrency, self.clock)
         values = [s.get_secret_value() if isinstance(s, SecretStr) else s for s in secrets]
-        self.redact = Redactor(values)
         for value in values:
-            _KNOWN_SECRETS.add(value)
+            register_secret(value)
+        self.redact = redact
         self._headers = dict(headers or {})
         self._params = {k: v for k, v in (params or {}).items() if v is not None}
         self._adapt = adapt

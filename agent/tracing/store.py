@@ -17,7 +17,7 @@ from typing import Any
 
 from agent.config import sparkit_home
 from agent.errors import InputError
-from agent.tracing.redact import redact
+from agent.redact import redact
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 INDEX_NAME = "index.jsonl"

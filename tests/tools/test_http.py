@@ -13,6 +13,8 @@ import random
 from email.utils import formatdate
 
 import httpx
+
+from agent.redact import redact, register_secret
 import pytest
 
 from agent.errors import SourceError
@@ -24,7 +26,6 @@ from agent.tools.http import (
     HostPolicy,
     HttpBase,
     HttpOptions,
-    Redactor,
     ResponseCache,
     call_events,
     ensure_allowed,
@@ -353,11 +354,16 @@ async def test_keys_never_appear_in_errors_logs_events_or_repr(router, options, 
 
 
 def test_redactor_masks_known_values_params_and_auth_headers():
-    redact = Redactor(["abcd1234secret"])
+    register_secret("abcd1234secret")
     text = redact("url?api_key=zzz&key=yyy&q=1 Authorization: Bearer tok123 x-api-key=qqq abcd1234secret")
     for leaked in ("zzz", "yyy", "tok123", "qqq", "abcd1234secret"):
         assert leaked not in text
-    assert "q=1" in text and repr(redact) == "Redactor(1 secrets)"
+    assert "q=1" in text
+
+
+def test_keys_given_to_a_client_are_masked_everywhere(options):
+    SemanticScholarClient(api_key="s2k1", options=options)  # a 4-character key, registered by the HTTP base
+    assert "s2k1" not in redact("error from https://host/?q=s2k1")
 
 
 # --- events ------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from agent.config import sparkit_home
 from agent.records import Record
 from agent.tools.http import CallEvent, call_events
 from agent.tracing import load_trace, redact, register_secret
-from agent.tracing.redact import RedactingFilter
+from agent.redact import RedactingFilter
 from tests.graph.fakes import ListSource
 from tests.tracing.helpers import CLAIM, DOCS, kinds, scripted_backend
 

@@ -20,6 +20,7 @@ import threading
 MASK = "[REDACTED]"
 SECRET_ENV_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 MIN_SECRET_LEN = 6  # shorter env values ("1", "true") are flags, not keys; masking them would shred text
+MIN_REGISTERED_LEN = 4  # a value registered explicitly is known to be a key, so shorter ones are masked too
 
 _registered: set[str] = set()
 _lock = threading.Lock()
@@ -39,7 +40,7 @@ _SECRET_NAME = re.compile(r"(?i)^(api[_-]?key|apikey|key|token|access[_-]?token|
 
 def register_secret(value: str | None) -> None:
     """Also mask this literal value (a key passed in code, not through the environment)."""
-    if value and len(value) >= MIN_SECRET_LEN:
+    if value and len(value) >= MIN_REGISTERED_LEN:
         with _lock:
             _registered.add(value)
 
@@ -47,9 +48,10 @@ def register_secret(value: str | None) -> None:
 def secret_values() -> list[str]:
     """Every literal to mask right now, longest first (so a key containing another is masked whole)."""
     values = {v.strip() for name, v in os.environ.items() if name.upper().endswith(SECRET_ENV_SUFFIXES) and v}
+    values = {v for v in values if len(v) >= MIN_SECRET_LEN}
     with _lock:
         values |= _registered
-    return sorted((v for v in values if len(v) >= MIN_SECRET_LEN), key=len, reverse=True)
+    return sorted(values, key=len, reverse=True)
 
 
 def is_secret_name(name: str) -> bool:
