@@ -10,9 +10,19 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from agent.backend import Backend
 from agent.budget import source_calls_left
-from agent.nodes.common import backend_of, emit, merge_into_pool, node_meter, settings_of, state_after
-from agent.records import Provenance, Query, Record
+from agent.config import Context
+from agent.metering import Meter
+from agent.nodes.common import (
+    backend_of,
+    emit,
+    merge_into_pool,
+    node_meter,
+    settings_of,
+    state_after,
+)
+from agent.records import Provenance, Query, Record, Usage
 from agent.routing import decide_after_retrieve
 from agent.tools.live import SearchOutcome, WebBudget, search_academic_then_web
 
@@ -25,6 +35,36 @@ def _tagged(outcome: SearchOutcome, query: Query, round_: int) -> list[Record]:
     ]
 
 
+async def search_queries(
+    backend: Backend, queries: list[Query], *, limit: int, round_: int, settings: Context, usage: Usage | None, meter: Meter,
+    use_web: bool = True,
+) -> tuple[list[Record], list[str], list[Query]]:
+    """Send as many queries as the source budget still allows to every source (web fallback when asked).
+
+    Returns the tagged records, the failure messages and the queries actually sent; every call is metered.
+    """
+    left = source_calls_left(usage, settings) - meter.usage.source_calls
+    sendable = queries[: max(0, left) // max(1, len(backend.sources))]
+    web = backend.web if use_web else None
+    web_name = web.name if web is not None else ""
+    web_used = (usage.calls_by_source.get(web_name, 0) if usage else 0) + meter.usage.calls_by_source.get(web_name, 0) if web_name else 0
+    web_budget = WebBudget(cap=settings.brave_cap, used=web_used)
+    outcomes = await asyncio.gather(*(
+        search_academic_then_web(backend.sources, web, q.text, limit=limit, web_budget=web_budget) for q in sendable
+    ))
+    found: list[Record] = []
+    failures: list[str] = []
+    for query, outcome in zip(sendable, outcomes, strict=True):
+        failed = {f.source for f in outcome.failures}
+        for source in backend.sources:
+            meter.source_call(source.name, ok=source.name not in failed)
+        if outcome.web_used:
+            meter.source_call(web_name, ok=web_name not in failed)
+        failures += [f"{f.source}: {f.message}" for f in outcome.failures]
+        found += _tagged(outcome, query, round_)
+    return found, failures, sendable
+
+
 async def retrieve(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     settings = settings_of(runtime)
     backend = await backend_of(runtime, state)
@@ -32,23 +72,10 @@ async def retrieve(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     round_ = state.get("round", 0) + 1
     usage = state.get("usage")
     with node_meter(state, settings) as meter:
-        sendable = pending[: source_calls_left(usage, settings) // max(1, len(backend.sources))]
+        found, failures, sendable = await search_queries(
+            backend, pending, limit=settings.results_per_query, round_=round_, settings=settings, usage=usage, meter=meter
+        )
         notes = [f"retrieve: source budget allows {len(sendable)} of {len(pending)} queries"] if len(sendable) < len(pending) else []
-        web_name = backend.web.name if backend.web is not None else ""
-        web_budget = WebBudget(cap=settings.brave_cap, used=usage.calls_by_source.get(web_name, 0) if usage and web_name else 0)
-        outcomes = await asyncio.gather(*(
-            search_academic_then_web(backend, q.text, limit=settings.results_per_query, web_budget=web_budget) for q in sendable
-        ))
-        found: list[Record] = []
-        failures: list[str] = []
-        for query, outcome in zip(sendable, outcomes):
-            failed = {f.source for f in outcome.failures}
-            for source in backend.sources:
-                meter.source_call(source.name, ok=source.name not in failed)
-            if outcome.web_used:
-                meter.source_call(web_name, ok=web_name not in failed)
-            failures += [f"{f.source}: {f.message}" for f in outcome.failures]
-            found += _tagged(outcome, query, round_)
         update_pool = merge_into_pool(state.get("pool") or {}, found)
     notes += [f"source failed: {f}" for f in dict.fromkeys(failures)]
     emit({"node": "retrieve", "round": round_, "queries": len(sendable), "sources": [s.name for s in backend.sources],

@@ -5,14 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from agent.nodes.common import emit
-from agent.reasoners.questions import negate
-from agent.records import ClaimVerdict, Query
+from agent.reasoners.questions import claim_queries
+from agent.records import ClaimVerdict
 
 
 async def target_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     contested = [c for c in state.get("claims") or [] if c.verdict == ClaimVerdict.CONTESTED]
-    queries = []
-    for claim in contested:
-        queries += [Query(text=claim.text, intent="claim_literal"), Query(text=negate(claim.text), intent="claim_negation")]
+    queries = [q for claim in contested for q in claim_queries(claim.text)]
     emit({"node": "target_claims", "contested": len(contested), "queries": [q.text for q in queries]})
     return {"queries": queries, "escalations": state.get("escalations", 0) + 1}

@@ -8,7 +8,6 @@ together make it CONTESTED; otherwise UNVERIFIED.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from typing import Any
 
@@ -16,11 +15,10 @@ import numpy as np
 
 from agent.backend import Backend
 from agent.config import Context
-from agent.errors import SourceError
-from agent.metering import Meter
-from agent.nodes.common import state_after, backend_of, emit, merge_into_pool, node_meter, sentence_passages, settings_of
-from agent.reasoners.questions import negate
-from agent.records import Claim, ClaimVerdict, LedgerEntry, Provenance, Record
+from agent.nodes.common import backend_of, emit, merge_into_pool, node_meter, sentence_passages, settings_of, state_after
+from agent.nodes.retrieve import search_queries
+from agent.reasoners.questions import claim_queries
+from agent.records import Claim, ClaimVerdict, LedgerEntry, Record
 from agent.routing import decide_after_verify
 from agent.scoring.dedup import dedup_texts
 
@@ -48,23 +46,6 @@ def verdict_for(dossier: list[LedgerEntry], records: dict[str, Record]) -> tuple
     else:
         verdict = ClaimVerdict.UNVERIFIED
     return verdict, list(dict.fromkeys(e.record_id for e in supporting)), list(dict.fromkeys(e.record_id for e in refuting)), independent
-
-
-async def _fresh_records(backend: Backend, claim: Claim, settings: Context, round_: int, meter: Meter, budget: int) -> list[Record]:
-    queries = [(claim.text, "claim_literal"), (negate(claim.text), "claim_negation")][: max(0, budget)]
-
-    async def one(source, text, intent):
-        try:
-            found = await source.search(text, limit=RESULTS_PER_QUERY)
-            meter.source_call(source.name)
-        except SourceError:
-            meter.source_call(source.name, ok=False)
-            return []
-        tag = Provenance(query=text, round=round_, via="claim_check", source=source.name)
-        return [r.model_copy(update={"provenance": [*r.provenance, tag]}) for r in found]
-
-    batches = await asyncio.gather(*(one(s, t, i) for t, i in queries for s in backend.sources))
-    return [r for batch in batches for r in batch]
 
 
 async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> Claim:
@@ -95,17 +76,20 @@ async def verify_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     draft = state.get("draft")
     claims: list[Claim] = []
     new_pool: dict[str, Record] = {}
+    notes: list[str] = []
     with node_meter(state, settings) as meter:
         if settings.enable_verification and settings.max_claims and draft and draft.sentences:
             claims = await backend.reasoner.extract_claims(state["question"], draft, settings.max_claims)
             if settings.enable_claim_dedup and len(claims) > 1:  # one check per canonical claim (seed 002)
                 groups = await dedup_texts([c.text for c in claims], backend.embedder, settings.dedup_cosine)
                 claims = [claims[g.representative] for g in groups]
-            budget = settings.max_source_calls - (state["usage"].source_calls if state.get("usage") else 0)
             checked = []
-            for claim in claims:
-                fresh = await _fresh_records(backend, claim, settings, state.get("round", 0), meter, budget // max(1, len(backend.sources)))
-                budget -= 2 * len(backend.sources)
+            for claim in claims:  # academic sources only: claim checks never spend the run's web searches
+                fresh, failures, _ = await search_queries(
+                    backend, claim_queries(claim.text), limit=RESULTS_PER_QUERY, round_=state.get("round", 0),
+                    settings=settings, usage=state.get("usage"), meter=meter, use_web=False,
+                )
+                notes += [f"source failed: {f}" for f in dict.fromkeys(failures)]
                 update = merge_into_pool({**pool, **new_pool}, fresh)
                 new_pool.update(update)
                 merged = {**pool, **new_pool}
@@ -114,5 +98,5 @@ async def verify_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
             claims = checked
     counts = {v.value: sum(1 for c in claims if c.verdict == v) for v in ClaimVerdict}
     emit({"node": "verify_claims", "claims": len(claims), **counts})
-    update = {"claims": claims, "pool": new_pool, "usage": meter.usage}
+    update = {"claims": claims, "pool": new_pool, "usage": meter.usage, "notes": notes}
     return {**update, "decisions": [decide_after_verify(state_after(state, update), settings)]}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agent.records import TaskType
+from agent.records import Query, TaskType
 
 _AUX = r"(does|do|did|is|are|was|were|can|could|will|would|should|has|have|had|may|might|must)"
 _POLAR = re.compile(rf"^\s*{_AUX}\b\s+(.*?)\??\s*$", re.I | re.S)
@@ -62,6 +62,11 @@ def negate(statement: str) -> str:
             words[i] = word.lower().replace(core, ANTONYMS[core])
             return " ".join(words)
     return f"no {statement[:1].lower()}{statement[1:]}"
+
+
+def claim_queries(claim: str) -> list[Query]:
+    """A claim's literal query and its falsifying rewrite (seed 004)."""
+    return [Query(text=claim, intent="claim_literal"), Query(text=negate(claim), intent="claim_negation")]
 
 
 def entities(text: str) -> list[str]:

@@ -3,7 +3,7 @@
     tools = build_live_tools(settings, transport=None, cache_dir=None)   # -> LiveTools
     async with tools:                                                     # closes the HTTP clients
         budget = WebBudget.from_context(settings)                         # one per run (brave_cap)
-        outcome = await search_academic_then_web(tools, query, limit=settings.results_per_query, web_budget=budget)
+        outcome = await search_academic_then_web(tools.sources, tools.web, query, limit=settings.results_per_query, web_budget=budget)
         outcome.records    # list[Record], academic sources in `settings.sources` order (not de-duplicated)
         outcome.failures   # list[SourceFailure(source, message)]: sources that failed beyond their retries
         outcome.web_used   # True when Brave was asked
@@ -21,12 +21,10 @@ each client's pacer only spaces the calls that go through it.
 
 from __future__ import annotations
 
-from typing import Any
-
 import asyncio
 import os
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -174,22 +172,24 @@ class SearchOutcome:
     web_used: bool = False
 
 
-async def search_academic_then_web(tools: LiveTools | Any, query: str, *, limit: int, web_budget: WebBudget) -> SearchOutcome:
-    """Academic sources in parallel; Brave only when all of them came back empty and the budget allows."""
+async def search_academic_then_web(
+    sources: Sequence[LiteratureSource], web: LiteratureSource | None, query: str, *, limit: int, web_budget: WebBudget
+) -> SearchOutcome:
+    """Academic sources in parallel; the web source only when all of them came back empty and the budget allows."""
     outcome = SearchOutcome()
-    results = await asyncio.gather(*(s.search(query, limit=limit) for s in tools.sources), return_exceptions=True)
-    for source, result in zip(tools.sources, results):
+    results = await asyncio.gather(*(s.search(query, limit=limit) for s in sources), return_exceptions=True)
+    for source, result in zip(sources, results):
         if isinstance(result, SourceError):
             outcome.failures.append(SourceFailure(source=source.name, message=str(result)))
         elif isinstance(result, BaseException):
             raise result
         else:
             outcome.records.extend(result)
-    if outcome.records or tools.web is None or not web_budget.spend():
+    if outcome.records or web is None or not web_budget.spend():
         return outcome
     outcome.web_used = True
     try:
-        outcome.records.extend(await tools.web.search(query, limit=limit))
+        outcome.records.extend(await web.search(query, limit=limit))
     except SourceError as exc:
-        outcome.failures.append(SourceFailure(source=tools.web.name, message=str(exc)))
+        outcome.failures.append(SourceFailure(source=web.name, message=str(exc)))
     return outcome

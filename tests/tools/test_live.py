@@ -78,7 +78,7 @@ async def test_all_sources_in_parallel_through_the_replayed_backend(tmp_path):
     token = call_events.set(events)
     try:
         async with _tools(router, clock, tmp_path) as tools:
-            outcome = await search_academic_then_web(tools, "testing", limit=2, web_budget=WebBudget(cap=1))
+            outcome = await search_academic_then_web(tools.sources, tools.web, "testing", limit=2, web_budget=WebBudget(cap=1))
     finally:
         call_events.reset(token)
     assert [r.source for r in outcome.records] == ["arxiv"] * 2 + ["semantic_scholar"] * 2 + ["openalex"] * 2 + ["crossref"] * 2
@@ -94,7 +94,7 @@ async def test_a_failing_source_is_reported_and_the_others_continue(tmp_path, mo
     router.add("GET", S2, fixture_response("semantic_scholar/error_400_unrecognized_fields.json", 400))
     budget = WebBudget(cap=2)
     tools = _tools(router, clock, tmp_path)
-    outcome = await search_academic_then_web(tools, "testing", limit=3, web_budget=budget)
+    outcome = await search_academic_then_web(tools.sources, tools.web, "testing", limit=3, web_budget=budget)
     assert [f.source for f in outcome.failures] == ["semantic_scholar"]
     assert "Unrecognized or unsupported fields" in str(outcome.failures[0])
     assert {r.source for r in outcome.records} == {"arxiv", "openalex", "crossref"}
@@ -111,8 +111,8 @@ async def test_brave_only_when_every_academic_source_is_empty_and_budget_left(tm
     router.add("GET", BRAVE, fixture_response("brave/web_search_blue_tack_minimal.json"))
     budget = WebBudget(cap=1)
     async with _tools(router, clock, tmp_path) as tools:
-        first = await search_academic_then_web(tools, "blue tack", limit=5, web_budget=budget)
-        second = await search_academic_then_web(tools, "blue tack adhesive", limit=5, web_budget=budget)
+        first = await search_academic_then_web(tools.sources, tools.web, "blue tack", limit=5, web_budget=budget)
+        second = await search_academic_then_web(tools.sources, tools.web, "blue tack adhesive", limit=5, web_budget=budget)
     assert first.web_used and [r.source_type for r in first.records] == ["web"]
     assert [f.source for f in first.failures] == ["semantic_scholar"]
     assert second.web_used is False and second.records == [] and budget.remaining == 0
@@ -127,7 +127,7 @@ async def test_brave_failure_is_reported_and_spends_the_budget(tmp_path, monkeyp
     router.add("GET", BRAVE, fixture_response("brave/quoted_issue_error_429_rate_limited.json", 429))
     budget = WebBudget.from_context(Context(brave_cap=3))
     async with _tools(router, clock, tmp_path, sources=["crossref"]) as tools:
-        outcome = await search_academic_then_web(tools, "nothing", limit=5, web_budget=budget)
+        outcome = await search_academic_then_web(tools.sources, tools.web, "nothing", limit=5, web_budget=budget)
     assert outcome.web_used and outcome.records == [] and [f.source for f in outcome.failures] == ["brave"]
     assert budget.used == 1 and budget.remaining == 2
 
@@ -144,4 +144,4 @@ async def test_bugs_are_not_swallowed(tmp_path):
             return []
 
     with pytest.raises(KeyError):
-        await search_academic_then_web(LiveTools(sources=[Broken()]), "q", limit=1, web_budget=WebBudget(cap=0))
+        await search_academic_then_web([Broken()], None, "q", limit=1, web_budget=WebBudget(cap=0))
