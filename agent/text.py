@@ -15,7 +15,16 @@ STOPWORDS = frozenset(
 )
 
 
-_SECTION_LABEL = re.compile(r"^(?:[A-Z][A-Z /&-]{2,40}[:.]?\s+)(?=[A-Z0-9])")
+SECTION_LABELS = (
+    r"BACKGROUND|OBJECTIVES?|AIMS?|PURPOSE|CONTEXT|IMPORTANCE|INTRODUCTION|"
+    r"MATERIALS AND METHODS|METHODS?|METHODOLOGY|DESIGN|SETTING|PARTICIPANTS|PATIENTS|INTERVENTIONS?|"
+    r"MAIN OUTCOME MEASURES?|MEASUREMENTS|RESULTS?|FINDINGS|CONCLUSIONS?|INTERPRETATION|DISCUSSION|"
+    r"SIGNIFICANCE|RATIONALE"
+)
+# Upper-case labels may omit the colon (SciFact: "BACKGROUND Microarrays offer ..."); title-case ones need it,
+# so an ordinary sentence starting "Results show ..." is not taken for a label.
+_UPPER_LABEL = re.compile(rf"^((?:{SECTION_LABELS})(?:\s*(?:AND|&|/)\s*(?:{SECTION_LABELS}))*)\s*:?\s+(?=\S)")
+_TITLE_LABEL = re.compile(rf"^((?:{SECTION_LABELS})(?:\s*(?:and|&|/)\s*(?:{SECTION_LABELS}))*)\s*:\s*(?=\S)", re.IGNORECASE)
 _NON_FINDING = re.compile(
     r"^(to (determine|assess|evaluate|investigate|examine|test|compare|identify|explore)|we (aimed|sought|investigated whether|asked whether)"
     r"|the (aim|purpose|objective|goal)s? of|this study (aimed|examined|investigated)|whether)\b"
@@ -24,9 +33,16 @@ _NON_FINDING = re.compile(
 )
 
 
+def section_label_match(sentence: str) -> re.Match[str] | None:
+    """The structured-abstract label a sentence starts with ('RESULTS', 'Methods:'), as a match, or None."""
+    return _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence)
+
+
 def strip_section_label(sentence: str) -> str:
     """'CONCLUSIONS Among older patients…' -> 'Among older patients…' (structured-abstract labels)."""
-    return _SECTION_LABEL.sub("", sentence.strip(), count=1)
+    sentence = sentence.strip()
+    match = section_label_match(sentence)
+    return sentence[match.end():] if match else sentence
 
 
 def is_finding(sentence: str) -> bool:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from agent.records import Passage, Record
-from agent.text import split_sentences
+from agent.text import SECTION_LABELS, section_label_match, split_sentences
 
 _SECTION_NAMES = (
     r"abstract|introduction|background|materials?\s+and\s+methods|methods?|methodology|experimental(?:\s+(?:section|procedures?|methods?))?|"
@@ -26,17 +26,7 @@ _HEADING_LINE = re.compile(
 )
 _MARKDOWN_HEADING = re.compile(r"^\s*#{1,6}\s+(\S.*?)\s*#*\s*$")
 
-_LABELS = (
-    r"BACKGROUND|OBJECTIVES?|AIMS?|PURPOSE|CONTEXT|IMPORTANCE|INTRODUCTION|"
-    r"MATERIALS AND METHODS|METHODS?|METHODOLOGY|DESIGN|SETTING|PARTICIPANTS|PATIENTS|INTERVENTIONS?|"
-    r"MAIN OUTCOME MEASURES?|MEASUREMENTS|RESULTS?|FINDINGS|CONCLUSIONS?|INTERPRETATION|DISCUSSION|"
-    r"SIGNIFICANCE|RATIONALE"
-)
-# Upper-case labels may omit the colon (SciFact: "BACKGROUND Microarrays offer ..."); title-case ones need it,
-# so an ordinary sentence starting "Results show ..." is not taken for a label.
-_UPPER_LABEL = re.compile(rf"^((?:{_LABELS})(?:\s*(?:AND|&|/)\s*(?:{_LABELS}))*)\s*:?\s+(?=\S)")
-_TITLE_LABEL = re.compile(rf"^((?:{_LABELS})(?:\s*(?:and|&|/)\s*(?:{_LABELS}))*)\s*:\s*(?=\S)", re.IGNORECASE)
-_INLINE_LABEL = re.compile(rf"(?<=[.!?])\s+(?=(?:{_LABELS})(?:\s+AND\s+(?:{_LABELS}))*\s*:)")
+_INLINE_LABEL = re.compile(rf"(?<=[.!?])\s+(?=(?:{SECTION_LABELS})(?:\s+AND\s+(?:{SECTION_LABELS}))*\s*:)")
 
 _DROPPED_SECTIONS = ("references", "bibliography", "acknowledg")
 
@@ -60,7 +50,7 @@ def _section_key(name: str) -> str:
 
 def structured_label(sentence: str) -> str | None:
     """The structured-abstract label a sentence starts with ('results'), or None."""
-    match = _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence)
+    match = section_label_match(sentence)
     return _section_key(match.group(1)) if match else None
 
 

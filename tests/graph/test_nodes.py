@@ -225,3 +225,10 @@ def test_non_findings_are_recognised():
     assert not is_finding("Does aspirin work?")
     assert is_finding("CONCLUSIONS Severe hypoglycemia was associated with a greater risk of dementia.")
     assert strip_section_label("RESULTS At least 1 episode was seen.") == "At least 1 episode was seen."
+
+
+def test_only_known_section_labels_are_stripped():
+    from agent.text import strip_section_label
+
+    assert strip_section_label("HIV Infection rates rose in 2010.") == "HIV Infection rates rose in 2010."
+    assert strip_section_label("Methods: we sampled 40 sites.") == "we sampled 40 sites."
