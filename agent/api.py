@@ -142,7 +142,6 @@ async def aask(
     """
     question, options = validate_question(question, options)
     settings = make_context(context, **overrides)
-    settings.resolved()
     run_id = run_id or uuid.uuid4().hex[:12]
     graph_input: dict[str, Any] = {"question": question, "options": options, "mode": mode}
     if documents:

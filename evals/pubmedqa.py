@@ -83,7 +83,6 @@ def main(argv: list[str] | None = None) -> int:
         items = dict(list(items.items())[: args.limit])
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
     context = Context(preset=args.preset, **overrides)
-    context.resolved()
     results = asyncio.run(evaluate(items, context))
     config = {"preset": args.preset, "overrides": overrides}
     print_table(f"PubMedQA PQA-L reasoning-required, {results['questions']} questions, {config}",

@@ -108,7 +108,6 @@ def main(argv: list[str] | None = None) -> int:
     claims = claims[: args.limit] if args.limit else claims
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
     context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
-    context.resolved()
     results = asyncio.run(evaluate(claims, context, args.max_docs))
     config = {"split": args.split, "preset": args.preset, "overrides": overrides, "max_docs": args.max_docs}
     print_table(f"SciFact open setting, {results['claims']} claims ({args.split}), {config}", list(results.items()))

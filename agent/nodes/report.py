@@ -29,7 +29,7 @@ def _stop_reason(decisions) -> str:
     return "; ".join(parts) or "completed"
 
 
-def _verdict(task: str, plan, best, decided: bool) -> str | None:
+def _verdict(plan, best, decided: bool) -> str | None:
     if not plan.claim:
         return None
     if not decided or best is None:
@@ -74,7 +74,7 @@ async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         task=plan.task,
         question=state["question"],
         answer=text if selected is None else f"({option_label(selected)}) {plan.options[selected]}",
-        verdict=_verdict(plan.task, plan, best, decided and not abstained),
+        verdict=_verdict(plan, best, decided and not abstained),
         confidence=conf,
         selected_option=selected,
         abstained=abstained,
