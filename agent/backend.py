@@ -77,11 +77,14 @@ def backend_for(settings: Context, documents: list[dict] | None = None) -> Backe
 
 
 # ---------------------------------------------------------------------------------------------- pieces
+OFFLINE_JUDGES = ("cross", "trained", "ensemble", "heuristic")
+
+
 def offline_stance(settings: Context) -> tuple[StanceJudge, list[str]]:
     """The offline judge for settings.stance_model ('llm' uses it as the fallback); notes say when auto fell back."""
     from agent.judges import offline_stance_judge
 
-    kind = settings.stance_model if settings.stance_model in ("trained", "heuristic") else "auto"
+    kind = settings.stance_model if settings.stance_model in OFFLINE_JUDGES else "auto"
     judge = offline_stance_judge(kind)
     notes = [f"stance: trained weights absent, using the {judge.name} judge"] if kind == "auto" and judge.name != "trained" else []
     return judge, notes
@@ -102,7 +105,7 @@ def reasoner_and_stance(settings: Context, embedder: Embedder, offline_judge: St
 
     model = chat_model(settings.llm, settings.llm_temperature)
     reasoner = ChatReasoner(model, settings.llm, extractive)
-    stance = offline_judge if settings.stance_model in ("trained", "heuristic") else LLMStanceJudge(model, settings.llm, offline_judge)
+    stance = offline_judge if settings.stance_model in OFFLINE_JUDGES else LLMStanceJudge(model, settings.llm, offline_judge)
     return reasoner, stance, extractive
 
 

@@ -51,6 +51,13 @@ class StanceResult(BaseModel):
     confidence: float = Field(ge=0.0, le=1.0)
     probabilities: dict[str, float] = Field(default_factory=dict)
 
+    @classmethod
+    def from_probabilities(cls, labels: tuple[str, ...], probabilities) -> "StanceResult":
+        """The argmax label with its probability as the confidence (a model's softmax row, `labels` order)."""
+        probs = {label: float(x) for label, x in zip(labels, probabilities)}
+        stance = max(probs, key=probs.__getitem__)
+        return cls(stance=stance, confidence=min(1.0, max(0.0, probs[stance])), probabilities=probs)
+
 
 class StanceJudge(Protocol):
     name: str

