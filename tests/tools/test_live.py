@@ -1,4 +1,8 @@
-"""build_live_tools and the academic-then-web routing, replayed through the whole live backend."""
+"""build_live_tools and the academic-then-web routing, replayed through the whole live backend.
+
+Every client built here gets an httpx.MockTransport: a `Router` with the recorded fixtures, or an empty
+`Router` (which fails the test on any request) where a test only inspects what was built.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ S2 = "https://api.semanticscholar.org/graph/v1/paper/search"
 OPENALEX = "https://api.openalex.org/works"
 CROSSREF = "https://api.crossref.org/works"
 BRAVE = "https://api.search.brave.com/res/v1/web/search"
+NO_REQUESTS = Router().transport  # an httpx.MockTransport with no routes: any request fails the test
 
 
 def _tools(router: Router, clock: FakeClock, tmp_path, **settings) -> LiveTools:
@@ -44,7 +49,7 @@ def _empty_routes(router: Router) -> None:
 
 
 def test_defaults_without_keys(tmp_path):
-    tools = build_live_tools(Context())
+    tools = build_live_tools(Context(), transport=NO_REQUESTS)
     assert [s.name for s in tools.sources] == ["arxiv", "semantic_scholar", "openalex", "crossref"]
     assert all(isinstance(s, LiteratureSource) for s in tools.sources)
     assert tools.web is None and tools.reranker is None and tools.embedder is None
@@ -55,19 +60,19 @@ def test_defaults_without_keys(tmp_path):
 def test_keys_and_settings_select_optional_tools(monkeypatch, tmp_path):
     monkeypatch.setenv("BRAVE_API_KEY", "b-dummy-1")
     monkeypatch.setenv("VOYAGE_API_KEY", "v-dummy-1")
-    tools = build_live_tools(Context(sources=["openalex"], reranker="voyage", enable_entity_expansion=False), cache_dir=tmp_path)
+    tools = build_live_tools(Context(sources=["openalex"], reranker="voyage", enable_entity_expansion=False), cache_dir=tmp_path, transport=NO_REQUESTS)
     assert [s.name for s in tools.sources] == ["openalex"]
     assert isinstance(tools.web, BraveSearchClient) and tools.entity_expander is None
     assert isinstance(tools.reranker, VoyageReranker) and isinstance(tools.embedder, VoyageEmbedder)
     monkeypatch.setenv("COHERE_API_KEY", "c-dummy-1")
-    assert isinstance(build_live_tools(Context(reranker="cohere"), use_cache=False).reranker, CohereReranker)
+    assert isinstance(build_live_tools(Context(reranker="cohere"), use_cache=False, transport=NO_REQUESTS).reranker, CohereReranker)
 
 
 def test_configuration_errors():
     with pytest.raises(ConfigurationError, match="COHERE_API_KEY"):
-        build_live_tools(Context(reranker="cohere"), use_cache=False)
+        build_live_tools(Context(reranker="cohere"), use_cache=False, transport=NO_REQUESTS)
     with pytest.raises(ConfigurationError, match="unknown live source"):
-        build_live_tools(Context(sources=["arxiv", "scopus"]), use_cache=False)
+        build_live_tools(Context(sources=["arxiv", "scopus"]), use_cache=False, transport=NO_REQUESTS)
 
 
 async def test_all_sources_in_parallel_through_the_replayed_backend(tmp_path):
