@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from agent.errors import CorpusError
+from agent.jsonl import parse_jsonl
 from agent.records import Record
 from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
 
@@ -71,13 +72,7 @@ def load_corpus(path: Path) -> list[Record]:
     records: list[Record] = []
     seen: set[str] = set()
     with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CorpusError(f"corpus line {line_no} is not valid JSON: {exc.msg}") from None
+        for line_no, obj in parse_jsonl(handle, lambda number, msg: CorpusError(f"corpus line {number} is not valid JSON: {msg}")):
             if not isinstance(obj, dict):
                 raise CorpusError(f"corpus line {line_no} is not a JSON object")
             record = _record_from_json(obj, line_no)

@@ -17,6 +17,7 @@ from typing import Any
 
 from agent.config import sparkit_home
 from agent.errors import InputError
+from agent.jsonl import parse_jsonl
 from agent.redact import redact
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -68,13 +69,8 @@ def list_traces() -> list[dict[str, Any]]:
     if not path.exists():
         return []
     latest: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"trace index {path} is corrupt at line {number}: {exc.msg}") from None
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for _, entry in parse_jsonl(lines, lambda number, msg: InputError(f"trace index {path} is corrupt at line {number}: {msg}")):
         run_id = str(entry.get("run_id", ""))
         if _SAFE_ID.match(run_id) and (traces_dir() / f"{run_id}.jsonl").exists():
             latest[run_id] = entry
@@ -107,11 +103,5 @@ def load_trace(run_id: str) -> list[dict[str, Any]]:
     path = trace_path(run_id)
     if not path.exists():
         raise InputError(f"no trace for run {run_id!r} in {traces_dir()}")
-    records = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"trace {path} is corrupt at line {number}: {exc.msg}") from None
-    return records
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [record for _, record in parse_jsonl(lines, lambda number, msg: InputError(f"trace {path} is corrupt at line {number}: {msg}"))]
