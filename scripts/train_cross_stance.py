@@ -27,9 +27,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agent.judges.cross import CrossStanceJudge, build_network, default_cross_weights_path, load_tokenizer, tokenize  # noqa: E402
+from agent.judges.cross import CrossStanceJudge, build_network, default_cross_weights_path, load_tokenizer, pair_logits, softmax, tokenize  # noqa: E402
 from agent.judges.dataset import LABELS, StancePair, default_data_dir, healthver_pairs, load_scifact, negation_augment, scifact_pairs  # noqa: E402
-from train_stance import LABEL_INDEX, _format, fit_temperature, slice_report  # noqa: E402
+from train_stance import LABEL_INDEX, _format, fit_temperature, selection_score, slice_report  # noqa: E402
 
 SENTENCE_KINDS = ("rationale", "cited", "retrieved", "healthver", "negated")
 
@@ -51,34 +51,14 @@ def batches(pairs: list[StancePair], size: int, rng: random.Random) -> list[list
     return out
 
 
-def logits_of(network, tokenizer, pairs: list[StancePair], size: int = 64) -> np.ndarray:
-    network.eval()
-    out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
-    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i].statement) + len(pairs[i].passage))
-    with torch.inference_mode():
-        for start in range(0, len(order), size):
-            rows = order[start : start + size]
-            enc = tokenize(tokenizer, [(pairs[i].statement, pairs[i].passage) for i in rows])
-            out[rows] = network(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]).numpy()
-    network.train()
-    return out
+def logits_of(network, tokenizer, pairs: list[StancePair]) -> np.ndarray:
+    return pair_logits(network, tokenizer, [(p.statement, p.passage) for p in pairs], batch=64)
 
 
 def evidence_sentences(data_dir: Path) -> set[tuple[str, str]]:
     """(claim, sentence) for every sentence of an abstract that is evidence for the claim."""
     corpus, claims = load_scifact(data_dir)
     return {(c["claim"], sentence) for c in claims for doc in c["evidence"] for sentence in corpus[int(doc)]["abstract"]}
-
-
-def softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def score(report: dict[str, dict]) -> float:
-    """Selection target: mean macro-F1 of SciFact sentences and HealthVer on the validation part."""
-    return (report["scifact_sentences"]["macro_f1"] + report["healthver"]["macro_f1"]) / 2
 
 
 def main() -> None:
@@ -154,7 +134,7 @@ def main() -> None:
                       f"{step * args.batch / (time.perf_counter() - t0):.0f} pairs/s", flush=True)
         val_logits = logits_of(network, tokenizer, val)
         report = slice_report(val, softmax(val_logits))
-        val_score = score(report)
+        val_score = selection_score(report)
         history.append({"epoch": epoch, "val_score": round(val_score, 4), "seconds": round(time.perf_counter() - t0, 1)})
         print(f"epoch {epoch}: loss {total / len(epoch_batches):.4f}, val score {val_score:.4f}; {_format(report)}", flush=True)
         if best is None or val_score > best[0]:
@@ -165,7 +145,7 @@ def main() -> None:
     network.load_state_dict({**network.state_dict(), **best[2]})
     val_logits = logits_of(network, tokenizer, val)
     temperature = fit_temperature(val_logits, np.array([LABEL_INDEX[p.label] for p in val]))
-    held_report = slice_report(heldout, softmax(logits_of(network, tokenizer, heldout) / temperature))
+    held_report = slice_report(heldout, softmax(logits_of(network, tokenizer, heldout), temperature))
     print(f"selected epoch {best[1]} (val {best[0]:.4f}), T={temperature}")
     print(f"held-out: {_format(held_report)}", flush=True)
     results = {"history": history, "epoch": best[1], "temperature": temperature, "heldout": held_report,

