@@ -147,7 +147,7 @@ def _cmd_trace_list(args: argparse.Namespace) -> int:
     from agent.tracing import list_traces, redact
     from agent.tracing.render_text import render_list
 
-    entries = list_traces()[: args.limit] if args.limit else list_traces()
+    entries = list_traces()[: args.limit or None]
     print(redact(json.dumps(entries) if args.json else render_list(entries)))
     return 0
 
