@@ -41,7 +41,7 @@ class Context(BaseModel):
     llm: str | None = Field(None, description="Chat model as 'provider:model' (init_chat_model). None: every LLM role runs extractively.")
     llm_temperature: float = Field(0.0, description="Sampling temperature for the chat model.")
     reranker: Literal["offline", "cohere", "voyage"] = Field("offline", description="Reranker: offline hybrid (BM25 + MiniLM), Cohere or Voyage.")
-    stance_model: Literal["auto", "cross", "trained", "ensemble", "heuristic", "llm"] = Field("auto", description="Stance judge: offline MLP ('trained'), offline cross-encoder, the mean of both ('ensemble'), heuristic, or the chat model; auto = llm when configured, else trained.")
+    stance_model: Literal["auto", "cross", "trained", "ensemble", "heuristic", "llm"] = Field("auto", description="Stance judge: offline MLP ('trained'), offline cross-encoder, the mean of both ('ensemble'), heuristic, or the chat model; auto = llm when configured, else cross.")
 
     # --- thresholds (seed defaults) --------------------------------------------------------------
     margin_threshold: float = Field(0.06, description="Below this margin between the top two hypotheses, run another discrimination round.")
@@ -54,6 +54,7 @@ class Context(BaseModel):
     support_cap: int = Field(4, description="Supporting passages kept per hypothesis in the ledger.")
     contradict_cap: int = Field(2, description="Contradicting passages kept per hypothesis in the ledger.")
     abstain_threshold: float = Field(0.3, description="Confidence below which the answer abstains (insufficient evidence).")
+    relevance_decay: float = Field(2.0, ge=0.0, description="Passage weight x (record rank + 1) ** -relevance_decay: evidence from the best-reranked records counts more (0: rank ignored; 2 chosen on SciFact validation claims).")
     adversarial_hop_weight: float = Field(1.0, description="Weight of citation-hop passages for the adversarial hypothesis (1.5 enables seed 001's boost).")
 
     # --- sizes -----------------------------------------------------------------------------------

@@ -37,7 +37,8 @@ def gold_of(claim: dict) -> tuple[dict[str, str], dict[str, set[int]], str]:
 
 
 def predictions_of(answer: Any, max_docs: int = 1) -> tuple[dict[str, str], dict[str, set[int]]]:
-    """Evidence abstracts for the verdict: docs whose ledger entries for the claim carry the verdict's stance."""
+    """Evidence abstracts for the verdict: docs whose ledger entries for the claim carry the verdict's stance,
+    strongest contribution (confidence x weight, what the court ranks by) first."""
     if answer.verdict not in ("SUPPORT", "CONTRADICT"):
         return {}, {}
     claim_h = next((h.id for h in answer.hypotheses if h.polarity > 0), None)
@@ -45,7 +46,7 @@ def predictions_of(answer: Any, max_docs: int = 1) -> tuple[dict[str, str], dict
     sentences: dict[str, set[int]] = {}
     for entry in answer.ledger:
         if entry.hypothesis_id == claim_h and entry.stance == answer.verdict:
-            strength[entry.record_id] = max(strength.get(entry.record_id, 0.0), entry.confidence)
+            strength[entry.record_id] = max(strength.get(entry.record_id, 0.0), entry.confidence * entry.weight)
             if entry.sentence_index is not None:
                 sentences.setdefault(entry.record_id, set()).add(entry.sentence_index)
     top = sorted(strength, key=lambda d: -strength[d])[:max_docs]

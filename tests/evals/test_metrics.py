@@ -6,7 +6,7 @@ import pytest
 
 from evals.beir import mrr_at_10, ndcg_at_10, recall_at_100
 from evals.report import calibration, macro_f1, prf
-from evals.scifact import gold_of
+from evals.scifact import gold_of, predictions_of
 
 
 def test_ranking_metrics():
@@ -32,3 +32,21 @@ def test_scifact_gold_labels():
     labels, sentences, claim_label = gold_of(claim)
     assert labels == {"12": "CONTRADICT"} and sentences == {"12": {1, 3}} and claim_label == "CONTRADICT"
     assert gold_of({"evidence": {}})[2] == "NOT_ENOUGH_INFO"
+
+
+def test_scifact_predicted_abstract_is_the_strongest_contribution_to_the_verdict():
+    from types import SimpleNamespace
+
+    from agent.records import Hypothesis, LedgerEntry
+
+    def entry(record_id, stance, confidence, weight, index):
+        return LedgerEntry(hypothesis_id="H1", record_id=record_id, sentence_index=index, text="t", stance=stance, confidence=confidence, weight=weight)
+
+    answer = SimpleNamespace(
+        verdict="SUPPORT",
+        hypotheses=[Hypothesis(id="H1", text="claim", polarity=1), Hypothesis(id="H2", text="not claim", claim="claim", polarity=-1)],
+        ledger=[entry("top", "SUPPORT", 0.6, 1.0, 2), entry("fifth", "SUPPORT", 0.9, 0.04, 0), entry("top", "CONTRADICT", 0.99, 1.0, 4)],
+    )
+    labels, sentences = predictions_of(answer)
+    assert labels == {"top": "SUPPORT"} and sentences == {"top": {2}}
+    assert predictions_of(SimpleNamespace(verdict="NOT_ENOUGH_INFO", hypotheses=[], ledger=[])) == ({}, {})

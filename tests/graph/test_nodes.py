@@ -13,7 +13,7 @@ from agent.config import Context
 from agent.errors import InputError
 from agent.interfaces import CitedSentence, Draft
 from agent.nodes.citation_hop import citation_hop
-from agent.nodes.court import court, margin_of
+from agent.nodes.court import court, margin_of, relevance_weight
 from agent.nodes.discriminate import discriminate
 from agent.nodes.hypothesize import hypothesize
 from agent.nodes.plan import plan
@@ -159,6 +159,17 @@ def test_court_ledger_scores_and_margin():
     quantitative = [e for e in state["ledger"] if "95% CI" in e.text]
     assert quantitative and quantitative[0].weight >= 1.5
     assert margin_of([1.0, 1.0]) == 0.0 and margin_of([3.0, 1.0]) == pytest.approx(0.5)
+
+
+def test_court_relevance_decay_discounts_lower_ranked_records():
+    assert relevance_weight(0, 2.0) == 1.0 and relevance_weight(1, 2.0) == pytest.approx(0.25) and relevance_weight(4, 0.0) == 1.0
+    flat, decayed = _courted(runtime(relevance_decay=0.0)), _courted(runtime(relevance_decay=2.0))
+    rank_of = {p.record_id: i for i, p in enumerate(decayed["ranked"])}
+    flat_weight = {(e.record_id, e.sentence_index): e.weight for e in flat["ledger"] if e.hypothesis_id == "H1"}
+    decayed_entries = [e for e in decayed["ledger"] if e.hypothesis_id == "H1" and (e.record_id, e.sentence_index) in flat_weight]
+    assert decayed_entries and any(rank_of[e.record_id] > 0 for e in decayed_entries)
+    for e in decayed_entries:
+        assert e.weight == pytest.approx(flat_weight[(e.record_id, e.sentence_index)] * (rank_of[e.record_id] + 1) ** -2.0)
 
 
 def test_synthesize_checks_citations_in_code():

@@ -58,7 +58,8 @@ def test_clear_support_ends_after_one_court():
 
 def test_low_margin_loops_to_discrimination_and_is_bounded():
     source = ListSource(SUPPORTING[:2] + OPPOSING[:2])
-    answer = run(CLAIM, make_backend([source]), mode="verify", max_claims=0, max_discrimination_rounds=2)
+    # relevance_decay=0: rank would break the tie between the balanced sides this test needs
+    answer = run(CLAIM, make_backend([source]), mode="verify", max_claims=0, max_discrimination_rounds=2, relevance_decay=0.0)
     court = [d for d in answer.decisions if d.at == "court"]
     assert [d.next for d in court] == ["discriminate", "discriminate", "synthesize"]
     assert all(d.margin < 0.06 for d in court)
@@ -118,7 +119,7 @@ def test_contested_claims_trigger_one_targeted_round():
 
 def test_source_budget_stops_the_loop_and_is_recorded():
     source = ListSource(SUPPORTING[:2] + OPPOSING[:2])
-    answer = run(CLAIM, make_backend([source]), mode="verify", max_claims=0, max_discrimination_rounds=5, max_source_calls=3)
+    answer = run(CLAIM, make_backend([source]), mode="verify", max_claims=0, max_discrimination_rounds=5, max_source_calls=3, relevance_decay=0.0)
     assert "budget_exhausted: source_calls" in answer.stop_reason
     assert answer.usage.source_calls <= 3 + 2  # the cap is checked per query batch
 

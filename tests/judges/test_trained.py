@@ -89,7 +89,9 @@ async def test_missing_weights_raise_configuration_error(tmp_path, monkeypatch):
         await TrainedStanceJudge().judge([("a", "b")])
 
 
-def test_auto_falls_back_to_heuristic_without_weights(tmp_path, monkeypatch):
+def test_auto_falls_back_to_the_mlp_then_the_heuristic_without_weights(tmp_path, monkeypatch):
+    monkeypatch.setattr("agent.judges.default_cross_weights_path", lambda: tmp_path / "none.npz")
+    assert offline_stance_judge("auto").name == "trained"
     monkeypatch.setattr("agent.judges.default_weights_path", lambda: tmp_path / "none.npz")
     assert offline_stance_judge("auto").name == "heuristic"
     assert offline_stance_judge("heuristic").name == "heuristic"
