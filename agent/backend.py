@@ -86,7 +86,7 @@ def offline_stance(settings: Context) -> tuple[StanceJudge, list[str]]:
 
     kind = settings.stance_model if settings.stance_model in OFFLINE_JUDGES else "auto"
     judge = offline_stance_judge(kind)
-    notes = [f"stance: cross-encoder weights absent, using the {judge.name} judge"] if kind == "auto" and judge.name != "cross" else []
+    notes = [f"stance: cross-encoder weights absent, using the {judge.name} judge"] if kind == "auto" and "cross" not in judge.name else []
     return judge, notes
 
 

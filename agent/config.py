@@ -41,7 +41,7 @@ class Context(BaseModel):
     llm: str | None = Field(None, description="Chat model as 'provider:model' (init_chat_model). None: every LLM role runs extractively.")
     llm_temperature: float = Field(0.0, description="Sampling temperature for the chat model.")
     reranker: Literal["offline", "cohere", "voyage"] = Field("offline", description="Reranker: offline hybrid (BM25 + MiniLM), Cohere or Voyage.")
-    stance_model: Literal["auto", "cross", "trained", "ensemble", "heuristic", "llm"] = Field("auto", description="Stance judge: offline MLP ('trained'), offline cross-encoder, the mean of both ('ensemble'), heuristic, or the chat model; auto = llm when configured, else cross.")
+    stance_model: Literal["auto", "cross", "trained", "ensemble", "heuristic", "llm"] = Field("auto", description="Stance judge: offline cross-encoder, MLP ('trained'), heuristic, the mean of heuristic and cross-encoder ('ensemble'), or the chat model; auto = llm when configured, else ensemble.")
 
     # --- thresholds (seed defaults) --------------------------------------------------------------
     margin_threshold: float = Field(0.06, description="Below this margin between the top two hypotheses, run another discrimination round.")

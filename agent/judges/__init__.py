@@ -1,10 +1,11 @@
 """Offline stance judges: (statement, passage) -> SUPPORT / CONTRADICT / NEUTRAL with a confidence.
 
-`CrossStanceJudge` (packaged MiniLM cross-encoder, top layers fine-tuned) is the default offline judge: it is
-the best on held-out sentence pairs and, since the court weighs evidence by record rank (`relevance_decay`), also
-end to end (evals/README.md). `TrainedStanceJudge` (MLP over frozen MiniLM pair features) is the lighter
-alternative and the next fallback; `HeuristicStanceJudge` is the last one, when no weights are present, and the
-ablation baseline.
+The default offline judge is `MeanStanceJudge` over `HeuristicStanceJudge` (MiniLM cosine + negation and
+direction cues) and `CrossStanceJudge` (packaged MiniLM cross-encoder, top layers fine-tuned): with the court
+weighing evidence by record rank (`relevance_decay`) it scored best on the SciFact validation claims, ahead of
+either member alone and of the MLP (evals/README.md). `TrainedStanceJudge` (MLP over frozen MiniLM pair
+features) is opt-in and the fallback when the cross-encoder's weights are absent; the heuristic alone is the
+last fallback and the ablation baseline.
 """
 
 from __future__ import annotations
@@ -27,17 +28,18 @@ def offline_stance_judge(kind: OfflineKind = "auto") -> StanceJudge:
     """The offline judge for a `Context.stance_model` value.
 
     'cross' and 'trained' load their weights now, so a missing or stale file fails at start-up with a
-    ConfigurationError rather than mid-run; 'auto' is the first of 'cross', 'trained' whose weights are present, else the heuristic.
+    ConfigurationError rather than mid-run; 'auto' is 'ensemble' (heuristic + cross-encoder) when the cross-encoder's weights are present, else
+    'trained' when the MLP's are, else the heuristic.
     """
     if kind == "heuristic":
         return HeuristicStanceJudge()
     if kind == "auto":
-        present = [name for name, path in (("cross", default_cross_weights_path()), ("trained", default_weights_path())) if path.is_file()]
+        present = [name for name, path in (("ensemble", default_cross_weights_path()), ("trained", default_weights_path())) if path.is_file()]
         if not present:
             return HeuristicStanceJudge()
         kind = present[0]
     if kind == "ensemble":
-        members = [offline_stance_judge("trained"), offline_stance_judge("cross")]
+        members = [HeuristicStanceJudge(), offline_stance_judge("cross")]
         return MeanStanceJudge(members)
     if kind == "cross":
         judge: CrossStanceJudge | TrainedStanceJudge = CrossStanceJudge()

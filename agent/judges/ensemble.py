@@ -1,8 +1,9 @@
 """Averaging stance judges: the mean of several judges' class probabilities, argmax as the stance.
 
-The MLP over frozen embeddings finds supporting sentences more readily; the cross-encoder is surer about
-what is unrelated (NEUTRAL recall 0.91 vs 0.73 on the tests' held-out sample). Averaging lets each correct the other's bias
-without a weight tuned on evaluation data.
+The default offline judge averages the heuristic (cosine relatedness, negation / direction cue mismatch) and
+the fine-tuned cross-encoder, which err differently: the heuristic reads explicit negations and direction words
+the cross-encoder was trained on few of, while the cross-encoder reads relations the cues miss. An unweighted
+mean lets each correct the other without a weight tuned on evaluation data.
 """
 
 from __future__ import annotations

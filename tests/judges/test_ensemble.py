@@ -38,4 +38,4 @@ async def test_mean_of_members_decides():
 def test_needs_members_and_builds_from_config():
     with pytest.raises(ValueError):
         MeanStanceJudge([])
-    assert offline_stance_judge("ensemble").name == "ensemble(trained+cross)"
+    assert offline_stance_judge("ensemble").name == "ensemble(heuristic+cross)"
