@@ -28,8 +28,8 @@ def offline_stance_judge(kind: OfflineKind = "auto") -> StanceJudge:
     """The offline judge for a `Context.stance_model` value.
 
     'cross' and 'trained' load their weights now, so a missing or stale file fails at start-up with a
-    ConfigurationError rather than mid-run; 'auto' is 'ensemble' (heuristic + cross-encoder) when the cross-encoder's weights are present, else
-    'trained' when the MLP's are, else the heuristic.
+    ConfigurationError rather than mid-run; 'auto' is 'ensemble' (heuristic + cross-encoder) when the
+    cross-encoder's weights are present, else 'trained' when the MLP's are, else the heuristic.
     """
     if kind == "heuristic":
         return HeuristicStanceJudge()
