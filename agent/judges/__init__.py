@@ -31,13 +31,10 @@ def offline_stance_judge(kind: OfflineKind = "auto") -> StanceJudge:
     ConfigurationError rather than mid-run; 'auto' is 'ensemble' (heuristic + cross-encoder) when the
     cross-encoder's weights are present, else 'trained' when the MLP's are, else the heuristic.
     """
+    if kind == "auto":
+        kind = "ensemble" if default_cross_weights_path().is_file() else "trained" if default_weights_path().is_file() else "heuristic"
     if kind == "heuristic":
         return HeuristicStanceJudge()
-    if kind == "auto":
-        present = [name for name, path in (("ensemble", default_cross_weights_path()), ("trained", default_weights_path())) if path.is_file()]
-        if not present:
-            return HeuristicStanceJudge()
-        kind = present[0]
     if kind == "ensemble":
         members = [HeuristicStanceJudge(), offline_stance_judge("cross")]
         return MeanStanceJudge(members)

@@ -1,9 +1,9 @@
 """Averaging stance judges: the mean of several judges' class probabilities, argmax as the stance.
 
 The default offline judge averages the heuristic (cosine relatedness, negation / direction cue mismatch) and
-the fine-tuned cross-encoder, which err differently: the heuristic reads explicit negations and direction words
-the cross-encoder was trained on few of, while the cross-encoder reads relations the cues miss. An unweighted
-mean lets each correct the other without a weight tuned on evaluation data.
+the fine-tuned cross-encoder. Through the court their mean beat either alone on the SciFact validation claims
+(abstract-label F1 0.591 vs 0.554 / 0.521, evals/README.md), so they err on different passages; an unweighted
+mean needs no weight tuned on evaluation data.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ def relevance_weight(rank: int, decay: float) -> float:
     return float((rank + 1) ** -decay)
 
 
-def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str], rank: int = 0) -> float:
+def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str], rank: int) -> float:
     weight = relevance_weight(rank, settings.relevance_decay)
     weight *= quantitative_weight(passage.text, settings.quantitative_weight) if settings.enable_quantitative_weight else 1.0
     if settings.enable_section_weight:

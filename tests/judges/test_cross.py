@@ -10,6 +10,7 @@ import pytest
 from agent.errors import ConfigurationError
 from agent.judges import cross, offline_stance_judge
 from agent.judges.cross import CrossStanceJudge, CrossStanceModel
+from agent.judges.packaged import read_weights
 from tests.judges.conftest import assert_held_out_floors, assert_well_formed, needs_data
 
 # Regression floors on the held-out sample of conftest.held_out. Measured with the shipped weights: recall
@@ -63,8 +64,7 @@ async def test_missing_weights_raise_configuration_error(tmp_path, monkeypatch):
 
 
 def _packaged_arrays() -> dict[str, np.ndarray]:
-    with np.load(cross.default_cross_weights_path(), allow_pickle=False) as data:
-        return {key: data[key] for key in data.files}
+    return read_weights(cross.default_cross_weights_path(), "cross-encoder stance", "python scripts/train_cross_stance.py")
 
 
 def test_mismatched_weights_raise(tmp_path):
