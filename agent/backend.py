@@ -16,9 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.calibration import PlattCalibrator, RawScore, load_table
 from agent.config import Context, sparkit_home
 from agent.errors import ConfigurationError, CorpusError, InputError
-from agent.interfaces import Embedder, LiteratureSource, Reasoner, Reranker, StanceJudge
+from agent.interfaces import Calibrator, Embedder, LiteratureSource, Reasoner, Reranker, StanceJudge
 
 
 @dataclass
@@ -33,6 +34,7 @@ class Backend:
     entity_expander: Any = None
     second_opinion: Reasoner | None = None
     notes: list[str] = field(default_factory=list)
+    calibrator: Calibrator = field(default_factory=RawScore)
 
 
 BackendFactory = Callable[[Context, list[dict] | None], Backend]
@@ -53,7 +55,7 @@ def clear_backend_cache() -> None:
 
 
 def _cache_key(settings: Context, documents: list[dict] | None) -> str:
-    fields = settings.model_dump(include={"backend", "corpus_path", "index_dir", "llm", "llm_temperature", "reranker", "stance_model", "sources", "enable_entity_expansion"})
+    fields = settings.model_dump(include={"backend", "corpus_path", "index_dir", "llm", "llm_temperature", "reranker", "stance_model", "calibration", "sources", "enable_entity_expansion"})
     docs = hashlib.sha256(json.dumps(documents, sort_keys=True, default=str).encode()).hexdigest() if documents else ""
     return json.dumps([fields, docs], sort_keys=True, default=str)
 
@@ -109,6 +111,21 @@ def reasoner_and_stance(settings: Context, embedder: Embedder, offline_judge: St
     return reasoner, stance, extractive
 
 
+def calibrator_for(settings: Context, stance: StanceJudge) -> tuple[Calibrator, list[str]]:
+    """The fitted maps when asked for, or (auto) when they were fitted with this run's judge; else the raw score."""
+    if settings.calibration == "raw":
+        return RawScore(), []
+    table = load_table()
+    if settings.calibration == "fitted":
+        if table is None:
+            raise ConfigurationError("calibration 'fitted' needs agent/models/calibration.json: run scripts/fit_calibration.py")
+        return PlattCalibrator(table), []
+    if table is not None and table.stance_model == stance.name:
+        return PlattCalibrator(table), []
+    why = "no fitted table" if table is None else f"the fitted maps are for the {table.stance_model} judge, not {stance.name}"
+    return RawScore(), [f"calibration: {why}; confidence is the raw evidence score"]
+
+
 def offline_reranker(settings: Context, index: Any = None) -> Reranker:
     """The offline hybrid reranker; over a local index it uses the index's sentence store when one was built."""
     from agent.tools.offline_rerank import HybridReranker
@@ -140,6 +157,7 @@ def build_offline(settings: Context, documents: list[dict] | None = None) -> Bac
     embedder = shared_encoder()
     judge, stance_notes = offline_stance(settings)
     reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)
+    calibrator, calibration_notes = calibrator_for(settings, stance)
     return Backend(
         name="offline",
         sources=[LocalSource(index)],
@@ -148,7 +166,8 @@ def build_offline(settings: Context, documents: list[dict] | None = None) -> Bac
         stance=stance,
         reasoner=reasoner,
         second_opinion=second,
-        notes=notes + stance_notes,
+        notes=notes + stance_notes + calibration_notes,
+        calibrator=calibrator,
     )
 
 
@@ -170,6 +189,7 @@ def live_backend(settings: Context, tools: Any) -> Backend:
     reranker = FallbackReranker(tools.reranker, offline_reranker(settings)) if tools.reranker else offline_reranker(settings)
     judge, notes = offline_stance(settings)
     reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)
+    calibrator, calibration_notes = calibrator_for(settings, stance)
     return Backend(
         name="live",
         sources=list(tools.sources),
@@ -180,7 +200,8 @@ def live_backend(settings: Context, tools: Any) -> Backend:
         web=tools.web,
         entity_expander=tools.entity_expander,
         second_opinion=second,
-        notes=notes,
+        notes=notes + calibration_notes,
+        calibrator=calibrator,
     )
 
 

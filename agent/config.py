@@ -53,7 +53,8 @@ class Context(BaseModel):
     dedup_cosine: float = Field(0.85, description="Cosine at or above which two claims merge (semantic dedup).")
     support_cap: int = Field(4, description="Supporting passages kept per hypothesis in the ledger.")
     contradict_cap: int = Field(2, description="Contradicting passages kept per hypothesis in the ledger.")
-    abstain_threshold: float = Field(0.3, description="Confidence below which the answer abstains (insufficient evidence).")
+    abstain_threshold: float = Field(0.3, description="The answer abstains (insufficient evidence) when the leading answer's confidence is below this.")
+    calibration: Literal["auto", "fitted", "raw"] = Field("auto", description="Confidence: 'fitted' maps the evidence score through the Platt maps fitted on SciFact validation claims (agent/models/calibration.json); 'raw' reports the uncalibrated score; auto = fitted when the run's stance judge is the one the maps were fitted with, else raw.")
     relevance_decay: float = Field(2.0, ge=0.0, description="Passage weight x (record rank + 1) ** -relevance_decay: evidence from the best-reranked records counts more (0: rank ignored; 2 chosen on SciFact validation claims).")
     adversarial_hop_weight: float = Field(1.0, description="Weight of citation-hop passages for the adversarial hypothesis (1.5 enables seed 001's boost).")
 

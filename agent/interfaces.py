@@ -67,6 +67,20 @@ class StanceJudge(Protocol):
         ...
 
 
+class Calibrator(Protocol):
+    """Maps the court's evidence score to probabilities (agent/calibration.py: raw score or fitted maps)."""
+
+    name: str
+
+    def leading(self, score: float) -> float:
+        """P(the court's leading answer is right)."""
+        ...
+
+    def abstention(self, score: float) -> float:
+        """P("insufficient evidence" is the right answer)."""
+        ...
+
+
 class Plan(BaseModel):
     """The plan node's output: task type, normalised options, entities, numbers and round-1 queries."""
 

@@ -289,7 +289,10 @@ class Answer(BaseModel):
     verdict: Literal["SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO"] | None = Field(
         default=None, description="For claims and yes/no questions: the claim's verdict."
     )
-    confidence: float = Field(ge=0.0, le=1.0)
+    confidence: float = Field(ge=0.0, le=1.0, description="Probability that the reported answer is right: the leading answer's, or when the run abstained, the abstention's (see agent/calibration.py).")
+    leading_confidence: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Probability that the court's leading answer is right; the run abstains when it is below abstain_threshold."
+    )
     selected_option: int | None = None
     sentences: list[dict] = Field(default_factory=list, description="Answer sentences with their citation ids.")
     abstained: bool = False

@@ -5,7 +5,9 @@ answered through the public API (`agent.aask` with the contexts as the only docu
 
 Two decision rules are scored: `strict` (verdict SUPPORT -> yes, CONTRADICT -> no, NOT_ENOUGH_INFO or
 abstention -> maybe) and `lean` (when the system abstains, the side its court's hypothesis scores favour;
-maybe only when the court saw no evidence either way). `accuracy` is the lean rule's.
+maybe only when the court saw no evidence either way). `accuracy` is the lean rule's. Calibration is
+scored for both: `ece` with the lean rule (the leading answer's confidence when the run abstained but leaned)
+and `ece_strict` with the reported confidence (an abstention's is the probability that "maybe" is right).
 """
 
 from __future__ import annotations
@@ -36,6 +38,13 @@ def decide_lean(answer: Any) -> str:
     return "maybe" if yes == no else ("yes" if yes > no else "no")
 
 
+def lean_confidence(answer: Any) -> float:
+    """The lean decision's confidence: the leading answer's when the run abstained but leaned, else the reported one."""
+    if answer.abstained and answer.leading_confidence is not None and decide_lean(answer) != "maybe":
+        return answer.leading_confidence
+    return answer.confidence
+
+
 def documents_of(pmid: str, item: dict) -> list[dict]:
     labels = item.get("LABELS") or []
     return [
@@ -45,17 +54,19 @@ def documents_of(pmid: str, item: dict) -> list[dict]:
 
 
 async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
-    gold, predicted, strict, confidences = [], [], [], []
+    gold, predicted, strict, confidences, strict_confidences = [], [], [], [], []
     started = time.perf_counter()
     for pmid, item in items.items():
         answer = await aask(item["QUESTION"], mode="verify", documents=documents_of(pmid, item), context=context)
         gold.append(item["final_decision"])
         predicted.append(decide_lean(answer))
         strict.append(decide_strict(answer))
-        confidences.append(answer.confidence)
+        confidences.append(lean_confidence(answer))
+        strict_confidences.append(answer.confidence)
     elapsed = time.perf_counter() - started
     correct = [g == p for g, p in zip(gold, predicted)]
     ece, brier = calibration(confidences, correct)
+    ece_strict, brier_strict = calibration(strict_confidences, [g == p for g, p in zip(gold, strict)])
     confusion = {f"{g}->{p}": sum(1 for a, b in zip(gold, predicted) if a == g and b == p) for g in LABELS for p in LABELS}
     return {
         "questions": len(gold),
@@ -64,6 +75,7 @@ async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
         "accuracy_strict": sum(g == p for g, p in zip(gold, strict)) / len(gold) if gold else 0.0,
         "macro_f1_strict": macro_f1(gold, strict, LABELS),
         "ece": ece, "brier": brier,
+        "ece_strict": ece_strict, "brier_strict": brier_strict,
         "questions_per_second": len(gold) / elapsed if elapsed else 0.0,
         "majority_baseline": max(gold.count(label) for label in LABELS) / len(gold) if gold else 0.0,
         "confusion": confusion,

@@ -1,8 +1,9 @@
 """report: assemble the answer object: status, verdict, confidence, hypotheses, claims, citations, stop reason, usage.
 
-Status: INSUFFICIENT_EVIDENCE when nothing retrieved bears on the question or confidence falls below
-the abstention threshold (the answer then says so and never invents); BUDGET_EXHAUSTED when a budget
-ended the loop; otherwise ANSWERED.
+Status: INSUFFICIENT_EVIDENCE when nothing retrieved bears on the question or the leading answer's
+confidence falls below the abstention threshold (the answer then says so and never invents);
+BUDGET_EXHAUSTED when a budget ended the loop; otherwise ANSWERED. The reported confidence is the
+calibrator's probability that what is reported is right: the leading answer's, or the abstention's.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agent.calibration import confidence as calibrated_confidence
-from agent.nodes.common import emit, settings_of
+from agent.calibration import evidence_score
+from agent.nodes.common import backend_of, emit, settings_of
 from agent.reasoners.extractive import option_label, winner
 from agent.records import Answer, Citation, HypothesisVerdict, Status, Usage
 
@@ -47,18 +48,21 @@ async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     draft = state.get("draft")
     decisions = state.get("decisions") or []
     best = winner(hypotheses)
-    conf = calibrated_confidence(state.get("margin"), hypotheses, claims, ledger)
+    calibrator = (await backend_of(runtime, state)).calibrator
+    score = evidence_score(state.get("margin"), hypotheses, claims, ledger)
+    leading = calibrator.leading(score)
     stop_reason = _stop_reason(decisions)
     has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and draft is not None and bool(draft.sentences)
     decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
-    abstained = not decided or conf < settings.abstain_threshold
+    abstained = not decided or leading < settings.abstain_threshold
+    conf = calibrator.abstention(score) if abstained else leading
     if not pool:
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
     elif not has_evidence:
         status, text = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no retrieved passage supports or contradicts any candidate answer."
     elif abstained:
         leaning = f" The evidence leans towards: {draft.answer}" if draft and draft.answer else ""
-        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (confidence {conf:.2f}).{leaning}"
+        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's confidence is {leading:.2f}).{leaning}"
     else:
         status, text = Status.ANSWERED, draft.answer
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.margin_threshold:
@@ -76,6 +80,7 @@ async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         answer=text if selected is None else f"({option_label(selected)}) {plan.options[selected]}",
         verdict=_verdict(plan, best, decided and not abstained),
         confidence=conf,
+        leading_confidence=leading if best is not None else None,
         selected_option=selected,
         abstained=abstained,
         hypotheses=hypotheses,

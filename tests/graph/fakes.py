@@ -12,6 +12,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from agent.backend import Backend
+from agent.calibration import RawScore
 from agent.config import Context
 from agent.errors import SourceError
 from agent.interfaces import StanceResult
@@ -122,7 +123,8 @@ def scripted_chat(messages: Iterable[AIMessage]) -> ScriptedChatModel:
     return ScriptedChatModel(messages=iter(list(messages)))
 
 
-def make_backend(sources: list[ListSource], stance: Any = None, reasoner: Any = None, second_opinion: Any = None) -> Callable[[Context, Any], Backend]:
+def make_backend(sources: list[ListSource], stance: Any = None, reasoner: Any = None, second_opinion: Any = None,
+                 calibrator: Any = None) -> Callable[[Context, Any], Backend]:
     """A backend factory for register_backend()."""
     embedder = BagOfWordsEmbedder()
 
@@ -135,6 +137,7 @@ def make_backend(sources: list[ListSource], stance: Any = None, reasoner: Any = 
             stance=stance or RuleStance(),
             reasoner=reasoner or ExtractiveReasoner(embedder),
             second_opinion=second_opinion,
+            calibrator=calibrator or RawScore(),
         )
 
     return factory

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pytest
@@ -37,7 +38,7 @@ RECORDS = [
 def runtime(**settings):
     name = unique_backend_name()
     sources = settings.pop("sources_override", [ListSource(RECORDS)])
-    register_backend(name, make_backend(sources))
+    register_backend(name, make_backend(sources, calibrator=settings.pop("calibrator_override", None)))
     return SimpleNamespace(context=Context(backend=name, **settings))
 
 
@@ -204,6 +205,39 @@ def test_report_insufficient_when_nothing_retrieved():
     answer = run(report, state, rt)["answer"]
     assert answer.status == Status.INSUFFICIENT_EVIDENCE and "Insufficient evidence" in answer.answer
     assert answer.citations == []
+
+
+@dataclass(frozen=True)
+class FixedCalibrator:
+    """Scripted probabilities, so the test pins what report does with them."""
+
+    leading_p: float
+    abstention_p: float
+    name: str = "fixed"
+
+    def leading(self, score: float) -> float:
+        return self.leading_p
+
+    def abstention(self, score: float) -> float:
+        return self.abstention_p
+
+
+def _reported(calibrator, **settings):
+    rt = runtime(calibrator_override=calibrator, **settings)
+    state = _courted(rt)
+    state.update(run(synthesize, state, rt), started_at=time.time(), usage=Usage())
+    return run(report, state, rt)["answer"]
+
+
+def test_report_abstains_on_the_leading_confidence_and_reports_the_abstentions():
+    answered = _reported(FixedCalibrator(0.62, 0.4))
+    assert answered.status == Status.ANSWERED and not answered.abstained
+    assert answered.confidence == answered.leading_confidence == 0.62
+    abstained = _reported(FixedCalibrator(0.25, 0.7))
+    assert abstained.status == Status.INSUFFICIENT_EVIDENCE and abstained.abstained
+    assert abstained.confidence == 0.7 and abstained.leading_confidence == 0.25
+    assert "leading answer's confidence is 0.25" in abstained.answer
+    assert _reported(FixedCalibrator(0.25, 0.7), abstain_threshold=0.2).status == Status.ANSWERED
 
 
 def test_rerank_demotes_near_duplicate_documents():

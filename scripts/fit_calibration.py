@@ -1,0 +1,103 @@
+"""Fit the confidence calibration (agent/models/calibration.json) on SciFact validation claims.
+
+    python scripts/fit_calibration.py --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
+
+Runs every claim of the validation part (agent/judges/dataset.py; the stance judges were not trained on it,
+and the held-out part is left for evals/scifact.py) through the public API with the raw evidence score and
+the eval's settings (preset `fast`, answer-claim verification off), then fits two one-feature logistic maps
+from that score:
+
+- leading: P(the court's leading answer is right), over every run with a leading hypothesis;
+- abstention: P(NOT_ENOUGH_INFO is right), over the runs that abstained.
+
+The maps hold for the stance judge they were fitted with, whose name is stored in the table. Prints the
+in-sample reliability of both confidences; the held-out numbers come from evals/scifact.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent import Context, averify  # noqa: E402
+from agent.backend import backend_for  # noqa: E402
+from agent.calibration import CalibrationTable, PlattScale, default_table_path  # noqa: E402
+from agent.judges.dataset import scifact_splits  # noqa: E402
+from agent.reasoners.extractive import winner  # noqa: E402
+from evals.report import calibration, commit, print_table  # noqa: E402
+from evals.scifact import gold_of  # noqa: E402
+
+
+async def observations(claims: list[dict], context: Context) -> list[dict]:
+    """Per claim: the evidence score, the leading verdict, whether the run abstained, and the gold label."""
+    rows = []
+    for claim in claims:
+        answer = await averify(claim["claim"], context=context)
+        best = winner(answer.hypotheses)
+        rows.append({
+            "score": answer.confidence,
+            "lead": None if best is None else ("SUPPORT" if best.polarity > 0 else "CONTRADICT"),
+            "abstained": answer.abstained,
+            "verdict": answer.verdict or "NOT_ENOUGH_INFO",
+            "gold": gold_of(claim)[2],
+        })
+    return rows
+
+
+def platt(scores: list[float], outcomes: list[bool]) -> PlattScale:
+    """A weakly regularised one-feature logistic regression."""
+    model = LogisticRegression(C=100.0).fit(np.array(scores).reshape(-1, 1), np.array(outcomes, dtype=int))
+    return PlattScale(slope=round(float(model.coef_[0][0]), 4), intercept=round(float(model.intercept_[0]), 4))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claims", required=True, type=Path)
+    parser.add_argument("--corpus", required=True, type=Path)
+    parser.add_argument("--limit", type=int, help="first N validation claims (quick check)")
+    parser.add_argument("--out", type=Path, default=default_table_path())
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+    claims = [json.loads(line) for line in args.claims.read_text().splitlines() if line.strip()]
+    splits = scifact_splits(claims)
+    claims = [c for c in claims if splits.get(c["id"]) == "val"][: args.limit]
+    context = Context(preset="fast", corpus_path=str(args.corpus.resolve()), max_claims=0, calibration="raw")
+    judge = backend_for(context.resolved()).stance.name
+    rows = asyncio.run(observations(claims, context))
+    led = [r for r in rows if r["lead"]]
+    abstained = [r for r in rows if r["abstained"]]
+    if len({r["lead"] == r["gold"] for r in led}) < 2 or len({r["gold"] == "NOT_ENOUGH_INFO" for r in abstained}) < 2:
+        raise SystemExit("each map needs both right and wrong outcomes among the runs: use more claims")
+    table = CalibrationTable(
+        stance_model=judge,
+        leading=platt([r["score"] for r in led], [r["lead"] == r["gold"] for r in led]),
+        abstention=platt([r["score"] for r in abstained], [r["gold"] == "NOT_ENOUGH_INFO" for r in abstained]),
+        fitted_on=f"SciFact claims_train validation part, {len(rows)} claims, preset fast, max_claims 0, judge {judge}",
+        examples=len(rows),
+        commit=commit(),
+    )
+    correct = [r["verdict"] == r["gold"] for r in rows]
+    fitted = [table.abstention(r["score"]) if r["abstained"] else table.leading(r["score"]) for r in rows]
+    raw_ece, raw_brier = calibration([r["score"] for r in rows], correct)
+    ece, brier = calibration(fitted, correct)
+    print_table(f"Calibration fitted on {len(rows)} validation claims (in-sample)", [
+        ("judge", judge), ("leading map", table.leading.model_dump()), ("abstention map", table.abstention.model_dump()),
+        ("runs with a leading answer / abstained", f"{len(led)} / {len(abstained)}"),
+        ("ECE raw -> fitted", f"{raw_ece:.3f} -> {ece:.3f}"), ("Brier raw -> fitted", f"{raw_brier:.3f} -> {brier:.3f}"),
+    ])
+    if not args.no_write:
+        args.out.write_text(table.model_dump_json(indent=2) + "\n")
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,71 @@
+"""Confidence: the evidence-score blend, the shipped Platt maps, and how the backend picks a calibrator."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent import calibration
+from agent.backend import calibrator_for
+from agent.calibration import CalibrationTable, PlattCalibrator, PlattScale, RawScore, evidence_score, load_table
+from agent.config import Context
+from agent.errors import ConfigurationError
+from agent.judges import offline_stance_judge
+from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry
+
+
+def _entry(hypothesis_id: str, stance: str) -> LedgerEntry:
+    return LedgerEntry(hypothesis_id=hypothesis_id, record_id="r", text="t", stance=stance, confidence=0.9)
+
+
+def _judge(name: str):
+    return type("Judge", (), {"name": name})()
+
+
+def test_evidence_score_blends_margin_consensus_verification_and_coverage():
+    lone = [Hypothesis(id="H1", text="a", score=2.0), Hypothesis(id="H2", text="b", score=0.5)]
+    ledger = [_entry("H1", "SUPPORT"), _entry("H1", "SUPPORT")]
+    assert evidence_score(0.5, lone, [], ledger) == pytest.approx(0.3 + 0.4 * 0.5 + 0.08 + 0.1 * 0.5)
+    verified = [Claim(text="x", verdict=ClaimVerdict.VERIFIED)]
+    assert evidence_score(0.5, lone, verified, ledger) == pytest.approx(0.63 + 0.2 * 0.5)
+    neutral_only = [_entry("H1", "NEUTRAL")]
+    assert evidence_score(0.9, lone, [], neutral_only) == calibration.NO_EVIDENCE_SCORE
+    assert evidence_score(None, [], [], ledger) == calibration.NO_EVIDENCE_SCORE
+
+
+def test_platt_scale_is_a_bounded_monotone_map():
+    scale = PlattScale(slope=2.0, intercept=-1.0)
+    assert scale(0.5) == pytest.approx(0.5)
+    values = [scale(x / 10) for x in range(11)]
+    assert values == sorted(values) and all(0.0 < v < 1.0 for v in values)
+    assert scale(1e6) == 1.0 and scale(-1e6) == 0.0
+
+
+def test_shipped_table_is_for_the_default_judge_and_orders_what_it_should():
+    table = load_table()
+    assert table is not None and table.examples >= 50
+    assert table.stance_model == offline_stance_judge("auto").name
+    # More evidence makes the leading answer likelier right and "insufficient evidence" likelier wrong.
+    assert table.leading(0.8) > table.leading(0.05) and table.abstention(0.05) > table.abstention(0.8)
+
+
+def test_calibrator_for_follows_the_setting_and_the_judge(monkeypatch, tmp_path):
+    table = CalibrationTable(stance_model="ensemble(heuristic+cross)", leading=PlattScale(slope=2, intercept=-1),
+                             abstention=PlattScale(slope=-2, intercept=0.5), fitted_on="test", examples=10)
+    path = tmp_path / "calibration.json"
+    path.write_text(table.model_dump_json())
+    monkeypatch.setattr(calibration, "default_table_path", lambda: path)
+    fitted, notes = calibrator_for(Context(), _judge("ensemble(heuristic+cross)"))
+    assert isinstance(fitted, PlattCalibrator) and fitted.leading(0.5) == pytest.approx(0.5) and notes == []
+    other, notes = calibrator_for(Context(), _judge("llm"))
+    assert isinstance(other, RawScore) and "for the ensemble(heuristic+cross) judge, not llm" in notes[0]
+    assert isinstance(calibrator_for(Context(calibration="fitted"), _judge("llm"))[0], PlattCalibrator)
+    assert isinstance(calibrator_for(Context(calibration="raw"), _judge("ensemble(heuristic+cross)"))[0], RawScore)
+    path.unlink()
+    assert "no fitted table" in calibrator_for(Context(), _judge("x"))[1][0]
+    with pytest.raises(ConfigurationError, match="fit_calibration"):
+        calibrator_for(Context(calibration="fitted"), _judge("x"))
+
+
+def test_raw_score_reports_the_score_itself():
+    raw = RawScore()
+    assert raw.leading(0.42) == raw.abstention(0.42) == 0.42
