@@ -56,6 +56,7 @@ class Context(BaseModel):
     abstain_threshold: float = Field(0.3, description="The answer abstains (insufficient evidence) when the leading answer's confidence is below this.")
     calibration: Literal["auto", "fitted", "raw"] = Field("auto", description="Confidence: 'fitted' maps the evidence score through the Platt maps fitted on SciFact validation claims (agent/models/calibration.json); 'raw' reports the uncalibrated score; auto = fitted when the run's stance judge is the one the maps were fitted with, else raw.")
     relevance_decay: float = Field(2.0, ge=0.0, description="Passage weight x (record rank + 1) ** -relevance_decay: evidence from the best-reranked records counts more (0: rank ignored; 2 chosen on SciFact validation claims).")
+    option_relevance_decay: float = Field(0.0, ge=0.0, description="relevance_decay for the evidence of MCQ options: an option's records sit below the question's best ones, so rank says little (0 chosen on SciFact two-option MCQ validation questions: accuracy 0.583 vs 0.167 at 2).")
     adversarial_hop_weight: float = Field(1.0, description="Weight of citation-hop passages for the adversarial hypothesis (1.5 enables seed 001's boost).")
 
     # --- sizes -----------------------------------------------------------------------------------

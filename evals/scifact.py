@@ -91,6 +91,15 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1) -> d
     }
 
 
+def load_claims(path: Path, split: str, limit: int | None = None) -> list[dict]:
+    """Claims of one split (claims_train's fixed hold-out, validation part, or all), first `limit` of them."""
+    claims = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if split != "all" and any("evidence" in c for c in claims):
+        splits = scifact_splits(claims)
+        claims = [c for c in claims if splits.get(c["id"]) == split]
+    return claims[:limit] if limit else claims
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.scifact", description=__doc__.split("\n\n")[0])
     parser.add_argument("--claims", required=True, type=Path)
@@ -103,11 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-docs", type=int, default=1, help="evidence abstracts predicted per claim (strongest first)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    claims = [json.loads(line) for line in args.claims.read_text().splitlines() if line.strip()]
-    if args.split != "all" and any("evidence" in c for c in claims):
-        splits = scifact_splits(claims)
-        claims = [c for c in claims if splits.get(c["id"]) == args.split]
-    claims = claims[: args.limit] if args.limit else claims
+    claims = load_claims(args.claims, args.split, args.limit)
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
     context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
     results = asyncio.run(evaluate(claims, context, args.max_docs))

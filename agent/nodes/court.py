@@ -4,7 +4,7 @@ For each hypothesis the sentences of the reranked records closest to its stateme
 stance model; a hypothesis with polarity -1 (a claim's negation) reads the claim's stances reversed.
 score = sum(top support_cap support conf x weight) - contradiction_weight x sum(top contradict_cap
 contradiction conf x weight) (seeds 001/002); weight = relevance ((rank + 1) ** -relevance_decay, the record's
-place in the reranking) x quantitative (1.5x) x section x (1 + triangulation) and,
+place in the reranking; MCQ options use option_relevance_decay) x quantitative (1.5x) x section x (1 + triangulation) and,
 behind a flag, 1.5x for citation-hop passages of the adversarial hypothesis (seed 001 risk).
 MCQ blends 70 % stance-based net score with 30 % semantic evidence score (seed 000).
 margin = gap between the top two hypotheses' shares of the positive score mass.
@@ -66,7 +66,8 @@ def relevance_weight(rank: int, decay: float) -> float:
 
 
 def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str], rank: int) -> float:
-    weight = relevance_weight(rank, settings.relevance_decay)
+    decay = settings.option_relevance_decay if hypothesis.origin == "option" else settings.relevance_decay
+    weight = relevance_weight(rank, decay)
     weight *= quantitative_weight(passage.text, settings.quantitative_weight) if settings.enable_quantitative_weight else 1.0
     if settings.enable_section_weight:
         weight *= section_weight(passage.text)

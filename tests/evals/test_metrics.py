@@ -7,6 +7,7 @@ import pytest
 from evals.beir import mrr_at_10, ndcg_at_10, recall_at_100
 from evals.report import calibration, macro_f1, prf
 from evals.scifact import gold_of, predictions_of
+from evals.scifact_mcq import contrast_pairs, question_of
 
 
 def test_ranking_metrics():
@@ -50,3 +51,14 @@ def test_scifact_predicted_abstract_is_the_strongest_contribution_to_the_verdict
     labels, sentences = predictions_of(answer)
     assert labels == {"top": "SUPPORT"} and sentences == {"top": {2}}
     assert predictions_of(SimpleNamespace(verdict="NOT_ENOUGH_INFO", hypotheses=[], ledger=[])) == ({}, {})
+
+
+def test_scifact_mcq_pairs_a_supported_and_a_contradicted_claim_of_one_abstract():
+    def claim(cid, label, doc="7"):
+        return {"id": cid, "claim": f"claim {cid}", "evidence": {doc: [{"label": label, "sentences": [0]}]} if label else {}}
+
+    claims = [claim(1, "SUPPORT"), claim(2, "CONTRADICT"), claim(3, "CONTRADICT"), claim(4, "SUPPORT", doc="9"), claim(5, None)]
+    pairs = contrast_pairs(claims)
+    assert [(s["id"], c["id"]) for s, c in pairs] == [(1, 2), (1, 3)]
+    assert question_of(0, *pairs[0]) == (["claim 1", "claim 2"], 0)
+    assert question_of(1, *pairs[1]) == (["claim 3", "claim 1"], 1)

@@ -14,7 +14,7 @@ from agent.config import Context
 from agent.errors import InputError
 from agent.interfaces import CitedSentence, Draft
 from agent.nodes.citation_hop import citation_hop
-from agent.nodes.court import court, margin_of, relevance_weight
+from agent.nodes.court import court, margin_of, passage_weight, relevance_weight
 from agent.nodes.discriminate import discriminate
 from agent.nodes.hypothesize import hypothesize
 from agent.nodes.plan import plan
@@ -171,6 +171,14 @@ def test_court_relevance_decay_discounts_lower_ranked_records():
     assert decayed_entries and any(rank_of[e.record_id] > 0 for e in decayed_entries)
     for e in decayed_entries:
         assert e.weight == pytest.approx(flat_weight[(e.record_id, e.sentence_index)] * (rank_of[e.record_id] + 1) ** -2.0)
+
+
+def test_mcq_options_use_their_own_relevance_decay():
+    settings = Context(relevance_decay=2.0, option_relevance_decay=0.0, enable_quantitative_weight=False, enable_triangulation=False).resolved()
+    passage, rec = Passage(record_id="a4", text="Galaxies rotate faster than expected."), RECORDS[3]
+    claim, option = Hypothesis(id="H1", text="c", origin="claim"), Hypothesis(id="H1", text="o", origin="option", option_index=0)
+    assert passage_weight(passage, rec, claim, settings, [], rank=1) == pytest.approx(0.25)
+    assert passage_weight(passage, rec, option, settings, [], rank=1) == pytest.approx(1.0)
 
 
 def test_synthesize_checks_citations_in_code():

@@ -1,0 +1,97 @@
+"""SciFact as multiple choice: which of two statements does the literature support?
+
+    python -m evals.scifact_mcq --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
+
+Each question pairs a claim that an abstract SUPPORTS with a claim that the same abstract CONTRADICTS (SciFact's
+annotators wrote most contradicting claims by negating or reversing a supported one), so exactly one option is
+right and the evidence for both sits in the corpus. The run goes through the MCQ path of the public API
+(`agent.aask` with two options) over the whole 5,183-abstract corpus; the system may also abstain ("insufficient
+evidence"). Scored as LitQA2 scores: accuracy = right / all questions, precision = right / answered, coverage =
+answered / all. Option order alternates by pair so that always picking the first option scores 0.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from agent import Context, aask
+from evals.report import calibration, parse_overrides, print_json, print_table
+from evals.scifact import load_claims
+
+QUESTION = "Which statement does the published evidence support?"
+
+
+def contrast_pairs(claims: list[dict]) -> list[tuple[dict, dict]]:
+    """(supported claim, contradicted claim) for every abstract that has both, each pair once, in claim-id order."""
+    by_doc: dict[str, dict[str, list[dict]]] = {}
+    for claim in claims:
+        for doc, sets in (claim.get("evidence") or {}).items():
+            by_doc.setdefault(str(doc), {}).setdefault(sets[0]["label"], []).append(claim)
+    pairs = {
+        (s["id"], c["id"]): (s, c)
+        for labels in by_doc.values()
+        for s in labels.get("SUPPORT", [])
+        for c in labels.get("CONTRADICT", [])
+    }
+    return [pairs[key] for key in sorted(pairs)]
+
+
+def question_of(index: int, supported: dict, contradicted: dict) -> tuple[list[str], int]:
+    """The two options and the right one's index; the supported claim comes first on even pairs."""
+    if index % 2 == 0:
+        return [supported["claim"], contradicted["claim"]], 0
+    return [contradicted["claim"], supported["claim"]], 1
+
+
+async def evaluate(pairs: list[tuple[dict, dict]], context: Context) -> dict[str, Any]:
+    right, answered, confidences, correct = 0, 0, [], []
+    started = time.perf_counter()
+    for i, (supported, contradicted) in enumerate(pairs):
+        options, gold = question_of(i, supported, contradicted)
+        answer = await aask(QUESTION, options=options, context=context)
+        hit = answer.selected_option == gold
+        answered += answer.selected_option is not None
+        right += hit
+        correct.append(hit)
+        confidences.append(answer.confidence)
+    elapsed = time.perf_counter() - started
+    n = len(pairs)
+    ece, brier = calibration(confidences, correct)
+    return {
+        "questions": n,
+        "accuracy": right / n if n else 0.0,
+        "precision": right / answered if answered else 0.0,
+        "coverage": answered / n if n else 0.0,
+        "ece": ece, "brier": brier,
+        "seconds_per_question": elapsed / n if n else 0.0,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evals.scifact_mcq", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claims", required=True, type=Path)
+    parser.add_argument("--corpus", required=True, type=Path)
+    parser.add_argument("--split", choices=["heldout", "val", "all"], default="heldout",
+                        help="claims_train part (see evals.scifact); both claims of a pair always share a part")
+    parser.add_argument("--limit", type=int, help="first N questions")
+    parser.add_argument("--preset", default="fast")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. relevance_decay=0")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    pairs = contrast_pairs(load_claims(args.claims, args.split))[: args.limit]
+    overrides = {"max_claims": 0, **parse_overrides(args.set)}
+    context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
+    results = asyncio.run(evaluate(pairs, context))
+    config = {"split": args.split, "preset": args.preset, "overrides": overrides}
+    print_table(f"SciFact two-option MCQ, {results['questions']} questions ({args.split}), {config}", list(results.items()))
+    if args.json:
+        print_json({**results, **config})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
