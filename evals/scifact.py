@@ -100,21 +100,32 @@ def load_claims(path: Path, split: str, limit: int | None = None) -> list[dict]:
     return claims[:limit] if limit else claims
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evals.scifact", description=__doc__.split("\n\n")[0])
+def claims_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The options every SciFact eval takes: claims, corpus, split, limit, preset, overrides, --json."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--claims", required=True, type=Path)
     parser.add_argument("--corpus", required=True, type=Path)
     parser.add_argument("--split", choices=["heldout", "val", "all"], default="heldout",
                         help="heldout: the stance models' fixed hold-out; val: their validation part, for tuning (claims_train only)")
-    parser.add_argument("--limit", type=int, help="first N claims of the split")
+    parser.add_argument("--limit", type=int, help="first N items of the split")
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic (ablations)")
-    parser.add_argument("--max-docs", type=int, default=1, help="evidence abstracts predicted per claim (strongest first)")
     parser.add_argument("--json", action="store_true")
+    return parser
+
+
+def corpus_context(args: argparse.Namespace) -> tuple[Context, dict[str, Any]]:
+    """The run context over the given corpus (answer-claim verification off unless overridden) and its overrides."""
+    overrides = {"max_claims": 0, **parse_overrides(args.set)}
+    return Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides), overrides
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = claims_parser("python -m evals.scifact", __doc__.split("\n\n")[0])
+    parser.add_argument("--max-docs", type=int, default=1, help="evidence abstracts predicted per claim (strongest first)")
     args = parser.parse_args(argv)
     claims = load_claims(args.claims, args.split, args.limit)
-    overrides = {"max_claims": 0, **parse_overrides(args.set)}
-    context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
+    context, overrides = corpus_context(args)
     results = asyncio.run(evaluate(claims, context, args.max_docs))
     config = {"split": args.split, "preset": args.preset, "overrides": overrides, "max_docs": args.max_docs}
     print_table(f"SciFact open setting, {results['claims']} claims ({args.split}), {config}", list(results.items()))

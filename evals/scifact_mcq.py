@@ -12,15 +12,13 @@ answered / all. Option order alternates by pair so that always picking the first
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import time
-from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
-from evals.report import calibration, parse_overrides, print_json, print_table
-from evals.scifact import load_claims
+from evals.report import calibration, print_json, print_table
+from evals.scifact import claims_parser, corpus_context, load_claims
 
 QUESTION = "Which statement does the published evidence support?"
 
@@ -72,19 +70,10 @@ async def evaluate(pairs: list[tuple[dict, dict]], context: Context) -> dict[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evals.scifact_mcq", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claims", required=True, type=Path)
-    parser.add_argument("--corpus", required=True, type=Path)
-    parser.add_argument("--split", choices=["heldout", "val", "all"], default="heldout",
-                        help="claims_train part (see evals.scifact); both claims of a pair always share a part")
-    parser.add_argument("--limit", type=int, help="first N questions")
-    parser.add_argument("--preset", default="fast")
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. relevance_decay=0")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
+    """Both claims of a pair always fall in the same split (claims sharing an abstract are grouped)."""
+    args = claims_parser("python -m evals.scifact_mcq", __doc__.split("\n\n")[0]).parse_args(argv)
     pairs = contrast_pairs(load_claims(args.claims, args.split))[: args.limit]
-    overrides = {"max_claims": 0, **parse_overrides(args.set)}
-    context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
+    context, overrides = corpus_context(args)
     results = asyncio.run(evaluate(pairs, context))
     config = {"split": args.split, "preset": args.preset, "overrides": overrides}
     print_table(f"SciFact two-option MCQ, {results['questions']} questions ({args.split}), {config}", list(results.items()))
