@@ -1,11 +1,13 @@
 """The evals' metric functions on hand-made examples."""
 
 import math
+from types import SimpleNamespace
 
 import pytest
 
 from evals.beir import mrr_at_10, ndcg_at_10, recall_at_100
 from evals.report import calibration, macro_f1, prf
+from evals.pubmedqa import lean_confidence
 from evals.scifact import gold_of, predictions_of
 from evals.scifact_mcq import contrast_pairs, question_of
 
@@ -36,8 +38,6 @@ def test_scifact_gold_labels():
 
 
 def test_scifact_predicted_abstract_is_the_strongest_contribution_to_the_verdict():
-    from types import SimpleNamespace
-
     from agent.records import Hypothesis, LedgerEntry
 
     def entry(record_id, stance, confidence, weight, index):
@@ -62,3 +62,16 @@ def test_scifact_mcq_pairs_a_supported_and_a_contradicted_claim_of_one_abstract(
     assert [(s["id"], c["id"]) for s, c in pairs] == [(1, 2), (1, 3)]
     assert question_of(0, *pairs[0]) == (["claim 1", "claim 2"], 0)
     assert question_of(1, *pairs[1]) == (["claim 3", "claim 1"], 1)
+
+
+def test_pubmedqa_lean_decision_is_scored_with_the_leading_answers_confidence():
+    from types import SimpleNamespace
+
+    def answer(abstained, yes, no):
+        hypotheses = [SimpleNamespace(polarity=1, score=yes), SimpleNamespace(polarity=-1, score=no)]
+        return SimpleNamespace(abstained=abstained, verdict=None if abstained else "SUPPORT", hypotheses=hypotheses,
+                               confidence=0.6, leading_confidence=0.35)
+
+    assert lean_confidence(answer(True, 0.4, 0.1)) == 0.35  # abstained but leaned "yes"
+    assert lean_confidence(answer(True, 0.0, 0.0)) == 0.6  # nothing to lean on: "maybe", the abstention's
+    assert lean_confidence(answer(False, 0.4, 0.1)) == 0.6
