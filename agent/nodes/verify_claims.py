@@ -48,6 +48,19 @@ def verdict_for(dossier: list[LedgerEntry], records: dict[str, Record]) -> tuple
     return verdict, list(dict.fromkeys(e.record_id for e in supporting)), list(dict.fromkeys(e.record_id for e in refuting)), independent
 
 
+def one_side_per_record(entries: list[LedgerEntry]) -> list[LedgerEntry]:
+    """Entries (strongest first) without those that put a record on the other side from its strongest stance.
+
+    One source cannot both support and refute a claim: when two of its sentences disagree (typically a
+    finding and a statistic the judge misreads), the more confident reading stands for the record.
+    """
+    side: dict[str, str] = {}
+    for e in entries:
+        if e.stance != "NEUTRAL":
+            side.setdefault(e.record_id, e.stance)
+    return [e for e in entries if e.stance == "NEUTRAL" or side[e.record_id] == e.stance]
+
+
 async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> Claim:
     claim_key = " ".join(claim.text.lower().split())
     passages = [p for p in sentence_passages(candidates) if claim_key not in " ".join(p.text.lower().split())]  # a claim never verifies itself
@@ -62,7 +75,7 @@ async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], 
                     stance=r.stance if r.confidence >= settings.stance_min_confidence else "NEUTRAL", confidence=r.confidence)
         for p, r in zip(chosen, judged, strict=True)
     ]
-    by_conf = sorted(entries, key=lambda e: -e.confidence)
+    by_conf = one_side_per_record(sorted(entries, key=lambda e: -e.confidence))
     dossier = [e for e in by_conf if e.stance == "SUPPORT"][:2] + [e for e in by_conf if e.stance == "CONTRADICT"][:2]
     records = {r.id: r for r in candidates}
     verdict, supporting, refuting, independent = verdict_for(dossier, records)

@@ -23,8 +23,8 @@ from agent.nodes.rerank import rerank
 from agent.nodes.retrieve import retrieve
 from agent.nodes.synthesize import check_citations, synthesize
 from agent.nodes.target_claims import target_claims
-from agent.nodes.verify_claims import verify_claims
-from agent.records import Claim, ClaimVerdict, Hypothesis, Passage, Query, Status, Usage
+from agent.nodes.verify_claims import one_side_per_record, verify_claims
+from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry, Passage, Query, Status, Usage
 from tests.graph.fakes import ListSource, make_backend, record, unique_backend_name
 
 RECORDS = [
@@ -259,6 +259,16 @@ def test_rerank_demotes_near_duplicate_documents():
     assert {"a1", "a1b"} <= set(demoted)
     assert min(demoted["a1"], demoted["a1b"]) < min(plain["a1"], plain["a1b"])  # the near-copy is demoted
     assert max(demoted["a1"], demoted["a1b"]) == max(plain["a1"], plain["a1b"])  # the original keeps its score
+
+
+def test_a_record_counts_on_one_side_of_a_claim_only():
+    def entry(rid, stance, conf):
+        return LedgerEntry(hypothesis_id="claim", record_id=rid, text=f"{rid} {stance}", stance=stance, confidence=conf)
+
+    entries = [entry("a", "SUPPORT", 0.9), entry("b", "CONTRADICT", 0.85), entry("a", "CONTRADICT", 0.7),
+               entry("b", "SUPPORT", 0.6), entry("a", "NEUTRAL", 0.5), entry("c", "CONTRADICT", 0.55)]
+    kept = one_side_per_record(entries)
+    assert [(e.record_id, e.stance) for e in kept] == [("a", "SUPPORT"), ("b", "CONTRADICT"), ("a", "NEUTRAL"), ("c", "CONTRADICT")]
 
 
 def test_verify_claims_checks_each_canonical_claim_once():
