@@ -46,16 +46,15 @@ def question_of(index: int, supported: dict, contradicted: dict) -> tuple[list[s
 
 
 async def evaluate(pairs: list[tuple[dict, dict]], context: Context) -> dict[str, Any]:
-    right, answered, confidences, correct = 0, 0, [], []
+    answered, confidences, correct = 0, [], []
     started = time.perf_counter()
     for i, (supported, contradicted) in enumerate(pairs):
         options, gold = question_of(i, supported, contradicted)
         answer = await aask(QUESTION, options=options, context=context)
-        hit = answer.selected_option == gold
         answered += answer.selected_option is not None
-        right += hit
-        correct.append(hit)
+        correct.append(answer.selected_option == gold)
         confidences.append(answer.confidence)
+    right = sum(correct)
     elapsed = time.perf_counter() - started
     n = len(pairs)
     ece, brier = calibration(confidences, correct)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 
@@ -30,10 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent import Context, averify  # noqa: E402
 from agent.backend import backend_for  # noqa: E402
 from agent.calibration import CalibrationTable, PlattScale, default_table_path  # noqa: E402
-from agent.judges.dataset import scifact_splits  # noqa: E402
 from agent.reasoners.extractive import winner  # noqa: E402
 from evals.report import calibration, commit, print_table  # noqa: E402
-from evals.scifact import gold_of  # noqa: E402
+from evals.scifact import gold_of, load_claims  # noqa: E402
 
 
 async def observations(claims: list[dict], context: Context) -> list[dict]:
@@ -66,9 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=default_table_path())
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
-    claims = [json.loads(line) for line in args.claims.read_text().splitlines() if line.strip()]
-    splits = scifact_splits(claims)
-    claims = [c for c in claims if splits.get(c["id"]) == "val"][: args.limit]
+    claims = load_claims(args.claims, "val", args.limit)
     context = Context(preset="fast", corpus_path=str(args.corpus.resolve()), max_claims=0, calibration="raw")
     judge = backend_for(context.resolved()).stance.name
     rows = asyncio.run(observations(claims, context))
