@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from agent.interfaces import CitedSentence, Draft, Embedder, Plan
-from agent.reasoners.questions import classify_task, entities, is_polar, negate, numbers, polar_to_claim
+from agent.reasoners.questions import classify_task, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
 from agent.text import content_terms, is_finding, jaccard, strip_section_label, truncate
 
@@ -49,14 +49,13 @@ class ExtractiveReasoner:
         if len(terms) >= 3:
             queries.append(Query(text=" ".join(terms[:12]), intent="primary"))
         for i, option in enumerate(options):
-            queries.append(Query(text=f"{question.strip()} {option}", intent="primary", hypothesis_id=f"H{i + 1}"))
+            queries.append(Query(text=option_statement(question, option), intent="primary", hypothesis_id=f"H{i + 1}"))
         return Plan(task=task, options=options, entities=entities(question), numbers=numbers(question), queries=queries, claim=claim)
 
     async def hypothesize(self, question: str, plan: Plan, evidence: list[Passage], n: int) -> list[Hypothesis]:
         if plan.task == "mcq":
-            stem = question.strip().rstrip("?").strip()
             return [
-                Hypothesis(id=f"H{i + 1}", text=option, origin="option", option_index=i, claim=f"{stem}: {option}")
+                Hypothesis(id=f"H{i + 1}", text=option, origin="option", option_index=i, claim=option_statement(question, option))
                 for i, option in enumerate(plan.options)
             ]
         if plan.claim:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.records import Query, TaskType
+from agent.text import content_terms
 
 _AUX = r"(does|do|did|is|are|was|were|can|could|will|would|should|has|have|had|may|might|must)"
 _POLAR = re.compile(rf"^\s*{_AUX}\b\s+(.*?)\??\s*$", re.I | re.S)
@@ -92,6 +93,27 @@ def negate(statement: str) -> str:
             words[i] = word.lower().replace(core, ANTONYMS[core])
             return " ".join(words)
     return f"no {statement[:1].lower()}{statement[1:]}"
+
+
+# Words of a stem that only asks which option is right ("Which statement does the evidence support?").
+_META_STEM_TERMS = frozenset(
+    """which following statement statements claim claims option options answer answers true correct best most
+    accurate accurately supported support supports evidence published literature research studies describes
+    describe consistent current""".split()
+)
+
+
+def option_statement(stem: str, option: str) -> str:
+    """What an MCQ option asserts: the option alone when the stem only asks which option holds, else 'stem: option'.
+
+    A short option ('100 °C') needs its stem to mean anything; a full statement under a meta stem ("Which
+    statement does the published evidence support?") does not, and the stem's words would only blur the
+    embedding and the stance judge's reading of the option.
+    """
+    stem = stem.strip().rstrip("?").strip()
+    if not stem or all(term.lower() in _META_STEM_TERMS for term in content_terms(stem)):
+        return option.strip()
+    return f"{stem}: {option.strip()}"
 
 
 def claim_queries(claim: str) -> list[Query]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.reasoners.questions import is_polar, polar_to_claim
+from agent.reasoners.questions import is_polar, option_statement, polar_to_claim
 
 CASES = [
     ("Does hypoglycemia increase the risk of dementia?", "Hypoglycemia increase the risk of dementia"),
@@ -28,3 +28,12 @@ def test_polar_questions_become_claims(question, claim):
 @pytest.mark.parametrize("question", ["What causes dementia?", "Aripiprazole: a new risk factor for pathological gambling?", "Aspirin reduces colorectal cancer."])
 def test_other_text_is_not_polar(question):
     assert not is_polar(question)
+
+
+def test_an_option_under_a_meta_stem_is_judged_alone():
+    assert option_statement("Which statement does the published evidence support?", "Aspirin reduces colorectal cancer.") == "Aspirin reduces colorectal cancer."
+    assert option_statement("Which of the following is true?", " X binds Y ") == "X binds Y"
+
+
+def test_a_short_option_keeps_its_stem():
+    assert option_statement("What is the boiling point of water at sea level?", "100 °C") == "What is the boiling point of water at sea level: 100 °C"
