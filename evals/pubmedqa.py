@@ -46,11 +46,12 @@ def lean_confidence(answer: Any) -> float:
 
 
 def documents_of(pmid: str, item: dict) -> list[dict]:
+    """The question's contexts as what they are: one abstract (its conclusion removed), each section's first
+    sentence carrying its structured-abstract label ("RESULTS: ..."), so the court weighs sections as it does
+    for any structured abstract. The title is left out: PubMedQA questions are mostly the paper's title."""
     labels = item.get("LABELS") or []
-    return [
-        {"id": f"{pmid}-{i}", "title": (labels[i] if i < len(labels) else "CONTEXT").title(), "abstract": text}
-        for i, text in enumerate(item["CONTEXTS"])
-    ]
+    sections = [f"{labels[i].upper()}: {text}" if i < len(labels) and labels[i] else text for i, text in enumerate(item["CONTEXTS"])]
+    return [{"id": pmid, "title": "", "abstract": " ".join(sections)}]
 
 
 async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:

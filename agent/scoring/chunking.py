@@ -80,6 +80,11 @@ def _label_sections(sentences: list[str], offset: int = 0) -> list[tuple[str | N
     return groups
 
 
+def sentence_sections(sentences: list[str]) -> list[str | None]:
+    """The structured-abstract section of each sentence: the label that last opened a section, None before any."""
+    return [label for label, indexed in _label_sections(sentences) for _ in indexed]
+
+
 def _windows(section: str | None, indexed: list[tuple[int, str]], window: int, stride: int, max_chars: int) -> list[Chunk]:
     chunks: list[Chunk] = []
     start = 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.records import Record
-from agent.scoring.chunking import chunk_document, chunk_record, chunk_sentences, split_sections, structured_label
+from agent.scoring.chunking import chunk_document, chunk_record, chunk_sentences, sentence_sections, split_sections, structured_label
 
 FULL_TEXT = """A study of X
 1. Introduction
@@ -54,6 +54,12 @@ def test_scifact_style_labels_without_colon() -> None:
     sentences = ["BACKGROUND Microarrays offer potential.", "They are used widely.", "RESULTS We propose a model.", "It fits."]
     chunks = chunk_sentences(sentences)
     assert [(c.section, c.sentence_start, c.sentence_end) for c in chunks] == [("background", 0, 2), ("results", 2, 4)]
+
+
+def test_every_sentence_takes_the_section_that_opened_it() -> None:
+    sentences = ["Before any label.", "BACKGROUND Microarrays offer potential.", "They are used widely.", "RESULTS We propose a model.", "It fits."]
+    assert sentence_sections(sentences) == [None, "background", "background", "results", "results"]
+    assert sentence_sections(["One finding.", "Results show two."]) == [None, None]
 
 
 def test_ordinary_sentence_is_not_a_label() -> None:
