@@ -216,6 +216,10 @@ class Claim(BaseModel):
 
     text: str
     key_terms: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(
+        default_factory=list,
+        description="Record ids the answer cites for this claim. They are left out of its check: a quoted record cannot corroborate, or refute, its own quote.",
+    )
     verdict: ClaimVerdict = ClaimVerdict.UNVERIFIED
     supporting: list[str] = Field(default_factory=list, description="Record ids supporting the claim.")
     refuting: list[str] = Field(default_factory=list, description="Record ids refuting the claim.")

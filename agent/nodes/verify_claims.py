@@ -63,7 +63,8 @@ def one_side_per_record(entries: list[LedgerEntry]) -> list[LedgerEntry]:
 
 async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> Claim:
     claim_key = " ".join(claim.text.lower().split())
-    passages = [p for p in sentence_passages(candidates) if claim_key not in " ".join(p.text.lower().split())]  # a claim never verifies itself
+    own = set(claim.sources)  # the records the answer quotes for this claim: checked against the others only
+    passages = [p for p in sentence_passages(candidates) if p.record_id not in own and claim_key not in " ".join(p.text.lower().split())]
     if not passages:
         return claim
     vectors = await backend.embedder.embed([claim.text] + [p.text for p in passages], kind="document")

@@ -24,6 +24,7 @@ from agent.prompts import (
 from agent.llm import structured_call
 from agent.reasoners.extractive import ExtractiveReasoner, option_label
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
+from agent.text import jaccard
 
 
 class PlanOut(BaseModel):
@@ -141,5 +142,13 @@ class ChatReasoner:
         out = await self._call("extract_claims", CLAIMS_SYSTEM.replace("N ", f"{max_claims} "), f"Question: {question}\nAnswer: {text}", ClaimsOut)
         if out is None:
             return await self.fallback.extract_claims(question, draft, max_claims)
-        probe = Draft(answer=draft.answer, sentences=[CitedSentence(text=c) for c in out.claims])
+        probe = Draft(answer=draft.answer, sentences=[CitedSentence(text=c, citations=_closest_citations(c, draft)) for c in out.claims])
         return await self.fallback.extract_claims(question, probe, max_claims)  # same specificity filter for both paths
+
+
+def _closest_citations(claim: str, draft: Draft) -> list[str]:
+    """The citations of the answer sentence a model-extracted claim came from (the most similar one)."""
+    if not draft.sentences:
+        return []
+    best = max(draft.sentences, key=lambda sentence: jaccard(claim, sentence.text))
+    return list(best.citations) if jaccard(claim, best.text) > 0 else []

@@ -15,6 +15,7 @@ from agent.errors import InputError
 from agent.interfaces import CitedSentence, Draft
 from agent.nodes.citation_hop import citation_hop
 from agent.nodes.court import court, margin_of, passage_weight, relevance_weight
+from agent.scoring.chunking import sentence_sections
 from agent.nodes.discriminate import discriminate
 from agent.nodes.hypothesize import hypothesize
 from agent.nodes.plan import plan
@@ -181,6 +182,16 @@ def test_mcq_options_use_their_own_relevance_decay():
     assert passage_weight(passage, rec, option, settings, [], rank=1) == pytest.approx(1.0)
 
 
+def test_a_whole_section_takes_its_label_weight():
+    settings = Context(relevance_decay=0.0, enable_quantitative_weight=False, enable_triangulation=False).resolved()
+    sentences = ["BACKGROUND Galaxies are old.", "Their rotation is puzzling.", "RESULTS Galaxies rotate faster than expected."]
+    rec = RECORDS[3].model_copy(update={"sentences": sentences})
+    claim = Hypothesis(id="H1", text="c", origin="claim")
+    weights = [passage_weight(Passage(record_id=rec.id, sentence_index=i, text=t), rec, claim, settings, [], rank=0, section=sec)
+               for i, (t, sec) in enumerate(zip(sentences, sentence_sections(sentences)))]
+    assert weights == pytest.approx([0.5, 0.5, 1.0])
+
+
 def test_synthesize_checks_citations_in_code():
     draft = Draft(answer="x", sentences=[CitedSentence(text="ok", citations=["a1", "ghost"]), CitedSentence(text="bad", citations=["ghost"])])
     checked, notes = check_citations(draft, {"a1"})
@@ -278,6 +289,17 @@ def test_verify_claims_checks_each_canonical_claim_once():
     state["draft"] = Draft(answer="x", sentences=[CitedSentence(text=state["ledger"][0].text, citations=[state["ledger"][0].record_id]), duplicate])
     claims = run(verify_claims, state, rt)["claims"]
     assert len(claims) == 1
+
+
+def test_a_claim_is_checked_against_records_other_than_those_it_quotes():
+    rt = runtime()
+    state = _courted(rt)
+    quoted = CitedSentence(text='Statins increase muscle pain reports: "Statins increases muscle pain in older adults (OR 1.8)."', citations=["a1"])
+    state["draft"] = Draft(answer="x", sentences=[quoted])
+    [claim] = run(verify_claims, state, rt)["claims"]
+    assert claim.sources == ["a1"]
+    assert claim.dossier and "a1" not in {e.record_id for e in claim.dossier}
+    assert "a1" not in claim.supporting + claim.refuting
 
 
 def test_non_findings_are_recognised():
