@@ -138,3 +138,19 @@ def test_unit_decisions_cover_each_branch():
 def test_recursion_limit_is_explicit():
     assert Context().recursion_limit < 10_000
     assert Context(preset="research_max").resolved().recursion_limit == Context().recursion_limit
+
+
+def test_model_extracted_claims_carry_the_citations_of_the_sentence_they_came_from():
+    import asyncio
+
+    from agent.interfaces import CitedSentence, Draft
+
+    draft = Draft(answer="x", sentences=[
+        CitedSentence(text="Metformin increases insulin sensitivity in adults with prediabetes.", citations=["s0"]),
+        CitedSentence(text="Against this, a trial reports metformin decreases insulin sensitivity in obesity.", citations=["o1"]),
+    ])
+    messages = [tool_message("ClaimsOut", {"claims": ["Metformin decreases insulin sensitivity in obesity trials",
+                                                       "Metformin increases insulin sensitivity among prediabetic adults"]})]
+    chat = ChatReasoner(scripted_chat(messages), "fake:claims", ExtractiveReasoner(BagOfWordsEmbedder()))
+    claims = asyncio.run(chat.extract_claims("What does metformin do?", draft, 6))
+    assert [(c.text.split()[1], c.sources) for c in claims] == [("decreases", ["o1"]), ("increases", ["s0"])]
