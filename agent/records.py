@@ -169,6 +169,7 @@ class Passage(BaseModel):
     sentence_index: int | None = None
     text: str
     score: float = 0.0
+    section: str | None = Field(default=None, description="Structured-abstract section the sentence sits in ('results'), when labelled.")
 
 
 class Hypothesis(BaseModel):

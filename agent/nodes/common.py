@@ -12,6 +12,7 @@ from agent.budget import cost_left, llm_calls_left
 from agent.config import Context
 from agent.metering import Meter, metered
 from agent.records import Passage, Record
+from agent.scoring.chunking import sentence_sections
 
 
 def settings_of(runtime: Any) -> Context:
@@ -84,12 +85,13 @@ def merge_into_pool(pool: Mapping[str, Record], incoming: list[Record]) -> dict[
 
 
 def sentence_passages(records: list[Record], scores: Mapping[str, float] | None = None) -> list[Passage]:
-    """Every sentence of the given records as a passage carrying its record's score."""
+    """Every sentence of the given records as a passage carrying its record's score and its section (the
+    structured-abstract label that opened it, so a whole section is known as background or results)."""
     passages = []
     for record in records:
         score = (scores or {}).get(record.id, 0.0)
         sentences = record.sentences or ([record.abstract] if record.abstract else [record.title])
-        for i, sentence in enumerate(sentences):
+        for i, (sentence, section) in enumerate(zip(sentences, sentence_sections(sentences), strict=True)):
             if sentence:
-                passages.append(Passage(record_id=record.id, sentence_index=i, text=sentence, score=score))
+                passages.append(Passage(record_id=record.id, sentence_index=i, text=sentence, score=score, section=section))
     return passages

@@ -23,7 +23,6 @@ from agent.nodes.common import state_after, backend_of, emit, node_meter, senten
 from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.routing import decide_after_court
 from agent.text import is_finding
-from agent.scoring.chunking import sentence_sections
 from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.triangulation import triangulation_score
 
@@ -54,8 +53,8 @@ def margin_of(scores: list[float]) -> float:
 
 
 def section_weight(section: str | None) -> float:
-    """Background and aims say what was asked, not what was found: they count less than results. A sentence
-    takes the section of the structured-abstract label that opened it, not only the labelled first sentence."""
+    """Background and aims say what was asked, not what was found: they count less than results. The section
+    is the passage's (the label that opened it), so a whole section counts, not only its labelled first sentence."""
     return SECTION_WEIGHTS.get(section, 1.0) if section else 1.0
 
 
@@ -66,13 +65,12 @@ def relevance_weight(rank: int, decay: float) -> float:
     return float((rank + 1) ** -decay)
 
 
-def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str], rank: int,
-                   section: str | None = None) -> float:
+def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str], rank: int) -> float:
     decay = settings.option_relevance_decay if hypothesis.origin == "option" else settings.relevance_decay
     weight = relevance_weight(rank, decay)
     weight *= quantitative_weight(passage.text, settings.quantitative_weight) if settings.enable_quantitative_weight else 1.0
     if settings.enable_section_weight:
-        weight *= section_weight(section)
+        weight *= section_weight(passage.section)
     if settings.enable_triangulation:
         weight *= 1.0 + triangulation_score(source_types)
     adversarial = hypothesis.origin == "negation"
@@ -123,7 +121,6 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
             stance_of = {pair: result for pair, result in zip(pairs, judged, strict=True)}
             source_types = _source_types_by_record(records)
             rank_of = {record.id: rank for rank, record in enumerate(records)}
-            sections = _sections_by_record(records)
             for h in hypotheses:
                 j = statements.index(h.statement)
                 entries = []
@@ -136,8 +133,7 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
                     entries.append(LedgerEntry(
                         hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index, text=passages[i].text,
                         stance=stance, confidence=float(result.confidence),
-                        weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id],
-                                                   _section_at(sections[record.id], passages[i].sentence_index))),
+                        weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id])),
                         via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
                     ))
                 h_scored, kept = score_hypothesis(h, entries, settings)
@@ -161,15 +157,6 @@ def _source_types_by_record(records: list[Record]) -> dict[str, list[str]]:
         kinds = {record.source_type} | {p.source for p in record.provenance if p.source} | set(record.alt_ids)
         types[record.id] = sorted(kinds)
     return types
-
-
-def _sections_by_record(records: list[Record]) -> dict[str, list[str | None]]:
-    """Per record, the structured-abstract section of each sentence (indices as in sentence_passages)."""
-    return {record.id: sentence_sections(record.sentences) if record.sentences else [] for record in records}
-
-
-def _section_at(sections: list[str | None], index: int | None) -> str | None:
-    return sections[index] if index is not None and 0 <= index < len(sections) else None
 
 
 def _blend_mcq(hypotheses: list[Hypothesis], semantic: list[float]) -> list[Hypothesis]:

@@ -111,7 +111,7 @@ def option_statement(stem: str, option: str) -> str:
     embedding and the stance judge's reading of the option.
     """
     stem = stem.strip().rstrip("?").strip()
-    if not stem or all(term.lower() in _META_STEM_TERMS for term in content_terms(stem)):
+    if not stem or all(term in _META_STEM_TERMS for term in content_terms(stem)):
         return option.strip()
     return f"{stem}: {option.strip()}"
 

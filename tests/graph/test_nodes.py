@@ -15,7 +15,7 @@ from agent.errors import InputError
 from agent.interfaces import CitedSentence, Draft
 from agent.nodes.citation_hop import citation_hop
 from agent.nodes.court import court, margin_of, passage_weight, relevance_weight
-from agent.scoring.chunking import sentence_sections
+from agent.nodes.common import sentence_passages
 from agent.nodes.discriminate import discriminate
 from agent.nodes.hypothesize import hypothesize
 from agent.nodes.plan import plan
@@ -187,8 +187,7 @@ def test_a_whole_section_takes_its_label_weight():
     sentences = ["BACKGROUND Galaxies are old.", "Their rotation is puzzling.", "RESULTS Galaxies rotate faster than expected."]
     rec = RECORDS[3].model_copy(update={"sentences": sentences})
     claim = Hypothesis(id="H1", text="c", origin="claim")
-    weights = [passage_weight(Passage(record_id=rec.id, sentence_index=i, text=t), rec, claim, settings, [], rank=0, section=sec)
-               for i, (t, sec) in enumerate(zip(sentences, sentence_sections(sentences)))]
+    weights = [passage_weight(p, rec, claim, settings, [], rank=0) for p in sentence_passages([rec])]
     assert weights == pytest.approx([0.5, 0.5, 1.0])
 
 
