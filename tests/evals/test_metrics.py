@@ -65,8 +65,6 @@ def test_scifact_mcq_pairs_a_supported_and_a_contradicted_claim_of_one_abstract(
 
 
 def test_pubmedqa_lean_decision_is_scored_with_the_leading_answers_confidence():
-    from types import SimpleNamespace
-
     def answer(abstained, yes, no):
         hypotheses = [SimpleNamespace(polarity=1, score=yes), SimpleNamespace(polarity=-1, score=no)]
         return SimpleNamespace(abstained=abstained, verdict=None if abstained else "SUPPORT", hypotheses=hypotheses,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 
 from agent.backend import register_backend
 from agent.config import Context
 from agent.graph import graph
+from agent.interfaces import CitedSentence, Draft
 from agent.llm import register_chat_model, unregister_chat_model
 from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner
@@ -141,10 +143,6 @@ def test_recursion_limit_is_explicit():
 
 
 def test_model_extracted_claims_carry_the_citations_of_the_sentence_they_came_from():
-    import asyncio
-
-    from agent.interfaces import CitedSentence, Draft
-
     draft = Draft(answer="x", sentences=[
         CitedSentence(text="Metformin increases insulin sensitivity in adults with prediabetes.", citations=["s0"]),
         CitedSentence(text="Against this, a trial reports metformin decreases insulin sensitivity in obesity.", citations=["o1"]),
