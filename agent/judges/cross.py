@@ -58,9 +58,10 @@ def load_tokenizer():
 
 
 def tokenize(tokenizer, pairs: list[tuple[str, str]]):
-    """Statement first, passage second; only the passage is cut when the pair is too long."""
+    """Statement first, passage second; the longer of the two is cut when the pair is too long (in practice the
+    passage: a statement rarely outgrows its passage, and "only_second" would raise on one that fills the budget)."""
     return tokenizer(
-        [s for s, _ in pairs], [p for _, p in pairs], truncation="only_second", max_length=MAX_TOKENS,
+        [s for s, _ in pairs], [p for _, p in pairs], truncation="longest_first", max_length=MAX_TOKENS,
         padding=True, return_tensors="pt",
     )
 

@@ -54,6 +54,12 @@ async def test_output_schema_and_obvious_cases(judge):
     assert await judge.judge([]) == []
 
 
+async def test_a_statement_longer_than_the_token_budget_is_judged(judge):
+    statement = " ".join(["Long-term supplementation with vitamin D3 reduces fracture risk in elderly women"] * 20)
+    results = await judge.judge([(statement, "Vitamin D3 reduced hip fractures by 43% in elderly women.")])
+    assert_well_formed(results, 1)
+
+
 async def test_missing_weights_raise_configuration_error(tmp_path, monkeypatch):
     missing = tmp_path / "stance_cross.npz"
     with pytest.raises(ConfigurationError, match="weights not found"):
