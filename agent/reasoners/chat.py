@@ -148,7 +148,5 @@ class ChatReasoner:
 
 def _closest_citations(claim: str, draft: Draft) -> list[str]:
     """The citations of the answer sentence a model-extracted claim came from (the most similar one)."""
-    if not draft.sentences:
-        return []
-    best = max(draft.sentences, key=lambda sentence: jaccard(claim, sentence.text))
-    return list(best.citations) if jaccard(claim, best.text) > 0 else []
+    overlap, best = max(((jaccard(claim, s.text), s) for s in draft.sentences), key=lambda pair: pair[0], default=(0.0, None))
+    return list(best.citations) if best is not None and overlap > 0 else []
