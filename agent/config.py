@@ -49,6 +49,7 @@ class Context(BaseModel):
     contested_threshold: int = Field(1, description="More contested claims than this triggers targeted retrieval and a second court.")
     contradiction_weight: float = Field(0.5, description="Weight of contradiction in the hypothesis score (score = support - w * contradiction).")
     quantitative_weight: float = Field(1.5, description="Weight of passages carrying quantitative claims.")
+    verdict_min_evidence: float = Field(0.5, description="Weighted stance evidence (sum of confidence x weight) a hypothesis needs on one side before the court calls it SUPPORTED or CONTRADICTED rather than INSUFFICIENT.")
     stance_min_confidence: float = Field(0.5, description="Stance confidence below which a passage counts as neutral.")
     dedup_cosine: float = Field(0.85, description="Cosine at or above which two claims merge (semantic dedup).")
     support_cap: int = Field(4, description="Supporting passages kept per hypothesis in the ledger.")

@@ -88,9 +88,9 @@ def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], setting
     s = sum(e.confidence * e.weight for e in support)
     c = sum(e.confidence * e.weight for e in against)
     score = s - settings.contradiction_weight * c
-    if s >= 0.5 and score > 0:
+    if s >= settings.verdict_min_evidence and score > 0:
         verdict = HypothesisVerdict.SUPPORTED
-    elif c >= 0.5 and c > s:
+    elif c >= settings.verdict_min_evidence and c > s:
         verdict = HypothesisVerdict.CONTRADICTED
     else:
         verdict = HypothesisVerdict.INSUFFICIENT

@@ -14,7 +14,7 @@ from agent.config import Context
 from agent.errors import InputError
 from agent.interfaces import CitedSentence, Draft
 from agent.nodes.citation_hop import citation_hop
-from agent.nodes.court import court, margin_of, passage_weight, relevance_weight
+from agent.nodes.court import court, margin_of, passage_weight, relevance_weight, score_hypothesis
 from agent.nodes.common import sentence_passages
 from agent.nodes.discriminate import discriminate
 from agent.nodes.hypothesize import hypothesize
@@ -189,6 +189,16 @@ def test_a_whole_section_takes_its_label_weight():
     claim = Hypothesis(id="H1", text="c", origin="claim")
     weights = [passage_weight(p, rec, claim, settings, [], rank=0) for p in sentence_passages([rec])]
     assert weights == pytest.approx([0.5, 0.5, 1.0])
+
+
+def test_the_verdict_needs_the_configured_weight_of_evidence():
+    claim = Hypothesis(id="H1", text="c", origin="claim")
+    entries = [LedgerEntry(hypothesis_id="H1", record_id="a1", stance="SUPPORT", confidence=0.6, weight=0.5, text="t"),
+               LedgerEntry(hypothesis_id="H1", record_id="a3", stance="CONTRADICT", confidence=0.6, weight=0.5, text="u")]
+    default, lenient = Context().resolved(), Context(verdict_min_evidence=0.25).resolved()
+    assert score_hypothesis(claim, entries[:1], default)[0].verdict == "INSUFFICIENT"  # 0.3 < 0.5
+    assert score_hypothesis(claim, entries[:1], lenient)[0].verdict == "SUPPORTED"
+    assert score_hypothesis(claim, entries[1:], lenient)[0].verdict == "CONTRADICTED"
 
 
 def test_synthesize_checks_citations_in_code():
