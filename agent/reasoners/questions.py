@@ -58,6 +58,50 @@ _TITLED = re.compile(rf"^(?P<topic>[^?]{{3,}}?)(?::\s*|\.\s+|--|\s[-–]\s)(?P<a
 _KEPT_AUX = {"is", "are", "was", "were", "can", "could", "will", "would", "should", "has", "have", "had", "may", "might", "must"}
 
 
+_COPULAS = {"is", "are", "was", "were"}
+# Words that open the predicate of "Is <subject> <predicate>?": the copula goes before the first of them.
+_PREDICATE_OPENERS = frozenset(
+    """safe unsafe effective ineffective efficacious necessary unnecessary useful helpful beneficial harmful able unable
+    possible feasible reliable accurate valid superior inferior equivalent equal different similar comparable
+    predictive prognostic sufficient insufficient adequate appropriate important relevant dangerous worth
+    worthwhile justified warranted required needed indicated mandatory cost-effective correlated associated related
+    linked due responsible present common rare frequent higher lower increased decreased elevated reduced better
+    worse more less still also really always truly routinely independent independently influenced affected caused
+    involved sensitive specific consistent good poor true real essential aware viable predictable applicable adherent
+    representative justifiable positively negatively significantly directly inversely clinically economically a an""".split()
+)
+_SUBJECT_LINKS = frozenset("of in for with on at by to from among after before during and or a an the this these that those who which is are was were".split())
+_PRONOUNS = frozenset("it this that they these those".split())
+_AFTER_PARTICIPLE = frozenset("with to by in for among at on as from during".split())  # 'underdiagnosed in', 'compromised during'
+_AFTER_GERUND = frozenset("a an the among".split())  # 'making a difference', 'increasing among'
+
+
+def _opens_predicate(words: list[str], i: int) -> bool:
+    word = words[i].lower().strip(",;:")
+    following = words[i + 1].lower() if i + 1 < len(words) else ""
+    if words[i] in ("a", "an") or (word in _PREDICATE_OPENERS and word not in ("a", "an")):
+        return True  # 'a'/'an' only in lower case: 'type A dissection' is still the subject
+    if word == "the":
+        return i >= 2
+    if word.endswith("ed") and len(word) > 4:
+        return following in _AFTER_PARTICIPLE
+    return word.endswith("ing") and len(word) > 5 and following in _AFTER_GERUND
+
+
+def _copula_statement(copula: str, rest: str) -> str | None:
+    """'Is <subject> <predicate>' as '<subject> is <predicate>': the copula goes before the first word that
+    opens a predicate ('safe', 'a', 'still', 'the' after the subject's first two words, a participle before a
+    preposition, a gerund before an article), unless the word before it continues the subject ('rate *of* the',
+    '*a* mandatory rotation'). A pronoun subject is one word. None when no opener is found."""
+    words = rest.split()
+    if len(words) > 1 and words[0].lower() in _PRONOUNS:
+        return " ".join([words[0], copula, *words[1:]])  # 'Is it time to ...' -> 'It is time to ...'
+    for i in range(1, len(words)):
+        if words[i - 1].lower() not in _SUBJECT_LINKS and _opens_predicate(words, i):
+            return " ".join([*words[:i], copula, *words[i:]])
+    return None
+
+
 def _capitalised(text: str) -> str:
     text = text.strip().rstrip("?").strip()
     return text[:1].upper() + text[1:] if text else text
@@ -67,7 +111,9 @@ def polar_to_claim(question: str) -> str:
     """A yes/no question as the statement a "yes" would assert.
 
     'Does hypoglycemia increase the risk of dementia?' -> 'Hypoglycemia increase the risk of dementia' (the
-    auxiliary is dropped; embeddings and the stance judge are robust to the missing inflection);
+    auxiliary is dropped; embeddings and the stance judge are robust to the missing inflection); a copula is
+    moved, not dropped, since without it the statement has no verb ('Is aspirin safe in children?' -> 'Aspirin
+    is safe in children'; dropped only when the predicate's start is not found);
     'Is there a need for X?' -> 'There is a need for X'; titled questions ('Double balloon enteroscopy: is it
     safe?') put the topic back in the pronoun's place ('Double balloon enteroscopy is safe').
     """
@@ -81,7 +127,13 @@ def polar_to_claim(question: str) -> str:
     if not _POLAR.match(text) and (titled := _titled(text)):
         return f"{titled[0]}: {polar_to_claim(titled[1])}"
     match = _POLAR.match(text)
-    return _capitalised(match.group(2) if match else text)
+    if match is None:
+        return _capitalised(text)
+    rest = match.group(2)
+    copula = match.group(1).lower()
+    if copula in _COPULAS and (statement := _copula_statement(copula, rest.strip().rstrip("?"))):
+        return _capitalised(statement)
+    return _capitalised(rest)
 
 
 def negate(statement: str) -> str:

@@ -16,6 +16,21 @@ CASES = [
      "Assessment of carotid artery stenosis before bypass surgery is always necessary"),
     ("Body perception: do parents perceive body image differently?", "Body perception: Parents perceive body image differently"),
     ("Injury mortality among young men--are there any common factors?", "Injury mortality among young men: There are any common factors"),
+    # a copula is moved before the predicate, not dropped
+    ("Is a mandatory general surgery rotation necessary in the surgical clerkship?",
+     "A mandatory general surgery rotation is necessary in the surgical clerkship"),
+    ("Is the Hawkins sign able to predict necrosis?", "The Hawkins sign is able to predict necrosis"),
+    ("Is motion perception deficit in schizophrenia a consequence of eye-tracking abnormality?",
+     "Motion perception deficit in schizophrenia is a consequence of eye-tracking abnormality"),
+    ("Is the use of the drug safe?", "The use of the drug is safe"),
+    ("Are bipolar disorders underdiagnosed in patients with depressive episodes?",
+     "Bipolar disorders are underdiagnosed in patients with depressive episodes"),
+    ("Is HIV/STD control in Jamaica making a difference?", "HIV/STD control in Jamaica is making a difference"),
+    ("Is extended aortic replacement in acute type A dissection justifiable?", "Extended aortic replacement in acute type A dissection is justifiable"),
+    ("Is it time to reconsider lobectomy?", "It is time to reconsider lobectomy"),
+    # no predicate opener found: the copula is dropped as before
+    ("Are women who are treated for hypothyroidism at risk for pregnancy complications?",
+     "Women who are treated for hypothyroidism at risk for pregnancy complications"),
 ]
 
 
