@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent.judges.cross import CrossStanceJudge, build_network, default_cross_weights_path, load_tokenizer, pair_logits, softmax, tokenize  # noqa: E402
+from agent.judges.conclusions import conclusion_pairs  # noqa: E402
 from agent.judges.dataset import LABELS, StancePair, default_data_dir, healthver_pairs, load_scifact, negation_augment, scifact_pairs  # noqa: E402
 from train_stance import LABEL_INDEX, _format, fit_temperature, selection_score, slice_report  # noqa: E402
 
@@ -78,6 +79,8 @@ def main() -> None:
     parser.add_argument("--keep-evidence-neutrals", action="store_true",
                         help="keep the NEUTRAL pairs from abstracts that are evidence for the claim (dropped by default: "
                              "their label is the annotators' rationale choice, not the abstract's stance)")
+    parser.add_argument("--conclusions", action="store_true",
+                        help="add the weakly labelled conclusion pairs of agent/judges/conclusions.py to the training part")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--report", type=Path, default=None)
     args = parser.parse_args()
@@ -91,13 +94,14 @@ def main() -> None:
         evidence = evidence_sentences(args.data_dir)
         pairs = [p for p in pairs if not (p.kind == "cited" and (p.statement, p.passage) in evidence)]
     augment = negation_augment([p for p in pairs if p.split == "train"])
-    train = [p for p in pairs if p.split == "train"] + augment
+    weak = conclusion_pairs(args.data_dir, seed=args.seed) if args.conclusions else []
+    train = [p for p in pairs if p.split == "train"] + augment + weak
     if args.max_train:
         train = rng.sample(train, min(args.max_train, len(train)))
     val = [p for p in pairs if p.split == "val"]
     heldout = [p for p in pairs if p.split == "heldout"]
     counts = {label: sum(p.label == label for p in train) for label in LABELS}
-    print(f"pairs: train {len(train)} {counts} (negation-augmented {len(augment)}), val {len(val)}, heldout {len(heldout)}", flush=True)
+    print(f"pairs: train {len(train)} {counts} (negation-augmented {len(augment)}, conclusions {len(weak)}), val {len(val)}, heldout {len(heldout)}", flush=True)
 
     network, tokenizer = build_network(), load_tokenizer()
     names = set(trainable_names(network, args.layers))

@@ -68,7 +68,7 @@ def load_scifact(data_dir: Path) -> tuple[dict[int, dict], list[dict]]:
     return corpus, claims
 
 
-def _claim_docs(claim: dict) -> list[int]:
+def claim_docs(claim: dict) -> list[int]:
     return list(dict.fromkeys([int(d) for d in claim["cited_doc_ids"]] + [int(d) for d in claim["evidence"]]))
 
 
@@ -85,7 +85,7 @@ def scifact_splits(claims: list[dict]) -> dict[int, Split]:
 
     for claim in claims:
         root = find(("claim", claim["id"]))
-        for doc in _claim_docs(claim):
+        for doc in claim_docs(claim):
             parent[find(("doc", doc))] = root
             root = find(root)
     groups: dict[tuple[str, int], list[int]] = defaultdict(list)
@@ -103,7 +103,7 @@ def _passage_text(doc: dict) -> str:
     return f"{doc['title']} {' '.join(doc['abstract'])}".strip()
 
 
-class _SentenceRetriever:
+class SentenceRetriever:
     """BM25 over every corpus sentence: finds topically close sentences that are not evidence."""
 
     def __init__(self, corpus: dict[int, dict]):
@@ -130,12 +130,12 @@ def scifact_pairs(data_dir: Path, retrieved_per_claim: int = 5) -> list[StancePa
     """All SciFact pairs (sentence- and abstract-level) of claims_train, each tagged with its split."""
     corpus, claims = load_scifact(data_dir)
     splits = scifact_splits(claims)
-    retriever = _SentenceRetriever(corpus)
+    retriever = SentenceRetriever(corpus)
     hits = retriever.search([c["claim"] for c in claims], k=retrieved_per_claim * 6 + 20)
     pairs: list[StancePair] = []
     for claim, claim_hits in zip(claims, hits):
         text, group, split = claim["claim"], str(claim["id"]), splits[claim["id"]]
-        docs = [d for d in _claim_docs(claim) if d in corpus]
+        docs = [d for d in claim_docs(claim) if d in corpus]
         for doc_id in docs:
             doc = corpus[doc_id]
             labelled: dict[int, Stance] = {}
