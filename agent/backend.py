@@ -105,7 +105,7 @@ def reasoner_and_stance(settings: Context, embedder: Embedder, offline_judge: St
     from agent.llm import chat_model
     from agent.reasoners.chat import ChatReasoner
 
-    model = chat_model(settings.llm, settings.llm_temperature)
+    model = chat_model(settings.llm, settings.llm_temperature, settings.llm_timeout_s, settings.llm_max_retries)
     reasoner = ChatReasoner(model, settings.llm, extractive)
     stance = offline_judge if settings.stance_model in OFFLINE_JUDGES else LLMStanceJudge(model, settings.llm, offline_judge)
     return reasoner, stance, extractive

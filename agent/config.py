@@ -40,6 +40,8 @@ class Context(BaseModel):
     )
     llm: str | None = Field(None, description="Chat model as 'provider:model' (init_chat_model). None: every LLM role runs extractively.")
     llm_temperature: float = Field(0.0, description="Sampling temperature for the chat model.")
+    llm_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout of the chat model, in seconds (providers whose LangChain class takes one).")
+    llm_max_retries: int = Field(3, ge=0, le=10, description="Retries the provider SDK makes on rate limits, 5xx and timeouts (honouring Retry-After) before the role falls back offline.")
     reranker: Literal["offline", "cohere", "voyage"] = Field("offline", description="Reranker: offline hybrid (BM25 + MiniLM), Cohere or Voyage.")
     stance_model: Literal["auto", "cross", "trained", "ensemble", "heuristic", "llm"] = Field("auto", description="Stance judge: offline cross-encoder, MLP ('trained'), heuristic, the mean of heuristic and cross-encoder ('ensemble'), or the chat model; auto = llm when configured, else ensemble.")
 

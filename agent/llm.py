@@ -17,6 +17,16 @@ from agent.metering import current_meter
 
 T = TypeVar("T", bound=BaseModel)
 
+# Providers whose LangChain chat class takes `timeout` (seconds per request) and `max_retries` (the SDK's own
+# retries, which honour Retry-After on 429 and 5xx). Others get their class defaults.
+_TIMEOUT_AWARE_PROVIDERS = frozenset({"openai", "azure_openai", "anthropic", "google_genai", "mistralai", "groq", "deepseek", "xai", "together"})
+_REFUSED_STATUS = {401, 403, 404}
+
+
+class ModelUnavailable(Exception):
+    """The chat model could not answer after its SDK's retries: rate limit, server error, timeout, network.
+    Callers fall back to the offline path and record it; the message carries no secrets."""
+
 # USD per million tokens (input, output); unknown models cost 0 and are reported as unpriced.
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
     "anthropic:claude-haiku-4-5": (1.0, 5.0),
@@ -39,8 +49,9 @@ def unregister_chat_model(spec: str) -> None:
     _registry.pop(spec, None)
 
 
-def chat_model(spec: str, temperature: float = 0.0) -> Any:
-    """A LangChain chat model for 'provider:model'."""
+def chat_model(spec: str, temperature: float = 0.0, timeout_s: float = 60.0, max_retries: int = 3) -> Any:
+    """A LangChain chat model for 'provider:model', with a per-request timeout and SDK retries where the
+    provider's class takes them (_TIMEOUT_AWARE_PROVIDERS)."""
     if spec in _registry:
         return _registry[spec]
     if ":" not in spec:
@@ -52,8 +63,9 @@ def chat_model(spec: str, temperature: float = 0.0) -> Any:
     except ImportError:
         raise ConfigurationError("a chat model needs the 'live' extra: pip install 'sparkit[live]' plus the provider package") from None
     provider, model = spec.split(":", 1)
+    limits = {"timeout": timeout_s, "max_retries": max_retries} if provider in _TIMEOUT_AWARE_PROVIDERS else {}
     try:
-        return init_chat_model(model, model_provider=provider, temperature=temperature)
+        return init_chat_model(model, model_provider=provider, temperature=temperature, **limits)
     except ImportError as exc:
         raise ConfigurationError(f"provider {provider!r} needs its package: {exc.name or exc}") from None
     except Exception as exc:  # missing key and friends: say what, never echo secrets
@@ -100,11 +112,33 @@ def _meter_response(message: Any, spec: str) -> None:
     current_meter().add_tokens(tokens_in, tokens_out, (tokens_in * price_in + tokens_out * price_out) / 1e6)
 
 
+def _provider_failure(spec: str, exc: Exception) -> Exception:
+    """A provider exception as ConfigurationError (key, permission or model refused: fail loudly) or
+    ModelUnavailable (anything else, after the SDK's own retries: the caller falls back)."""
+    from langchain_core.exceptions import ModelAuthenticationError, ModelNotFoundError, ModelPermissionDeniedError
+
+    what = f"{type(exc).__name__}: {_first_line(exc)}"
+    refused = (ModelAuthenticationError, ModelPermissionDeniedError, ModelNotFoundError)
+    if isinstance(exc, refused) or getattr(exc, "status_code", None) in _REFUSED_STATUS:
+        return ConfigurationError(f"chat model {spec} refused the request: {what}")
+    return ModelUnavailable(f"chat model {spec} failed: {what}")
+
+
+async def _invoke(spec: str, runnable: Any, messages: list) -> Any:
+    try:
+        return await runnable.ainvoke(messages)
+    except (NotImplementedError, ValidationError):
+        raise
+    except Exception as exc:  # the provider's: rate limit, 5xx, timeout, network, refused key
+        raise _provider_failure(spec, exc) from None
+
+
 async def structured_call(model: Any, spec: str, system: str, user: str, schema: type[T], retries: int = 2) -> T:
     """Ask for `schema`; tool-calling structured output first, JSON parsing of the text as fallback.
 
     Each attempt reserves one LLM call from the run's budget (BudgetExceeded propagates).
-    Raises ValueError after `retries` failed parses.
+    Raises ValueError after `retries` failed parses, ModelUnavailable when the provider fails after its SDK's
+    retries, ConfigurationError when it refuses the key or the model.
     """
     messages = [("system", system), ("user", user)]
     last_error: Exception | None = None
@@ -112,7 +146,7 @@ async def structured_call(model: Any, spec: str, system: str, user: str, schema:
         current_meter().reserve_llm_call()
         try:
             runnable = model.with_structured_output(schema, include_raw=True)
-            result = await runnable.ainvoke(messages)
+            result = await _invoke(spec, runnable, messages)
             _meter_response(result.get("raw"), spec)
             if result.get("parsed") is not None:
                 return result["parsed"] if isinstance(result["parsed"], schema) else schema.model_validate(result["parsed"])
@@ -122,7 +156,7 @@ async def structured_call(model: Any, spec: str, system: str, user: str, schema:
                 return schema.model_validate_json(_extract_json(str(content)))
             last_error = result.get("parsing_error") or ValueError("no structured output")
         except NotImplementedError:
-            message = await model.ainvoke([*messages, ("user", f"Answer with JSON only, matching this schema: {json.dumps(schema.model_json_schema())}")])
+            message = await _invoke(spec, model, [*messages, ("user", f"Answer with JSON only, matching this schema: {json.dumps(schema.model_json_schema())}")])
             _meter_response(message, spec)
             try:
                 return schema.model_validate_json(_extract_json(str(message.content)))

@@ -1,7 +1,7 @@
 """Stance by chat model: batched pairs (at most 20 per call) with JSON-schema output (seed 002).
 
-Pairs a call fails to judge (malformed output beyond retries, budget spent) fall back to the offline
-judge, and the fallback is recorded in usage.
+Pairs a call fails to judge (malformed output beyond retries, the provider unavailable after its SDK's
+retries, budget spent) fall back to the offline judge, and the fallback is recorded in usage.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agent.interfaces import StanceJudge, StanceResult
-from agent.llm import structured_call
+from agent.llm import ModelUnavailable, structured_call
 from agent.metering import BudgetExceeded, current_meter
 from agent.prompts import STANCE_SYSTEM, fence_evidence
 
@@ -46,7 +46,7 @@ class LLMStanceJudge:
             )
             try:
                 out = await structured_call(self.model, self.spec, STANCE_SYSTEM, user, StanceBatch)
-            except (BudgetExceeded, ValueError) as exc:
+            except (BudgetExceeded, ModelUnavailable, ValueError) as exc:
                 current_meter().fallback(f"stance: {self.fallback.name} ({type(exc).__name__})")
                 continue
             for item in out.judgements:

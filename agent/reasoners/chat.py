@@ -1,6 +1,7 @@
 """The chat-model reasoner: the same roles as the extractive one, with structured output.
 
-When a role's call fails (parse failures beyond retries, or the LLM budget is spent), the node-facing
+When a role's call fails (parse failures beyond retries, the provider unavailable after its SDK's retries,
+or the LLM budget is spent), the node-facing
 method falls back to the extractive implementation and records the fallback in usage, so a run never
 dies on a malformed model answer and never invents: the fallback works from the evidence.
 """
@@ -21,7 +22,7 @@ from agent.prompts import (
     SYNTHESIZE_SYSTEM,
     fence_evidence,
 )
-from agent.llm import structured_call
+from agent.llm import ModelUnavailable, structured_call
 from agent.reasoners.extractive import ExtractiveReasoner, option_label
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
 from agent.text import jaccard
@@ -72,7 +73,7 @@ class ChatReasoner:
     async def _call(self, role: str, system: str, user: str, schema: type[BaseModel]) -> Any | None:
         try:
             return await structured_call(self.model, self.spec, system, user, schema)
-        except (BudgetExceeded, ValueError) as exc:
+        except (BudgetExceeded, ModelUnavailable, ValueError) as exc:
             current_meter().fallback(f"{role}: extractive ({type(exc).__name__}: {exc})")
             return None
 
