@@ -7,7 +7,7 @@ groups:
 - the conclusion, stripped of "These results suggest that", is a statement; the abstract's result sentence
   that shares the most content terms with it is SUPPORT;
 - the conclusion with its polarity flipped (`negate_statement`: negation dropped, direction word swapped, or
-  "not" added), paired with the same sentences, is CONTRADICT;
+  "not" added), paired with the same sentence, is CONTRADICT;
 - both statements paired with a topically close sentence of another abstract are NEUTRAL, so a flipped
   statement is not read as contradiction by itself.
 
@@ -23,7 +23,7 @@ import random
 import re
 from pathlib import Path
 
-from agent.judges.dataset import StancePair, claim_docs, SentenceRetriever, load_scifact, negate_statement, scifact_splits
+from agent.judges.dataset import SentenceRetriever, StancePair, claim_docs, load_scifact, negate_statement, scifact_splits
 from agent.scoring.chunking import sentence_sections
 from agent.text import content_terms, is_finding, strip_section_label
 
@@ -90,11 +90,14 @@ def _balanced(built: list[tuple[int, str, str, str]], rng: random.Random) -> lis
     """Keep as many twins whose flip *added* a negation as twins whose flip removed one, so "the statement
     says not" predicts neither label and the judge has to read the sentence (unbalanced, 62 % of the
     CONTRADICT statements carried a negation against 14 % of the SUPPORT ones)."""
-    added = [t for t in built if not _NEGATION.search(t[1]) and _NEGATION.search(t[2])]
-    removed = [t for t in built if _NEGATION.search(t[1]) and not _NEGATION.search(t[2])]
-    other = [t for t in built if t not in added and t not in removed]
-    kept = set(id(t) for t in other + removed + rng.sample(added, min(len(added), len(removed))))
-    return [t for t in built if id(t) in kept]
+    def flip(twin: tuple[int, str, str, str]) -> str:
+        before, after = bool(_NEGATION.search(twin[1])), bool(_NEGATION.search(twin[2]))
+        return "added" if after and not before else "removed" if before and not after else "other"
+
+    added = [i for i, twin in enumerate(built) if flip(twin) == "added"]
+    removed = sum(flip(twin) == "removed" for twin in built)
+    dropped = set(added) - set(rng.sample(added, min(len(added), removed)))
+    return [twin for i, twin in enumerate(built) if i not in dropped]
 
 
 def conclusion_pairs(data_dir: Path, limit: int | None = None, seed: int = 0) -> list[StancePair]:
@@ -110,7 +113,7 @@ def conclusion_pairs(data_dir: Path, limit: int | None = None, seed: int = 0) ->
         if found is None:
             continue
         index, statement = found
-        evidence = evidence_for(statement, doc["abstract"], index)
+        evidence = evidence_for(statement, doc["abstract"], index, k=1)
         flipped = negate_statement(statement)
         if not evidence or flipped is None or flipped[0] == statement:
             continue

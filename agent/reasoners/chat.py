@@ -1,9 +1,9 @@
 """The chat-model reasoner: the same roles as the extractive one, with structured output.
 
 When a role's call fails (parse failures beyond retries, the provider unavailable after its SDK's retries,
-or the LLM budget is spent), the node-facing
-method falls back to the extractive implementation and records the fallback in usage, so a run never
-dies on a malformed model answer and never invents: the fallback works from the evidence.
+or the LLM budget is spent), the node-facing method falls back to the extractive implementation and records
+the fallback in usage, so a run never dies on a malformed model answer or a provider outage and never
+invents: the fallback works from the evidence.
 """
 
 from __future__ import annotations
