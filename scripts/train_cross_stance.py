@@ -2,6 +2,7 @@
 
     python scripts/train_cross_stance.py                  # ~16 min on 2 CPU cores; reproduces the shipped file
     python scripts/train_cross_stance.py --no-write --epochs 1 --max-train 2000   # a quick smoke run
+    python scripts/train_cross_stance.py --conclusions --out /tmp/x.npz   # + weak conclusion pairs (not shipped, evals/README.md)
 
 Data and splits are those of the MLP judge (agent/judges/dataset.py): sentence-level SciFact pairs
 (rationales, sentences of cited abstracts without rationales, BM25-retrieved non-cited sentences; the
@@ -158,7 +159,7 @@ def main() -> None:
     if not args.no_write:
         meta = {k: results[k] for k in ("epoch", "train_pairs", "layers", "lr", "batch")}
         bias = np.array([float(x) for x in args.bias.split(",")], dtype=np.float32)
-        meta.update(bias=bias.tolist(), skip_evidence_neutrals=not args.keep_evidence_neutrals, seed=args.seed, split_rules="agent/judges/dataset.py", heldout_macro_f1={k: v["macro_f1"] for k, v in held_report.items()})
+        meta.update(bias=bias.tolist(), skip_evidence_neutrals=not args.keep_evidence_neutrals, conclusion_pairs=len(weak), seed=args.seed, split_rules="agent/judges/dataset.py", heldout_macro_f1={k: v["macro_f1"] for k, v in held_report.items()})
         arrays = {n: t.numpy().astype(np.float16) for n, t in best[2].items()}
         args.out.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(args.out, **arrays, labels=np.array(LABELS), temperature=np.array(temperature), bias=bias,

@@ -68,7 +68,7 @@ _PREDICATE_OPENERS = frozenset(
     linked due responsible present common rare frequent higher lower increased decreased elevated reduced better
     worse more less still also really always truly routinely independent independently influenced affected caused
     involved sensitive specific consistent good poor true real essential aware viable predictable applicable adherent
-    representative justifiable positively negatively significantly directly inversely clinically economically a an""".split()
+    representative justifiable positively negatively significantly directly inversely clinically economically""".split()
 )
 _SUBJECT_LINKS = frozenset("of in for with on at by to from among after before during and or a an the this these that those who which is are was were".split())
 _PRONOUNS = frozenset("it this that they these those".split())
@@ -79,7 +79,7 @@ _AFTER_GERUND = frozenset("a an the among".split())  # 'making a difference', 'i
 def _opens_predicate(words: list[str], i: int) -> bool:
     word = words[i].lower().strip(",;:")
     following = words[i + 1].lower() if i + 1 < len(words) else ""
-    if words[i] in ("a", "an") or (word in _PREDICATE_OPENERS and word not in ("a", "an")):
+    if word in _PREDICATE_OPENERS or words[i] in ("a", "an"):
         return True  # 'a'/'an' only in lower case: 'type A dissection' is still the subject
     if word == "the":
         return i >= 2
