@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
-from evals.report import calibration, macro_f1, parse_overrides, print_json, print_table
+from evals.report import calibration, macro_f1, parse_overrides, publish
 
 LABELS = ("yes", "no", "maybe")
 DECISION = {"SUPPORT": "yes", "CONTRADICT": "no"}
@@ -98,10 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     context = Context(preset=args.preset, **overrides)
     results = asyncio.run(evaluate(items, context))
     config = {"preset": args.preset, "overrides": overrides}
-    print_table(f"PubMedQA PQA-L reasoning-required, {results['questions']} questions, {config}",
-                [(k, v) for k, v in results.items() if k != "confusion"] + [("confusion", results["confusion"])])
-    if args.json:
-        print_json({**results, **config})
+    confusion_last = {k: v for k, v in results.items() if k != "confusion"} | {"confusion": results["confusion"]}
+    publish(f"PubMedQA PQA-L reasoning-required, {results['questions']} questions", confusion_last, config, args.json)
     return 0
 
 

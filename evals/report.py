@@ -67,6 +67,14 @@ def print_json(payload: dict[str, Any]) -> None:
     print(json.dumps({**payload, "commit": commit()}, sort_keys=True))
 
 
+def publish(title: str, results: dict[str, Any], config: dict[str, Any], as_json: bool) -> None:
+    """An eval's table (results in their order, the title naming the configuration) and, with --json, the
+    results and the configuration as the last line."""
+    print_table(f"{title}, {config}", list(results.items()))
+    if as_json:
+        print_json({**results, **config})
+
+
 def parse_overrides(items: list[str] | None) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
     for item in items or []:

@@ -21,7 +21,7 @@ from typing import Any
 
 from agent import Context, averify
 from agent.judges.dataset import scifact_splits
-from evals.report import calibration, parse_overrides, prf, print_json, print_table
+from evals.report import calibration, parse_overrides, prf, publish
 
 LABELS = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
 
@@ -128,9 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     context, overrides = corpus_context(args)
     results = asyncio.run(evaluate(claims, context, args.max_docs))
     config = {"split": args.split, "preset": args.preset, "overrides": overrides, "max_docs": args.max_docs}
-    print_table(f"SciFact open setting, {results['claims']} claims ({args.split}), {config}", list(results.items()))
-    if args.json:
-        print_json({**results, **config})
+    publish(f"SciFact open setting, {results['claims']} claims ({args.split})", results, config, args.json)
     return 0
 
 

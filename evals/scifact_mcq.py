@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from agent import Context, aask
-from evals.report import calibration, print_json, print_table
+from evals.report import calibration, publish
 from evals.scifact import claims_parser, corpus_context, load_claims
 
 QUESTION = "Which statement does the published evidence support?"
@@ -75,9 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     context, overrides = corpus_context(args)
     results = asyncio.run(evaluate(pairs, context))
     config = {"split": args.split, "preset": args.preset, "overrides": overrides}
-    print_table(f"SciFact two-option MCQ, {results['questions']} questions ({args.split}), {config}", list(results.items()))
-    if args.json:
-        print_json({**results, **config})
+    publish(f"SciFact two-option MCQ, {results['questions']} questions ({args.split})", results, config, args.json)
     return 0
 
 
