@@ -12,7 +12,7 @@ from agent.budget import cost_left, llm_calls_left
 from agent.config import Context
 from agent.metering import Meter, metered
 from agent.records import Passage, Record
-from agent.scoring.chunking import sentence_sections
+from agent.scoring.chunking import chunk_sentences, sentence_sections
 
 
 def settings_of(runtime: Any) -> Context:
@@ -82,6 +82,17 @@ def merge_into_pool(pool: Mapping[str, Record], incoming: list[Record]) -> dict[
         for key in record.dedupe_keys():
             key_to_id.setdefault(key, pid)
     return updates
+
+
+def section_window_passages(records: list[Record]) -> list[Passage]:
+    """Windows of two or three consecutive sentences inside each labelled section of structured abstracts (none for
+    an unstructured abstract): what a single sentence leaves out when a result is stated over several."""
+    return [
+        chunk.to_passage(record.id)
+        for record in records
+        for chunk in chunk_sentences(record.sentences or [])
+        if chunk.section and chunk.sentence_end - chunk.sentence_start > 1
+    ]
 
 
 def sentence_passages(records: list[Record], scores: Mapping[str, float] | None = None) -> list[Passage]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from agent.config import Context
 from agent.interfaces import StanceResult
-from agent.nodes.common import state_after, backend_of, emit, node_meter, sentence_passages, settings_of
+from agent.nodes.common import state_after, backend_of, emit, node_meter, section_window_passages, sentence_passages, settings_of
 from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.routing import decide_after_court
 from agent.text import is_finding
@@ -104,7 +104,7 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     pool: dict[str, Record] = state.get("pool") or {}
     hypotheses: list[Hypothesis] = state.get("hypotheses") or []
     records = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool][: settings.court_records]
-    passages = sentence_passages(records)
+    passages = sentence_passages(records) + (section_window_passages(records) if settings.court_section_windows else [])
     if settings.enable_section_weight:
         passages = [p for p in passages if is_finding(p.text)]
     with node_meter(state, settings) as meter:

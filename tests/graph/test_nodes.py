@@ -15,7 +15,7 @@ from agent.errors import InputError
 from agent.interfaces import CitedSentence, Draft
 from agent.nodes.citation_hop import citation_hop
 from agent.nodes.court import court, margin_of, passage_weight, relevance_weight, score_hypothesis
-from agent.nodes.common import sentence_passages
+from agent.nodes.common import section_window_passages, sentence_passages
 from agent.nodes.discriminate import discriminate
 from agent.nodes.hypothesize import hypothesize
 from agent.nodes.plan import plan
@@ -189,6 +189,29 @@ def test_a_whole_section_takes_its_label_weight():
     claim = Hypothesis(id="H1", text="c", origin="claim")
     weights = [passage_weight(p, rec, claim, settings, [], rank=0) for p in sentence_passages([rec])]
     assert weights == pytest.approx([0.5, 0.5, 1.0])
+
+
+STRUCTURED = record(
+    "s1", "Statin trial",
+    "BACKGROUND: Statin side effects are debated.", "METHODS: We followed 300 adults.",
+    "RESULTS: Muscle pain was reported in the statin group.", "It increases with dose (OR 1.8).", "Liver enzymes were normal.",
+)
+
+
+def test_section_windows_stay_inside_a_section_and_skip_unstructured_abstracts():
+    windows = section_window_passages([STRUCTURED, RECORDS[0]])
+    assert [(w.record_id, w.sentence_index, w.section) for w in windows] == [("s1", 2, "results")]
+    assert windows[0].text == " ".join(STRUCTURED.sentences[2:5])
+
+
+def test_the_court_judges_section_windows_unless_turned_off():
+    def ledger_texts(**settings):
+        state = _courted(runtime(sources_override=[ListSource([STRUCTURED])], **settings))
+        return {e.text for e in state["ledger"] if e.hypothesis_id == "H1" and e.stance == "SUPPORT"}
+
+    window = " ".join(STRUCTURED.sentences[2:5])
+    assert window not in ledger_texts(court_section_windows=False)
+    assert window in ledger_texts()
 
 
 def test_the_verdict_needs_the_configured_weight_of_evidence():
