@@ -1,7 +1,11 @@
 """PubMedQA PQA-L, reasoning-required setting: question + the given contexts -> yes / no / maybe,
 answered through the public API (`agent.aask` with the contexts as the only documents).
 
-    python -m evals.pubmedqa --data ../shared/data/pubmedqa/pqal_dev.json
+    python -m evals.pubmedqa --data ../shared/data/pubmedqa/pqal_dev.json [--split heldout]
+
+The shipped judges never saw PubMedQA. `--split heldout` scores only the 246 odd-PMID questions, which no
+training run uses: the PubMedQA-trained judge variant (`scripts/train_cross_stance.py --pubmedqa`, not
+shipped) learns from the even ones, so this is the split on which the two can be compared.
 
 Two decision rules are scored: `strict` (verdict SUPPORT -> yes, CONTRADICT -> no, NOT_ENOUGH_INFO or
 abstention -> maybe) and `lean` (when the system abstains, the side its court's hypothesis scores favour;
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
+from agent.judges.dataset import pubmedqa_split
 from evals.report import calibration, macro_f1, parse_overrides, publish
 
 LABELS = ("yes", "no", "maybe")
@@ -86,18 +91,22 @@ async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.pubmedqa", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", required=True, type=Path, help="PQA-L JSON (PMID -> QUESTION, CONTEXTS, final_decision)")
+    parser.add_argument("--split", choices=("all", "heldout"), default="all",
+                        help="all: the whole file; heldout: the odd-PMID questions no training run uses")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     items = json.loads(args.data.read_text())
+    if args.split == "heldout":
+        items = {pmid: item for pmid, item in items.items() if pubmedqa_split(pmid) == "heldout"}
     if args.limit:
         items = dict(list(items.items())[: args.limit])
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
     context = Context(preset=args.preset, **overrides)
     results = asyncio.run(evaluate(items, context))
-    config = {"preset": args.preset, "overrides": overrides}
+    config = {"preset": args.preset, "split": args.split, "overrides": overrides}
     confusion_last = {k: v for k, v in results.items() if k != "confusion"} | {"confusion": results["confusion"]}
     publish(f"PubMedQA PQA-L reasoning-required, {results['questions']} questions", confusion_last, config, args.json)
     return 0

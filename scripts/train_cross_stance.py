@@ -3,6 +3,7 @@
     python scripts/train_cross_stance.py                  # ~16 min on 2 CPU cores; reproduces the shipped file
     python scripts/train_cross_stance.py --no-write --epochs 1 --max-train 2000   # a quick smoke run
     python scripts/train_cross_stance.py --conclusions --out /tmp/x.npz   # + weak conclusion pairs (not shipped, evals/README.md)
+    python scripts/train_cross_stance.py --pubmedqa --bias 0,0,0 --out /tmp/x.npz   # + PubMedQA pairs (not shipped, evals/README.md)
 
 Data and splits are those of the MLP judge (agent/judges/dataset.py): sentence-level SciFact pairs
 (rationales, sentences of cited abstracts without rationales, BM25-retrieved non-cited sentences; the
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent.judges.cross import CrossStanceJudge, build_network, default_cross_weights_path, load_tokenizer, pair_logits, softmax, tokenize  # noqa: E402
 from agent.judges.conclusions import conclusion_pairs  # noqa: E402
-from agent.judges.dataset import LABELS, StancePair, default_data_dir, healthver_pairs, load_scifact, negation_augment, scifact_pairs  # noqa: E402
+from agent.judges.dataset import LABELS, StancePair, default_data_dir, healthver_pairs, load_scifact, negation_augment, pubmedqa_pairs, scifact_pairs  # noqa: E402
 from train_stance import LABEL_INDEX, _format, fit_temperature, selection_score, slice_report  # noqa: E402
 
 SENTENCE_KINDS = ("rationale", "cited", "retrieved", "healthver", "negated")
@@ -82,6 +83,8 @@ def main() -> None:
                              "their label is the annotators' rationale choice, not the abstract's stance)")
     parser.add_argument("--conclusions", action="store_true",
                         help="add the weakly labelled conclusion pairs of agent/judges/conclusions.py to the training part")
+    parser.add_argument("--pubmedqa", action="store_true",
+                        help="add the PubMedQA PQA-L yes/no pairs of even PMIDs (agent/judges/dataset.py) to the training and validation parts")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--report", type=Path, default=None)
     args = parser.parse_args()
@@ -91,6 +94,7 @@ def main() -> None:
     started = time.perf_counter()
 
     pairs = [p for p in scifact_pairs(args.data_dir) + healthver_pairs(args.data_dir) if p.kind in SENTENCE_KINDS]
+    pairs += pubmedqa_pairs(args.data_dir) if args.pubmedqa else []
     if not args.keep_evidence_neutrals:
         evidence = evidence_sentences(args.data_dir)
         pairs = [p for p in pairs if not (p.kind == "cited" and (p.statement, p.passage) in evidence)]
@@ -102,7 +106,8 @@ def main() -> None:
     val = [p for p in pairs if p.split == "val"]
     heldout = [p for p in pairs if p.split == "heldout"]
     counts = {label: sum(p.label == label for p in train) for label in LABELS}
-    print(f"pairs: train {len(train)} {counts} (negation-augmented {len(augment)}, conclusions {len(weak)}), val {len(val)}, heldout {len(heldout)}", flush=True)
+    pubmedqa_train = sum(p.kind == "pubmedqa" for p in train)
+    print(f"pairs: train {len(train)} {counts} (negation-augmented {len(augment)}, conclusions {len(weak)}, pubmedqa {pubmedqa_train}), val {len(val)}, heldout {len(heldout)}", flush=True)
 
     network, tokenizer = build_network(), load_tokenizer()
     names = set(trainable_names(network, args.layers))
@@ -159,7 +164,7 @@ def main() -> None:
     if not args.no_write:
         meta = {k: results[k] for k in ("epoch", "train_pairs", "layers", "lr", "batch")}
         bias = np.array([float(x) for x in args.bias.split(",")], dtype=np.float32)
-        meta.update(bias=bias.tolist(), skip_evidence_neutrals=not args.keep_evidence_neutrals, conclusion_pairs=len(weak), seed=args.seed, split_rules="agent/judges/dataset.py", heldout_macro_f1={k: v["macro_f1"] for k, v in held_report.items()})
+        meta.update(bias=bias.tolist(), skip_evidence_neutrals=not args.keep_evidence_neutrals, conclusion_pairs=len(weak), pubmedqa_pairs=pubmedqa_train, seed=args.seed, split_rules="agent/judges/dataset.py", heldout_macro_f1={k: v["macro_f1"] for k, v in held_report.items()})
         arrays = {n: t.numpy().astype(np.float16) for n, t in best[2].items()}
         args.out.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(args.out, **arrays, labels=np.array(LABELS), temperature=np.array(temperature), bias=bias,

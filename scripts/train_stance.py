@@ -43,6 +43,7 @@ SLICES = {
     "scifact_rationales": ("rationale",),
     "scifact_abstracts": ("abstract",),
     "healthver": ("healthver",),
+    "pubmedqa": ("pubmedqa",),
 }
 LABEL_INDEX = {label: i for i, label in enumerate(LABELS)}
 

@@ -7,14 +7,20 @@ Sources, all real labelled data from `../shared/data`:
 - SciFact abstract-level pairs (claim, title + whole abstract): the evidence label, or NEUTRAL for a cited
   abstract without rationale and for the top retrieved non-cited abstract (the court also judges whole abstracts).
 - HealthVer dev (evidence, claim) pairs: Supports / Refutes / Neutral.
+- PubMedQA PQA-L (`pqal_dev`, expert-labelled; only with `train_cross_stance.py --pubmedqa`, not in the
+  shipped judge): the question as the claim a "yes" asserts (`polar_to_claim`) against the abstract's
+  conclusion (`LONG_ANSWER`) and against its results section: yes -> SUPPORT, no -> CONTRADICT ("maybe"
+  questions are left out: an inconclusive study neither supports nor is unrelated).
 
 Hold-out rules (never trained on; every reported number comes from them):
 - SciFact: claims are linked when they share a cited or evidence document (negated twin claims share their
   evidence). Every claim of a linked group that contains a claim with `id % 5 == 0` is held out (341 of 809
   claims), so no held-out claim's abstract was seen in training and every `id % 5 == 0` claim is unseen.
 - HealthVer: pairs whose `topic_ip % 5 == 0`.
+- PubMedQA: questions with an odd PMID (246 of 500). `evals.pubmedqa --split heldout` scores exactly these.
 - Inside the training part, an internal validation part for model selection: SciFact groups whose smallest
-  claim id has `id % 5 == 1`, HealthVer topics with `topic_ip % 5 == 1`.
+  claim id has `id % 5 == 1`, HealthVer topics with `topic_ip % 5 == 1`, PubMedQA even PMIDs with
+  `(pmid // 2) % 5 == 0`.
 
 The BM25-retrieved neutrals may include a few unannotated supporting sentences (SciFact's annotation is not
 exhaustive); that label noise is accepted and documented in evals/README.md.
@@ -30,6 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from agent.reasoners.questions import polar_to_claim
 from agent.records import Stance
 
 LABELS: tuple[Stance, ...] = ("SUPPORT", "CONTRADICT", "NEUTRAL")
@@ -37,6 +44,7 @@ Split = Literal["train", "val", "heldout"]
 
 SCIFACT_LABELS: dict[str, Stance] = {"SUPPORT": "SUPPORT", "CONTRADICT": "CONTRADICT"}
 HEALTHVER_LABELS: dict[str, Stance] = {"Supports": "SUPPORT", "Refutes": "CONTRADICT", "Neutral": "NEUTRAL"}
+PUBMEDQA_LABELS: dict[str, Stance] = {"yes": "SUPPORT", "no": "CONTRADICT"}
 
 
 @dataclass(frozen=True)
@@ -46,7 +54,7 @@ class StancePair:
     statement: str
     passage: str
     label: Stance
-    kind: str  # rationale | cited | retrieved | abstract | healthver | negated
+    kind: str  # rationale | cited | retrieved | abstract | healthver | pubmedqa | negated
     group: str  # claim id or HealthVer topic, for grouping and inspection
     split: Split
 
@@ -174,6 +182,36 @@ def healthver_pairs(data_dir: Path) -> list[StancePair]:
     return pairs
 
 
+def pubmedqa_split(pmid: str | int) -> Split:
+    """The split of one PubMedQA question by the rule in the module docstring (odd PMIDs are held out)."""
+    number = int(pmid)
+    return "heldout" if number % 2 else "val" if (number // 2) % 5 == 0 else "train"
+
+
+def _results_section(item: dict) -> str:
+    """The contexts labelled as results (the last context when none is), as one passage."""
+    labels = item.get("LABELS") or []
+    results = [text for text, label in zip(item["CONTEXTS"], labels) if "RESULT" in (label or "").upper()]
+    return " ".join(results or item["CONTEXTS"][-1:])
+
+
+def pubmedqa_pairs(data_dir: Path) -> list[StancePair]:
+    """PubMedQA PQA-L yes/no questions as (claim, conclusion) and (claim, results) pairs, each tagged with its split."""
+    path = data_dir / "pubmedqa" / "pqal_dev.json"
+    if not path.exists():
+        return []
+    pairs: list[StancePair] = []
+    for pmid, item in json.loads(path.read_text(encoding="utf-8")).items():
+        label = PUBMEDQA_LABELS.get(item.get("final_decision", ""))
+        if label is None:
+            continue
+        claim, split = polar_to_claim(item["QUESTION"]), pubmedqa_split(pmid)
+        for passage in (item.get("LONG_ANSWER", ""), _results_section(item)):
+            if passage.strip():
+                pairs.append(StancePair(claim, passage.strip(), label, "pubmedqa", pmid, split))
+    return pairs
+
+
 # --- negation augmentation ---------------------------------------------------------------------------
 # SciFact's contradicting claims were written by negating or reversing supported claims. Flipping a training
 # claim the same way and flipping its label teaches the model to read the cue features instead of topic alone.
@@ -229,7 +267,7 @@ def negation_augment(pairs: list[StancePair], neutral_per_claim: int = 2) -> lis
     out: list[StancePair] = []
     neutrals: dict[str, int] = defaultdict(int)
     for pair in pairs:
-        if pair.split == "heldout" or pair.kind not in ("rationale", "cited", "healthver"):
+        if pair.split == "heldout" or pair.kind not in ("rationale", "cited", "healthver", "pubmedqa"):
             continue
         edit = negate_statement(pair.statement)
         if edit is None or edit[0] == pair.statement or (pair.label == "CONTRADICT" and edit[1] == "antonym"):
