@@ -163,10 +163,12 @@ class Record(BaseModel):
 
 
 class Passage(BaseModel):
-    """A scored piece of a record: a sentence (sentence_index set) or the whole abstract."""
+    """A scored piece of a record: a sentence (sentence_index set), a window of sentences (sentence_end set too)
+    or the whole abstract."""
 
     record_id: str
     sentence_index: int | None = None
+    sentence_end: int | None = Field(default=None, description="For a window of sentences: the index after its last one (exclusive).")
     text: str
     score: float = 0.0
     section: str | None = Field(default=None, description="Structured-abstract section the sentence sits in ('results'), when labelled.")
@@ -197,6 +199,7 @@ class LedgerEntry(BaseModel):
     hypothesis_id: str
     record_id: str
     sentence_index: int | None = None
+    sentence_end: int | None = Field(default=None, description="Set when the passage is a window: the index after its last sentence.")
     text: str
     stance: Stance
     confidence: float

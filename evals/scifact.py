@@ -47,8 +47,8 @@ def predictions_of(answer: Any, max_docs: int = 1) -> tuple[dict[str, str], dict
     for entry in answer.ledger:
         if entry.hypothesis_id == claim_h and entry.stance == answer.verdict:
             strength[entry.record_id] = max(strength.get(entry.record_id, 0.0), entry.confidence * entry.weight)
-            if entry.sentence_index is not None:
-                sentences.setdefault(entry.record_id, set()).add(entry.sentence_index)
+            if entry.sentence_index is not None:  # a window's entry covers all its sentences
+                sentences.setdefault(entry.record_id, set()).update(range(entry.sentence_index, entry.sentence_end or entry.sentence_index + 1))
     top = sorted(strength, key=lambda d: -strength[d])[:max_docs]
     return {d: answer.verdict for d in top}, {d: sentences.get(d, set()) for d in top}
 

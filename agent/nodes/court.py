@@ -131,7 +131,8 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
                         stance = FLIP[stance]
                     record = pool[passages[i].record_id]
                     entries.append(LedgerEntry(
-                        hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index, text=passages[i].text,
+                        hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index,
+                        sentence_end=passages[i].sentence_end, text=passages[i].text,
                         stance=stance, confidence=float(result.confidence),
                         weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id])),
                         via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",

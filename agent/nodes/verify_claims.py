@@ -72,7 +72,7 @@ async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], 
     chosen = [passages[int(i)] for i in np.argsort(-sims)[:SENTENCES_PER_CLAIM]]
     judged = await backend.stance.judge([(claim.text, p.text) for p in chosen])
     entries = [
-        LedgerEntry(hypothesis_id="claim", record_id=p.record_id, sentence_index=p.sentence_index, text=p.text,
+        LedgerEntry(hypothesis_id="claim", record_id=p.record_id, sentence_index=p.sentence_index, sentence_end=p.sentence_end, text=p.text,
                     stance=r.stance if r.confidence >= settings.stance_min_confidence else "NEUTRAL", confidence=r.confidence)
         for p, r in zip(chosen, judged, strict=True)
     ]

@@ -41,7 +41,8 @@ class Chunk:
     sentence_end: int  # exclusive
 
     def to_passage(self, record_id: str, score: float = 0.0) -> Passage:
-        return Passage(record_id=record_id, sentence_index=self.sentence_start, text=self.text, score=score, section=self.section)
+        end = self.sentence_end if self.sentence_end - self.sentence_start > 1 else None
+        return Passage(record_id=record_id, sentence_index=self.sentence_start, sentence_end=end, text=self.text, score=score, section=self.section)
 
 
 def _section_key(name: str) -> str:

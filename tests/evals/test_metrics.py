@@ -51,6 +51,8 @@ def test_scifact_predicted_abstract_is_the_strongest_contribution_to_the_verdict
     labels, sentences = predictions_of(answer)
     assert labels == {"top": "SUPPORT"} and sentences == {"top": {2}}
     assert predictions_of(SimpleNamespace(verdict="NOT_ENOUGH_INFO", hypotheses=[], ledger=[])) == ({}, {})
+    window = entry("top", "SUPPORT", 0.7, 1.0, 5).model_copy(update={"sentence_end": 8})
+    assert predictions_of(SimpleNamespace(verdict="SUPPORT", hypotheses=answer.hypotheses, ledger=[*answer.ledger, window]))[1] == {"top": {2, 5, 6, 7}}
 
 
 def test_scifact_mcq_pairs_a_supported_and_a_contradicted_claim_of_one_abstract():

@@ -200,18 +200,18 @@ STRUCTURED = record(
 
 def test_section_windows_stay_inside_a_section_and_skip_unstructured_abstracts():
     windows = section_window_passages([STRUCTURED, RECORDS[0]])
-    assert [(w.record_id, w.sentence_index, w.section) for w in windows] == [("s1", 2, "results")]
+    assert [(w.record_id, w.sentence_index, w.sentence_end, w.section) for w in windows] == [("s1", 2, 5, "results")]
     assert windows[0].text == " ".join(STRUCTURED.sentences[2:5])
 
 
 def test_the_court_judges_section_windows_unless_turned_off():
     def ledger_texts(**settings):
         state = _courted(runtime(sources_override=[ListSource([STRUCTURED])], **settings))
-        return {e.text for e in state["ledger"] if e.hypothesis_id == "H1" and e.stance == "SUPPORT"}
+        return {e.text: (e.sentence_index, e.sentence_end) for e in state["ledger"] if e.hypothesis_id == "H1" and e.stance == "SUPPORT"}
 
     window = " ".join(STRUCTURED.sentences[2:5])
     assert window not in ledger_texts(court_section_windows=False)
-    assert window in ledger_texts()
+    assert ledger_texts()[window] == (2, 5)  # the entry spans the window's sentences
 
 
 def test_the_verdict_needs_the_configured_weight_of_evidence():

@@ -77,7 +77,7 @@ def test_plain_abstract_falls_back_to_sentences() -> None:
         ("Three.", None, 2),
     ]
     passage = chunks[1].to_passage(record.id, score=0.5)
-    assert (passage.record_id, passage.sentence_index, passage.score) == ("1", 1, 0.5)
+    assert (passage.record_id, passage.sentence_index, passage.sentence_end, passage.score) == ("1", 1, None, 0.5)
 
 
 def test_record_prefers_full_text() -> None:
