@@ -87,12 +87,8 @@ def merge_into_pool(pool: Mapping[str, Record], incoming: list[Record]) -> dict[
 def section_window_passages(records: list[Record]) -> list[Passage]:
     """Windows of two or three consecutive sentences inside each labelled section of structured abstracts (none for
     an unstructured abstract): what a single sentence leaves out when a result is stated over several."""
-    return [
-        chunk.to_passage(record.id)
-        for record in records
-        for chunk in chunk_sentences(record.sentences or [])
-        if chunk.section and chunk.sentence_end - chunk.sentence_start > 1
-    ]
+    passages = (chunk.to_passage(record.id) for record in records for chunk in chunk_sentences(record.sentences or []) if chunk.section)
+    return [p for p in passages if p.sentence_end is not None]
 
 
 def sentence_passages(records: list[Record], scores: Mapping[str, float] | None = None) -> list[Passage]:
