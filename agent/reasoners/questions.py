@@ -52,13 +52,14 @@ def is_polar(question: str) -> bool:
     return text.endswith("?") and (bool(_POLAR.match(text)) or _titled(text) is not None)
 
 
-_THERE = re.compile(r"^\s*(is|are|was|were)\s+there\s+(.*?)\??\s*$", re.I | re.S)
+_COPULAS = ("is", "are", "was", "were")
+_PRONOUNS = ("it", "they", "this", "these", "that", "those")  # a subject of one word ('Is it time to ...?')
+_THERE = re.compile(rf"^\s*({'|'.join(_COPULAS)})\s+there\s+(.*?)\??\s*$", re.I | re.S)
 _TITLE_SEPARATOR = re.compile(r":\s+|\.\s+(?=[A-Z])|--|\s[-–]\s")
-_TITLED = re.compile(rf"^(?P<topic>[^?]{{3,}}?)(?::\s*|\.\s+|--|\s[-–]\s)(?P<aux>{_AUX})\s+(?P<pronoun>it|they|this|these|that|those)\s+(?P<rest>.*?)\??\s*$", re.I | re.S)
+_TITLED = re.compile(rf"^(?P<topic>[^?]{{3,}}?)(?::\s*|\.\s+|--|\s[-–]\s)(?P<aux>{_AUX})\s+(?P<pronoun>{'|'.join(_PRONOUNS)})\s+(?P<rest>.*?)\??\s*$", re.I | re.S)
 _KEPT_AUX = {"is", "are", "was", "were", "can", "could", "will", "would", "should", "has", "have", "had", "may", "might", "must"}
 
 
-_COPULAS = {"is", "are", "was", "were"}
 # Words that open the predicate of "Is <subject> <predicate>?": the copula goes before the first of them.
 _PREDICATE_OPENERS = frozenset(
     """safe unsafe effective ineffective efficacious necessary unnecessary useful helpful beneficial harmful able unable
@@ -71,7 +72,6 @@ _PREDICATE_OPENERS = frozenset(
     representative justifiable positively negatively significantly directly inversely clinically economically""".split()
 )
 _SUBJECT_LINKS = frozenset("of in for with on at by to from among after before during and or a an the this these that those who which is are was were".split())
-_PRONOUNS = frozenset("it this that they these those".split())
 _AFTER_PARTICIPLE = frozenset("with to by in for among at on as from during".split())  # 'underdiagnosed in', 'compromised during'
 _AFTER_GERUND = frozenset("a an the among".split())  # 'making a difference', 'increasing among'
 
