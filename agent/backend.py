@@ -118,7 +118,7 @@ def calibrator_for(settings: Context, stance: StanceJudge) -> tuple[Calibrator, 
     table = load_table()
     if settings.calibration == "fitted":
         if table is None:
-            raise ConfigurationError("calibration 'fitted' needs agent/models/calibration.json: run scripts/fit_calibration.py")
+            raise ConfigurationError("calibration 'fitted' needs agent/models/calibration.json: run training/fit_calibration.py")
         return PlattCalibrator(table), []
     if table is not None and table.stance_model == stance.name:
         return PlattCalibrator(table), []

@@ -8,7 +8,7 @@ its ECE was 0.38. A calibrator turns it into two probabilities, fitted on labell
   `abstain_threshold`);
 - `abstention`: that "insufficient evidence" is the right answer, reported when the run abstains.
 
-`PlattCalibrator` reads the logistic maps that scripts/fit_calibration.py fits on SciFact validation claims
+`PlattCalibrator` reads the logistic maps that training/fit_calibration.py fits on SciFact validation claims
 (agent/models/calibration.json). They hold for the judge they were fitted with, so the backend falls back
 to `RawScore` (the blend itself) for any other judge.
 """
@@ -77,7 +77,7 @@ class PlattScale(BaseModel):
 
 
 class CalibrationTable(BaseModel):
-    """The fitted maps and where they came from (written by scripts/fit_calibration.py)."""
+    """The fitted maps and where they came from (written by training/fit_calibration.py)."""
 
     stance_model: str = Field(description="Name of the stance judge the maps were fitted with; they hold for it only.")
     leading: PlattScale = Field(description="Evidence score -> P(the court's leading answer is right).")

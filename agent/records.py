@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 TaskType = Literal["mcq", "open", "claim"]
 Stance = Literal["SUPPORT", "CONTRADICT", "NEUTRAL"]
+STANCE_LABELS: tuple[Stance, ...] = ("SUPPORT", "CONTRADICT", "NEUTRAL")  # the order of every stance model's outputs
 
 
 class Status(str, Enum):

@@ -4,7 +4,7 @@ answered through the public API (`agent.aask` with the contexts as the only docu
     python -m evals.pubmedqa --data ../shared/data/pubmedqa/pqal_dev.json [--split heldout]
 
 The shipped judges never saw PubMedQA. `--split heldout` scores only the 246 odd-PMID questions, which no
-training run uses: the PubMedQA-trained judge variant (`scripts/train_cross_stance.py --pubmedqa`, not
+training run uses: the PubMedQA-trained judge variant (`training/train_cross_stance.py --pubmedqa`, not
 shipped) learns from the even ones, so this is the split on which the two can be compared.
 
 Two decision rules are scored: `strict` (verdict SUPPORT -> yes, CONTRADICT -> no, NOT_ENOUGH_INFO or
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
-from agent.judges.dataset import pubmedqa_split
+from training.dataset import pubmedqa_split
 from evals.report import calibration, macro_f1, parse_overrides, publish
 
 LABELS = ("yes", "no", "maybe")

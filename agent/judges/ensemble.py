@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from agent.interfaces import StanceJudge, StanceResult
-from agent.judges.dataset import LABELS
+from agent.records import STANCE_LABELS as LABELS
 
 
 class MeanStanceJudge:

@@ -4,7 +4,7 @@ The fallback when the trained weights are absent, and the ablation baseline. A p
 about the statement is NEUTRAL; a related passage contradicts when its negation, direction of effect
 or null-result wording disagrees with the statement's ("increases" vs "reduced", "associated" vs
 "not associated"), else it supports. The constants were chosen on the SciFact training part
-(scripts/train_stance.py --tune-heuristic), never on the held-out claims.
+(training/train_stance.py --tune-heuristic), never on the held-out claims.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from agent.interfaces import StanceResult
 from agent.judges.cues import PairCues, cues, pair_cues
-from agent.judges.dataset import LABELS
+from agent.records import STANCE_LABELS as LABELS
 from agent.tools.encoder import MiniLMEncoder, shared_encoder
 
 RELATED_COSINE = 0.6  # cosine at which P(related) = 0.5

@@ -12,7 +12,7 @@ import numpy as np
 
 from agent.errors import ConfigurationError
 from agent.interfaces import StanceResult
-from agent.judges.dataset import LABELS
+from agent.records import STANCE_LABELS as LABELS
 
 
 def read_weights(path: Path, what: str, retrain: str) -> dict[str, np.ndarray]:

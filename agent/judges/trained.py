@@ -1,6 +1,6 @@
 """The trained offline stance judge: a small MLP over frozen MiniLM pair features, run in numpy.
 
-No NLI model ships with weights, so the project trains its own (scripts/train_stance.py) on SciFact
+No NLI model ships with weights, so the project trains its own (training/train_stance.py) on SciFact
 rationales and HealthVer. Inference needs only numpy and the shared encoder: statement and passage
 embeddings come from the encoder's LRU cache, so judging hundreds of pairs costs one matrix product.
 Weights live in `agent/models/stance_mlp.npz` (no pickle) and load lazily on first use.
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from agent.errors import ConfigurationError
-from agent.judges.dataset import LABELS
+from agent.records import STANCE_LABELS as LABELS
 from agent.judges.features import FEATURE_NAMES, pair_features
 from agent.judges.packaged import PackagedModelJudge, read_weights
 from agent.tools.encoder import MiniLMEncoder, shared_encoder
@@ -32,13 +32,13 @@ class StanceMLP:
     """Standardise, ReLU hidden layers, temperature-scaled softmax over LABELS."""
 
     def __init__(self, path: Path):
-        arrays = read_weights(path, "stance model", "python scripts/train_stance.py")
+        arrays = read_weights(path, "stance model", "python -m training.train_stance")
         names = tuple(str(n) for n in arrays.get("feature_names", ()))
         labels = tuple(str(n) for n in arrays.get("labels", ()))
         if names != FEATURE_NAMES or labels != LABELS:
             raise ConfigurationError(
                 f"stance model weights at {path} were trained for other features or labels; retrain with "
-                "`python scripts/train_stance.py`"
+                "`python -m training.train_stance`"
             )
         n_layers = int(arrays["n_layers"])
         self.weights = [arrays[f"w{i}"].astype(np.float32) for i in range(n_layers)]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import collections
 import random
 
-from agent.judges.conclusions import _NEGATION, _balanced, conclusion_of, conclusion_pairs, evidence_for, excluded_docs
-from agent.judges.dataset import default_data_dir, load_scifact
+from training.conclusions import _NEGATION, _balanced, conclusion_of, conclusion_pairs, evidence_for, excluded_docs
+from training.dataset import default_data_dir, load_scifact
 from tests.judges.conftest import needs_data
 
 STRUCTURED = [

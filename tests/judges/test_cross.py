@@ -70,7 +70,7 @@ async def test_missing_weights_raise_configuration_error(tmp_path, monkeypatch):
 
 
 def _packaged_arrays() -> dict[str, np.ndarray]:
-    return read_weights(cross.default_cross_weights_path(), "cross-encoder stance", "python scripts/train_cross_stance.py")
+    return read_weights(cross.default_cross_weights_path(), "cross-encoder stance", "python -m training.train_cross_stance")
 
 
 def test_mismatched_weights_raise(tmp_path):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.judges.cues import cues, numbers, pair_cues
-from agent.judges.dataset import negate_statement
+from training.dataset import negate_statement
 
 
 def test_negation_flips_direction_within_scope():

@@ -6,7 +6,7 @@ import pytest
 
 from agent.interfaces import StanceResult
 from agent.judges import MeanStanceJudge, offline_stance_judge
-from agent.judges.dataset import LABELS
+from agent.records import STANCE_LABELS as LABELS
 from tests.judges.conftest import assert_well_formed
 
 

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from agent.interfaces import StanceResult
-from agent.judges.dataset import LABELS
+from agent.records import STANCE_LABELS as LABELS
 from agent.judges.heuristic import HeuristicStanceJudge, heuristic_probabilities
 
 CLAIM = "Aspirin increases the risk of gastrointestinal bleeding."

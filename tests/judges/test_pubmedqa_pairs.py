@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from agent.judges.dataset import negation_augment, pubmedqa_pairs, pubmedqa_split
+from training.dataset import negation_augment, pubmedqa_pairs, pubmedqa_split
 from tests.judges.conftest import DATA
 
 ITEMS = {

@@ -9,7 +9,7 @@ import pytest
 
 from agent.errors import ConfigurationError
 from agent.judges import offline_stance_judge, trained
-from agent.judges.dataset import load_scifact, scifact_splits
+from training.dataset import load_scifact, scifact_splits
 from agent.judges.features import FEATURE_NAMES
 from agent.judges.trained import StanceMLP, TrainedStanceJudge
 from tests.judges.conftest import DATA, assert_held_out_floors, assert_well_formed, needs_data

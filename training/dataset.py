@@ -61,7 +61,7 @@ class StancePair:
 
 def default_data_dir() -> Path:
     """`../shared/data` relative to the repository root (where the shared datasets live)."""
-    return Path(__file__).resolve().parents[3] / "shared" / "data"
+    return Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def load_scifact(data_dir: Path) -> tuple[dict[int, dict], list[dict]]:

@@ -23,7 +23,7 @@ import random
 import re
 from pathlib import Path
 
-from agent.judges.dataset import SentenceRetriever, StancePair, claim_docs, load_scifact, negate_statement, scifact_splits
+from training.dataset import SentenceRetriever, StancePair, claim_docs, load_scifact, negate_statement, scifact_splits
 from agent.scoring.chunking import sentence_sections
 from agent.text import content_terms, is_finding, strip_section_label
 

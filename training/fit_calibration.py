@@ -1,8 +1,8 @@
 """Fit the confidence calibration (agent/models/calibration.json) on SciFact validation claims.
 
-    python scripts/fit_calibration.py --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
+    python -m training.fit_calibration --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
 
-Runs every claim of the validation part (agent/judges/dataset.py; the stance judges were not trained on it,
+Runs every claim of the validation part (training/dataset.py; the stance judges were not trained on it,
 and the held-out part is left for evals/scifact.py) through the public API with the raw evidence score and
 the eval's settings (preset `fast`, answer-claim verification off), then fits two one-feature logistic maps
 from that score:
@@ -18,20 +18,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent import Context, averify  # noqa: E402
-from agent.backend import backend_for  # noqa: E402
-from agent.calibration import CalibrationTable, PlattScale, default_table_path  # noqa: E402
-from agent.reasoners.extractive import winner  # noqa: E402
-from evals.report import calibration, commit, print_table  # noqa: E402
-from evals.scifact import gold_of, load_claims  # noqa: E402
+from agent import Context, averify
+from agent.backend import backend_for
+from agent.calibration import CalibrationTable, PlattScale, default_table_path
+from agent.reasoners.extractive import winner
+from evals.report import calibration, commit, print_table
+from evals.scifact import gold_of, load_claims
 
 
 async def observations(claims: list[dict], context: Context) -> list[dict]:

@@ -1,10 +1,10 @@
 """Train, evaluate and write the offline stance model (agent/models/stance_mlp.npz).
 
-    python scripts/train_stance.py                   # select on validation, report held-out, write weights
-    python scripts/train_stance.py --no-write        # the same numbers, weights untouched
-    python scripts/train_stance.py --tune-heuristic  # also grid-search the heuristic's constants (train part)
+    python -m training.train_stance                   # select on validation, report held-out, write weights
+    python -m training.train_stance --no-write        # the same numbers, weights untouched
+    python -m training.train_stance --tune-heuristic  # also grid-search the heuristic's constants (train part)
 
-Protocol (splits in agent/judges/dataset.py): every variant is trained on the training part and scored on the
+Protocol (splits in training/dataset.py): every variant is trained on the training part and scored on the
 validation part to choose the variant and its epoch count; each variant is then retrained with those settings
 on training + validation (never the held-out part) and scored once on the held-out part. The shipped weights
 are that retrained model of the selected variant. Seeds are fixed; embeddings are cached on disk by sha256.
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +22,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.judges import heuristic  # noqa: E402
-from agent.judges.dataset import (  # noqa: E402
+from agent.judges import heuristic
+from training.dataset import (
     LABELS,
     StancePair,
     default_data_dir,
@@ -34,9 +32,9 @@ from agent.judges.dataset import (  # noqa: E402
     negation_augment,
     scifact_pairs,
 )
-from agent.judges.features import CUE_NAMES, FEATURE_NAMES, pair_features  # noqa: E402
-from agent.judges.trained import default_weights_path  # noqa: E402
-from agent.tools.encoder import shared_encoder  # noqa: E402
+from agent.judges.features import CUE_NAMES, FEATURE_NAMES, pair_features
+from agent.judges.trained import default_weights_path
+from agent.tools.encoder import shared_encoder
 
 SLICES = {
     "scifact_sentences": ("rationale", "cited", "retrieved"),
@@ -380,7 +378,7 @@ def main() -> None:
     if not args.no_write:
         meta = {"variant": chosen, "seed": args.seed, "epochs": results[chosen]["epochs"],
                 "train_pairs": results[chosen]["train_pairs"], "heldout": results[chosen]["heldout"],
-                "split_rules": "agent/judges/dataset.py"}
+                "split_rules": "training/dataset.py"}
         arrays = finals[chosen].export()
         args.out.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(args.out, **arrays, feature_names=np.array(FEATURE_NAMES), labels=np.array(LABELS),

@@ -1,11 +1,11 @@
 """Fine-tune the cross-encoder stance judge and write agent/models/stance_cross.npz.
 
-    python scripts/train_cross_stance.py                  # ~16 min on 2 CPU cores; reproduces the shipped file
-    python scripts/train_cross_stance.py --no-write --epochs 1 --max-train 2000   # a quick smoke run
-    python scripts/train_cross_stance.py --conclusions --out /tmp/x.npz   # + weak conclusion pairs (not shipped, evals/README.md)
-    python scripts/train_cross_stance.py --pubmedqa --bias 0,0,0 --out /tmp/x.npz   # + PubMedQA pairs (not shipped, evals/README.md)
+    python -m training.train_cross_stance                  # ~16 min on 2 CPU cores; reproduces the shipped file
+    python -m training.train_cross_stance --no-write --epochs 1 --max-train 2000   # a quick smoke run
+    python -m training.train_cross_stance --conclusions --out /tmp/x.npz   # + weak conclusion pairs (not shipped, evals/README.md)
+    python -m training.train_cross_stance --pubmedqa --bias 0,0,0 --out /tmp/x.npz   # + PubMedQA pairs (not shipped, evals/README.md)
 
-Data and splits are those of the MLP judge (agent/judges/dataset.py): sentence-level SciFact pairs
+Data and splits are those of the MLP judge (training/dataset.py): sentence-level SciFact pairs
 (rationales, sentences of cited abstracts without rationales, BM25-retrieved non-cited sentences; the
 non-rationale sentences of evidence abstracts are dropped unless --keep-evidence-neutrals), HealthVer dev, and
 negation-augmented copies of training pairs. The network is trained on the training part only; the epoch is
@@ -19,20 +19,17 @@ import argparse
 import json
 import math
 import random
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agent.judges.cross import CrossStanceJudge, build_network, default_cross_weights_path, load_tokenizer, pair_logits, softmax, tokenize  # noqa: E402
-from agent.judges.conclusions import conclusion_pairs  # noqa: E402
-from agent.judges.dataset import LABELS, StancePair, default_data_dir, healthver_pairs, load_scifact, negation_augment, pubmedqa_pairs, scifact_pairs  # noqa: E402
-from train_stance import LABEL_INDEX, _format, fit_temperature, selection_score, slice_report  # noqa: E402
+from agent.judges.cross import CrossStanceJudge, build_network, default_cross_weights_path, load_tokenizer, pair_logits, softmax, tokenize
+from training.conclusions import conclusion_pairs
+from training.dataset import LABELS, StancePair, default_data_dir, healthver_pairs, load_scifact, negation_augment, pubmedqa_pairs, scifact_pairs
+from training.train_stance import LABEL_INDEX, _format, fit_temperature, selection_score, slice_report
 
 SENTENCE_KINDS = ("rationale", "cited", "retrieved", "healthver", "negated")
 
@@ -82,9 +79,9 @@ def main() -> None:
                         help="keep the NEUTRAL pairs from abstracts that are evidence for the claim (dropped by default: "
                              "their label is the annotators' rationale choice, not the abstract's stance)")
     parser.add_argument("--conclusions", action="store_true",
-                        help="add the weakly labelled conclusion pairs of agent/judges/conclusions.py to the training part")
+                        help="add the weakly labelled conclusion pairs of training/conclusions.py to the training part")
     parser.add_argument("--pubmedqa", action="store_true",
-                        help="add the PubMedQA PQA-L yes/no pairs of even PMIDs (agent/judges/dataset.py) to the training and validation parts")
+                        help="add the PubMedQA PQA-L yes/no pairs of even PMIDs (training/dataset.py) to the training and validation parts")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--report", type=Path, default=None)
     args = parser.parse_args()
@@ -164,7 +161,7 @@ def main() -> None:
     if not args.no_write:
         meta = {k: results[k] for k in ("epoch", "train_pairs", "layers", "lr", "batch")}
         bias = np.array([float(x) for x in args.bias.split(",")], dtype=np.float32)
-        meta.update(bias=bias.tolist(), skip_evidence_neutrals=not args.keep_evidence_neutrals, conclusion_pairs=len(weak), pubmedqa_pairs=pubmedqa_train, seed=args.seed, split_rules="agent/judges/dataset.py", heldout_macro_f1={k: v["macro_f1"] for k, v in held_report.items()})
+        meta.update(bias=bias.tolist(), skip_evidence_neutrals=not args.keep_evidence_neutrals, conclusion_pairs=len(weak), pubmedqa_pairs=pubmedqa_train, seed=args.seed, split_rules="training/dataset.py", heldout_macro_f1={k: v["macro_f1"] for k, v in held_report.items()})
         arrays = {n: t.numpy().astype(np.float16) for n, t in best[2].items()}
         args.out.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(args.out, **arrays, labels=np.array(LABELS), temperature=np.array(temperature), bias=bias,
