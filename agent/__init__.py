@@ -8,11 +8,11 @@ The graph itself is `agent.graph.graph` (lazy: importing `agent` stays cheap).
 
 from typing import Any
 
-__all__ = ["aask", "ask", "averify", "verify", "aresume", "resume", "Context", "Answer"]
+__all__ = ["aask", "ask", "averify", "verify", "aresume", "resume", "stance_judge", "Context", "Answer"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("aask", "ask", "averify", "verify", "aresume", "resume"):
+    if name in ("aask", "ask", "averify", "verify", "aresume", "resume", "stance_judge"):
         from agent import api
 
         return getattr(api, name)

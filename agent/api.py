@@ -16,6 +16,7 @@ from typing import Any
 
 from agent.config import Context, sparkit_home
 from agent.errors import InputError, SparkitError
+from agent.interfaces import StanceJudge
 from agent.inputs import validate_question
 from agent.records import Answer, Status
 from agent.redact import redact
@@ -159,6 +160,14 @@ async def aresume(run_id: str, *, context: Context | dict[str, Any] | None = Non
     """Continue a checkpointed run from where it stopped (a traced run's trace gets a new segment)."""
     settings = make_context(context, **overrides)
     return await _traced_run(None, settings, run_id, "", on_event, callbacks, trace)
+
+
+def stance_judge(context: Context | dict[str, Any] | None = None, **overrides: Any) -> StanceJudge:
+    """The stance judge that runs with these settings would use (`stance_model`, `llm`), without opening a corpus:
+    `await judge.judge([(statement, passage), ...])` gives SUPPORT / CONTRADICT / NEUTRAL with probabilities."""
+    from agent.backend import judge_for
+
+    return judge_for(make_context(context, **overrides).resolved())
 
 
 def ask(question: str, options: list[str] | None = None, **kwargs: Any) -> Answer:

@@ -111,6 +111,15 @@ def reasoner_and_stance(settings: Context, embedder: Embedder, offline_judge: St
     return reasoner, stance, extractive
 
 
+def judge_for(settings: Context) -> StanceJudge:
+    """The stance judge a run with these settings uses (the offline judge, or the chat model's with an LLM
+    stance_model), built without opening a corpus: for pair-level evals."""
+    from agent.tools.encoder import shared_encoder
+
+    judge, _ = offline_stance(settings)
+    return reasoner_and_stance(settings, shared_encoder(), judge)[1]
+
+
 def calibrator_for(settings: Context, stance: StanceJudge) -> tuple[Calibrator, list[str]]:
     """The fitted maps when asked for, or (auto) when they were fitted with this run's judge; else the raw score."""
     if settings.calibration == "raw":

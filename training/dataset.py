@@ -57,6 +57,8 @@ class StancePair:
     kind: str  # rationale | cited | retrieved | abstract | healthver | pubmedqa | negated
     group: str  # claim id or HealthVer topic, for grouping and inspection
     split: Split
+    source: str = "scifact"  # the dataset it came from (training/pool.py)
+    weight: float = 1.0  # its weight in the training loss
 
 
 def default_data_dir() -> Path:

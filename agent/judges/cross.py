@@ -57,16 +57,16 @@ def load_tokenizer():
     return AutoTokenizer.from_pretrained(packaged_model_path())
 
 
-def tokenize(tokenizer, pairs: list[tuple[str, str]]):
+def tokenize(tokenizer, pairs: list[tuple[str, str]], max_tokens: int = MAX_TOKENS):
     """Statement first, passage second; the longer of the two is cut when the pair is too long (in practice the
     passage: a statement rarely outgrows its passage, and "only_second" would raise on one that fills the budget)."""
     return tokenizer(
-        [s for s, _ in pairs], [p for _, p in pairs], truncation="longest_first", max_length=MAX_TOKENS,
+        [s for s, _ in pairs], [p for _, p in pairs], truncation="longest_first", max_length=max_tokens,
         padding=True, return_tensors="pt",
     )
 
 
-def pair_logits(network, tokenizer, pairs: list[tuple[str, str]], batch: int = BATCH) -> np.ndarray:
+def pair_logits(network, tokenizer, pairs: list[tuple[str, str]], batch: int = BATCH, max_tokens: int = MAX_TOKENS) -> np.ndarray:
     """Raw logits [n, 3] (LABELS order) for (statement, passage) pairs, in eval mode, batched by length so padding
     stays small; the network's training mode is restored afterwards (the training script scores mid-training)."""
     import torch
@@ -78,7 +78,7 @@ def pair_logits(network, tokenizer, pairs: list[tuple[str, str]], batch: int = B
     with torch.inference_mode():
         for start in range(0, len(order), batch):
             rows = order[start : start + batch]
-            enc = tokenize(tokenizer, [pairs[i] for i in rows])
+            enc = tokenize(tokenizer, [pairs[i] for i in rows], max_tokens)
             out[rows] = network(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]).numpy()
     network.train(training)
     return out
@@ -120,7 +120,7 @@ class CrossStanceModel:
 
     def predict_proba(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """Class probabilities [n, 3] in LABELS order, temperature-scaled and shifted by the packaged log-prior."""
-        return softmax(pair_logits(self.network, self.tokenizer, pairs), self.temperature, self.bias)
+        return softmax(pair_logits(self.network, self.tokenizer, pairs, max_tokens=int(self.meta.get("max_len", MAX_TOKENS))), self.temperature, self.bias)
 
 
 class CrossStanceJudge(PackagedModelJudge):

@@ -1,0 +1,110 @@
+"""Pair-level stance eval: how well the judge a context selects reads (statement, passage) pairs.
+
+    python -m evals.stance --data ../shared/data/healthver/healthver_dev.csv --json
+    python -m evals.stance --data ../shared/data/stance/check_covid/dev/covidCheck_dev_composed+extracted.json --json
+    python -m evals.stance --data ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl --split heldout
+    python -m evals.stance --data ../shared/data/stance/clinifact/validation_set.csv --set stance_model=heuristic --limit 200
+
+The format (HealthVer CSV, CliniFact CSV, SciFact / MultiVerS claims JSONL with a corpus, Check-COVID JSON lines
+with its corpus.json) is detected from the content (training/formats.py says how each becomes pairs). Prints a
+table and, with --json, one JSON line: macro_f1, accuracy, per-label precision / recall / F1, pairs,
+pairs_per_second. `--split` applies to SciFact's claims_train only: the judges' fixed hold-out (default there),
+their validation part, or all claims.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from agent import stance_judge
+from agent.records import STANCE_LABELS
+from evals.report import parse_overrides, prf, print_json, print_table
+from training.dataset import scifact_splits
+from training.formats import FormatError, LabelledPair, read_pairs
+
+BATCH = 256
+
+
+def score(gold: list[str], predicted: list[str]) -> dict[str, Any]:
+    """Accuracy, macro-F1 over the three labels, per-label precision / recall / F1 and the confusion counts."""
+    results: dict[str, Any] = {"pairs": len(gold), "accuracy": sum(g == p for g, p in zip(gold, predicted)) / len(gold) if gold else 0.0}
+    f1s = []
+    for label in STANCE_LABELS:
+        tp = sum(g == label and p == label for g, p in zip(gold, predicted))
+        p, r, f = prf(tp, sum(p == label for p in predicted), sum(g == label for g in gold))
+        results.update({f"{label.lower()}_precision": p, f"{label.lower()}_recall": r, f"{label.lower()}_f1": f})
+        f1s.append(f)
+    results["macro_f1"] = sum(f1s) / len(f1s)
+    counts = Counter(zip(gold, predicted))
+    results["confusion"] = {f"{g}->{p}": counts[(g, p)] for g in STANCE_LABELS for p in STANCE_LABELS}
+    return results
+
+
+async def judge_pairs(judge: Any, pairs: list[LabelledPair]) -> tuple[list[str], float]:
+    """The judge's label for every pair (batched) and the seconds it took."""
+    predicted: list[str] = []
+    await judge.judge([(pairs[0].statement, pairs[0].passage)])  # load the model before the clock starts
+    started = time.perf_counter()
+    for start in range(0, len(pairs), BATCH):
+        batch = pairs[start : start + BATCH]
+        predicted += [r.stance for r in await judge.judge([(p.statement, p.passage) for p in batch])]
+    return predicted, time.perf_counter() - started
+
+
+def scifact_split(path: Path, fmt: str, pairs: list[LabelledPair], split: str) -> list[LabelledPair]:
+    """SciFact claims_train pairs of one split of training/dataset.py's rule (other files pass through)."""
+    if fmt != "multivers_jsonl":
+        return pairs
+    claims = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if split == "all" or not claims or "cited_doc_ids" not in claims[0]:
+        return pairs
+    splits = scifact_splits(claims)
+    return [p for p in pairs if splits.get(int(p.group)) == split]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evals.stance", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", required=True, type=Path, help="labelled file (format detected from its content)")
+    parser.add_argument("--corpus", type=Path, help="corpus for SciFact/MultiVerS or Check-COVID claims (default: beside the file)")
+    parser.add_argument("--split", choices=["heldout", "val", "all"], default="heldout", help="SciFact claims_train only")
+    parser.add_argument("--limit", type=int, help="first N pairs")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        fmt, pairs = read_pairs(args.data, args.corpus)
+    except (FormatError, OSError) as exc:
+        parser.exit(2, f"evals.stance: {exc}\n")
+    pairs = scifact_split(args.data, fmt, pairs, args.split)
+    pairs = pairs[: args.limit] if args.limit else pairs
+    if not pairs:
+        parser.exit(2, f"evals.stance: no labelled pairs in {args.data}\n")
+    overrides = parse_overrides(args.set)
+    judge = stance_judge(**overrides)
+    predicted, seconds = asyncio.run(judge_pairs(judge, pairs))
+    results = score([p.label for p in pairs], predicted)
+    results["pairs_per_second"] = len(pairs) / seconds if seconds else 0.0
+    confusion = results.pop("confusion")
+    config = {"data": args.data.name, "format": fmt, "judge": judge.name, "overrides": overrides, "split": args.split if fmt == "multivers_jsonl" else "all"}
+    print_table(f"Stance, {len(pairs)} pairs of {args.data.name}, {config}", list(results.items()))
+    print_confusion(confusion)
+    if args.json:
+        print_json({**results, **config, "gold": dict(Counter(p.label for p in pairs)), "confusion": confusion})
+    return 0
+
+
+def print_confusion(confusion: dict[str, int]) -> None:
+    """Gold labels as rows, predictions as columns."""
+    print("\n" + "gold / predicted".ljust(18) + "".join(f"{label:>12}" for label in STANCE_LABELS))
+    for gold in STANCE_LABELS:
+        print(f"{gold:<18}" + "".join(f"{confusion[f'{gold}->{p}']:>12}" for p in STANCE_LABELS))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
