@@ -19,6 +19,7 @@ import numpy as np
 
 from agent.config import Context
 from agent.interfaces import StanceResult
+from agent.lexicon import STANCE_FLIP
 from agent.nodes.common import state_after, backend_of, emit, node_meter, section_window_passages, sentence_passages, settings_of
 from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.routing import decide_after_court
@@ -35,7 +36,6 @@ SECTION_WEIGHTS = {
     "participants": 0.7, "patients": 0.7, "materials and methods": 0.7, "measurements": 0.7, "intervention": 0.7,
     "interventions": 0.7, "main outcome measure": 0.7, "main outcome measures": 0.7,
 }
-FLIP = {"SUPPORT": "CONTRADICT", "CONTRADICT": "SUPPORT", "NEUTRAL": "NEUTRAL"}
 
 
 def _shares(scores: list[float]) -> list[float]:
@@ -128,7 +128,7 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
                     result = stance_of[(h.statement, passages[i].text)]
                     stance = result.stance if result.confidence >= settings.stance_min_confidence else "NEUTRAL"
                     if h.polarity < 0:
-                        stance = FLIP[stance]
+                        stance = STANCE_FLIP[stance]
                     record = pool[passages[i].record_id]
                     entries.append(LedgerEntry(
                         hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index,
