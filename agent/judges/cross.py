@@ -18,7 +18,7 @@ import numpy as np
 
 from agent.errors import ConfigurationError
 from agent.records import STANCE_LABELS as LABELS
-from agent.judges.packaged import PackagedModelJudge, read_weights
+from agent.judges.packaged import PackagedModelJudge, read_weights, softmax
 from agent.tools.encoder import packaged_model_path
 
 WEIGHTS_FILE = "stance_cross.npz"
@@ -82,14 +82,6 @@ def pair_logits(network, tokenizer, pairs: list[tuple[str, str]], batch: int = B
             out[rows] = network(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]).numpy()
     network.train(training)
     return out
-
-
-def softmax(logits: np.ndarray, temperature: float = 1.0, bias: np.ndarray | None = None) -> np.ndarray:
-    """Row-wise softmax of logits / temperature + bias (the log-prior shift)."""
-    z = logits / temperature + (0.0 if bias is None else bias)
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
 
 
 class CrossStanceModel:

@@ -44,7 +44,8 @@ from pydantic import BaseModel, SecretStr
 
 from agent.errors import ConfigurationError, SourceError
 from agent.redact import RedactingFilter, redact, register_secret
-from agent.tools.parsing import dig, truncate
+from agent.text import truncate
+from agent.tools.parsing import dig
 
 log = logging.getLogger(__name__)
 
