@@ -16,9 +16,6 @@ from typing import Any
 
 from agent.errors import SparkitError
 
-LEVEL_ORDER = ("plan", "retrieve", "citation_hop", "rerank", "hypothesize", "discriminate", "court", "synthesize", "verify_claims", "target_claims", "report")
-
-
 def _parse_set(items: list[str]) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
     for item in items:

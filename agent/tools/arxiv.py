@@ -133,13 +133,6 @@ class ArxivClient(ApiClient):
         }
         return (await self._feed(params, query))[:limit]
 
-    async def get_by_ids(self, ids: list[str]) -> list[Record]:
-        """Records for arXiv ids (versioned pins that version; old-style 'astro-ph/0601001' works)."""
-        if not ids:
-            return []
-        params = {"id_list": ",".join(ids), "start": 0, "max_results": len(ids)}
-        return await self._feed(params, None)
-
     async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
         """arXiv has no reference or citation data."""
         return []

@@ -146,11 +146,6 @@ class OpenAlexClient(ApiClient):
         params = {"filter": f"cites:{wid}", "per_page": max(1, min(limit, PER_PAGE_MAX)), "sort": "cited_by_count:desc"}
         return await self._list(params)
 
-    async def oa_url(self, doi: str) -> str | None:
-        """The open-access URL OpenAlex knows for a DOI (free singleton with select=open_access,doi)."""
-        data = await self.http.get_json(f"works/doi:{normalize_doi(doi)}", params={"select": "open_access,doi"})
-        return non_empty_url(dig(data, "open_access", "oa_url"))
-
     async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
         """Referenced works (most cited first) and citing works, through the hop filter."""
         if limit <= 0:

@@ -10,7 +10,7 @@ import httpx
 
 from agent.records import Record
 from agent.tools.citations import HopFilter
-from agent.tools.openalex import OpenAlexClient, rebuild_abstract
+from agent.tools.openalex import OpenAlexClient, rebuild_abstract, work_to_record
 from tests.tools.helpers import fixture_json, fixture_response, json_response
 
 API = "https://api.openalex.org"
@@ -76,10 +76,10 @@ async def test_unknown_doi_html_404_is_none(router, options):
     assert await OpenAlexClient(options=options).work("10.1234/nope") is None
 
 
-async def test_open_access_url_by_doi(router, options):
-    router.add("GET", f"{API}/works/doi:10.1021/acs.jctc.5b00178", fixture_response("openalex/work_by_doi_select_open_access_doi.json"))
-    assert await OpenAlexClient(options=options).oa_url("10.1021/acs.jctc.5b00178") == "https://www.osti.gov/biblio/1329576"
-    assert router.requests[0].url.params["select"] == "open_access,doi"
+def test_open_access_url_of_a_work():
+    body = {**fixture_json("openalex/work_by_doi_select_open_access_doi.json"), "id": "https://openalex.org/W1"}
+    record = work_to_record(body)  # no best_oa_location.pdf_url: the open_access URL is the fallback
+    assert record is not None and record.oa_pdf_url == "https://www.osti.gov/biblio/1329576" and record.doi == "10.1021/acs.jctc.5b00178"
 
 
 def _work(n: int, year: int, cites: int) -> dict:
