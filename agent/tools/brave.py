@@ -46,6 +46,15 @@ def result_to_record(result: Any, *, query: str) -> Record | None:
     )
 
 
+def error_message(body: Any) -> str | None:
+    """Brave's error body: {"type": "ErrorResponse", "error": {"detail", "code", ...}} -> its detail (or code)."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return None
+    inner = error.get("detail") or error.get("message") or error.get("code")
+    return inner if isinstance(inner, str) else None
+
+
 class BraveSearchClient(ApiClient):
     """LiteratureSource over Brave web search (no citation graph)."""
 
@@ -62,6 +71,7 @@ class BraveSearchClient(ApiClient):
             headers={"X-Subscription-Token": key.get_secret_value(), "Accept": "application/json"},
             secrets=[key],
             adapt=follow_rate_limit,
+            read_error=error_message,
             rate_limit_hint="Brave free plan allows 1 request/s",
         )
 

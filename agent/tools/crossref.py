@@ -103,6 +103,12 @@ def item_to_record(item: Any, *, query: str | None = None) -> Record | None:
     )
 
 
+def error_message(body: Any) -> str | None:
+    """Crossref's error body: {"status": "failed", "message": [{"type", "value", "message"}]} -> the first message."""
+    inner = dig(body, "message", 0, "message") if isinstance(body, dict) else None
+    return inner if isinstance(inner, str) else None
+
+
 class CrossrefClient(ApiClient):
     """LiteratureSource over api.crossref.org (references only; no cited-by in the public API)."""
 
@@ -130,6 +136,7 @@ class CrossrefClient(ApiClient):
             headers={"Crossref-Plus-API-Token": f"Bearer {token.get_secret_value()}"} if token else None,
             secrets=[token],
             adapt=follow_rate_headers,
+            read_error=error_message,
         )
         self.hop_filter = hop_filter
         self.max_refs_resolved = max_refs_resolved

@@ -13,6 +13,10 @@ client, so they are written once here and each client only declares a `HostPolic
   repeated query costs nothing and a re-run works offline (stale entries are served when the network fails).
 - `call_events` is a ContextVar; when a node sets it to a list, every logical call appends a `CallEvent`.
 - The clock is injectable (`Clock`), so tests run pacing and backoff on virtual time.
+- Error bodies: the common `error` / `message` / `detail` strings are read here; an API with its own shape
+  (PubChem's `Fault`, Brave's nested `error`, Crossref's message list) passes its reader as `read_error`.
+- Importing the package changes nothing global: the redacting filter on httpx's loggers is installed by the
+  first `HttpBase`.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from pydantic import BaseModel, SecretStr
 from agent.errors import SourceError
 from agent.redact import redact, register_secret
 from agent.tools.http.cache import ResponseCache
-from agent.tools.http.errors import ApiError, HttpResponse, ParseKind, error_detail, parse_body
+from agent.tools.http.errors import ApiError, ErrorReader, HttpResponse, ParseKind, error_detail, parse_body
 from agent.tools.http.pacing import Clock, HostPolicy, Pacer, SystemClock, parse_retry_after
-from agent.tools.http.safety import SECRET_PARAMS, ensure_allowed, public_url
+from agent.tools.http.safety import ensure_allowed, public_query, public_url, redact_http_logs
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +81,7 @@ class HttpBase:
         params: Mapping[str, str | None] | None = None,
         secrets: Iterable[SecretStr | str | None] = (),
         adapt: HeaderAdapter | None = None,
+        read_error: ErrorReader | None = None,
         rate_limit_hint: str | None = None,
     ):
         self.source = source
@@ -93,10 +94,12 @@ class HttpBase:
         values = [s.get_secret_value() if isinstance(s, SecretStr) else s for s in secrets]
         for value in values:
             register_secret(value)
+        redact_http_logs()
         self.redact = redact
         self._headers = dict(headers or {})
         self._params = {k: v for k, v in (params or {}).items() if v is not None}
         self._adapt = adapt
+        self._read_error = read_error
         self._rate_limit_hint = rate_limit_hint
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
@@ -136,8 +139,8 @@ class HttpBase:
         events = call_events.get()
         if events is None:
             return
-        params = [(k, v) for k, v in url.params.multi_items() if k.lower() not in SECRET_PARAMS]
-        path = url.path + (f"?{urlencode(params)}" if params else "")
+        query = public_query(url)
+        path = url.path + (f"?{query}" if query else "")
         if fields.get("error"):
             fields["error"] = self.redact(fields["error"])
         events.append(
@@ -248,7 +251,7 @@ class HttpBase:
                 response = HttpResponse(status=status, headers=lower, content=raw.content, url=public_url(url))
                 if status in expect:
                     return response, attempts
-                failure = f"HTTP {status}: {error_detail(raw.content, lower)}"
+                failure = f"HTTP {status}: {error_detail(raw.content, lower, self._read_error)}"
                 if status not in self.policy.retry_statuses:
                     raise self._error(failure, status, attempts, transient=False)
                 delay = parse_retry_after(lower.get("retry-after"), self.clock.time())

@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from agent.errors import SourceError
 from agent.text import truncate
-from agent.tools.parsing import dig
 
 _HTML_TITLE = re.compile(r"<title>(.*?)</title>", re.I | re.S)
 
@@ -55,8 +54,14 @@ def _looks_like_html(content: bytes, headers: Mapping[str, str]) -> bool:
     return "text/html" in headers.get("content-type", "") or head.startswith((b"<!doctype html", b"<html"))
 
 
-def error_detail(content: bytes, headers: Mapping[str, str]) -> str:
-    """A one-line reason from an error body: JSON error fields, an HTML title, or the first text line."""
+ErrorReader = Callable[[Any], str | None]
+"""A client's reader for its API's own JSON error shape (PubChem's `Fault`, Crossref's message list): the message, or
+None to fall back to the common `error` / `message` / `detail` string."""
+
+
+def error_detail(content: bytes, headers: Mapping[str, str], read_error: ErrorReader | None = None) -> str:
+    """A one-line reason from an error body: the client's reader or the common JSON error fields, an HTML title, or
+    the first text line."""
     text = content.decode("utf-8", errors="replace").strip()
     if not text:
         return "empty body"
@@ -67,29 +72,14 @@ def error_detail(content: bytes, headers: Mapping[str, str]) -> str:
         body = json.loads(text)
     except ValueError:
         return truncate(text.splitlines()[0], 200)
-    return truncate(_json_error_message(body) or text, 200)
+    return truncate((read_error(body) if read_error else None) or common_error_message(body) or text, 200)
 
 
-def _json_error_message(body: Any) -> str | None:
+def common_error_message(body: Any) -> str | None:
+    """The first non-empty string among a JSON body's `error`, `message` and `detail` fields."""
     if not isinstance(body, dict):
         return None
-    fault = body.get("Fault")
-    if isinstance(fault, dict):  # PubChem
-        details = fault.get("Details") or []
-        return " ".join(str(x) for x in [fault.get("Message") or fault.get("Code"), *details] if x)
-    for key in ("error", "message", "detail"):
-        value = body.get(key)
-        if isinstance(value, str) and value:
-            return value
-        if isinstance(value, dict):  # Brave: {"error": {"detail": ...}}
-            inner = value.get("detail") or value.get("message") or value.get("code")
-            if isinstance(inner, str):
-                return inner
-        if isinstance(value, list) and value:  # Crossref: {"message": [{"message": ...}]}
-            inner = dig(value, 0, "message")
-            if isinstance(inner, str):
-                return inner
-    return None
+    return next((value for key in ("error", "message", "detail") if isinstance(value := body.get(key), str) and value), None)
 
 
 def parse_body(source: str, response: HttpResponse, kind: ParseKind) -> Any:

@@ -19,10 +19,14 @@ SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token"})
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "x-subscription-token", "crossref-plus-api-token"})
 
 
-# Keys are registered with agent.redact, the project's one redactor; httpx logs every request URL at INFO,
-# query string included, so its loggers get the same redacting filter as everything else.
-for _name in ("httpx", "httpcore"):
-    logging.getLogger(_name).addFilter(RedactingFilter())
+def redact_http_logs() -> None:
+    """Give httpx's and httpcore's loggers the project's redacting filter: httpx logs every request URL at INFO,
+    query string included. Idempotent; every HttpBase calls it, so it holds before the first request (and
+    importing this package changes no logger)."""
+    for name in ("httpx", "httpcore"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactingFilter) for f in logger.filters):
+            logger.addFilter(RedactingFilter())
 
 
 def env_secret(explicit: str | None, *names: str) -> SecretStr | None:
@@ -39,10 +43,14 @@ def require_secret(explicit: str | None, var: str, what: str) -> SecretStr:
     return secret
 
 
+def public_query(url: httpx.URL) -> str:
+    """The URL's query string without secret parameters (`api_key`, `token`, ...): the one place they are stripped."""
+    return urlencode([(k, v) for k, v in url.params.multi_items() if k.lower() not in SECRET_PARAMS])
+
+
 def public_url(url: httpx.URL) -> str:
     """The URL without secret query parameters (for cache keys, events and messages)."""
-    params = [(k, v) for k, v in url.params.multi_items() if k.lower() not in SECRET_PARAMS]
-    query = urlencode(params)
+    query = public_query(url)
     base = str(url.copy_with(query=None))
     return f"{base}?{query}" if query else base
 
