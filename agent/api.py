@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.config import Context, sparkit_home
+from agent.config import Context, merge_trees, settings_tree, sparkit_home
 from agent.errors import InputError, SparkitError
 from agent.inputs import validate_question
 from agent.records import Answer, Status
@@ -28,15 +28,13 @@ EventHandler = Callable[[dict[str, Any]], None]
 
 
 def make_context(context: Context | dict[str, Any] | None = None, **overrides: Any) -> Context:
-    """A validated Context from a Context, a dict and/or keyword overrides; unknown presets and fields raise InputError."""
-    data: dict[str, Any] = {}
-    if isinstance(context, Context):
-        data = context.model_dump(include=context.model_fields_set)
-    elif context:
-        data = dict(context)
-    data.update({k: v for k, v in overrides.items() if v is not None})
+    """A validated Context from a Context, a dict and/or keyword overrides (flat, dotted or grouped names; a
+    new preset re-applies to what the caller did not set); unknown presets and fields raise InputError."""
+    layer = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return Context.model_validate(data)
+        if isinstance(context, Context):
+            return context.with_overrides(layer) if layer else context
+        return Context.model_validate(merge_trees(settings_tree(context), settings_tree(layer)))
     except Exception as exc:  # pydantic.ValidationError: keep the first problem, one line
         errors = getattr(exc, "errors", lambda: [])()
         first = errors[0] if errors else {"loc": ["context"], "msg": str(exc)}
@@ -54,7 +52,7 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
     from agent.graph import compile_graph
 
     handlers = [*(callbacks or []), *([session.tracer] if session else [])]
-    config = {"configurable": {"thread_id": run_id}, "recursion_limit": settings.resolved().recursion_limit, "callbacks": handlers}
+    config = {"configurable": {"thread_id": run_id}, "recursion_limit": settings.budget.recursion_limit, "callbacks": handlers}
     progress = ProgressContext()
     with session.collecting_calls() if session else contextlib.nullcontext():
         async with sqlite_checkpointer(checkpoint_path()) as saver:

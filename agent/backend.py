@@ -2,7 +2,9 @@
 
 `offline` (the default) and `live` are two registered factories returning the same `Backend` shape;
 nodes call `backend_for(settings, documents)` and never branch on which one they got. Tests and
-users can register their own factory with `register_backend`.
+users can register their own factory with `register_backend`. A factory sees only the run's backend
+settings (`Context.backend`), and the cache is keyed on exactly those, so no other setting can be
+silently ignored by a cached backend.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from agent.calibration import PlattCalibrator, RawScore, load_table
-from agent.config import Context, sparkit_home
+from agent.config import BackendSettings, Context, OfflineJudge, sparkit_home
 from agent.errors import ConfigurationError, CorpusError, InputError
 from agent.interfaces import Calibrator, Embedder, LiteratureSource, Reasoner, Reranker, StanceJudge
 
@@ -37,7 +39,7 @@ class Backend:
     calibrator: Calibrator = field(default_factory=RawScore)
 
 
-BackendFactory = Callable[[Context, list[dict] | None], Backend]
+BackendFactory = Callable[[BackendSettings, list[dict] | None], Backend]
 _factories: dict[str, BackendFactory] = {}
 _cache: OrderedDict[str, Backend] = OrderedDict()
 _lock = threading.Lock()
@@ -54,18 +56,19 @@ def clear_backend_cache() -> None:
         _cache.clear()
 
 
-def _cache_key(settings: Context, documents: list[dict] | None) -> str:
-    fields = settings.model_dump(include={"backend", "corpus_path", "index_dir", "llm", "llm_temperature", "reranker", "stance_model", "calibration", "sources", "enable_entity_expansion"})
+def cache_key(settings: BackendSettings, documents: list[dict] | None) -> str:
+    """Every backend setting and the caller's documents: two runs share a backend exactly when these agree."""
     docs = hashlib.sha256(json.dumps(documents, sort_keys=True, default=str).encode()).hexdigest() if documents else ""
-    return json.dumps([fields, docs], sort_keys=True, default=str)
+    return json.dumps([settings.model_dump(mode="json"), docs], sort_keys=True)
 
 
-def backend_for(settings: Context, documents: list[dict] | None = None) -> Backend:
+def backend_for(settings: Context | BackendSettings, documents: list[dict] | None = None) -> Backend:
     """The (cached) backend for these settings; building it may load models or an index."""
-    factory = _factories.get(settings.backend)
+    settings = settings.backend if isinstance(settings, Context) else settings
+    factory = _factories.get(settings.name)
     if factory is None:
-        raise InputError(f"unknown backend {settings.backend!r}; known: {', '.join(sorted(_factories))}")
-    key = _cache_key(settings, documents)
+        raise InputError(f"unknown backend {settings.name!r}; known: {', '.join(sorted(_factories))}")
+    key = cache_key(settings, documents)
     with _lock:
         if key in _cache:
             _cache.move_to_end(key)
@@ -79,10 +82,10 @@ def backend_for(settings: Context, documents: list[dict] | None = None) -> Backe
 
 
 # ---------------------------------------------------------------------------------------------- pieces
-OFFLINE_JUDGES = ("cross", "trained", "ensemble", "heuristic")
+OFFLINE_JUDGES: tuple[str, ...] = get_args(OfflineJudge)
 
 
-def offline_stance(settings: Context) -> tuple[StanceJudge, list[str]]:
+def offline_stance(settings: BackendSettings) -> tuple[StanceJudge, list[str]]:
     """The offline judge for settings.stance_model ('llm' uses it as the fallback); notes say when auto fell back."""
     from agent.judges import offline_stance_judge
 
@@ -92,7 +95,7 @@ def offline_stance(settings: Context) -> tuple[StanceJudge, list[str]]:
     return judge, notes
 
 
-def reasoner_and_stance(settings: Context, embedder: Embedder, offline_judge: StanceJudge) -> tuple[Reasoner, StanceJudge, Reasoner | None]:
+def reasoner_and_stance(settings: BackendSettings, embedder: Embedder, offline_judge: StanceJudge) -> tuple[Reasoner, StanceJudge, Reasoner | None]:
     """Extractive roles offline; with --llm the chat reasoner (and LLM stance unless told otherwise)."""
     from agent.reasoners.extractive import ExtractiveReasoner
 
@@ -111,7 +114,7 @@ def reasoner_and_stance(settings: Context, embedder: Embedder, offline_judge: St
     return reasoner, stance, extractive
 
 
-def calibrator_for(settings: Context, stance: StanceJudge) -> tuple[Calibrator, list[str]]:
+def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Calibrator, list[str]]:
     """The fitted maps when asked for, or (auto) when they were fitted with this run's judge; else the raw score."""
     if settings.calibration == "raw":
         return RawScore(), []
@@ -126,7 +129,7 @@ def calibrator_for(settings: Context, stance: StanceJudge) -> tuple[Calibrator, 
     return RawScore(), [f"calibration: {why}; confidence is the raw evidence score"]
 
 
-def offline_reranker(settings: Context, index: Any = None) -> Reranker:
+def offline_reranker(settings: BackendSettings, index: Any = None) -> Reranker:
     """The offline hybrid reranker; over a local index it uses the index's sentence store when one was built."""
     from agent.tools.offline_rerank import HybridReranker
 
@@ -136,7 +139,7 @@ def offline_reranker(settings: Context, index: Any = None) -> Reranker:
 
 
 # ---------------------------------------------------------------------------------------------- factories
-def build_offline(settings: Context, documents: list[dict] | None = None) -> Backend:
+def build_offline(settings: BackendSettings, documents: list[dict] | None = None) -> Backend:
     from agent.tools.encoder import shared_encoder
     from agent.tools.local_index import LocalIndex, LocalSource, default_index_dir, records_from_dicts
 
@@ -171,7 +174,7 @@ def build_offline(settings: Context, documents: list[dict] | None = None) -> Bac
     )
 
 
-def build_live(settings: Context, documents: list[dict] | None = None) -> Backend:
+def build_live(settings: BackendSettings, documents: list[dict] | None = None) -> Backend:
     from agent.tools.live import build_live_tools
 
     if documents:
@@ -179,7 +182,7 @@ def build_live(settings: Context, documents: list[dict] | None = None) -> Backen
     return live_backend(settings, build_live_tools(settings))
 
 
-def live_backend(settings: Context, tools: Any) -> Backend:
+def live_backend(settings: BackendSettings, tools: Any) -> Backend:
     """A live Backend around already-built LiveTools (tests pass tools on a replay transport)."""
     from agent.tools.encoder import shared_encoder
     from agent.tools.fallback import FallbackEmbedder, FallbackReranker

@@ -26,10 +26,10 @@ def decide_after_retrieve(state: Mapping[str, Any], settings: Context) -> Decisi
     if not state.get("hypotheses"):
         return Decision(at="retrieve", next="rerank", reason="round-1 evidence: rerank before hypotheses", round=round_)
     hops = state.get("hops_done", 0)
-    if settings.enable_citation_hop and hops < settings.citation_hops and settings.citation_hop_top > 0:
+    if settings.ablations.enable_citation_hop and hops < settings.retrieval.citation_hops and settings.retrieval.citation_hop_top > 0:
         if spent := spent_reason(state.get("usage"), state.get("started_at"), settings):
             return Decision(at="retrieve", next="rerank", reason=f"citation hop skipped: budget spent ({spent})", round=round_)
-        return Decision(at="retrieve", next="citation_hop", reason=f"citation hop {hops + 1} of {settings.citation_hops}", round=round_)
+        return Decision(at="retrieve", next="citation_hop", reason=f"citation hop {hops + 1} of {settings.retrieval.citation_hops}", round=round_)
     return Decision(at="retrieve", next="rerank", reason="no citation hop left", round=round_)
 
 
@@ -48,20 +48,20 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> Decision:
     if not state.get("ledger"):
         if not state.get("pool"):
             return Decision(next="synthesize", reason="no evidence retrieved", **common)
-    low_margin = margin is not None and margin < settings.margin_threshold
-    disagreement = agreement is not None and agreement < settings.agreement_threshold
+    low_margin = margin is not None and margin < settings.court.margin_threshold
+    disagreement = agreement is not None and agreement < settings.court.agreement_threshold
     if not (low_margin or disagreement):
-        return Decision(next="synthesize", reason=f"resolved: margin {margin or 0:.3f} >= {settings.margin_threshold}", **common)
-    reasons = ([f"low margin ({margin:.3f} < {settings.margin_threshold})"] if low_margin else []) + (
-        [f"provider disagreement ({agreement:.2f} < {settings.agreement_threshold})"] if disagreement else []
+        return Decision(next="synthesize", reason=f"resolved: margin {margin or 0:.3f} >= {settings.court.margin_threshold}", **common)
+    reasons = ([f"low margin ({margin:.3f} < {settings.court.margin_threshold})"] if low_margin else []) + (
+        [f"provider disagreement ({agreement:.2f} < {settings.court.agreement_threshold})"] if disagreement else []
     )
     why = " and ".join(reasons)
-    if not settings.enable_discrimination:
+    if not settings.ablations.enable_discrimination:
         return Decision(next="synthesize", reason=f"{why}, discrimination disabled", **common)
     if spent := spent_reason(state.get("usage"), state.get("started_at"), settings):
         return Decision(next="synthesize", reason=f"{why}, budget_exhausted: {spent}", **common)
-    if extra_rounds >= settings.max_discrimination_rounds:
-        return Decision(next="synthesize", reason=f"{why}, max_discrimination_rounds ({settings.max_discrimination_rounds}) reached", **common)
+    if extra_rounds >= settings.court.max_discrimination_rounds:
+        return Decision(next="synthesize", reason=f"{why}, max_discrimination_rounds ({settings.court.max_discrimination_rounds}) reached", **common)
     return Decision(next="discriminate", reason=f"{why}: discrimination round {extra_rounds + 1}", **common)
 
 
@@ -69,10 +69,10 @@ def decide_after_verify(state: Mapping[str, Any], settings: Context) -> Decision
     """More contested claims than the threshold, with budget and escalations left, re-checks them."""
     contested = sum(1 for c in state.get("claims") or [] if c.verdict == ClaimVerdict.CONTESTED)
     common = dict(at="verify_claims", contested=contested, margin=state.get("margin"), round=state.get("round", 0))
-    if contested <= settings.contested_threshold:
-        return Decision(next="report", reason=f"claims settled: {contested} contested <= {settings.contested_threshold}", **common)
-    if state.get("escalations", 0) >= settings.max_escalations:
-        return Decision(next="report", reason=f"{contested} contested, max_escalations ({settings.max_escalations}) reached", **common)
+    if contested <= settings.verification.contested_threshold:
+        return Decision(next="report", reason=f"claims settled: {contested} contested <= {settings.verification.contested_threshold}", **common)
+    if state.get("escalations", 0) >= settings.verification.max_escalations:
+        return Decision(next="report", reason=f"{contested} contested, max_escalations ({settings.verification.max_escalations}) reached", **common)
     if spent := spent_reason(state.get("usage"), state.get("started_at"), settings):
         return Decision(next="report", reason=f"{contested} contested, budget_exhausted: {spent}", **common)
-    return Decision(next="target_claims", reason=f"{contested} contested claims > {settings.contested_threshold}: targeted retrieval", **common)
+    return Decision(next="target_claims", reason=f"{contested} contested claims > {settings.verification.contested_threshold}: targeted retrieval", **common)

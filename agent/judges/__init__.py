@@ -10,8 +10,9 @@ last fallback and the ablation baseline.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
+from agent.config import OfflineJudge
 from agent.errors import ConfigurationError
 from agent.interfaces import StanceJudge
 from agent.judges.cross import CrossStanceJudge, default_cross_weights_path
@@ -21,7 +22,7 @@ from agent.judges.trained import TrainedStanceJudge, default_weights_path
 
 __all__ = ["CrossStanceJudge", "HeuristicStanceJudge", "MeanStanceJudge", "TrainedStanceJudge", "offline_stance_judge"]
 
-OfflineKind = Literal["auto", "cross", "trained", "ensemble", "heuristic"]
+OfflineKind = Literal["auto", OfflineJudge]
 
 
 def offline_stance_judge(kind: OfflineKind = "auto") -> StanceJudge:
@@ -43,6 +44,6 @@ def offline_stance_judge(kind: OfflineKind = "auto") -> StanceJudge:
     elif kind == "trained":
         judge = TrainedStanceJudge()
     else:
-        raise ConfigurationError(f"unknown offline stance judge {kind!r}: use 'auto', 'cross', 'trained', 'ensemble' or 'heuristic'")
+        raise ConfigurationError(f"unknown offline stance judge {kind!r}: use one of {', '.join(get_args(OfflineKind))}")
     _ = judge.model
     return judge

@@ -1,7 +1,9 @@
 """citation_hop: expand the top records through references and citing papers where the backend has them.
 
-Filters (seed 000, agent.tools.citations): drop records older than citation_min_year; records older
-than citation_old_year need citation_old_min_citations; records of unknown year are kept. New records are tagged via='citation_hop' and deduped against the pool.
+Filters (seed 000, agent.interfaces.HopFilter, applied by each source before it cuts its lists): drop records
+older than citation_min_year; records older than citation_old_year need citation_old_min_citations; records of
+unknown year are kept from a local corpus, and from live sources only with citation_keep_unknown_year. New records are tagged via='citation_hop' and
+deduped against the pool.
 Where no source has a citation graph (SciFact abstracts carry no references) the trace says so.
 """
 
@@ -13,7 +15,7 @@ from typing import Any
 from agent.errors import SourceError
 from agent.nodes.common import backend_of, emit, merge_into_pool, node_meter, settings_of
 from agent.records import Provenance, Record
-from agent.tools.citations import HopFilter, filter_hop_records
+from agent.interfaces import HopFilter
 
 
 async def citation_hop(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
@@ -21,20 +23,22 @@ async def citation_hop(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     backend = await backend_of(runtime, state)
     pool = state.get("pool") or {}
     hopped = set(state.get("hopped_ids") or [])
-    seeds = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool and p.record_id not in hopped][: settings.citation_hop_top]
+    seeds = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool and p.record_id not in hopped][: settings.retrieval.citation_hop_top]
     graph_sources = [s for s in backend.sources if s.supports_citations]
     hop = state.get("hops_done", 0) + 1
     if not graph_sources:
         note = f"citation_hop: no configured source has a citation graph ({', '.join(s.name for s in backend.sources)}); skipped"
         emit({"node": "citation_hop", "hop": hop, "skipped": note})
         return {"hops_done": hop, "notes": [note]}
-    gate = HopFilter.from_context(settings).model_copy(update={"keep_unknown_year": True})  # local corpora often lack years
+    retrieval = settings.retrieval
+    gate = HopFilter(min_year=retrieval.citation_min_year, old_year=retrieval.citation_old_year,
+                     old_min_citations=retrieval.citation_old_min_citations, keep_unknown_year=retrieval.citation_keep_unknown_year)
     with node_meter(state, settings) as meter:
         calls = [(source, seed) for seed in seeds for source in graph_sources]
 
         async def expand(source, seed):
             try:
-                found = await source.neighbours(seed, limit=settings.citation_hop_per_record * 4)
+                found = await source.neighbours(seed, limit=settings.retrieval.citation_hop_per_record * 4, gate=gate)
                 meter.source_call(source.name)
                 return found, None
             except SourceError as exc:
@@ -47,7 +51,7 @@ async def citation_hop(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         for (source, seed), (records, error) in zip(calls, results):
             if error:
                 failures.append(error)
-            kept = filter_hop_records(records, gate)[: settings.citation_hop_per_record]
+            kept = records[: settings.retrieval.citation_hop_per_record]
             tag = Provenance(query=f"citations of {seed.id}", round=state.get("round", 0), via="citation_hop", source=source.name)
             found += [r.model_copy(update={"provenance": [*r.provenance, tag]}) for r in kept]
         update_pool = merge_into_pool(pool, found)

@@ -18,10 +18,8 @@ from agent.scoring.chunking import chunk_sentences, sentence_sections
 def settings_of(runtime: Any) -> Context:
     context = getattr(runtime, "context", None)
     if context is None:
-        return Context().resolved()
-    if isinstance(context, Mapping):
-        context = Context.model_validate(context)
-    return context.resolved()
+        return Context()
+    return context if isinstance(context, Context) else Context.model_validate(context)
 
 
 async def backend_of(runtime: Any, state: Mapping[str, Any]) -> Backend:

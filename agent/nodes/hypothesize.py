@@ -11,17 +11,14 @@ from typing import Any
 from agent.nodes.common import backend_of, emit, node_meter, sentence_passages, settings_of
 from agent.text import jaccard
 
-EVIDENCE_RECORDS = 10
-
-
 async def hypothesize(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     settings = settings_of(runtime)
     backend = await backend_of(runtime, state)
     pool = state.get("pool") or {}
     ranked = state.get("ranked") or []
-    top = [pool[p.record_id] for p in ranked[:EVIDENCE_RECORDS] if p.record_id in pool]
+    top = [pool[p.record_id] for p in ranked[: settings.court.hypothesis_evidence_records] if p.record_id in pool]
     evidence = sentence_passages(top, {p.record_id: p.score for p in ranked})
-    n = settings.n_hypotheses if settings.enable_hypotheses else 1
+    n = settings.court.n_hypotheses if settings.ablations.enable_hypotheses else 1
     with node_meter(state, settings) as meter:
         hypotheses = await backend.reasoner.hypothesize(state["question"], state["plan"], evidence, n)
         agreement = None

@@ -19,7 +19,7 @@ async def plan(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     with node_meter(state, settings) as meter:
         the_plan = await backend.reasoner.plan(question, options, state.get("mode") or "ask")
         queries = list(the_plan.queries)
-        if backend.entity_expander is not None and settings.enable_entity_expansion and the_plan.entities:
+        if backend.entity_expander is not None and settings.backend.enable_entity_expansion and the_plan.entities:
             queries += await _expanded_queries(backend.entity_expander, the_plan.entities[:3], queries[0].text)
     emit({"node": "plan", "task": the_plan.task, "queries": [q.text for q in queries]})
     return {

@@ -54,7 +54,7 @@ async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     stop_reason = _stop_reason(decisions)
     has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and draft is not None and bool(draft.sentences)
     decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
-    abstained = not decided or leading < settings.abstain_threshold
+    abstained = not decided or leading < settings.court.abstain_threshold
     conf = calibrator.abstention(score) if abstained else leading
     if not pool:
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
@@ -65,7 +65,7 @@ async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's confidence is {leading:.2f}).{leaning}"
     else:
         status, text = Status.ANSWERED, draft.answer
-    if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.margin_threshold:
+    if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
         status = Status.BUDGET_EXHAUSTED
     cited = list(dict.fromkeys([c for s in (draft.sentences if draft else []) for c in s.citations]
                                + [rid for claim in claims for rid in claim.supporting + claim.refuting]))

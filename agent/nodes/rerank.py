@@ -15,10 +15,6 @@ from agent.records import Passage, Record
 from agent.routing import decide_after_rerank
 from agent.scoring.novelty import novelty_rerank
 
-PREFILTER = 200
-PER_HYPOTHESIS = 3
-
-
 def _normalise(scores: list[float]) -> np.ndarray:
     array = np.asarray(scores, dtype=np.float64)
     if array.size == 0:
@@ -38,23 +34,25 @@ async def rerank(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     pool: dict[str, Record] = state.get("pool") or {}
     records = list(pool.values())
     with node_meter(state, settings) as meter:
-        if len(records) > PREFILTER:  # cheap first pass: how many queries found it, then recency of round
+        retrieval = settings.retrieval
+        if len(records) > retrieval.rerank_prefilter:  # cheap first pass: how many queries found it
             records.sort(key=lambda r: -len(r.provenance))
-            records = records[:PREFILTER]
+            records = records[: retrieval.rerank_prefilter]
         texts = [r.text for r in records]
         combined = _normalise(await backend.reranker.rerank(_focus(state), texts)) if records else np.zeros(0)
         hypotheses = state.get("hypotheses") or []
         guaranteed: set[int] = set()
         if hypotheses and records:
             per_h = np.stack([_normalise(await backend.reranker.rerank(h.statement, texts)) for h in hypotheses])
-            combined = 0.5 * combined + 0.5 * per_h.max(axis=0)
+            combined = (1 - retrieval.rerank_hypothesis_share) * combined + retrieval.rerank_hypothesis_share * per_h.max(axis=0)
             for row in per_h:
-                guaranteed.update(int(i) for i in np.argsort(-row)[:PER_HYPOTHESIS])
-        if settings.enable_novelty_demotion and len(records) > 1:  # near-duplicate documents yield their slot
-            combined = np.asarray(novelty_rerank(combined.tolist(), await backend.embedder.embed(texts, kind="document")).scores)
+                guaranteed.update(int(i) for i in np.argsort(-row)[: retrieval.rerank_per_hypothesis])
+        if settings.ablations.enable_novelty_demotion and len(records) > 1:  # near-duplicate documents yield their slot
+            vectors = await backend.embedder.embed(texts, kind="document")
+            combined = np.asarray(novelty_rerank(combined.tolist(), vectors, retrieval.novelty_cosine, retrieval.novelty_penalty).scores)
         order = [int(i) for i in np.argsort(-combined)]
         keep = [i for i in order if i in guaranteed]
-        keep += [i for i in order if i not in guaranteed][: max(0, settings.rerank_top_k - len(keep))]
+        keep += [i for i in order if i not in guaranteed][: max(0, settings.retrieval.rerank_top_k - len(keep))]
         keep.sort(key=lambda i: -combined[i])
     ranked = [Passage(record_id=records[i].id, text=records[i].title or records[i].abstract[:200], score=float(combined[i])) for i in keep]
     emit({"node": "rerank", "round": state.get("round", 0), "pool": len(pool), "kept": len(ranked), "reranker": backend.reranker.name})

@@ -48,7 +48,7 @@ async def search_queries(
     web = backend.web if use_web else None
     web_name = web.name if web is not None else ""
     web_used = (usage.calls_by_source.get(web_name, 0) if usage else 0) + meter.usage.calls_by_source.get(web_name, 0) if web_name else 0
-    web_budget = WebBudget(cap=settings.brave_cap, used=web_used)
+    web_budget = WebBudget(cap=settings.budget.brave_cap, used=web_used)
     outcomes = await asyncio.gather(*(
         search_academic_then_web(backend.sources, web, q.text, limit=limit, web_budget=web_budget) for q in sendable
     ))
@@ -73,7 +73,7 @@ async def retrieve(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     usage = state.get("usage")
     with node_meter(state, settings) as meter:
         found, failures, sendable = await search_queries(
-            backend, pending, limit=settings.results_per_query, round_=round_, settings=settings, usage=usage, meter=meter
+            backend, pending, limit=settings.retrieval.results_per_query, round_=round_, settings=settings, usage=usage, meter=meter
         )
         notes = [f"retrieve: source budget allows {len(sendable)} of {len(pending)} queries"] if len(sendable) < len(pending) else []
         update_pool = merge_into_pool(state.get("pool") or {}, found)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agent.interfaces import HopFilter
 from agent.records import Provenance, Record
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, Pacer, require_secret
 from agent.tools.parsing import collapse_ws, dig, items_of, strip_markup, unique, year_of
@@ -81,6 +82,6 @@ class BraveSearchClient(ApiClient):
         records = [result_to_record(r, query=query) for r in items_of(self.name, data, "web", "results")]
         return [r for r in records if r is not None][:limit]
 
-    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
+    async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         """Web pages have no citation graph."""
         return []

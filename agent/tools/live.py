@@ -3,7 +3,7 @@
     tools = build_live_tools(settings, transport=None, cache_dir=None)   # -> LiveTools
     async with tools:                                                     # closes the HTTP clients
         budget = WebBudget.from_context(settings)                         # one per run (brave_cap)
-        outcome = await search_academic_then_web(tools.sources, tools.web, query, limit=settings.results_per_query, web_budget=budget)
+        outcome = await search_academic_then_web(tools.sources, tools.web, query, limit=settings.retrieval.results_per_query, web_budget=budget)
         outcome.records    # list[Record], academic sources in `settings.sources` order (not de-duplicated)
         outcome.failures   # list[SourceFailure(source, message)]: sources that failed beyond their retries
         outcome.web_used   # True when Brave was asked
@@ -27,18 +27,18 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 from pydantic import BaseModel
 
-from agent.config import Context, sparkit_home
+from agent.config import BackendSettings, sparkit_home
 from agent.errors import ConfigurationError, SourceError
 from agent.interfaces import Embedder, LiteratureSource, Reranker
 from agent.records import Record
 from agent.tools.arxiv import ArxivClient
 from agent.tools.brave import KEY_ENV as BRAVE_KEY_ENV
 from agent.tools.brave import BraveSearchClient
-from agent.tools.citations import HopFilter
 from agent.tools.cohere_rerank import CohereReranker
 from agent.tools.crossref import CrossrefClient
 from agent.tools.http import Clock, HttpOptions, ResponseCache, SystemClock
@@ -50,11 +50,11 @@ from agent.tools.voyage import VoyageEmbedder, VoyageReranker
 
 MAILTO_ENV = "SPARKIT_MAILTO"
 
-_ACADEMIC: dict[str, Callable[[HttpOptions, HopFilter], LiteratureSource]] = {
-    "arxiv": lambda options, hop: ArxivClient(options=options),
-    "semantic_scholar": lambda options, hop: SemanticScholarClient(options=options, hop_filter=hop),
-    "openalex": lambda options, hop: OpenAlexClient(options=options, hop_filter=hop),
-    "crossref": lambda options, hop: CrossrefClient(options=options, hop_filter=hop),
+_ACADEMIC: dict[str, Callable[[HttpOptions], LiteratureSource]] = {
+    "arxiv": lambda options: ArxivClient(options=options),
+    "semantic_scholar": lambda options: SemanticScholarClient(options=options),
+    "openalex": lambda options: OpenAlexClient(options=options),
+    "crossref": lambda options: CrossrefClient(options=options),
 }
 ACADEMIC_SOURCES = tuple(_ACADEMIC)
 
@@ -85,7 +85,7 @@ class LiveTools:
 
 
 def build_live_tools(
-    settings: Context,
+    settings: BackendSettings,
     *,
     transport: httpx.AsyncBaseTransport | None = None,
     cache_dir: Path | str | None = None,
@@ -111,14 +111,13 @@ def build_live_tools(
         rng=rng or random.Random(),
         mailto=os.environ.get(MAILTO_ENV) or None,
     )
-    hop = HopFilter.from_context(settings)
     reranker: Reranker | None = None
     if settings.reranker == "cohere":
         reranker = CohereReranker(options=options)
     elif settings.reranker == "voyage":
         reranker = VoyageReranker(options=options)
     return LiveTools(
-        sources=[_ACADEMIC[name](options, hop) for name in dict.fromkeys(settings.sources)],
+        sources=[_ACADEMIC[name](options) for name in dict.fromkeys(settings.sources)],
         web=BraveSearchClient(options=options) if os.environ.get(BRAVE_KEY_ENV) else None,
         entity_expander=PubChemClient(options=options) if settings.enable_entity_expansion else None,
         reranker=reranker,
@@ -138,8 +137,8 @@ class WebBudget:
     used: int = 0
 
     @classmethod
-    def from_context(cls, settings: Context) -> WebBudget:
-        return cls(cap=settings.brave_cap)
+    def from_context(cls, settings: Any) -> WebBudget:
+        return cls(cap=settings.budget.brave_cap)
 
     @property
     def remaining(self) -> int:

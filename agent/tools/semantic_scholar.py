@@ -15,7 +15,8 @@ from urllib.parse import quote
 
 from agent.errors import SourceError
 from agent.records import Provenance, Record
-from agent.tools.citations import HopFilter, select_neighbours
+from agent.interfaces import HopFilter
+from agent.tools.citations import select_neighbours
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, env_secret
 from agent.tools.parsing import collapse_ws, dig, first_str, items_of, non_empty_url, unique, year_of
 
@@ -100,7 +101,6 @@ class SemanticScholarClient(ApiClient):
         *,
         api_key: str | None = None,
         options: HttpOptions | None = None,
-        hop_filter: HopFilter | None = None,
         hop_pool: int = 100,
         base_url: str = BASE_URL,
     ):
@@ -115,7 +115,6 @@ class SemanticScholarClient(ApiClient):
             secrets=[key],
             rate_limit_hint=None if key else f"set {KEY_ENV} for a dedicated rate limit",
         )
-        self.hop_filter = hop_filter
         self.hop_pool = hop_pool
 
     async def search(self, query: str, *, limit: int) -> list[Record]:
@@ -148,7 +147,7 @@ class SemanticScholarClient(ApiClient):
         """Papers citing `paper_id`."""
         return await self._edges(paper_id, "citations", "citingPaper", limit)
 
-    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
+    async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         """References and citing papers through the hop filter, most-cited first, abstracts filled by batch."""
         paper_id = s2_paper_id(record)
         if paper_id is None or limit <= 0:
@@ -156,7 +155,7 @@ class SemanticScholarClient(ApiClient):
         pool = min(EDGE_PAGE_MAX, max(self.hop_pool, limit))
         refs, cites = await asyncio.gather(self.references(paper_id, limit=pool), self.citations(paper_id, limit=pool))
         chosen = select_neighbours(
-            record, self.name, [_by_citations(refs), _by_citations(cites)], limit=limit, gate=self.hop_filter
+            record, self.name, [_by_citations(refs), _by_citations(cites)], limit=limit, gate=gate
         )
         missing = [r for r in chosen if not r.abstract and r.s2_id]
         if missing:

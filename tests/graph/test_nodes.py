@@ -175,7 +175,7 @@ def test_court_relevance_decay_discounts_lower_ranked_records():
 
 
 def test_mcq_options_use_their_own_relevance_decay():
-    settings = Context(relevance_decay=2.0, option_relevance_decay=0.0, enable_quantitative_weight=False, enable_triangulation=False).resolved()
+    settings = Context(relevance_decay=2.0, option_relevance_decay=0.0, enable_quantitative_weight=False, enable_triangulation=False)
     passage, rec = Passage(record_id="a4", text="Galaxies rotate faster than expected."), RECORDS[3]
     claim, option = Hypothesis(id="H1", text="c", origin="claim"), Hypothesis(id="H1", text="o", origin="option", option_index=0)
     assert passage_weight(passage, rec, claim, settings, [], rank=1) == pytest.approx(0.25)
@@ -183,7 +183,7 @@ def test_mcq_options_use_their_own_relevance_decay():
 
 
 def test_a_whole_section_takes_its_label_weight():
-    settings = Context(relevance_decay=0.0, enable_quantitative_weight=False, enable_triangulation=False).resolved()
+    settings = Context(relevance_decay=0.0, enable_quantitative_weight=False, enable_triangulation=False)
     sentences = ["BACKGROUND Galaxies are old.", "Their rotation is puzzling.", "RESULTS Galaxies rotate faster than expected."]
     rec = RECORDS[3].model_copy(update={"sentences": sentences})
     claim = Hypothesis(id="H1", text="c", origin="claim")
@@ -218,7 +218,7 @@ def test_the_verdict_needs_the_configured_weight_of_evidence():
     claim = Hypothesis(id="H1", text="c", origin="claim")
     entries = [LedgerEntry(hypothesis_id="H1", record_id="a1", stance="SUPPORT", confidence=0.6, weight=0.5, text="t"),
                LedgerEntry(hypothesis_id="H1", record_id="a3", stance="CONTRADICT", confidence=0.6, weight=0.5, text="u")]
-    default, lenient = Context().resolved(), Context(verdict_min_evidence=0.25).resolved()
+    default, lenient = Context(), Context(verdict_min_evidence=0.25)
     assert score_hypothesis(claim, entries[:1], default)[0].verdict == "INSUFFICIENT"  # 0.3 < 0.5
     assert score_hypothesis(claim, entries[:1], lenient)[0].verdict == "SUPPORTED"
     assert score_hypothesis(claim, entries[1:], lenient)[0].verdict == "CONTRADICTED"

@@ -127,19 +127,19 @@ def test_source_budget_stops_the_loop_and_is_recorded():
 
 
 def test_unit_decisions_cover_each_branch():
-    settings = Context().resolved()
+    settings = Context()
     assert decide_after_court({"margin": 0.5, "ledger": [1], "pool": {"a": 1}}, settings).next == "synthesize"
     assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 1}, settings).next == "discriminate"
     assert decide_after_court({"margin": 0.5, "agreement": 0.1, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 1}, settings).next == "discriminate"
     assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 3}, settings).next == "synthesize"
-    off = Context(enable_discrimination=False).resolved()
+    off = Context(enable_discrimination=False)
     assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}}, off).next == "synthesize"
     assert decide_after_verify({"claims": []}, settings).next == "report"
 
 
 def test_recursion_limit_is_explicit():
-    assert Context().recursion_limit < 10_000
-    assert Context(preset="research_max").resolved().recursion_limit == Context().recursion_limit
+    assert Context().budget.recursion_limit < 10_000
+    assert Context(preset="research_max").budget.recursion_limit == Context().budget.recursion_limit
 
 
 def test_model_extracted_claims_carry_the_citations_of_the_sentence_they_came_from():

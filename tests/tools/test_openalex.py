@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 
 from agent.records import Record
-from agent.tools.citations import HopFilter
+from agent.interfaces import HopFilter
 from agent.tools.openalex import OpenAlexClient, rebuild_abstract, work_to_record
 from tests.tools.helpers import fixture_json, fixture_response, json_response
 
@@ -99,8 +99,8 @@ async def test_neighbours_resolve_references_in_or_batches_and_citing(router, op
         return json_response({"meta": {"count": len(ids)}, "results": [_work(int(i[1:]), 2000 + k % 20, k) for k, i in enumerate(ids)]})
 
     router.add("GET", f"{API}/works", resolve)
-    client = OpenAlexClient(options=options, hop_filter=HopFilter())
-    got = await client.neighbours(Record(id="10.1073/pnas.1414271111", source="crossref", doi="10.1073/pnas.1414271111"), limit=6)
+    client = OpenAlexClient(options=options)
+    got = await client.neighbours(Record(id="10.1073/pnas.1414271111", source="crossref", doi="10.1073/pnas.1414271111"), limit=6, gate=HopFilter())
 
     filters = [r.url.params["filter"] for r in router.requests[1:]]
     batches = [f.removeprefix("openalex_id:").split("|") for f in filters if f.startswith("openalex_id:")]

@@ -13,7 +13,7 @@ import pytest
 
 from agent.errors import SourceError
 from agent.records import Record
-from agent.tools.citations import HopFilter
+from agent.interfaces import HopFilter
 from agent.tools.semantic_scholar import SemanticScholarClient, paper_to_record, s2_paper_id
 from agent.tools.http import error_detail
 from tests.tools.helpers import fixture_bytes, fixture_json, fixture_response, json_response
@@ -157,9 +157,9 @@ async def test_neighbours_filter_interleave_and_fill_abstracts(router, options):
     router.add("GET", f"{API}/paper/DOI:10.1/seed/references", json_response({"offset": 0, "data": [{"citedPaper": p} for p in refs]}))
     router.add("GET", f"{API}/paper/DOI:10.1/seed/citations", json_response({"offset": 0, "data": [{"citingPaper": p} for p in cites]}))
     router.add("POST", f"{API}/paper/batch", json_response([_paper("r-new", 2021, 3, "Full abstract from batch.")]))
-    client = SemanticScholarClient(options=options, hop_filter=HopFilter())
+    client = SemanticScholarClient(options=options)
     seed = Record(id="10.1/seed", source="crossref", doi="10.1/seed")
-    got = await client.neighbours(seed, limit=10)
+    got = await client.neighbours(seed, limit=10, gate=HopFilter())
     assert [r.id for r in got] == ["r-old-famous", "c-2", "r-new", "c-1"]  # most cited first, alternating
     assert all(r.provenance[-1].via == "citation_hop" and r.provenance[-1].query == "crossref:10.1/seed" for r in got)
     assert got[2].abstract == "Full abstract from batch."
