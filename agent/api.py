@@ -48,6 +48,7 @@ def checkpoint_path() -> Path:
 async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: str, on_event: EventHandler | None,
                callbacks: list | None, session: TraceSession | None, by_node: NodeUsage) -> Answer:
     """Stream the graph; progress events go to `on_event` (and the trace), per-node usage to `by_node`."""
+    from agent.backend import release_backends
     from agent.checkpoint import sqlite_checkpointer
     from agent.graph import compile_graph
 
@@ -55,20 +56,23 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
     config = {"configurable": {"thread_id": run_id}, "recursion_limit": settings.budget.recursion_limit, "callbacks": handlers}
     progress = ProgressContext()
     with session.collecting_calls() if session else contextlib.nullcontext():
-        async with sqlite_checkpointer(checkpoint_path()) as saver:
-            app = compile_graph(saver)
-            by_node.mark()
-            async for mode, chunk in app.astream(graph_input, config, context=settings, stream_mode=["updates", "custom"]):
-                if mode == "updates":
-                    by_node.observe(chunk)
-                    progress.observe(chunk)
-                    continue
-                event = progress.enrich(chunk)
-                if session is not None:
-                    session.record_progress(event)
-                if on_event is not None:
-                    on_event(event)
-            state = await app.aget_state(config)
+        try:
+            async with sqlite_checkpointer(checkpoint_path()) as saver:
+                app = compile_graph(saver)
+                by_node.mark()
+                async for mode, chunk in app.astream(graph_input, config, context=settings, stream_mode=["updates", "custom"]):
+                    if mode == "updates":
+                        by_node.observe(chunk)
+                        progress.observe(chunk)
+                        continue
+                    event = progress.enrich(chunk)
+                    if session is not None:
+                        session.record_progress(event)
+                    if on_event is not None:
+                        on_event(event)
+                state = await app.aget_state(config)
+        finally:
+            await release_backends()  # the backends' HTTP connections belong to this run's event loop
     if session is not None:
         session.final_state = state.values
     answer = state.values.get("answer")

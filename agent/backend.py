@@ -9,6 +9,7 @@ silently ignored by a cached backend.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from pathlib import Path
 import json
@@ -37,6 +38,13 @@ class Backend:
     second_opinion: Reasoner | None = None
     notes: list[str] = field(default_factory=list)
     calibrator: Calibrator = field(default_factory=RawScore)
+    tools: Any = None  # what the backend opened and must close (live: agent.tools.live.LiveTools)
+
+    async def aclose(self) -> None:
+        """Release the network connections and files the backend's tools hold. They reopen on their next call, so
+        a cached backend stays usable: a run releases them when it ends, since connections belong to its loop."""
+        if self.tools is not None:
+            await self.tools.aclose()
 
 
 BackendFactory = Callable[[BackendSettings, list[dict] | None], Backend]
@@ -54,6 +62,13 @@ def register_backend(name: str, factory: BackendFactory) -> None:
 def clear_backend_cache() -> None:
     with _lock:
         _cache.clear()
+
+
+async def release_backends() -> None:
+    """Release what every cached backend holds open (HTTP clients, the response cache file)."""
+    with _lock:
+        backends = list(_cache.values())
+    await asyncio.gather(*(b.aclose() for b in backends))
 
 
 def cache_key(settings: BackendSettings, documents: list[dict] | None) -> str:
@@ -205,6 +220,7 @@ def live_backend(settings: BackendSettings, tools: Any) -> Backend:
         second_opinion=second,
         notes=notes + calibration_notes,
         calibrator=calibrator,
+        tools=tools,
     )
 
 

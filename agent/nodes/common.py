@@ -59,29 +59,6 @@ def emit(event: dict[str, Any]) -> None:
         return
 
 
-def merge_into_pool(pool: Mapping[str, Record], incoming: list[Record]) -> dict[str, Record]:
-    """Dedupe incoming records against the pool (DOI, arXiv id without version, S2/OpenAlex id, title).
-
-    Returns the pool entries to add or replace, keyed by the pool id of the work.
-    """
-    key_to_id: dict[str, str] = {}
-    for pid, record in pool.items():
-        for key in record.dedupe_keys():
-            key_to_id.setdefault(key, pid)
-    updates: dict[str, Record] = {}
-    for record in incoming:
-        pid = next((key_to_id[k] for k in record.dedupe_keys() if k in key_to_id), None)
-        if pid is None:
-            pid = record.id if record.id not in pool and record.id not in updates else f"{record.source}:{record.id}"
-            updates[pid] = record.model_copy(update={"id": pid}) if pid != record.id else record
-        else:
-            base = updates.get(pid) or pool[pid]
-            updates[pid] = base.merge(record)
-        for key in record.dedupe_keys():
-            key_to_id.setdefault(key, pid)
-    return updates
-
-
 def section_window_passages(records: list[Record]) -> list[Passage]:
     """Windows of two or three consecutive sentences inside each labelled section of structured abstracts (none for
     an unstructured abstract): what a single sentence leaves out when a result is stated over several."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from agent.nodes.common import emit
-from agent.reasoners.questions import claim_queries
 from agent.records import ClaimVerdict
+from agent.search import claim_queries
 
 
 async def target_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:

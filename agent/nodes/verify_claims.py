@@ -16,12 +16,12 @@ import numpy as np
 
 from agent.backend import Backend
 from agent.config import Context, VerificationSettings
-from agent.nodes.common import backend_of, emit, merge_into_pool, node_meter, sentence_passages, settings_of, state_after
-from agent.nodes.retrieve import search_queries
-from agent.reasoners.questions import claim_queries
+from agent.nodes.common import backend_of, emit, node_meter, sentence_passages, settings_of, state_after
 from agent.records import Claim, ClaimVerdict, LedgerEntry, Record
 from agent.routing import decide_after_verify
 from agent.scoring.dedup import dedup_texts
+from agent.search import SearchService, claim_queries, pool_additions
+from agent.state import merge_records
 
 def independence_token(record: Record) -> str:
     """Institution of the first author where known, else a hash of the DOI (or id): one per source."""
@@ -94,17 +94,17 @@ async def verify_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
             if settings.ablations.enable_claim_dedup and len(claims) > 1:  # one check per canonical claim (seed 002)
                 groups = await dedup_texts([c.text for c in claims], backend.embedder, settings.verification.dedup_cosine)
                 claims = [claims[g.representative] for g in groups]
+            search = SearchService(backend, settings, usage=state.get("usage"), meter=meter)
+            context_ids = [p.record_id for p in (state.get("ranked") or [])[: settings.verification.claim_context_records]]
             checked = []
             for claim in claims:  # academic sources only: claim checks never spend the run's web searches
-                fresh, failures, _ = await search_queries(
-                    backend, claim_queries(claim.text), limit=settings.verification.claim_results_per_query, round_=state.get("round", 0),
-                    settings=settings, usage=state.get("usage"), meter=meter, use_web=False,
-                )
-                notes += [f"source failed: {f}" for f in dict.fromkeys(failures)]
-                update = merge_into_pool({**pool, **new_pool}, fresh)
-                new_pool.update(update)
-                merged = {**pool, **new_pool}
-                candidates = list({r.id: r for r in [merged[k] for k in update] + [merged[p.record_id] for p in (state.get("ranked") or [])[: settings.verification.claim_context_records] if p.record_id in merged]}.values())
+                found = await search.queries(claim_queries(claim.text), limit=settings.verification.claim_results_per_query,
+                                             round_=state.get("round", 0), use_web=False)
+                notes += [f"source failed: {f}" for f in dict.fromkeys(found.failures)]
+                update = pool_additions(merge_records(pool, new_pool), found.records)
+                new_pool = merge_records(new_pool, update)
+                merged = merge_records(pool, new_pool)
+                candidates = list({r.id: r for r in [merged[k] for k in update] + [merged[k] for k in context_ids if k in merged]}.values())
                 checked.append(await check_claim(backend, claim, candidates, settings))
             claims = checked
     counts = {v.value: sum(1 for c in claims if c.verdict == v) for v in ClaimVerdict}

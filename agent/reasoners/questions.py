@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.lexicon import ANTONYMS
-from agent.records import Query, TaskType
+from agent.records import TaskType
 from agent.text import content_terms
 
 _AUX = r"(does|do|did|is|are|was|were|can|could|will|would|should|has|have|had|may|might|must)"
@@ -154,11 +154,6 @@ def option_statement(stem: str, option: str) -> str:
     if not stem or all(term in _META_STEM_TERMS for term in content_terms(stem)):
         return option.strip()
     return f"{stem}: {option.strip()}"
-
-
-def claim_queries(claim: str) -> list[Query]:
-    """A claim's literal query and its falsifying rewrite (seed 004)."""
-    return [Query(text=claim, intent="claim_literal"), Query(text=negate(claim), intent="claim_negation")]
 
 
 def entities(text: str) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agent.interfaces import HopFilter
-from agent.records import Provenance, Record
+from agent.records import Record
 
 
 def filter_hop_records(records: Iterable[Record], gate: HopFilter) -> list[Record]:
@@ -14,18 +14,11 @@ def filter_hop_records(records: Iterable[Record], gate: HopFilter) -> list[Recor
     return [r for r in records if gate.keeps(r)]
 
 
-def mark_hop(records: list[Record], source: str, seed: Record) -> list[Record]:
-    """Tag records found through `seed`'s references or citations with via='citation_hop' provenance."""
-    query = f"{seed.source}:{seed.id}"
-    for record in records:
-        record.provenance.append(Provenance(query=query, via="citation_hop", source=source))
-    return records
-
-
 def select_neighbours(
-    seed: Record, source: str, groups: Iterable[list[Record]], *, limit: int, gate: HopFilter | None
+    seed: Record, groups: Iterable[list[Record]], *, limit: int, gate: HopFilter | None
 ) -> list[Record]:
-    """Filter, tag and interleave reference and citing lists, dropping duplicates and the seed itself.
+    """Filter and interleave reference and citing lists, dropping duplicates and the seed itself (the search
+    service tags what the hop found).
 
     Interleaving keeps both directions represented when `limit` is small.
     """
@@ -43,4 +36,4 @@ def select_neighbours(
                 continue
             seen |= keys
             chosen.append(record)
-    return mark_hop(chosen, source, seed)
+    return chosen

@@ -209,7 +209,7 @@ class CrossrefClient(ApiClient):
         if len(passing) < limit:
             found += await self._match_doi_less(refs, limit - len(passing), gate)
         found.sort(key=lambda r: r.citation_count or 0, reverse=True)
-        return select_neighbours(record, self.name, [found], limit=limit, gate=gate)
+        return select_neighbours(record, [found], limit=limit, gate=gate)
 
     async def _match_doi_less(self, refs: list[dict[str, Any]], wanted: int, gate: HopFilter | None) -> list[Record]:
         min_year = gate.min_year if gate else None

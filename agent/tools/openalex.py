@@ -164,7 +164,7 @@ class OpenAlexClient(ApiClient):
             self.works_by_ids(refs[: self.max_refs_resolved]), self.citing(wid, limit=max(limit * 4, 25))
         )
         referenced.sort(key=lambda r: r.citation_count or 0, reverse=True)
-        return select_neighbours(record, self.name, [referenced, citing], limit=limit, gate=gate)
+        return select_neighbours(record, [referenced, citing], limit=limit, gate=gate)
 
     async def _list(self, params: dict[str, Any]) -> list[Record]:
         data = await self.http.get_json("works", params={**params, "select": SELECT}, not_found_ok=False)

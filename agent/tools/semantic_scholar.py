@@ -154,8 +154,7 @@ class SemanticScholarClient(ApiClient):
             return []
         pool = min(EDGE_PAGE_MAX, max(self.hop_pool, limit))
         refs, cites = await asyncio.gather(self.references(paper_id, limit=pool), self.citations(paper_id, limit=pool))
-        chosen = select_neighbours(
-            record, self.name, [_by_citations(refs), _by_citations(cites)], limit=limit, gate=gate
+        chosen = select_neighbours(record, [_by_citations(refs), _by_citations(cites)], limit=limit, gate=gate
         )
         missing = [r for r in chosen if not r.abstract and r.s2_id]
         if missing:

@@ -26,6 +26,7 @@ from agent.nodes.synthesize import check_citations, synthesize
 from agent.nodes.target_claims import target_claims
 from agent.nodes.verify_claims import one_side_per_record, verify_claims
 from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry, Passage, Query, Status, Usage
+from agent.state import merge_records
 from tests.graph.fakes import ListSource, make_backend, record, unique_backend_name
 
 RECORDS = [
@@ -82,6 +83,18 @@ def test_retrieve_dedupes_and_tags_provenance():
     assert update["decisions"][-1].next == "rerank"
 
 
+def test_a_record_found_again_joins_the_pool_once():
+    """The pool update carries what was found; the state's reducer merges it with the pool once (it used to be
+    merged in the node and again by the reducer, doubling the pool's provenance on every round)."""
+    rt = runtime()
+    state = base_state(rt)
+    first = run(retrieve, state, rt)
+    pool = merge_records(state.get("pool"), first["pool"])
+    second = run(retrieve, {**state, "pool": pool}, rt)
+    pool = merge_records(pool, second["pool"])
+    assert len(pool["a1"].provenance) == 2 * len(state["queries"])
+
+
 def test_retrieve_reports_a_failing_source_and_continues():
     rt = runtime(sources_override=[ListSource(RECORDS), ListSource([], name="broken", fail=True)])
     update = run(retrieve, base_state(rt), rt)
@@ -135,7 +148,7 @@ def test_citation_hop_expands_and_filters():
     state.update(run(retrieve, state, rt), ranked=[Passage(record_id="a1", text="t", score=1.0)])
     update = run(citation_hop, state, rt)
     assert "c1" in update["pool"] and "c2" not in update["pool"]
-    assert update["pool"]["c1"].provenance[-1].via == "citation_hop" and update["hops_done"] == 1
+    assert [p.via for p in update["pool"]["c1"].provenance] == ["citation_hop"] and update["hops_done"] == 1  # tagged once
     none = runtime()
     skipped = run(citation_hop, {**state}, none)
     assert "no configured source has a citation graph" in skipped["notes"][0]

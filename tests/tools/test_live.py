@@ -17,7 +17,8 @@ from agent.interfaces import LiteratureSource
 from agent.tools.brave import BraveSearchClient
 from agent.tools.cohere_rerank import CohereReranker
 from agent.tools.http import CallEvent, call_events
-from agent.tools.live import LiveTools, WebBudget, build_live_tools, search_academic_then_web
+from agent.search import WebBudget, search_academic_then_web
+from agent.tools.live import LiveTools, build_live_tools
 from agent.tools.pubchem import PubChemClient
 from agent.tools.voyage import VoyageEmbedder, VoyageReranker
 from tests.tools.helpers import FakeClock, Router, fixture_response, json_response
@@ -120,7 +121,7 @@ async def test_brave_only_when_every_academic_source_is_empty_and_budget_left(tm
         second = await search_academic_then_web(tools.sources, tools.web, "blue tack adhesive", limit=5, web_budget=budget)
     assert first.web_used and [r.source_type for r in first.records] == ["web"]
     assert [f.source for f in first.failures] == ["semantic_scholar"]
-    assert second.web_used is False and second.records == [] and budget.remaining == 0
+    assert second.web_used is False and second.records == [] and budget.used == budget.cap == 1
     assert sum(1 for r in router.requests if r.url.host == "api.search.brave.com") == 1
 
 
@@ -130,11 +131,11 @@ async def test_brave_failure_is_reported_and_spends_the_budget(tmp_path, monkeyp
     router = Router(clock)
     _empty_routes(router)
     router.add("GET", BRAVE, fixture_response("brave/quoted_issue_error_429_rate_limited.json", 429))
-    budget = WebBudget.from_context(Context(brave_cap=3))
+    budget = WebBudget(cap=Context(brave_cap=3).budget.brave_cap)
     async with _tools(router, clock, tmp_path, sources=["crossref"]) as tools:
         outcome = await search_academic_then_web(tools.sources, tools.web, "nothing", limit=5, web_budget=budget)
     assert outcome.web_used and outcome.records == [] and [f.source for f in outcome.failures] == ["brave"]
-    assert budget.used == 1 and budget.remaining == 2
+    assert budget.used == 1 and budget.spend() and budget.spend() and not budget.spend()  # 2 of 3 left
 
 
 async def test_bugs_are_not_swallowed(tmp_path):
