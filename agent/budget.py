@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from agent.config import Context
+from agent.metering import Meter, metered
 from agent.records import Usage
 
 
@@ -32,3 +36,10 @@ def source_calls_left(usage: Usage | None, settings: Context) -> int:
 
 def cost_left(usage: Usage | None, settings: Context) -> float:
     return max(0.0, settings.budget.max_cost_usd - (usage.cost_usd if usage else 0.0))
+
+
+@contextlib.contextmanager
+def node_meter(state: Mapping[str, Any], settings: Context) -> Iterator[Meter]:
+    """Meter for one node, with the LLM calls and dollars the run has left."""
+    with metered(llm_calls_left(state.get("usage"), settings), cost_left(state.get("usage"), settings)) as meter:
+        yield meter

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.nodes.common import backend_of, emit, node_meter, settings_of
+from agent.budget import node_meter
+from agent.nodes.common import backend_of, settings_of
 from agent.search import SearchService, pool_additions
+from agent.tracing.progress import emit
 
 
 async def citation_hop(state: dict[str, Any], runtime: Any) -> dict[str, Any]:

@@ -17,15 +17,18 @@ from typing import Any
 
 import numpy as np
 
+from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.lexicon import STANCE_FLIP
-from agent.nodes.common import state_after, backend_of, emit, node_meter, section_window_passages, sentence_passages, settings_of
+from agent.nodes.common import state_after, backend_of, settings_of
 from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.routing import decide_after_court
-from agent.text import is_finding
+from agent.scoring.chunking import section_window_passages, sentence_passages
 from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.triangulation import triangulation_score
+from agent.text import is_finding
+from agent.tracing.progress import emit
 
 
 def _shares(scores: list[float]) -> list[float]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.nodes.common import backend_of, emit, node_meter, settings_of
+from agent.budget import node_meter
+from agent.nodes.common import backend_of, settings_of
+from agent.tracing.progress import emit
 
 async def discriminate(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     settings = settings_of(runtime)

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.nodes.common import backend_of, emit, node_meter, sentence_passages, settings_of
+from agent.budget import node_meter
+from agent.nodes.common import backend_of, settings_of
+from agent.scoring.chunking import sentence_passages
 from agent.text import jaccard
+from agent.tracing.progress import emit
 
 async def hypothesize(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     settings = settings_of(runtime)

@@ -6,9 +6,11 @@ import time
 import uuid
 from typing import Any
 
+from agent.budget import node_meter
 from agent.inputs import validate_question
-from agent.nodes.common import backend_of, emit, node_meter, settings_of
+from agent.nodes.common import backend_of, settings_of
 from agent.records import Query
+from agent.tracing.progress import emit
 
 
 async def plan(state: dict[str, Any], runtime: Any) -> dict[str, Any]:

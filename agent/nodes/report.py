@@ -12,9 +12,10 @@ import time
 from typing import Any
 
 from agent.calibration import evidence_score
-from agent.nodes.common import backend_of, emit, settings_of
+from agent.nodes.common import backend_of, settings_of
 from agent.reasoners.extractive import option_label, winner
 from agent.records import Answer, Citation, HypothesisVerdict, Status, Usage
+from agent.tracing.progress import emit
 
 
 def _stop_reason(decisions) -> str:

@@ -10,10 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from agent.nodes.common import state_after, backend_of, emit, node_meter, settings_of
+from agent.budget import node_meter
+from agent.nodes.common import state_after, backend_of, settings_of
 from agent.records import Passage, Record
 from agent.routing import decide_after_rerank
 from agent.scoring.novelty import novelty_rerank
+from agent.tracing.progress import emit
 
 def _normalise(scores: list[float]) -> np.ndarray:
     array = np.asarray(scores, dtype=np.float64)

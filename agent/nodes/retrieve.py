@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.nodes.common import backend_of, emit, node_meter, settings_of, state_after
+from agent.budget import node_meter
+from agent.nodes.common import backend_of, settings_of, state_after
 from agent.records import Query
 from agent.routing import decide_after_retrieve
 from agent.search import SearchService, pool_additions
+from agent.tracing.progress import emit
 
 
 async def retrieve(state: dict[str, Any], runtime: Any) -> dict[str, Any]:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.budget import node_meter
 from agent.interfaces import CitedSentence, Draft
-from agent.nodes.common import backend_of, emit, node_meter, settings_of
+from agent.nodes.common import backend_of, settings_of
+from agent.tracing.progress import emit
 
 
 def check_citations(draft: Draft, retrieved: set[str]) -> tuple[Draft, list[str]]:

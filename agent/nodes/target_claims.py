@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.nodes.common import emit
 from agent.records import ClaimVerdict
 from agent.search import claim_queries
+from agent.tracing.progress import emit
 
 
 async def target_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:

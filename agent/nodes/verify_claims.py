@@ -15,13 +15,16 @@ from typing import Any
 import numpy as np
 
 from agent.backend import Backend
+from agent.budget import node_meter
 from agent.config import Context, VerificationSettings
-from agent.nodes.common import backend_of, emit, node_meter, sentence_passages, settings_of, state_after
+from agent.nodes.common import backend_of, settings_of, state_after
 from agent.records import Claim, ClaimVerdict, LedgerEntry, Record
 from agent.routing import decide_after_verify
+from agent.scoring.chunking import sentence_passages
 from agent.scoring.dedup import dedup_texts
 from agent.search import SearchService, claim_queries, pool_additions
 from agent.state import merge_records
+from agent.tracing.progress import emit
 
 def independence_token(record: Record) -> str:
     """Institution of the first author where known, else a hash of the DOI (or id): one per source."""

@@ -15,7 +15,6 @@ from agent.errors import InputError
 from agent.interfaces import CitedSentence, Draft
 from agent.nodes.citation_hop import citation_hop
 from agent.nodes.court import court, margin_of, passage_weight, relevance_weight, score_hypothesis
-from agent.nodes.common import section_window_passages, sentence_passages
 from agent.nodes.discriminate import discriminate
 from agent.nodes.hypothesize import hypothesize
 from agent.nodes.plan import plan
@@ -26,6 +25,7 @@ from agent.nodes.synthesize import check_citations, synthesize
 from agent.nodes.target_claims import target_claims
 from agent.nodes.verify_claims import one_side_per_record, verify_claims
 from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry, Passage, Query, Status, Usage
+from agent.scoring.chunking import section_window_passages, sentence_passages
 from agent.state import merge_records
 from tests.graph.fakes import ListSource, make_backend, record, unique_backend_name
 
