@@ -96,6 +96,11 @@ def backend_for(settings: Context | BackendSettings, documents: list[dict] | Non
     return backend
 
 
+async def abackend_for(settings: Context | BackendSettings, documents: list[dict] | None = None) -> Backend:
+    """backend_for in a worker thread: the first call for some settings may load models or an index (blocking)."""
+    return await asyncio.to_thread(backend_for, settings, documents)
+
+
 # ---------------------------------------------------------------------------------------------- pieces
 OFFLINE_JUDGES: tuple[str, ...] = get_args(OfflineJudge)
 

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from agent.backend import abackend_for
 from agent.budget import node_meter
-from agent.nodes.common import backend_of, settings_of
+from agent.config import Context
 from agent.search import SearchService, pool_additions
+from agent.state import ResearchState
 from agent.tracing.progress import emit
 
 
-async def citation_hop(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
-    backend = await backend_of(runtime, state)
+async def citation_hop(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
+    backend = await abackend_for(settings, state.get("documents"))
     pool = state.get("pool") or {}
     hopped = set(state.get("hopped_ids") or [])
     seeds = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool and p.record_id not in hopped][: settings.retrieval.citation_hop_top]

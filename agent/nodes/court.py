@@ -16,17 +16,19 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
+from langgraph.runtime import Runtime
 
+from agent.backend import abackend_for
 from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.lexicon import STANCE_FLIP
-from agent.nodes.common import state_after, backend_of, settings_of
 from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.routing import decide_after_court
 from agent.scoring.chunking import section_window_passages, sentence_passages
 from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.triangulation import triangulation_score
+from agent.state import ResearchState, apply_update
 from agent.text import is_finding
 from agent.tracing.progress import emit
 
@@ -91,9 +93,9 @@ def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], setting
     return scored, support + against + neutral
 
 
-async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
-    backend = await backend_of(runtime, state)
+async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
+    backend = await abackend_for(settings, state.get("documents"))
     pool: dict[str, Record] = state.get("pool") or {}
     hypotheses: list[Hypothesis] = state.get("hypotheses") or []
     records = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool][: settings.court.court_records]
@@ -141,7 +143,7 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     margin = float(margin_of([h.score for h in scored])) if scored else None
     emit({"node": "court", "round": state.get("round", 0), "margin": margin, "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored]})
     update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage}
-    return {**update, "decisions": [decide_after_court(state_after(state, update), settings)]}
+    return {**update, "decisions": [decide_after_court(apply_update(state, update), settings)]}
 
 
 def _source_types_by_record(records: list[Record]) -> dict[str, list[str]]:

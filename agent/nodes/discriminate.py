@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from agent.backend import abackend_for
 from agent.budget import node_meter
-from agent.nodes.common import backend_of, settings_of
+from agent.config import Context
+from agent.state import ResearchState
 from agent.tracing.progress import emit
 
-async def discriminate(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
-    backend = await backend_of(runtime, state)
+async def discriminate(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
+    backend = await abackend_for(settings, state.get("documents"))
     hypotheses = state.get("hypotheses") or []
     if state.get("ledger") is not None:  # a later round: only the closest contenders still matter
         hypotheses = sorted(hypotheses, key=lambda h: -h.score)[: settings.court.discrimination_closest]

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from agent.backend import abackend_for
 from agent.budget import node_meter
-from agent.nodes.common import backend_of, settings_of
+from agent.config import Context
 from agent.scoring.chunking import sentence_passages
+from agent.state import ResearchState
 from agent.text import jaccard
 from agent.tracing.progress import emit
 
-async def hypothesize(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
-    backend = await backend_of(runtime, state)
+async def hypothesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
+    backend = await abackend_for(settings, state.get("documents"))
     pool = state.get("pool") or {}
     ranked = state.get("ranked") or []
     top = [pool[p.record_id] for p in ranked[: settings.court.hypothesis_evidence_records] if p.record_id in pool]

@@ -6,18 +6,22 @@ import time
 import uuid
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from agent.backend import abackend_for
 from agent.budget import node_meter
+from agent.config import Context
 from agent.inputs import validate_question
-from agent.nodes.common import backend_of, settings_of
 from agent.records import Query
+from agent.state import ResearchState
 from agent.tracing.progress import emit
 
 
-async def plan(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
+async def plan(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
     question, options = validate_question(state.get("question"), state.get("options"))
     started_at = state.get("started_at") or time.time()
-    backend = await backend_of(runtime, state)
+    backend = await abackend_for(settings, state.get("documents"))
     with node_meter(state, settings) as meter:
         the_plan = await backend.reasoner.plan(question, options, state.get("mode") or "ask")
         queries = list(the_plan.queries)

@@ -11,10 +11,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from agent.backend import abackend_for
 from agent.calibration import evidence_score
-from agent.nodes.common import backend_of, settings_of
+from agent.config import Context
 from agent.reasoners.extractive import option_label, winner
 from agent.records import Answer, Citation, HypothesisVerdict, Status, Usage
+from agent.state import ResearchState
 from agent.tracing.progress import emit
 
 
@@ -39,8 +43,8 @@ def _verdict(plan, best, decided: bool) -> str | None:
     return "SUPPORT" if best.polarity > 0 else "CONTRADICT"
 
 
-async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
+async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
     plan = state["plan"]
     pool = state.get("pool") or {}
     hypotheses = state.get("hypotheses") or []
@@ -49,7 +53,7 @@ async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     draft = state.get("draft")
     decisions = state.get("decisions") or []
     best = winner(hypotheses)
-    calibrator = (await backend_of(runtime, state)).calibrator
+    calibrator = (await abackend_for(settings, state.get("documents"))).calibrator
     score = evidence_score(state.get("margin"), hypotheses, claims, ledger)
     leading = calibrator.leading(score)
     stop_reason = _stop_reason(decisions)

@@ -9,12 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from langgraph.runtime import Runtime
 
+from agent.backend import abackend_for
 from agent.budget import node_meter
-from agent.nodes.common import state_after, backend_of, settings_of
+from agent.config import Context
 from agent.records import Passage, Record
 from agent.routing import decide_after_rerank
 from agent.scoring.novelty import novelty_rerank
+from agent.state import ResearchState, apply_update
 from agent.tracing.progress import emit
 
 def _normalise(scores: list[float]) -> np.ndarray:
@@ -30,9 +33,9 @@ def _focus(state: dict[str, Any]) -> str:
     return (plan.claim if plan and plan.claim else None) or state["question"]
 
 
-async def rerank(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
-    backend = await backend_of(runtime, state)
+async def rerank(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
+    backend = await abackend_for(settings, state.get("documents"))
     pool: dict[str, Record] = state.get("pool") or {}
     records = list(pool.values())
     with node_meter(state, settings) as meter:
@@ -59,4 +62,4 @@ async def rerank(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     ranked = [Passage(record_id=records[i].id, text=records[i].title or records[i].abstract[:200], score=float(combined[i])) for i in keep]
     emit({"node": "rerank", "round": state.get("round", 0), "pool": len(pool), "kept": len(ranked), "reranker": backend.reranker.name})
     update = {"ranked": ranked, "usage": meter.usage}
-    return {**update, "decisions": [decide_after_rerank(state_after(state, update), settings)]}
+    return {**update, "decisions": [decide_after_rerank(apply_update(state, update), settings)]}

@@ -8,17 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from agent.backend import abackend_for
 from agent.budget import node_meter
-from agent.nodes.common import backend_of, settings_of, state_after
+from agent.config import Context
 from agent.records import Query
 from agent.routing import decide_after_retrieve
 from agent.search import SearchService, pool_additions
+from agent.state import ResearchState, apply_update
 from agent.tracing.progress import emit
 
 
-async def retrieve(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
-    backend = await backend_of(runtime, state)
+async def retrieve(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
+    backend = await abackend_for(settings, state.get("documents"))
     pending: list[Query] = state.get("queries") or []
     round_ = state.get("round", 0) + 1
     with node_meter(state, settings) as meter:
@@ -30,4 +34,4 @@ async def retrieve(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     emit({"node": "retrieve", "round": round_, "queries": len(found.sent), "sources": [s.name for s in backend.sources],
           "records": len(found.records), "new": len(update_pool), "failures": len(found.failures)})
     update = {"pool": update_pool, "queries": [], "sent_queries": found.sent, "round": round_, "usage": meter.usage, "notes": notes}
-    return {**update, "decisions": [decide_after_retrieve(state_after(state, update), settings)]}
+    return {**update, "decisions": [decide_after_retrieve(apply_update(state, update), settings)]}

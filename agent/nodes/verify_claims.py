@@ -13,17 +13,18 @@ import hashlib
 from typing import Any
 
 import numpy as np
+from langgraph.runtime import Runtime
 
+from agent.backend import abackend_for
 from agent.backend import Backend
 from agent.budget import node_meter
 from agent.config import Context, VerificationSettings
-from agent.nodes.common import backend_of, settings_of, state_after
 from agent.records import Claim, ClaimVerdict, LedgerEntry, Record
 from agent.routing import decide_after_verify
 from agent.scoring.chunking import sentence_passages
 from agent.scoring.dedup import dedup_texts
 from agent.search import SearchService, claim_queries, pool_additions
-from agent.state import merge_records
+from agent.state import ResearchState, apply_update, merge_records
 from agent.tracing.progress import emit
 
 def independence_token(record: Record) -> str:
@@ -83,9 +84,9 @@ async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], 
     return claim.model_copy(update={"verdict": verdict, "supporting": supporting, "refuting": refuting, "independent_sources": independent, "dossier": dossier})
 
 
-async def verify_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
-    backend = await backend_of(runtime, state)
+async def verify_claims(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
+    backend = await abackend_for(settings, state.get("documents"))
     pool: dict[str, Record] = state.get("pool") or {}
     draft = state.get("draft")
     claims: list[Claim] = []
@@ -113,4 +114,4 @@ async def verify_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     counts = {v.value: sum(1 for c in claims if c.verdict == v) for v in ClaimVerdict}
     emit({"node": "verify_claims", "claims": len(claims), **counts})
     update = {"claims": claims, "pool": new_pool, "usage": meter.usage, "notes": notes}
-    return {**update, "decisions": [decide_after_verify(state_after(state, update), settings)]}
+    return {**update, "decisions": [decide_after_verify(apply_update(state, update), settings)]}

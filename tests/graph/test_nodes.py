@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import pytest
+from langgraph.runtime import Runtime
 
 from agent.backend import register_backend
 from agent.config import Context
@@ -41,7 +41,7 @@ def runtime(**settings):
     name = unique_backend_name()
     sources = settings.pop("sources_override", [ListSource(RECORDS)])
     register_backend(name, make_backend(sources, calibrator=settings.pop("calibrator_override", None)))
-    return SimpleNamespace(context=Context(backend=name, **settings))
+    return Runtime(context=Context(backend=name, **settings))
 
 
 def run(node, state, rt):
