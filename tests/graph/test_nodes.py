@@ -23,7 +23,7 @@ from agent.nodes.rerank import rerank
 from agent.nodes.retrieve import retrieve
 from agent.nodes.synthesize import check_citations, synthesize
 from agent.nodes.target_claims import target_claims
-from agent.nodes.verify_claims import one_side_per_record, verify_claims
+from agent.nodes.verify_claims import one_side_per_record, verdict_for, verify_claims
 from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry, Passage, Query, Status, Usage
 from agent.scoring.chunking import section_window_passages, sentence_passages
 from agent.state import merge_records
@@ -246,14 +246,32 @@ def test_synthesize_checks_citations_in_code():
     assert update["draft"].sentences and all(set(s.citations) <= set(state["pool"]) for s in update["draft"].sentences)
 
 
-def test_verify_claims_labels_each_claim():
+def test_verify_claims_labels_each_claim_from_its_dossier():
+    """The scripted judge reads 'increases' as support and 'decreases' as refutation, whatever the claim says."""
     rt = runtime()
     state = _courted(rt)
     state.update(run(synthesize, state, rt))
     update = run(verify_claims, state, rt)
-    assert 1 <= len(update["claims"]) <= 6
-    assert all(c.verdict in ClaimVerdict for c in update["claims"])
-    assert update["decisions"][-1].at == "verify_claims"
+    by_quoted = {c.sources[0]: c for c in update["claims"]}
+    contested, verified = by_quoted["a1"], by_quoted["a3"]  # each checked against records other than the one it quotes
+    assert (contested.verdict, contested.supporting, contested.refuting) == (ClaimVerdict.CONTESTED, ["a2"], ["a3"])
+    assert (verified.verdict, verified.supporting, verified.refuting, verified.independent_sources) == (ClaimVerdict.VERIFIED, ["a1", "a2"], [], 2)
+    decision = update["decisions"][-1]
+    assert (decision.at, decision.next, decision.contested) == ("verify_claims", "target_claims", 2)
+
+
+def test_a_claim_is_verified_by_enough_independent_sources_and_no_strong_refutation():
+    def entry(rid, stance, conf):
+        return LedgerEntry(hypothesis_id="claim", record_id=rid, text=rid, stance=stance, confidence=conf)
+
+    records = {r.id: r for r in RECORDS}  # a1 and a3 have no DOI, a2 has one: three independent sources
+    support = [entry("a1", "SUPPORT", 0.9), entry("a2", "SUPPORT", 0.9)]
+    settings = Context().verification
+    assert verdict_for(support, records, settings)[0] == ClaimVerdict.VERIFIED
+    assert verdict_for(support + [entry("a3", "CONTRADICT", 0.7)], records, settings)[0] == ClaimVerdict.VERIFIED
+    assert verdict_for(support + [entry("a3", "CONTRADICT", 0.85)], records, settings)[0] == ClaimVerdict.CONTESTED
+    assert verdict_for(support, records, Context(claim_min_independent=3).verification)[0] == ClaimVerdict.UNVERIFIED
+    assert verdict_for([], records, settings)[0] == ClaimVerdict.UNVERIFIED
 
 
 def test_target_claims_queries_contested_only():

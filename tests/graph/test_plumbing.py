@@ -4,6 +4,7 @@ to exactly their nodes, and every node runs under invoke as well as ainvoke thro
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import operator
 from pathlib import Path
 from typing import Annotated, get_args
@@ -11,13 +12,15 @@ from typing import Annotated, get_args
 import pytest
 from langgraph.channels.binop import BinaryOperatorAggregate
 
+from agent.api import ask
+from agent.backend import register_backend
 from agent.checkpoint import serializer
 from agent.graph import build_graph, graph
 from agent.records import Query, Usage
 from agent.routing import AfterCourt, AfterRerank, AfterRetrieve, AfterVerify, CourtRoute, RerankRoute, RetrieveRoute, VerifyRoute
 from agent.state import REDUCERS, ResearchState, apply_update, reducers
+from tests.graph.fakes import ListSource, make_backend, unique_backend_name
 from tests.graph.test_routing import CLAIM, SUPPORTING, run
-from tests.graph.fakes import ListSource, make_backend
 
 AGENT = Path(__file__).resolve().parents[2] / "agent"
 
@@ -73,3 +76,18 @@ def test_nodes_run_under_invoke_inside_a_running_event_loop():
 def test_the_runtime_uses_no_private_langgraph_module():
     offenders = [str(p) for p in AGENT.rglob("*.py") if "langgraph._internal" in p.read_text() or "langgraph.pregel._" in p.read_text()]
     assert offenders == []
+
+
+def test_an_api_run_releases_what_its_backend_holds_open():
+    """The backend owns its tools (live: HTTP clients, the response cache); an API run closes them when it ends."""
+    class Tools:
+        closed = 0
+
+        async def aclose(self) -> None:
+            self.closed += 1
+
+    tools, scripted = Tools(), make_backend([ListSource(SUPPORTING)])
+    name = unique_backend_name()
+    register_backend(name, lambda settings, documents=None: dataclasses.replace(scripted(settings, documents), tools=tools))
+    answer = ask(CLAIM, backend=name, mode="verify", max_claims=0)
+    assert answer.verdict == "SUPPORT" and tools.closed == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from agent.api import ask
 from agent.backend import register_backend
 from agent.config import Context
 from agent.graph import graph
@@ -137,9 +138,14 @@ def test_unit_decisions_cover_each_branch():
     assert decide_after_verify({"claims": []}, settings).next == "report"
 
 
-def test_recursion_limit_is_explicit():
-    assert Context().budget.recursion_limit < 10_000
-    assert Context(preset="research_max").budget.recursion_limit == Context().budget.recursion_limit
+def test_the_recursion_limit_setting_is_what_langgraph_enforces():
+    """LangGraph's own default is 10007 steps; a run gets budget.recursion_limit (80), and a smaller one stops it."""
+    name = unique_backend_name()
+    register_backend(name, make_backend([ListSource(SUPPORTING[:2] + OPPOSING[:2])]))
+    looping = dict(backend=name, mode="verify", max_claims=0, max_discrimination_rounds=2, relevance_decay=0.0)
+    assert ask(CLAIM, **looping).status == Status.ANSWERED  # about 20 steps, inside the default limit of 80
+    stopped = ask(CLAIM, recursion_limit=10, **looping)
+    assert stopped.status == Status.ERROR and "Recursion limit of 10 reached" in stopped.answer
 
 
 def test_model_extracted_claims_carry_the_citations_of_the_sentence_they_came_from():

@@ -3,6 +3,8 @@ negation balanced between the labels, and no held-out or validation document use
 
 from __future__ import annotations
 
+import pytest
+
 import collections
 import random
 
@@ -56,6 +58,7 @@ def test_balance_keeps_as_many_added_as_removed_negations():
 
 
 @needs_data
+@pytest.mark.slow
 def test_pairs_skip_held_out_documents_and_are_balanced():
     data_dir = default_data_dir()
     corpus, claims = load_scifact(data_dir)

@@ -33,6 +33,7 @@ def test_packaged_weights_are_small_and_the_default():
 
 
 @needs_data
+@pytest.mark.slow
 async def test_held_out_sample_quality(judge, held_out):
     await assert_held_out_floors(judge, held_out, MIN_RECALL, MIN_BALANCED_ACCURACY)
 
