@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.config import Context, sparkit_home
+from agent.config import Context, merge_trees, settings_tree, sparkit_home
 from agent.errors import InputError, SparkitError
 from agent.interfaces import StanceJudge
 from agent.inputs import validate_question
@@ -29,15 +29,13 @@ EventHandler = Callable[[dict[str, Any]], None]
 
 
 def make_context(context: Context | dict[str, Any] | None = None, **overrides: Any) -> Context:
-    """A validated Context from a Context, a dict and/or keyword overrides; unknown presets and fields raise InputError."""
-    data: dict[str, Any] = {}
-    if isinstance(context, Context):
-        data = context.model_dump(include=context.model_fields_set)
-    elif context:
-        data = dict(context)
-    data.update({k: v for k, v in overrides.items() if v is not None})
+    """A validated Context from a Context, a dict and/or keyword overrides (flat, dotted or grouped names; a
+    new preset re-applies to what the caller did not set); unknown presets and fields raise InputError."""
+    layer = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return Context.model_validate(data)
+        if isinstance(context, Context):
+            return context.with_overrides(layer) if layer else context
+        return Context.model_validate(merge_trees(settings_tree(context), settings_tree(layer)))
     except Exception as exc:  # pydantic.ValidationError: keep the first problem, one line
         errors = getattr(exc, "errors", lambda: [])()
         first = errors[0] if errors else {"loc": ["context"], "msg": str(exc)}
@@ -51,27 +49,31 @@ def checkpoint_path() -> Path:
 async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: str, on_event: EventHandler | None,
                callbacks: list | None, session: TraceSession | None, by_node: NodeUsage) -> Answer:
     """Stream the graph; progress events go to `on_event` (and the trace), per-node usage to `by_node`."""
+    from agent.backend import release_backends
     from agent.checkpoint import sqlite_checkpointer
     from agent.graph import compile_graph
 
     handlers = [*(callbacks or []), *([session.tracer] if session else [])]
-    config = {"configurable": {"thread_id": run_id}, "recursion_limit": settings.resolved().recursion_limit, "callbacks": handlers}
+    config = {"configurable": {"thread_id": run_id}, "recursion_limit": settings.budget.recursion_limit, "callbacks": handlers}
     progress = ProgressContext()
     with session.collecting_calls() if session else contextlib.nullcontext():
-        async with sqlite_checkpointer(checkpoint_path()) as saver:
-            app = compile_graph(saver)
-            by_node.mark()
-            async for mode, chunk in app.astream(graph_input, config, context=settings, stream_mode=["updates", "custom"]):
-                if mode == "updates":
-                    by_node.observe(chunk)
-                    progress.observe(chunk)
-                    continue
-                event = progress.enrich(chunk)
-                if session is not None:
-                    session.record_progress(event)
-                if on_event is not None:
-                    on_event(event)
-            state = await app.aget_state(config)
+        try:
+            async with sqlite_checkpointer(checkpoint_path()) as saver:
+                app = compile_graph(saver)
+                by_node.mark()
+                async for mode, chunk in app.astream(graph_input, config, context=settings, stream_mode=["updates", "custom"]):
+                    if mode == "updates":
+                        by_node.observe(chunk)
+                        progress.observe(chunk)
+                        continue
+                    event = progress.enrich(chunk)
+                    if session is not None:
+                        session.record_progress(event)
+                    if on_event is not None:
+                        on_event(event)
+                state = await app.aget_state(config)
+        finally:
+            await release_backends()  # the backends' HTTP connections belong to this run's event loop
     if session is not None:
         session.final_state = state.values
     answer = state.values.get("answer")
@@ -167,7 +169,7 @@ def stance_judge(context: Context | dict[str, Any] | None = None, **overrides: A
     `await judge.judge([(statement, passage), ...])` gives SUPPORT / CONTRADICT / NEUTRAL with probabilities."""
     from agent.backend import judge_for
 
-    return judge_for(make_context(context, **overrides).resolved())
+    return judge_for(make_context(context, **overrides).backend)
 
 
 def ask(question: str, options: list[str] | None = None, **kwargs: Any) -> Answer:

@@ -2,11 +2,14 @@
 
 `offline` (the default) and `live` are two registered factories returning the same `Backend` shape;
 nodes call `backend_for(settings, documents)` and never branch on which one they got. Tests and
-users can register their own factory with `register_backend`.
+users can register their own factory with `register_backend`. A factory sees only the run's backend
+settings (`Context.backend`), and the cache is keyed on exactly those, so no other setting can be
+silently ignored by a cached backend.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from pathlib import Path
 import json
@@ -14,10 +17,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from agent.calibration import PlattCalibrator, RawScore, load_table
-from agent.config import Context, sparkit_home
+from agent.config import BackendSettings, Context, OfflineJudge, sparkit_home
 from agent.errors import ConfigurationError, CorpusError, InputError
 from agent.interfaces import Calibrator, Embedder, LiteratureSource, Reasoner, Reranker, StanceJudge
 
@@ -35,9 +38,16 @@ class Backend:
     second_opinion: Reasoner | None = None
     notes: list[str] = field(default_factory=list)
     calibrator: Calibrator = field(default_factory=RawScore)
+    tools: Any = None  # what the backend opened and must close (live: agent.tools.live.LiveTools)
+
+    async def aclose(self) -> None:
+        """Release the network connections and files the backend's tools hold. They reopen on their next call, so
+        a cached backend stays usable: a run releases them when it ends, since connections belong to its loop."""
+        if self.tools is not None:
+            await self.tools.aclose()
 
 
-BackendFactory = Callable[[Context, list[dict] | None], Backend]
+BackendFactory = Callable[[BackendSettings, list[dict] | None], Backend]
 _factories: dict[str, BackendFactory] = {}
 _cache: OrderedDict[str, Backend] = OrderedDict()
 _lock = threading.Lock()
@@ -54,18 +64,26 @@ def clear_backend_cache() -> None:
         _cache.clear()
 
 
-def _cache_key(settings: Context, documents: list[dict] | None) -> str:
-    fields = settings.model_dump(include={"backend", "corpus_path", "index_dir", "llm", "llm_temperature", "reranker", "stance_model", "calibration", "sources", "enable_entity_expansion"})
+async def release_backends() -> None:
+    """Release what every cached backend holds open (HTTP clients, the response cache file)."""
+    with _lock:
+        backends = list(_cache.values())
+    await asyncio.gather(*(b.aclose() for b in backends))
+
+
+def cache_key(settings: BackendSettings, documents: list[dict] | None) -> str:
+    """Every backend setting and the caller's documents: two runs share a backend exactly when these agree."""
     docs = hashlib.sha256(json.dumps(documents, sort_keys=True, default=str).encode()).hexdigest() if documents else ""
-    return json.dumps([fields, docs], sort_keys=True, default=str)
+    return json.dumps([settings.model_dump(mode="json"), docs], sort_keys=True)
 
 
-def backend_for(settings: Context, documents: list[dict] | None = None) -> Backend:
+def backend_for(settings: Context | BackendSettings, documents: list[dict] | None = None) -> Backend:
     """The (cached) backend for these settings; building it may load models or an index."""
-    factory = _factories.get(settings.backend)
+    settings = settings.backend if isinstance(settings, Context) else settings
+    factory = _factories.get(settings.name)
     if factory is None:
-        raise InputError(f"unknown backend {settings.backend!r}; known: {', '.join(sorted(_factories))}")
-    key = _cache_key(settings, documents)
+        raise InputError(f"unknown backend {settings.name!r}; known: {', '.join(sorted(_factories))}")
+    key = cache_key(settings, documents)
     with _lock:
         if key in _cache:
             _cache.move_to_end(key)
@@ -78,21 +96,26 @@ def backend_for(settings: Context, documents: list[dict] | None = None) -> Backe
     return backend
 
 
+async def abackend_for(settings: Context | BackendSettings, documents: list[dict] | None = None) -> Backend:
+    """backend_for in a worker thread: the first call for some settings may load models or an index (blocking)."""
+    return await asyncio.to_thread(backend_for, settings, documents)
+
+
 # ---------------------------------------------------------------------------------------------- pieces
-OFFLINE_JUDGES = ("cross", "trained", "ensemble", "heuristic")
+OFFLINE_JUDGES: tuple[str, ...] = get_args(OfflineJudge)
 
 
-def offline_stance(settings: Context) -> tuple[StanceJudge, list[str]]:
+def offline_stance(settings: BackendSettings) -> tuple[StanceJudge, list[str]]:
     """The offline judge for settings.stance_model ('llm' uses it as the fallback); notes say when auto fell back."""
     from agent.judges import offline_stance_judge
 
     kind = settings.stance_model if settings.stance_model in OFFLINE_JUDGES else "auto"
-    judge = offline_stance_judge(kind)
+    judge = offline_stance_judge(kind, Path(settings.stance_weights).expanduser() if settings.stance_weights else None)
     notes = [f"stance: cross-encoder weights absent, using the {judge.name} judge"] if kind == "auto" and "cross" not in judge.name else []
     return judge, notes
 
 
-def reasoner_and_stance(settings: Context, embedder: Embedder, offline_judge: StanceJudge) -> tuple[Reasoner, StanceJudge, Reasoner | None]:
+def reasoner_and_stance(settings: BackendSettings, embedder: Embedder, offline_judge: StanceJudge) -> tuple[Reasoner, StanceJudge, Reasoner | None]:
     """Extractive roles offline; with --llm the chat reasoner (and LLM stance unless told otherwise)."""
     from agent.reasoners.extractive import ExtractiveReasoner
 
@@ -111,7 +134,7 @@ def reasoner_and_stance(settings: Context, embedder: Embedder, offline_judge: St
     return reasoner, stance, extractive
 
 
-def judge_for(settings: Context) -> StanceJudge:
+def judge_for(settings: BackendSettings) -> StanceJudge:
     """The stance judge a run with these settings uses (the offline judge, or the chat model's with an LLM
     stance_model), built without opening a corpus: for pair-level evals."""
     from agent.tools.encoder import shared_encoder
@@ -120,7 +143,7 @@ def judge_for(settings: Context) -> StanceJudge:
     return reasoner_and_stance(settings, shared_encoder(), judge)[1]
 
 
-def calibrator_for(settings: Context, stance: StanceJudge) -> tuple[Calibrator, list[str]]:
+def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Calibrator, list[str]]:
     """The fitted maps when asked for, or (auto) when they were fitted with this run's judge; else the raw score."""
     if settings.calibration == "raw":
         return RawScore(), []
@@ -135,7 +158,7 @@ def calibrator_for(settings: Context, stance: StanceJudge) -> tuple[Calibrator, 
     return RawScore(), [f"calibration: {why}; confidence is the raw evidence score"]
 
 
-def offline_reranker(settings: Context, index: Any = None) -> Reranker:
+def offline_reranker(settings: BackendSettings, index: Any = None) -> Reranker:
     """The offline hybrid reranker; over a local index it uses the index's sentence store when one was built."""
     from agent.tools.offline_rerank import HybridReranker
 
@@ -145,7 +168,7 @@ def offline_reranker(settings: Context, index: Any = None) -> Reranker:
 
 
 # ---------------------------------------------------------------------------------------------- factories
-def build_offline(settings: Context, documents: list[dict] | None = None) -> Backend:
+def build_offline(settings: BackendSettings, documents: list[dict] | None = None) -> Backend:
     from agent.tools.encoder import shared_encoder
     from agent.tools.local_index import LocalIndex, LocalSource, default_index_dir, records_from_dicts
 
@@ -180,7 +203,7 @@ def build_offline(settings: Context, documents: list[dict] | None = None) -> Bac
     )
 
 
-def build_live(settings: Context, documents: list[dict] | None = None) -> Backend:
+def build_live(settings: BackendSettings, documents: list[dict] | None = None) -> Backend:
     from agent.tools.live import build_live_tools
 
     if documents:
@@ -188,7 +211,7 @@ def build_live(settings: Context, documents: list[dict] | None = None) -> Backen
     return live_backend(settings, build_live_tools(settings))
 
 
-def live_backend(settings: Context, tools: Any) -> Backend:
+def live_backend(settings: BackendSettings, tools: Any) -> Backend:
     """A live Backend around already-built LiveTools (tests pass tools on a replay transport)."""
     from agent.tools.encoder import shared_encoder
     from agent.tools.fallback import FallbackEmbedder, FallbackReranker
@@ -211,6 +234,7 @@ def live_backend(settings: Context, tools: Any) -> Backend:
         second_opinion=second,
         notes=notes + calibration_notes,
         calibrator=calibrator,
+        tools=tools,
     )
 
 

@@ -12,11 +12,13 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 import agent.interfaces as interfaces
 import agent.records as records
+import agent.routing as routing
 
 _MODELS = [
     (records, ["Record", "Provenance", "Passage", "Hypothesis", "LedgerEntry", "Query", "Claim", "Citation", "Decision", "Usage", "Answer",
                "Status", "ClaimVerdict", "HypothesisVerdict"]),
     (interfaces, ["Plan", "Draft", "CitedSentence", "StanceResult"]),
+    (routing, ["AfterRetrieve", "AfterRerank", "AfterCourt", "AfterVerify"]),
 ]
 
 

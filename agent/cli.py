@@ -16,9 +16,6 @@ from typing import Any
 
 from agent.errors import SparkitError
 
-LEVEL_ORDER = ("plan", "retrieve", "citation_hop", "rerank", "hypothesize", "discriminate", "court", "synthesize", "verify_claims", "target_claims", "report")
-
-
 def _parse_set(items: list[str]) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
     for item in items:
@@ -183,7 +180,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     from agent.tools.local_index import LocalIndex, default_index_dir
 
     settings = make_context(None, corpus_path=args.path)
-    corpus = settings.default_corpus()
+    corpus = settings.backend.default_corpus()
     if corpus is None or not corpus.exists():
         raise CorpusError(f"corpus not found: {args.path or '(none configured)'}")
     target = Path(args.index_dir).expanduser() if args.index_dir else default_index_dir(corpus, sparkit_home())
@@ -202,13 +199,18 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_presets(args: argparse.Namespace) -> int:
-    from agent.config import PRESETS, Context
+    from agent.config import GROUPS, PRESETS, preset_description
 
-    for name, overrides in PRESETS.items():
-        print(f"{name}: " + (", ".join(f"{k}={v}" for k, v in overrides.items()) or "(the documented defaults)"))
+    for name, tree in PRESETS.items():
+        values = ", ".join(f"{group}.{field}={value}" for group, fields in tree.items() for field, value in fields.items())
+        print(f"{name}: {preset_description(name)}" + (f"\n  {values}" if values else ""))
     if args.verbose:
-        for field, info in Context.model_fields.items():
-            print(f"  {field} = {info.default if info.default_factory is None else info.default_factory()}  -- {info.description}")
+        print("\nEvery setting, by group (--set GROUP.FIELD=VALUE, or the field's name alone):")
+        for group, model in GROUPS.items():
+            print(f"{group}: {model.__doc__}")
+            for field, info in model.model_fields.items():
+                default = info.default if info.default_factory is None else info.default_factory()
+                print(f"  {group}.{field} = {default}  -- {info.description}")
     return 0
 
 
@@ -222,7 +224,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--llm", help="chat model as provider:model (e.g. anthropic:claude-haiku-4-5)")
     parser.add_argument("--corpus", help="JSONL corpus for the offline index")
     parser.add_argument("--index-dir", help="where the offline index lives")
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="any context field, e.g. --set max_claims=3")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="any setting, e.g. --set verification.max_claims=3 or --set max_claims=3 (sparkit presets -v lists them)")
     parser.add_argument("--no-trace", action="store_true", help="do not write a local trace (default: $SPARKIT_HOME/traces/RUN_ID.jsonl)")
 
 

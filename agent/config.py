@@ -1,21 +1,37 @@
-"""The run's context schema: every threshold, budget and feature flag, with named presets.
+"""The run's settings (the graph's context schema), grouped by concern, with named presets stored as data files.
 
-One pydantic model so LangGraph Studio shows each field with its description, the CLI and Python API
-validate input in one place, and presets work like PaperQA2's named settings: a preset fills every
-field the caller did not set explicitly.
+    Context(max_claims=3)                        # flat names still work: each field name is unique
+    Context(verification={"max_claims": 3})      # or by group, as Studio's form and `sparkit presets -v` show it
+    Context(**{"verification.max_claims": 3})    # or dotted, as `--set verification.max_claims=3`
+
+Six groups, one per concern: `backend` (what the backend builds: the implementations behind the interfaces,
+and the only settings the backend cache is keyed on), `retrieval` (queries to sources, reranking, citation
+hops), `court` (hypotheses, discrimination, how evidence is weighed, verdicts), `verification` (answer-claim
+checks), `budget` (hard caps) and `ablations` (feature switches). Every tuning constant lives in one of them
+with a description, so Studio shows it and an eval can change it with `--set`.
+
+A preset (agent/presets/<name>.json, like PaperQA2's configs) fills every field the caller did not set; it is
+applied once, when the Context is validated, so a Context always holds the values a run uses.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import os
+from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 PresetName = Literal["fast", "default", "research_max"]
+OfflineJudge = Literal["cross", "trained", "ensemble", "heuristic"]
+StanceModel = Literal["auto", "llm", OfflineJudge]
 
 DEFAULT_CORPUS_CANDIDATES = ("../shared/data/scifact/corpus.jsonl", "shared/data/scifact/corpus.jsonl")
+PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 
 
 def sparkit_home() -> Path:
@@ -23,15 +39,14 @@ def sparkit_home() -> Path:
     return Path(os.environ.get("SPARKIT_HOME") or Path.home() / ".sparkit").expanduser()
 
 
-class Context(BaseModel):
-    """Run settings. Fields left unset take the value of the chosen preset."""
-
+class _Group(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    preset: PresetName = Field("default", description="Named preset: fast, default or research_max. Explicit fields override it.")
 
-    # --- backend -------------------------------------------------------------------------------
-    backend: str = Field("offline", description="'offline' (local index + packaged models) or 'live' (real APIs, hosted models).")
+class BackendSettings(_Group):
+    """What the backend is built from: sources, models, index. The backend cache is keyed on exactly these fields."""
+
+    name: str = Field("offline", description="'offline' (local index + packaged models) or 'live' (real APIs, hosted models); flat name: backend.")
     corpus_path: str | None = Field(None, description="JSONL corpus for the offline index (SciFact or generic format). Default: ../shared/data/scifact/corpus.jsonl when present.")
     index_dir: str | None = Field(None, description="Where the offline index is persisted. Default: $SPARKIT_HOME/index/<corpus name>.")
     sources: list[str] = Field(
@@ -43,76 +58,14 @@ class Context(BaseModel):
     llm_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout of the chat model, in seconds (providers whose LangChain class takes one).")
     llm_max_retries: int = Field(3, ge=0, le=10, description="Retries the provider SDK makes on rate limits, 5xx and timeouts (honouring Retry-After) before the role falls back offline.")
     reranker: Literal["offline", "cohere", "voyage"] = Field("offline", description="Reranker: offline hybrid (BM25 + MiniLM), Cohere or Voyage.")
-    stance_model: Literal["auto", "cross", "trained", "ensemble", "heuristic", "llm"] = Field("auto", description="Stance judge: offline cross-encoder, MLP ('trained'), heuristic, the mean of heuristic and cross-encoder ('ensemble'), or the chat model; auto = llm when configured, else ensemble.")
-
-    # --- thresholds (seed defaults) --------------------------------------------------------------
-    margin_threshold: float = Field(0.06, description="Below this margin between the top two hypotheses, run another discrimination round.")
-    agreement_threshold: float = Field(0.35, description="Below this agreement between hypothesis providers, run another discrimination round.")
-    contested_threshold: int = Field(1, description="More contested claims than this triggers targeted retrieval and a second court.")
-    contradiction_weight: float = Field(0.5, description="Weight of contradiction in the hypothesis score (score = support - w * contradiction).")
-    quantitative_weight: float = Field(1.5, description="Weight of passages carrying quantitative claims.")
-    verdict_min_evidence: float = Field(0.5, description="Weighted stance evidence (sum of confidence x weight) a hypothesis needs on one side before the court calls it SUPPORTED or CONTRADICTED rather than INSUFFICIENT.")
-    stance_min_confidence: float = Field(0.5, description="Stance confidence below which a passage counts as neutral.")
-    dedup_cosine: float = Field(0.85, description="Cosine at or above which two claims merge (semantic dedup).")
-    support_cap: int = Field(4, description="Supporting passages kept per hypothesis in the ledger.")
-    contradict_cap: int = Field(2, description="Contradicting passages kept per hypothesis in the ledger.")
-    abstain_threshold: float = Field(0.3, description="The answer abstains (insufficient evidence) when the leading answer's confidence is below this.")
+    stance_model: StanceModel = Field("auto", description="Stance judge: offline cross-encoder, MLP ('trained'), heuristic, the mean of heuristic and cross-encoder ('ensemble'), or the chat model; auto = llm when configured, else ensemble.")
+    stance_weights: str | None = Field(None, description="Cross-encoder stance weights (.npz) to load instead of the packaged agent/models/stance_cross.npz: a judge you trained with `python -m training.train_judge --out FILE`.")
     calibration: Literal["auto", "fitted", "raw"] = Field("auto", description="Confidence: 'fitted' maps the evidence score through the Platt maps fitted on SciFact validation claims (agent/models/calibration.json); 'raw' reports the uncalibrated score; auto = fitted when the run's stance judge is the one the maps were fitted with, else raw.")
-    relevance_decay: float = Field(2.0, ge=0.0, description="Passage weight x (record rank + 1) ** -relevance_decay: evidence from the best-reranked records counts more (0: rank ignored; 2 chosen on SciFact validation claims).")
-    option_relevance_decay: float = Field(0.0, ge=0.0, description="relevance_decay for the evidence of MCQ options: an option's records sit below the question's best ones, so rank says little (0 chosen on SciFact two-option MCQ validation questions: accuracy 0.583 vs 0.167 at 2).")
-    adversarial_hop_weight: float = Field(1.0, description="Weight of citation-hop passages for the adversarial hypothesis (1.5 enables seed 001's boost).")
-
-    # --- sizes -----------------------------------------------------------------------------------
-    n_hypotheses: int = Field(4, ge=2, le=8, description="Candidate answers generated after round 1 (open questions).")
-    queries_per_round: int = Field(10, ge=1, le=30, description="Cap on discriminating queries per round.")
-    results_per_query: int = Field(20, ge=1, le=100, description="Records requested from each source per query.")
-    rerank_top_k: int = Field(30, ge=1, le=200, description="Records kept after reranking.")
-    court_records: int = Field(12, ge=1, le=100, description="Top reranked records whose sentences the court judges.")
-    court_section_windows: bool = Field(True, description="Also judge windows of 2-3 consecutive sentences inside each section of a structured abstract, so a result stated over several sentences is read whole (on: SciFact validation F1 0.500 vs 0.496, PubMedQA held-out half 0.390 vs 0.301; evals/README.md).")
-    citation_hop_top: int = Field(3, ge=0, le=10, description="Top records expanded through the citation graph.")
-    citation_hops: int = Field(1, ge=0, le=2, description="Citation-graph hops per run.")
-    citation_hop_per_record: int = Field(5, ge=1, le=50, description="New records kept per expanded record.")
-    citation_min_year: int = Field(2000, description="Citation-hop records older than this are dropped.")
-    citation_old_year: int = Field(2010, description="Citation-hop records older than this need citation_old_min_citations.")
-    citation_old_min_citations: int = Field(50, description="Citations an old citation-hop record needs to be kept.")
-    max_claims: int = Field(6, ge=0, le=12, description="Claims extracted from the answer for verification.")
-    max_discrimination_rounds: int = Field(2, ge=0, le=5, description="Extra discrimination rounds the margin/agreement edge may trigger.")
-    max_escalations: int = Field(1, ge=0, le=3, description="Targeted re-checks the contested-claims edge may trigger.")
-    brave_cap: int = Field(4, ge=0, le=20, description="Brave web searches per run (only for queries every academic source missed).")
-
-    # --- budget ----------------------------------------------------------------------------------
-    max_llm_calls: int = Field(40, ge=0, description="Hard cap on chat-model calls per run.")
-    max_source_calls: int = Field(150, ge=0, description="Hard cap on source (API or index) calls per run.")
-    max_wall_time_s: float = Field(300.0, gt=0, description="Wall-time budget in seconds.")
-    max_cost_usd: float = Field(1.0, ge=0, description="Dollar budget (LLM tokens, rerank, search) per run.")
-    recursion_limit: int = Field(80, ge=10, le=500, description="LangGraph recursion limit (steps) for one run.")
-
-    # --- feature flags (ablations) ---------------------------------------------------------------
-    enable_hypotheses: bool = Field(True, description="Generate competing hypotheses (off: the question itself is the only hypothesis).")
-    enable_discrimination: bool = Field(True, description="Send hypothesis-targeted and contrastive queries.")
-    enable_citation_hop: bool = Field(True, description="Expand top records through references and citing papers.")
-    enable_verification: bool = Field(True, description="Extract and verify the answer's claims.")
-    enable_semantic_rerank: bool = Field(True, description="Semantic reranking (off: lexical only).")
-    enable_quantitative_weight: bool = Field(True, description="Weight quantitative passages by quantitative_weight.")
-    enable_section_weight: bool = Field(True, description="Weight passages by structured-abstract section (background 0.5, methods 0.7, results 1.0) and skip aims and questions.")
-    enable_triangulation: bool = Field(True, description="Weight evidence by cross-source triangulation.")
-    enable_claim_dedup: bool = Field(True, description="Merge near-duplicate claims (cosine >= dedup_cosine).")
-    enable_novelty_demotion: bool = Field(True, description="Demote near-duplicate documents in the ranking.")
-    enable_entity_expansion: bool = Field(True, description="Expand chemical names via PubChem (live only).")
-
-    def resolved(self) -> "Context":
-        """This context with the preset's values filled into every field not set explicitly."""
-        overrides = PRESETS[self.preset]
-        data = self.model_dump()
-        for key, value in overrides.items():
-            if key not in self.model_fields_set:
-                data[key] = value
-        resolved = Context.model_validate(data)
-        resolved.__pydantic_fields_set__ = set(self.model_fields_set) | set(overrides)
-        return resolved
+    enable_semantic_rerank: bool = Field(True, description="Ablation: semantic reranking (off: lexical only). Here because it changes the reranker the backend builds.")
+    enable_entity_expansion: bool = Field(True, description="Ablation: expand chemical names via PubChem (live only). Here because it decides whether the backend builds the PubChem client.")
 
     def default_corpus(self) -> Path | None:
-        """The configured corpus, else the shared SciFact corpus when present."""
+        """The configured corpus, else SPARKIT_CORPUS, else the shared SciFact corpus when present."""
         if self.corpus_path:
             return Path(self.corpus_path).expanduser()
         env = os.environ.get("SPARKIT_CORPUS")
@@ -125,36 +78,235 @@ class Context(BaseModel):
         return None
 
 
-PRESETS: dict[str, dict[str, Any]] = {
-    "fast": {
-        "n_hypotheses": 3,
-        "queries_per_round": 4,
-        "results_per_query": 10,
-        "rerank_top_k": 15,
-        "court_records": 8,
-        "citation_hops": 0,
-        "max_claims": 3,
-        "max_discrimination_rounds": 0,
-        "max_escalations": 0,
-        "max_llm_calls": 12,
-        "max_source_calls": 40,
-        "max_wall_time_s": 60.0,
-        "max_cost_usd": 0.25,
-    },
-    "default": {},
-    "research_max": {
-        "n_hypotheses": 5,
-        "queries_per_round": 16,
-        "results_per_query": 40,
-        "rerank_top_k": 50,
-        "court_records": 20,
-        "citation_hops": 2,
-        "citation_hop_top": 5,
-        "max_discrimination_rounds": 3,
-        "max_escalations": 2,
-        "max_llm_calls": 120,
-        "max_source_calls": 400,
-        "max_wall_time_s": 900.0,
-        "max_cost_usd": 3.0,
-    },
+class RetrievalSettings(_Group):
+    """Queries to sources, reranking the pool, and citation-graph hops."""
+
+    results_per_query: int = Field(20, ge=1, le=100, description="Records requested from each source per query.")
+    rerank_top_k: int = Field(30, ge=1, le=200, description="Records kept after reranking.")
+    rerank_prefilter: int = Field(200, ge=1, description="Above this pool size, only the records found by the most queries are reranked (a cheap first pass).")
+    rerank_per_hypothesis: int = Field(3, ge=0, description="Best records of each hypothesis kept whatever the blended ranking, so no candidate answer is starved of evidence.")
+    rerank_hypothesis_share: float = Field(0.5, ge=0.0, le=1.0, description="Once hypotheses exist, a record's score is (1 - share) x relevance to the question + share x its best relevance to a hypothesis.")
+    novelty_cosine: float = Field(0.9, ge=0.0, le=1.0, description="Document cosine above which a lower-ranked near-duplicate is demoted (enable_novelty_demotion).")
+    novelty_penalty: float = Field(0.5, ge=0.0, le=1.0, description="Factor a demoted near-duplicate's score is multiplied by.")
+    citation_hop_top: int = Field(3, ge=0, le=10, description="Top records expanded through the citation graph.")
+    citation_hops: int = Field(1, ge=0, le=2, description="Citation-graph hops per run.")
+    citation_hop_per_record: int = Field(5, ge=1, le=50, description="New records kept per expanded record.")
+    citation_min_year: int = Field(2000, description="Citation-hop records older than this are dropped.")
+    citation_old_year: int = Field(2010, description="Citation-hop records older than this need citation_old_min_citations.")
+    citation_old_min_citations: int = Field(50, description="Citations an old citation-hop record needs to be kept.")
+    citation_keep_unknown_year: bool = Field(False, description="Also keep citation-hop records from live sources whose year (or, when old, citation count) is unknown (usually a poorly resolved reference). A local corpus's records are always kept: the user chose them, and local corpora often carry no years.")
+
+
+class CourtSettings(_Group):
+    """Hypotheses, the discrimination loop, and how the court weighs evidence into scores and verdicts."""
+
+    n_hypotheses: int = Field(4, ge=2, le=8, description="Candidate answers generated after round 1 (open questions).")
+    hypothesis_evidence_records: int = Field(10, ge=1, description="Top reranked records whose sentences ground the generated hypotheses.")
+    margin_threshold: float = Field(0.06, description="Below this margin between the top two hypotheses, run another discrimination round.")
+    agreement_threshold: float = Field(0.35, description="Below this agreement between hypothesis providers, run another discrimination round.")
+    max_discrimination_rounds: int = Field(2, ge=0, le=5, description="Extra discrimination rounds the margin/agreement edge may trigger.")
+    queries_per_round: int = Field(10, ge=1, le=30, description="Cap on discriminating queries per round.")
+    discrimination_closest: int = Field(3, ge=1, description="In later rounds, discriminating queries target only this many best-scored hypotheses.")
+    court_records: int = Field(12, ge=1, le=100, description="Top reranked records whose sentences the court judges.")
+    court_section_windows: bool = Field(True, description="Also judge windows of 2-3 consecutive sentences inside each section of a structured abstract, so a result stated over several sentences is read whole (on: SciFact validation F1 0.500 vs 0.496, PubMedQA held-out half 0.390 vs 0.301; evals/README.md).")
+    sentences_per_hypothesis: int = Field(16, ge=1, description="Passages closest to a hypothesis (embedding cosine) that the stance judge reads for it.")
+    neutral_kept: int = Field(2, ge=0, description="Neutral passages kept per hypothesis in the ledger (shown, never scored).")
+    support_cap: int = Field(4, description="Supporting passages kept per hypothesis in the ledger.")
+    contradict_cap: int = Field(2, description="Contradicting passages kept per hypothesis in the ledger.")
+    contradiction_weight: float = Field(0.5, description="Weight of contradiction in the hypothesis score (score = support - w * contradiction).")
+    verdict_min_evidence: float = Field(0.5, description="Weighted stance evidence (sum of confidence x weight) a hypothesis needs on one side before the court calls it SUPPORTED or CONTRADICTED rather than INSUFFICIENT.")
+    stance_min_confidence: float = Field(0.5, description="Stance confidence below which a passage counts as neutral (court and claim checks).")
+    quantitative_weight: float = Field(1.5, description="Weight of passages carrying quantitative claims.")
+    section_weights: dict[str, float] = Field(
+        default_factory=lambda: {
+            "background": 0.5, "context": 0.5, "introduction": 0.5, "objective": 0.5, "objectives": 0.5, "aim": 0.5,
+            "aims": 0.5, "purpose": 0.5, "importance": 0.5, "rationale": 0.5, "methods": 0.7, "method": 0.7,
+            "design": 0.7, "setting": 0.7, "participants": 0.7, "patients": 0.7, "materials and methods": 0.7,
+            "measurements": 0.7, "intervention": 0.7, "interventions": 0.7, "main outcome measure": 0.7,
+            "main outcome measures": 0.7,
+        },
+        description="Weight of a passage by its structured-abstract section (enable_section_weight): background and aims say what was asked, methods how; sections not listed (results, conclusions) weigh 1.",
+    )
+    relevance_decay: float = Field(2.0, ge=0.0, description="Passage weight x (record rank + 1) ** -relevance_decay: evidence from the best-reranked records counts more (0: rank ignored; 2 chosen on SciFact validation claims).")
+    option_relevance_decay: float = Field(0.0, ge=0.0, description="relevance_decay for the evidence of MCQ options: an option's records sit below the question's best ones, so rank says little (0 chosen on SciFact two-option MCQ validation questions: accuracy 0.583 vs 0.167 at 2).")
+    adversarial_hop_weight: float = Field(1.0, description="Weight of citation-hop passages for the adversarial hypothesis (1.5 enables seed 001's boost).")
+    mcq_stance_share: float = Field(0.7, ge=0.0, le=1.0, description="MCQ option score = share x stance-based score share + (1 - share) x semantic evidence share (seed 000).")
+    abstain_threshold: float = Field(0.3, description="The answer abstains (insufficient evidence) when the leading answer's confidence is below this.")
+
+
+class VerificationSettings(_Group):
+    """Checking the answer's claims against fresh retrieval, and the contested-claims loop."""
+
+    max_claims: int = Field(6, ge=0, le=12, description="Claims extracted from the answer for verification.")
+    dedup_cosine: float = Field(0.85, description="Cosine at or above which two claims merge (semantic dedup).")
+    claim_results_per_query: int = Field(8, ge=1, le=100, description="Records requested from each source for a claim's literal and negation queries.")
+    claim_context_records: int = Field(10, ge=0, description="Top reranked records of the run checked beside a claim's fresh records.")
+    claim_sentences: int = Field(10, ge=1, description="Passages closest to a claim (embedding cosine) that the stance judge reads.")
+    claim_dossier_size: int = Field(2, ge=1, description="Supporting and refuting passages (each) kept in a claim's dossier.")
+    claim_min_independent: int = Field(2, ge=1, description="Independent supporting sources (institution, else DOI) a claim needs to be VERIFIED.")
+    claim_strong_refutation: float = Field(0.8, ge=0.0, le=1.0, description="Refutation confidence at or above which a claim cannot be VERIFIED.")
+    contested_threshold: int = Field(1, description="More contested claims than this triggers targeted retrieval and a second court.")
+    max_escalations: int = Field(1, ge=0, le=3, description="Targeted re-checks the contested-claims edge may trigger.")
+
+
+class BudgetSettings(_Group):
+    """Hard caps on one run; the stop reason names the one that ended it."""
+
+    max_llm_calls: int = Field(40, ge=0, description="Hard cap on chat-model calls per run.")
+    max_source_calls: int = Field(150, ge=0, description="Hard cap on source (API or index) calls per run.")
+    max_wall_time_s: float = Field(300.0, gt=0, description="Wall-time budget in seconds.")
+    max_cost_usd: float = Field(1.0, ge=0, description="Dollar budget (LLM tokens, rerank, search) per run.")
+    brave_cap: int = Field(4, ge=0, le=20, description="Brave web searches per run (only for queries every academic source missed).")
+    recursion_limit: int = Field(80, ge=10, le=500, description="LangGraph recursion limit (steps) for one run.")
+
+
+class AblationSettings(_Group):
+    """Feature switches for ablations (the two that change the backend's parts are in the backend group)."""
+
+    enable_hypotheses: bool = Field(True, description="Generate competing hypotheses (off: the question itself is the only hypothesis).")
+    enable_discrimination: bool = Field(True, description="Send hypothesis-targeted and contrastive queries.")
+    enable_citation_hop: bool = Field(True, description="Expand top records through references and citing papers.")
+    enable_verification: bool = Field(True, description="Extract and verify the answer's claims.")
+    enable_quantitative_weight: bool = Field(True, description="Weight quantitative passages by quantitative_weight.")
+    enable_section_weight: bool = Field(True, description="Weight passages by structured-abstract section (court.section_weights) and skip aims and questions.")
+    enable_triangulation: bool = Field(True, description="Weight evidence by cross-source triangulation.")
+    enable_claim_dedup: bool = Field(True, description="Merge near-duplicate claims (cosine >= dedup_cosine).")
+    enable_novelty_demotion: bool = Field(True, description="Demote near-duplicate documents in the ranking.")
+
+
+GROUPS: dict[str, type[_Group]] = {
+    "backend": BackendSettings,
+    "retrieval": RetrievalSettings,
+    "court": CourtSettings,
+    "verification": VerificationSettings,
+    "budget": BudgetSettings,
+    "ablations": AblationSettings,
 }
+FLAT_NAMES: dict[str, str] = {name: group for group, model in GROUPS.items() for name in model.model_fields}
+"""Every field's flat name -> its group (names are unique across groups; the backend's `name` is `backend`)."""
+FLAT_NAMES.pop("name")
+
+
+def _place(tree: dict[str, Any], group: str, field: str, value: Any) -> None:
+    tree.setdefault(group, {})[field] = value
+
+
+def settings_tree(data: Mapping[str, Any] | BaseModel | None) -> dict[str, Any]:
+    """Caller input in any accepted spelling (flat, dotted, by group, group models) as {group: {field: value}}
+    plus `preset`; unknown keys are kept so validation names them."""
+    if isinstance(data, BaseModel):
+        data = data.model_dump(exclude_unset=True)
+    tree: dict[str, Any] = {}
+    for key, value in (data or {}).items():
+        if key == "preset":
+            tree["preset"] = value
+        elif key == "backend" and isinstance(value, str):
+            _place(tree, "backend", "name", value)
+        elif key in GROUPS and isinstance(value, (Mapping, BaseModel)):
+            for field, inner in _items(value):
+                _place(tree, key, field, inner)
+        elif "." in key and key.split(".", 1)[0] in GROUPS:
+            group, field = key.split(".", 1)
+            _place(tree, group, field, value)
+        elif key in FLAT_NAMES:
+            _place(tree, FLAT_NAMES[key], key, value)
+        else:
+            tree[key] = value
+    return tree
+
+
+def _items(value: Mapping[str, Any] | BaseModel) -> list[tuple[str, Any]]:
+    return list((value.model_dump(exclude_unset=True) if isinstance(value, BaseModel) else value).items())
+
+
+def merge_trees(*trees: Mapping[str, Any]) -> dict[str, Any]:
+    """Later trees win, field by field inside each group."""
+    merged: dict[str, Any] = {}
+    for tree in trees:
+        for key, value in tree.items():
+            if key in GROUPS and isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+                merged[key] = {**merged[key], **value}
+            else:
+                merged[key] = copy.deepcopy(value)
+    return merged
+
+
+@cache
+def load_preset(name: str) -> dict[str, Any]:
+    """agent/presets/<name>.json as a settings tree (its `description` left out)."""
+    path = PRESETS_DIR / f"{name}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.pop("description", None)
+    return settings_tree(data)
+
+
+def preset_description(name: str) -> str:
+    return str(json.loads((PRESETS_DIR / f"{name}.json").read_text(encoding="utf-8")).get("description", ""))
+
+
+class Context(BaseModel):
+    """Run settings by concern. Fields the caller leaves unset take the preset's value, then the documented default."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    preset: PresetName = Field("default", description="Named preset (agent/presets/<name>.json): fast, default or research_max. Explicit fields override it.")
+    backend: BackendSettings = Field(default_factory=BackendSettings, description=BackendSettings.__doc__)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description=RetrievalSettings.__doc__)
+    court: CourtSettings = Field(default_factory=CourtSettings, description=CourtSettings.__doc__)
+    verification: VerificationSettings = Field(default_factory=VerificationSettings, description=VerificationSettings.__doc__)
+    budget: BudgetSettings = Field(default_factory=BudgetSettings, description=BudgetSettings.__doc__)
+    ablations: AblationSettings = Field(default_factory=AblationSettings, description=AblationSettings.__doc__)
+
+    _explicit: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _apply_preset(cls, data: Any, handler: Any) -> Context:
+        """The one place a preset is applied: the caller's values over the preset's over the defaults."""
+        if isinstance(data, Context) or not isinstance(data, (Mapping, BaseModel)):
+            return handler(data)
+        explicit = settings_tree(data)
+        name = explicit.pop("preset", "default")
+        preset = load_preset(name) if name in get_args(PresetName) else {}
+        context = handler({**merge_trees(preset, explicit), "preset": name})
+        context._explicit = explicit
+        return context
+
+    def explicit(self) -> dict[str, Any]:
+        """What the caller set, as a settings tree with the preset's name: re-validating it gives this Context back."""
+        return {"preset": self.preset, **copy.deepcopy(self._explicit)}
+
+    def with_overrides(self, *layers: Mapping[str, Any]) -> Context:
+        """This Context's explicit settings with later layers on top (a new `preset` re-applies that preset)."""
+        return Context.model_validate(merge_trees(self.explicit(), *(settings_tree(layer) for layer in layers)))
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The JSON schema with the groups inlined (no $ref), so a form renderer such as LangGraph Studio's shows
+        each group as a titled, described section of fields with their defaults (list and dict defaults too)."""
+        schema = _inline_refs(super().model_json_schema(*args, **kwargs))
+        for group, model in GROUPS.items():
+            defaults = model().model_dump(mode="json")
+            for field, prop in schema["properties"][group]["properties"].items():
+                prop.setdefault("default", defaults[field])
+        return schema
+
+
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    defs = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                target = resolve(defs[node["$ref"].rsplit("/", 1)[-1]])
+                return {**target, **{k: resolve(v) for k, v in node.items() if k != "$ref"}}
+            return {k: resolve(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [resolve(v) for v in node]
+        return node
+
+    return resolve(schema)
+
+
+PRESETS: dict[str, dict[str, Any]] = {name: load_preset(name) for name in get_args(PresetName)}
+"""Each preset's settings tree, read from agent/presets/*.json."""

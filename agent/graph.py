@@ -6,7 +6,7 @@
                                                                               \\-> synthesize -> verify_claims -(decision)-> target_claims -> retrieve
                                                                                                                       \\-> report -> END
 Every branch follows the Decision its source node recorded (agent/routing.py), so each route and its
-numbers are in the state and the trace. `graph` has no checkpointer (for `langgraph dev`);
+numbers are in the state and the trace; each branch is wired to exactly its Literal of routes. `graph` has no checkpointer (for `langgraph dev`);
 `compile_graph(checkpointer)` gives the CLI and Python API a resumable one.
 """
 
@@ -23,40 +23,40 @@ from agent.nodes.discriminate import discriminate
 from agent.nodes.hypothesize import hypothesize
 from agent.nodes.plan import plan
 from agent.nodes.report import report
-from agent.nodes.runnable import dual
+from agent.nodes.runnable import node
 from agent.nodes.rerank import rerank
 from agent.nodes.retrieve import retrieve
 from agent.nodes.synthesize import synthesize
 from agent.nodes.target_claims import target_claims
 from agent.nodes.verify_claims import verify_claims
-from agent.routing import follow_decision
+from agent.routing import CourtRoute, RerankRoute, RetrieveRoute, VerifyRoute, follow_decision, routes
 from agent.state import InputState, OutputState, ResearchState
 
 
 def build_graph() -> StateGraph:
     builder = StateGraph(ResearchState, context_schema=Context, input_schema=InputState, output_schema=OutputState)
-    builder.add_node("plan", dual(plan))
-    builder.add_node("retrieve", dual(retrieve))
-    builder.add_node("citation_hop", dual(citation_hop))
-    builder.add_node("rerank", dual(rerank))
-    builder.add_node("hypothesize", dual(hypothesize))
-    builder.add_node("discriminate", dual(discriminate))
-    builder.add_node("court", dual(court))
-    builder.add_node("synthesize", dual(synthesize))
-    builder.add_node("verify_claims", dual(verify_claims))
-    builder.add_node("target_claims", dual(target_claims))
-    builder.add_node("report", dual(report))
+    builder.add_node("plan", node(plan))
+    builder.add_node("retrieve", node(retrieve))
+    builder.add_node("citation_hop", node(citation_hop))
+    builder.add_node("rerank", node(rerank))
+    builder.add_node("hypothesize", node(hypothesize))
+    builder.add_node("discriminate", node(discriminate))
+    builder.add_node("court", node(court))
+    builder.add_node("synthesize", node(synthesize))
+    builder.add_node("verify_claims", node(verify_claims))
+    builder.add_node("target_claims", node(target_claims))
+    builder.add_node("report", node(report))
 
     builder.add_edge(START, "plan")
     builder.add_edge("plan", "retrieve")
-    builder.add_conditional_edges("retrieve", follow_decision, ["citation_hop", "rerank"])
+    builder.add_conditional_edges("retrieve", follow_decision, routes(RetrieveRoute))
     builder.add_edge("citation_hop", "rerank")
-    builder.add_conditional_edges("rerank", follow_decision, ["hypothesize", "court"])
+    builder.add_conditional_edges("rerank", follow_decision, routes(RerankRoute))
     builder.add_edge("hypothesize", "discriminate")
     builder.add_edge("discriminate", "retrieve")
-    builder.add_conditional_edges("court", follow_decision, ["discriminate", "synthesize"])
+    builder.add_conditional_edges("court", follow_decision, routes(CourtRoute))
     builder.add_edge("synthesize", "verify_claims")
-    builder.add_conditional_edges("verify_claims", follow_decision, ["target_claims", "report"])
+    builder.add_conditional_edges("verify_claims", follow_decision, routes(VerifyRoute))
     builder.add_edge("target_claims", "retrieve")
     builder.add_edge("report", END)
     return builder

@@ -14,6 +14,27 @@ from pydantic import BaseModel, Field
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record, Stance, TaskType
 
 
+class HopFilter(BaseModel):
+    """The citation-hop gate (seed 000) a source applies while choosing neighbours: records older than `min_year`
+    are dropped; records older than `old_year` need `old_min_citations` citations. A record of unknown year cannot
+    be shown to pass: it is dropped unless `keep_unknown_year` is set or it comes from a local corpus (the user's
+    own documents, which often carry no years)."""
+
+    min_year: int = Field(default=2000, description="Records older than this are dropped.")
+    old_year: int = Field(default=2010, description="Records older than this need old_min_citations.")
+    old_min_citations: int = Field(default=50, description="Citations an old record needs to be kept.")
+    keep_unknown_year: bool = Field(default=False, description="Keep records of unknown year from any source.")
+
+    def keeps(self, record: Record) -> bool:
+        if record.year is None:
+            return self.keep_unknown_year or record.source_type == "local"
+        if record.year < self.min_year:
+            return False
+        if record.year < self.old_year:
+            return (record.citation_count or 0) >= self.old_min_citations
+        return True
+
+
 @runtime_checkable
 class LiteratureSource(Protocol):
     """Searches one literature source and, where it can, walks its citation graph."""
@@ -25,8 +46,8 @@ class LiteratureSource(Protocol):
         """Records matching `query`; raises agent.errors.SourceError on failure beyond retries."""
         ...
 
-    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
-        """References and citing papers of `record` (empty when the source has none)."""
+    async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
+        """References and citing papers of `record` that pass `gate` (empty when the source has no citation graph)."""
         ...
 
 

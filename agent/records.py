@@ -8,13 +8,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from enum import Enum
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
 TaskType = Literal["mcq", "open", "claim"]
 Stance = Literal["SUPPORT", "CONTRADICT", "NEUTRAL"]
 STANCE_LABELS: tuple[Stance, ...] = ("SUPPORT", "CONTRADICT", "NEUTRAL")  # the order of every stance model's outputs
+Route = Literal["citation_hop", "rerank", "hypothesize", "court", "discriminate", "synthesize", "target_claims", "report"]
+"""Every node a conditional edge can lead to (agent/routing.py narrows it per edge)."""
+RouteT = TypeVar("RouteT", bound=Route)
 
 
 class Status(str, Enum):
@@ -240,11 +243,12 @@ class Citation(BaseModel):
     doi: str | None = None
 
 
-class Decision(BaseModel):
-    """A conditional edge's choice and the numbers behind it (for traces and stop reasons)."""
+class Decision(BaseModel, Generic[RouteT]):
+    """A conditional edge's choice and the numbers behind it (for traces and stop reasons); each edge's decisions
+    are a subclass whose `next` is that edge's Literal of routes (agent/routing.py)."""
 
     at: str
-    next: str
+    next: RouteT
     reason: str
     margin: float | None = None
     agreement: float | None = None

@@ -8,7 +8,8 @@ the budget.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, TypedDict, get_args, get_origin, get_type_hints
 
 from agent.interfaces import Draft, Plan
 from agent.records import Answer, Claim, Decision, Hypothesis, LedgerEntry, Passage, Query, Record, Usage
@@ -62,3 +63,28 @@ class ResearchState(InputState, total=False):
     usage: Annotated[Usage, add_usage]
     notes: Annotated[list[str], operator.add]
     answer: Answer
+
+
+def reducers(schema: type) -> dict[str, tuple[Callable[[Any, Any], Any], Callable[[], Any]]]:
+    """The keys of a state schema that carry a reducer (`Annotated[T, reducer]`, the last callable LangGraph reads)
+    -> (reducer, the empty value of T that LangGraph's channel starts from)."""
+    found = {}
+    for key, hint in get_type_hints(schema, include_extras=True).items():
+        if get_origin(hint) is Annotated:
+            base, *meta = get_args(hint)
+            found[key] = (next(m for m in reversed(meta) if callable(m)), get_origin(base) or base)
+    return found
+
+
+REDUCERS = reducers(ResearchState)
+
+
+def apply_update(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """The state as the next step will see it: `update` applied as LangGraph applies it, each key with a reducer on
+    ResearchState reduced onto its current value (the empty value when absent), every other key replaced."""
+    view = {**state, **update}
+    for key, (reduce, empty) in REDUCERS.items():
+        if key in update:
+            current = state.get(key)
+            view[key] = reduce(empty() if current is None else current, update[key])
+    return view

@@ -75,5 +75,8 @@ def jaccard(a: str, b: str) -> float:
     return len(sa & sb) / len(sa | sb)
 
 
-def truncate(text: str, limit: int) -> str:
+def truncate(text: str, limit: int = 200) -> str:
+    """One short line: whitespace collapsed, cut to `limit` characters with an ellipsis (titles in answers, error
+    messages)."""
+    text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

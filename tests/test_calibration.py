@@ -54,16 +54,16 @@ def test_calibrator_for_follows_the_setting_and_the_judge(monkeypatch, tmp_path)
     path = tmp_path / "calibration.json"
     path.write_text(table.model_dump_json())
     monkeypatch.setattr(calibration, "default_table_path", lambda: path)
-    fitted, notes = calibrator_for(Context(), _judge("ensemble(heuristic+cross)"))
+    fitted, notes = calibrator_for(Context().backend, _judge("ensemble(heuristic+cross)"))
     assert isinstance(fitted, PlattCalibrator) and fitted.leading(0.5) == pytest.approx(0.5) and notes == []
-    other, notes = calibrator_for(Context(), _judge("llm"))
+    other, notes = calibrator_for(Context().backend, _judge("llm"))
     assert isinstance(other, RawScore) and "for the ensemble(heuristic+cross) judge, not llm" in notes[0]
-    assert isinstance(calibrator_for(Context(calibration="fitted"), _judge("llm"))[0], PlattCalibrator)
-    assert isinstance(calibrator_for(Context(calibration="raw"), _judge("ensemble(heuristic+cross)"))[0], RawScore)
+    assert isinstance(calibrator_for(Context(calibration="fitted").backend, _judge("llm"))[0], PlattCalibrator)
+    assert isinstance(calibrator_for(Context(calibration="raw").backend, _judge("ensemble(heuristic+cross)"))[0], RawScore)
     path.unlink()
-    assert "no fitted table" in calibrator_for(Context(), _judge("x"))[1][0]
+    assert "no fitted table" in calibrator_for(Context().backend, _judge("x"))[1][0]
     with pytest.raises(ConfigurationError, match="fit_calibration"):
-        calibrator_for(Context(calibration="fitted"), _judge("x"))
+        calibrator_for(Context(calibration="fitted").backend, _judge("x"))
 
 
 def test_raw_score_reports_the_score_itself():

@@ -1,7 +1,10 @@
-"""The runtime never imports the training package (weights and tables are what it ships, not the code)."""
+"""What the runtime must not import: the training package (weights and tables are what it ships, not the code), and
+on the offline path the project's HTTP layer and API clients."""
 
 import subprocess
 import sys
+
+import pytest
 
 RUNTIME_MODULES = ["agent", "agent.graph", "agent.cli", "agent.api", "agent.backend", "agent.judges", "agent.judges.cross",
                    "agent.judges.trained", "agent.judges.heuristic", "agent.reasoners.extractive", "agent.calibration"]
@@ -13,3 +16,45 @@ def test_runtime_imports_no_training_code():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+OFFLINE_RUN = """
+import sys
+from agent import Context
+from agent.backend import backend_for
+from agent.graph import graph
+
+documents = [
+    {"id": "d1", "title": "Vitamin D and fracture risk", "abstract": "Vitamin D supplementation reduced hip fracture risk by 18% in adults over 65."},
+    {"id": "d2", "title": "Coral reef bleaching", "abstract": "Ocean warming drives coral bleaching events across the Pacific."},
+]
+context = Context(preset="fast", stance_model="heuristic", max_claims=0)
+answer = graph.invoke({"question": "Does vitamin D reduce fracture risk?", "documents": documents}, context=context)["answer"]
+assert backend_for(context, documents).name == "offline" and answer.citations, answer
+print(sorted(m for m in sys.modules if m.startswith("agent.tools.")))
+"""
+HTTP_CLIENT_MODULES = {"agent.tools.http", "agent.tools.live", "agent.tools.arxiv", "agent.tools.semantic_scholar", "agent.tools.openalex",
+                       "agent.tools.crossref", "agent.tools.brave", "agent.tools.pubchem", "agent.tools.cohere_rerank", "agent.tools.voyage"}
+
+
+OFFLINE_PATH_MODULES = ["agent", "agent.api", "agent.graph", "agent.backend", "agent.search", "agent.tools.local_index",
+                        "agent.tools.offline_rerank", "agent.tools.encoder", "agent.judges", "agent.reasoners.extractive"]
+
+
+def test_the_offline_path_imports_no_http_client():
+    code = "import sys\n" + "".join(f"import {m}\n" for m in OFFLINE_PATH_MODULES) + (
+        "print(sorted(m for m in sys.modules if m.startswith('agent.tools.')))"
+    )
+    loaded = set(eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout))
+    assert loaded and not loaded & HTTP_CLIENT_MODULES, loaded
+
+
+@pytest.mark.slow
+def test_an_offline_run_loads_no_http_client():
+    """A whole offline run (local index over the caller's documents, packaged models) never imports the project's HTTP
+    layer or any API client: the search service reaches the sources through the backend, and only the live backend
+    builds clients. (httpx itself is loaded by LangGraph, so it is not in this list.)"""
+    out = subprocess.run([sys.executable, "-c", OFFLINE_RUN], capture_output=True, text=True, check=True)
+    loaded = set(eval(out.stdout.strip().splitlines()[-1]))
+    assert loaded and not loaded & HTTP_CLIENT_MODULES, loaded
+    assert not any(m.startswith("agent.tools.http.") for m in loaded), loaded

@@ -1,6 +1,7 @@
-"""End to end on the real offline backend: a slice of the SciFact corpus, the packaged encoder, the
-trained stance model. Asserts statuses, that every citation is a record this run retrieved, and that
-the gold abstract is cited for most claims."""
+"""End to end on the real offline backend: a slice of the SciFact corpus, the packaged encoder, the default
+stance judge. Asserts that claims are answered (not abstained on) with their gold abstract cited and mostly the
+gold verdict, that every citation is a record this run retrieved, and that the open question and the MCQ are
+answered, the MCQ with the supported option."""
 
 from __future__ import annotations
 
@@ -46,30 +47,32 @@ def _run(question: str, mode: str, corpus, index_dir):
 
 def test_claims_are_answered_with_retrieved_citations(scifact_slice):
     corpus, index_dir, claims, slice_ids = scifact_slice
-    gold_cited = 0
+    answered_with_gold = right_verdicts = 0
     for claim in claims:
         answer, pool = _run(claim["claim"], "verify", corpus, index_dir)
-        assert answer.status in (Status.ANSWERED, Status.INSUFFICIENT_EVIDENCE)
         assert answer.run_id and answer.stop_reason
         ids = {c.id for c in answer.citations}
         assert ids <= set(pool) and ids <= slice_ids, "a citation is not a record this run retrieved"
         for sentence in answer.sentences:
             assert sentence["citations"] and set(sentence["citations"]) <= set(pool)
-        gold = set(claim["evidence"])
-        gold_cited += bool(ids & gold)
-        assert answer.verdict in ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
-    assert gold_cited >= (len(claims) + 1) // 2, f"gold abstract cited for only {gold_cited}/{len(claims)} claims"
+        gold = {doc: sets[0]["label"] for doc, sets in claim["evidence"].items()}
+        answered_with_gold += answer.status == Status.ANSWERED and bool(ids & set(gold))
+        right_verdicts += answer.verdict in gold.values()
+        assert (answer.verdict == "NOT_ENOUGH_INFO") == (answer.status == Status.INSUFFICIENT_EVIDENCE)
+    # at the time of writing: 4 of 5 answered citing the gold abstract, 2 of 5 with the gold verdict
+    assert answered_with_gold >= 3, f"only {answered_with_gold}/{len(claims)} claims answered with their gold abstract"
+    assert right_verdicts >= 2, f"only {right_verdicts}/{len(claims)} gold verdicts"
 
 
 def test_open_question_and_mcq(scifact_slice):
     corpus, index_dir, claims, _ = scifact_slice
     answer, pool = _run("What happens to insulin sensitivity with aging?", "ask", corpus, index_dir)
-    assert answer.task == "open" and answer.status in (Status.ANSWERED, Status.INSUFFICIENT_EVIDENCE)
-    assert {c.id for c in answer.citations} <= set(pool)
-    app_answer, pool = _run_mcq(claims[0]["claim"], corpus, index_dir)
-    assert app_answer.task == "mcq"
-    assert app_answer.selected_option in (0, 1, None)
-    assert app_answer.abstained == (app_answer.selected_option is None)
+    assert answer.task == "open" and answer.status == Status.ANSWERED and not answer.abstained
+    assert answer.citations and {c.id for c in answer.citations} <= set(pool)
+    supported = next(c for c in claims if all(sets[0]["label"] == "SUPPORT" for sets in c["evidence"].values()))
+    app_answer, pool = _run_mcq(supported["claim"], corpus, index_dir)
+    assert app_answer.task == "mcq" and app_answer.status == Status.ANSWERED
+    assert app_answer.selected_option == 0 and not app_answer.abstained  # the supported claim, not its negation
 
 
 def _run_mcq(claim: str, corpus, index_dir):

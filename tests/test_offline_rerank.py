@@ -65,6 +65,7 @@ def top(reranker: HybridReranker, claim: str, records: list[Record]) -> str:
     return records[int(np.argmax(scores))].id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("claim", "relevant", "candidates"), CASES, ids=["c-elegans", "hiv-progenitors", "urease"])
 def test_cited_abstract_ranks_first(claim: str, relevant: str, candidates: list[str]) -> None:
     records = load_records(candidates)
@@ -80,6 +81,7 @@ def test_lexical_only_mode_needs_no_model() -> None:
     assert top(reranker, claim, records) == relevant
 
 
+@pytest.mark.slow
 def test_sentence_store_round_trip_and_use(tmp_path: Path) -> None:
     claim, relevant, candidates = CASES[2]
     index = LocalIndex.from_records(load_records(candidates))
@@ -98,6 +100,7 @@ def test_sentence_store_round_trip_and_use(tmp_path: Path) -> None:
     assert top(reranker, claim, index.records) == relevant
 
 
+@pytest.mark.slow
 def test_store_from_other_sentences_is_rejected(tmp_path: Path) -> None:
     records = load_records(CASES[0][2])
     path = tmp_path / "sentences.npz"

@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 
 from training.dataset import SentenceRetriever, StancePair, claim_docs, load_scifact, negate_statement, scifact_splits
+from agent.lexicon import NEGATION_MARKER
 from agent.scoring.chunking import sentence_sections
 from agent.text import content_terms, is_finding, strip_section_label
 
@@ -83,15 +84,12 @@ def excluded_docs(claims: list[dict]) -> set[int]:
     return {doc for claim in claims if splits[claim["id"]] != "train" for doc in claim_docs(claim)}
 
 
-_NEGATION = re.compile(r"\b(not|no|without|neither|nor|cannot)\b|n't\b", re.I)
-
-
 def _balanced(built: list[tuple[int, str, str, str]], rng: random.Random) -> list[tuple[int, str, str, str]]:
     """Keep as many twins whose flip *added* a negation as twins whose flip removed one, so "the statement
     says not" predicts neither label and the judge has to read the sentence (unbalanced, 62 % of the
     CONTRADICT statements carried a negation against 14 % of the SUPPORT ones)."""
     def flip(twin: tuple[int, str, str, str]) -> str:
-        before, after = bool(_NEGATION.search(twin[1])), bool(_NEGATION.search(twin[2]))
+        before, after = bool(NEGATION_MARKER.search(twin[1])), bool(NEGATION_MARKER.search(twin[2]))
         return "added" if after and not before else "removed" if before and not after else "other"
 
     added = [i for i, twin in enumerate(built) if flip(twin) == "added"]

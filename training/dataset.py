@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from agent.lexicon import CONTRACTED_NEGATIONS, DIRECTION_SWAPS, STANCE_FLIP
 from agent.reasoners.questions import polar_to_claim
 from agent.records import Stance
 
@@ -218,25 +219,13 @@ def pubmedqa_pairs(data_dir: Path) -> list[StancePair]:
 # SciFact's contradicting claims were written by negating or reversing supported claims. Flipping a training
 # claim the same way and flipping its label teaches the model to read the cue features instead of topic alone.
 
-_ANTONYMS = {
-    "increases": "decreases", "increased": "decreased", "increase": "decrease", "increasing": "decreasing",
-    "higher": "lower", "greater": "smaller", "more": "less", "reduces": "increases", "reduced": "increased",
-    "reduce": "increase", "promotes": "inhibits", "promote": "inhibit", "inhibits": "promotes", "inhibit": "promote",
-    "enhances": "impairs", "enhance": "impair", "impairs": "enhances", "improves": "worsens", "improve": "worsen",
-    "activates": "inhibits", "induces": "prevents", "prevents": "induces", "raises": "lowers", "lowers": "raises",
-    "positively": "negatively", "negatively": "positively", "upregulates": "downregulates",
-    "downregulates": "upregulates", "suppresses": "promotes", "accelerates": "slows", "slows": "accelerates",
-    "lower": "higher", "decreases": "increases", "decreased": "increased", "decrease": "increase", "less": "more",
-}
 _NEGATION_EDITS = (
     (re.compile(r"\b(does|do|did|is|are|was|were|can|could|may|might|will|has|have|had) not\b", re.I), r"\1"),
     (re.compile(r"\b(doesn't|don't|didn't|isn't|aren't|wasn't|weren't|cannot)\b", re.I), None),
     (re.compile(r"\bnot\s+", re.I), ""),
 )
-_POSITIVE_AUX = {"doesn't": "does", "don't": "do", "didn't": "did", "isn't": "is", "aren't": "are", "wasn't": "was",
-                 "weren't": "were", "cannot": "can"}
 _AUXILIARY = re.compile(r"\b(is|are|was|were|can|could|may|might|will|has|have|had|does|do|did)\b(?! not)", re.I)
-_ANTONYM_RE = re.compile(r"\b(" + "|".join(sorted(_ANTONYMS, key=len, reverse=True)) + r")\b", re.I)
+_ANTONYM_RE = re.compile(r"\b(" + "|".join(sorted(DIRECTION_SWAPS, key=len, reverse=True)) + r")\b", re.I)
 
 
 def negate_statement(text: str) -> tuple[str, str] | None:
@@ -248,16 +237,15 @@ def negate_statement(text: str) -> tuple[str, str] | None:
     for pattern, repl in _NEGATION_EDITS:
         if pattern.search(text):
             if repl is None:
-                return pattern.sub(lambda m: _POSITIVE_AUX[m.group(1).lower()], text, count=1), "negation"
+                return pattern.sub(lambda m: CONTRACTED_NEGATIONS[m.group(1).lower()], text, count=1), "negation"
             return pattern.sub(repl, text, count=1), "negation"
     if _ANTONYM_RE.search(text):
-        return _ANTONYM_RE.sub(lambda m: _ANTONYMS[m.group(1).lower()], text, count=1), "antonym"
+        return _ANTONYM_RE.sub(lambda m: DIRECTION_SWAPS[m.group(1).lower()], text, count=1), "antonym"
     if _AUXILIARY.search(text):
         return _AUXILIARY.sub(lambda m: f"{m.group(1)} not", text, count=1), "negation"
     return None
 
 
-_FLIP: dict[Stance, Stance] = {"SUPPORT": "CONTRADICT", "CONTRADICT": "SUPPORT", "NEUTRAL": "NEUTRAL"}
 
 
 def negation_augment(pairs: list[StancePair], neutral_per_claim: int = 2) -> list[StancePair]:
@@ -280,5 +268,5 @@ def negation_augment(pairs: list[StancePair], neutral_per_claim: int = 2) -> lis
             if neutrals[key] >= neutral_per_claim:
                 continue
             neutrals[key] += 1
-        out.append(replace(pair, statement=negated, label=_FLIP[pair.label], kind="negated"))
+        out.append(replace(pair, statement=negated, label=STANCE_FLIP[pair.label], kind="negated"))
     return out

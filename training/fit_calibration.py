@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     claims = load_claims(args.claims, "val", args.limit)
     context = Context(preset="fast", corpus_path=str(args.corpus.resolve()), max_claims=0, calibration="raw")
-    judge = backend_for(context.resolved()).stance.name
+    judge = backend_for(context).stance.name
     rows = asyncio.run(observations(claims, context))
     led = [r for r in rows if r["lead"]]
     abstained = [r for r in rows if r["abstained"]]

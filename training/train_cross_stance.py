@@ -26,7 +26,8 @@ import numpy as np
 import torch
 
 
-from agent.judges.cross import CrossStanceJudge, build_network, default_cross_weights_path, load_tokenizer, pair_logits, softmax, tokenize
+from agent.judges.cross import CrossStanceJudge, build_network, default_cross_weights_path, load_tokenizer, pair_logits, tokenize
+from agent.judges.packaged import softmax
 from training.conclusions import conclusion_pairs
 from training.dataset import LABELS, StancePair, default_data_dir, healthver_pairs, load_scifact, negation_augment, pubmedqa_pairs, scifact_pairs
 from training.train_stance import LABEL_INDEX, _format, fit_temperature, selection_score, slice_report

@@ -125,7 +125,7 @@ def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePai
             scheduler.step()
             optimiser.zero_grad()
             total += float(loss.detach())
-            if step % 200 == 0:
+            if step % 50 == 0:
                 print(f"  {label} epoch {epoch} step {step}/{len(epoch_batches)} loss {total / step:.4f} "
                       f"{step * args.batch / (time.perf_counter() - t0):.1f} pairs/s", flush=True)
         train_seconds = time.perf_counter() - t0

@@ -33,6 +33,7 @@ from training.dataset import (
     scifact_pairs,
 )
 from agent.judges.features import CUE_NAMES, FEATURE_NAMES, pair_features
+from agent.judges.packaged import softmax
 from agent.judges.trained import default_weights_path
 from agent.tools.encoder import shared_encoder
 
@@ -168,9 +169,7 @@ class Trained:
             return self.net(torch.from_numpy(z.astype(np.float32))).numpy()
 
     def proba(self, x: np.ndarray) -> np.ndarray:
-        z = self.logits(x) / self.temperature
-        z = np.exp(z - z.max(axis=1, keepdims=True))
-        return z / z.sum(axis=1, keepdims=True)
+        return softmax(self.logits(x), self.temperature)
 
     def export(self) -> dict[str, np.ndarray]:
         """Weights over the full FEATURE_NAMES vector (cue-only models get zero rows for the embeddings)."""

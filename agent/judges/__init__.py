@@ -10,6 +10,7 @@ last fallback and the ablation baseline.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from agent.errors import ConfigurationError
@@ -24,22 +25,23 @@ __all__ = ["CrossStanceJudge", "HeuristicStanceJudge", "MeanStanceJudge", "Train
 OfflineKind = Literal["auto", "cross", "trained", "ensemble", "heuristic"]
 
 
-def offline_stance_judge(kind: OfflineKind = "auto") -> StanceJudge:
+def offline_stance_judge(kind: OfflineKind = "auto", cross_weights: Path | None = None) -> StanceJudge:
     """The offline judge for a `Context.stance_model` value.
 
     'cross' and 'trained' load their weights now, so a missing or stale file fails at start-up with a
     ConfigurationError rather than mid-run; 'auto' is 'ensemble' (heuristic + cross-encoder) when the
-    cross-encoder's weights are present, else 'trained' when the MLP's are, else the heuristic.
+    cross-encoder's weights are present, else 'trained' when the MLP's are, else the heuristic. `cross_weights`
+    replaces the packaged cross-encoder file (for judges trained with training/train_judge.py).
     """
     if kind == "auto":
-        kind = "ensemble" if default_cross_weights_path().is_file() else "trained" if default_weights_path().is_file() else "heuristic"
+        kind = "ensemble" if (cross_weights or default_cross_weights_path()).is_file() else "trained" if default_weights_path().is_file() else "heuristic"
     if kind == "heuristic":
         return HeuristicStanceJudge()
     if kind == "ensemble":
-        members = [HeuristicStanceJudge(), offline_stance_judge("cross")]
+        members = [HeuristicStanceJudge(), offline_stance_judge("cross", cross_weights)]
         return MeanStanceJudge(members)
     if kind == "cross":
-        judge: CrossStanceJudge | TrainedStanceJudge = CrossStanceJudge()
+        judge: CrossStanceJudge | TrainedStanceJudge = CrossStanceJudge(cross_weights)
     elif kind == "trained":
         judge = TrainedStanceJudge()
     else:

@@ -96,7 +96,7 @@ class CrossStanceModel:
     """The network with the packaged fine-tuned layers loaded, and its temperature."""
 
     def __init__(self, path: Path):
-        arrays = read_weights(path, "cross-encoder stance", "python -m training.train_cross_stance")
+        arrays = read_weights(path, "cross-encoder stance", "python -m training.train_judge")
         try:
             self.meta: dict = json.loads(str(arrays.pop("meta")))
             self.temperature = float(arrays.pop("temperature"))
@@ -131,6 +131,8 @@ class CrossStanceJudge(PackagedModelJudge):
     def __init__(self, weights: Path | None = None):
         super().__init__(weights)
         self._inference = threading.Lock()  # one intra-op thread pool: judge calls from several threads queue
+        if weights is not None and weights.resolve() != default_cross_weights_path().resolve():
+            self.name = f"cross({weights.stem})"  # another judge: the calibration fitted for the packaged one does not hold
 
     def default_path(self) -> Path:
         return default_cross_weights_path()

@@ -11,47 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent.lexicon import DOWN, HEDGES, NEGATED_FORMS, NEGATIONS, NULL_PHRASES, UP
+
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?(?:[.,][0-9]+)?%?|[<>≤≥]")
 _P_VALUE = re.compile(r"\bp\s*[<=>≤≥]\s*0?[.,]\d+", re.I)
 _NUMBER = re.compile(r"(?<![a-z0-9])(\d+(?:[.,]\d+)?)(?:\s*(%|percent|fold|-fold))?", re.I)
 
-NEGATIONS = frozenset(
-    """no not never none neither nor without cannot can't don't doesn't didn't isn't aren't wasn't weren't won't
-    wouldn't shouldn't couldn't hasn't haven't hadn't nothing nobody fail fails failed failing lack lacks lacked
-    lacking absence absent unable unaffected unchanged unrelated independent insufficient""".split()
-)
-_NEGATED_FORMS = frozenset(
-    """nonsignificant insignificant ineffective inefficient unassociated uncorrelated unaltered unimpaired
-    nonsignificantly unlikely""".split()
-)
-
-UP = frozenset(
-    """increase increases increased increasing increment elevate elevates elevated elevation higher highest greater
-    enhance enhances enhanced enhancement promote promotes promoted promoting upregulate upregulates upregulated
-    upregulation raise raises raised raising more augment augments augmented boost boosts boosted improve improves
-    improved improvement accelerate accelerates accelerated induce induces induced induction activate activates
-    activated activation stimulate stimulates stimulated exacerbate exacerbates exacerbated gain gains rise rises
-    rose larger longer better amplify amplifies amplified potentiate potentiates potentiated facilitate facilitates
-    facilitated""".split()
-)
-DOWN = frozenset(
-    """decrease decreases decreased decreasing decline declines declined reduce reduces reduced reducing reduction
-    lower lowers lowered lowest less fewer smaller shorter worse diminish diminishes diminished inhibit inhibits
-    inhibited inhibition inhibitor suppress suppresses suppressed suppression downregulate downregulates
-    downregulated downregulation attenuate attenuates attenuated impair impairs impaired impairment prevent
-    prevents prevented prevention block blocks blocked deplete depletes depleted depletion abolish abolishes
-    abolished loss lose loses lost weaken weakens weakened slow slows slowed drop drops dropped fall falls fell
-    limit limits limited restrict restricts restricted""".split()
-)
-NULL_PHRASES = (
-    "no significant", "not significant", "nonsignificant", "non significant", "insignificant", "no difference",
-    "no differences", "did not differ", "do not differ", "does not differ", "not differ", "no association",
-    "not associated", "no effect", "no effects", "no impact", "no change", "no changes", "no evidence",
-    "no correlation", "not correlated", "was similar", "were similar", "similar between", "comparable",
-    "unchanged", "not affect", "not alter", "not change", "not increase", "not decrease", "not reduce",
-    "not improve", "no benefit", "no relationship", "no link", "not linked",
-)
-HEDGES = frozenset("may might could possibly potentially suggest suggests suggested likely unclear unknown".split())
 _NEGATION_SCOPE = 4  # tokens after a negation whose direction it flips
 
 
@@ -70,7 +35,7 @@ def numbers(text: str) -> set[str]:
 
 
 def _is_negation(token: str) -> bool:
-    return token in NEGATIONS or token in _NEGATED_FORMS
+    return token in NEGATIONS or token in NEGATED_FORMS
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,14 @@ def read_weights(path: Path, what: str, retrain: str) -> dict[str, np.ndarray]:
         raise ConfigurationError(f"{what} weights at {path} are unreadable: {exc}") from exc
 
 
+def softmax(logits: np.ndarray, temperature: float = 1.0, bias: np.ndarray | None = None) -> np.ndarray:
+    """Row-wise softmax of logits / temperature + bias (the log-prior shift)."""
+    z = logits / temperature + (0.0 if bias is None else bias)
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
 class PackagedModelJudge:
     """A StanceJudge over a model loaded from packaged weights on first use.
 

@@ -16,7 +16,7 @@ import numpy as np
 from agent.errors import ConfigurationError
 from agent.records import STANCE_LABELS as LABELS
 from agent.judges.features import FEATURE_NAMES, pair_features
-from agent.judges.packaged import PackagedModelJudge, read_weights
+from agent.judges.packaged import PackagedModelJudge, read_weights, softmax
 from agent.tools.encoder import MiniLMEncoder, shared_encoder
 
 WEIGHTS_FILE = "stance_mlp.npz"
@@ -58,10 +58,7 @@ class StanceMLP:
 
     def predict_proba(self, features: np.ndarray) -> np.ndarray:
         """Class probabilities [n, 3] in LABELS order."""
-        z = self.logits(features) / self.temperature
-        z -= z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        return p / p.sum(axis=1, keepdims=True)
+        return softmax(self.logits(features), self.temperature)
 
 
 class TrainedStanceJudge(PackagedModelJudge):

@@ -6,7 +6,7 @@ score = sum(top support_cap support conf x weight) - contradiction_weight x sum(
 contradiction conf x weight) (seeds 001/002); weight = relevance ((rank + 1) ** -relevance_decay, the record's
 place in the reranking; MCQ options use option_relevance_decay) x quantitative (1.5x) x section x (1 + triangulation) and,
 behind a flag, 1.5x for citation-hop passages of the adversarial hypothesis (seed 001 risk).
-MCQ blends 70 % stance-based net score with 30 % semantic evidence score (seed 000).
+MCQ blends the stance-based net score with the semantic evidence score (court.mcq_stance_share, seed 000: 70 / 30).
 margin = gap between the top two hypotheses' shares of the positive score mass.
 """
 
@@ -16,26 +16,21 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
+from langgraph.runtime import Runtime
 
+from agent.backend import abackend_for
+from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import StanceResult
-from agent.nodes.common import state_after, backend_of, emit, node_meter, section_window_passages, sentence_passages, settings_of
+from agent.lexicon import STANCE_FLIP
 from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.routing import decide_after_court
-from agent.text import is_finding
+from agent.scoring.chunking import section_window_passages, sentence_passages
 from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.triangulation import triangulation_score
-
-SENTENCES_PER_HYPOTHESIS = 16
-NEUTRAL_KEPT = 2
-MCQ_STANCE_SHARE = 0.7
-SECTION_WEIGHTS = {
-    "background": 0.5, "context": 0.5, "introduction": 0.5, "objective": 0.5, "objectives": 0.5, "aim": 0.5, "aims": 0.5,
-    "purpose": 0.5, "importance": 0.5, "rationale": 0.5, "methods": 0.7, "method": 0.7, "design": 0.7, "setting": 0.7,
-    "participants": 0.7, "patients": 0.7, "materials and methods": 0.7, "measurements": 0.7, "intervention": 0.7,
-    "interventions": 0.7, "main outcome measure": 0.7, "main outcome measures": 0.7,
-}
-FLIP = {"SUPPORT": "CONTRADICT", "CONTRADICT": "SUPPORT", "NEUTRAL": "NEUTRAL"}
+from agent.state import ResearchState, apply_update
+from agent.text import is_finding
+from agent.tracing.progress import emit
 
 
 def _shares(scores: list[float]) -> list[float]:
@@ -52,10 +47,10 @@ def margin_of(scores: list[float]) -> float:
     return top[0] - top[1]
 
 
-def section_weight(section: str | None) -> float:
+def section_weight(section: str | None, weights: dict[str, float]) -> float:
     """Background and aims say what was asked, not what was found: they count less than results. The section
     is the passage's (the label that opened it), so a whole section counts, not only its labelled first sentence."""
-    return SECTION_WEIGHTS.get(section, 1.0) if section else 1.0
+    return weights.get(section, 1.0) if section else 1.0
 
 
 def relevance_weight(rank: int, decay: float) -> float:
@@ -66,16 +61,16 @@ def relevance_weight(rank: int, decay: float) -> float:
 
 
 def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str], rank: int) -> float:
-    decay = settings.option_relevance_decay if hypothesis.origin == "option" else settings.relevance_decay
+    decay = settings.court.option_relevance_decay if hypothesis.origin == "option" else settings.court.relevance_decay
     weight = relevance_weight(rank, decay)
-    weight *= quantitative_weight(passage.text, settings.quantitative_weight) if settings.enable_quantitative_weight else 1.0
-    if settings.enable_section_weight:
-        weight *= section_weight(passage.section)
-    if settings.enable_triangulation:
+    weight *= quantitative_weight(passage.text, settings.court.quantitative_weight) if settings.ablations.enable_quantitative_weight else 1.0
+    if settings.ablations.enable_section_weight:
+        weight *= section_weight(passage.section, settings.court.section_weights)
+    if settings.ablations.enable_triangulation:
         weight *= 1.0 + triangulation_score(source_types)
     adversarial = hypothesis.origin == "negation"
     if adversarial and any(p.via == "citation_hop" for p in record.provenance):
-        weight *= settings.adversarial_hop_weight
+        weight *= settings.court.adversarial_hop_weight
     return weight
 
 
@@ -84,13 +79,13 @@ def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], setting
     def ranked(stance: str) -> list[LedgerEntry]:
         return sorted((e for e in entries if e.stance == stance), key=lambda e: -e.confidence * e.weight)
 
-    support, against, neutral = ranked("SUPPORT")[: settings.support_cap], ranked("CONTRADICT")[: settings.contradict_cap], ranked("NEUTRAL")[:NEUTRAL_KEPT]
+    support, against, neutral = ranked("SUPPORT")[: settings.court.support_cap], ranked("CONTRADICT")[: settings.court.contradict_cap], ranked("NEUTRAL")[: settings.court.neutral_kept]
     s = sum(e.confidence * e.weight for e in support)
     c = sum(e.confidence * e.weight for e in against)
-    score = s - settings.contradiction_weight * c
-    if s >= settings.verdict_min_evidence and score > 0:
+    score = s - settings.court.contradiction_weight * c
+    if s >= settings.court.verdict_min_evidence and score > 0:
         verdict = HypothesisVerdict.SUPPORTED
-    elif c >= settings.verdict_min_evidence and c > s:
+    elif c >= settings.court.verdict_min_evidence and c > s:
         verdict = HypothesisVerdict.CONTRADICTED
     else:
         verdict = HypothesisVerdict.INSUFFICIENT
@@ -98,14 +93,14 @@ def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], setting
     return scored, support + against + neutral
 
 
-async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
-    backend = await backend_of(runtime, state)
+async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
+    backend = await abackend_for(settings, state.get("documents"))
     pool: dict[str, Record] = state.get("pool") or {}
     hypotheses: list[Hypothesis] = state.get("hypotheses") or []
-    records = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool][: settings.court_records]
-    passages = sentence_passages(records) + (section_window_passages(records) if settings.court_section_windows else [])
-    if settings.enable_section_weight:
+    records = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool][: settings.court.court_records]
+    passages = sentence_passages(records) + (section_window_passages(records) if settings.court.court_section_windows else [])
+    if settings.ablations.enable_section_weight:
         passages = [p for p in passages if is_finding(p.text)]
     with node_meter(state, settings) as meter:
         ledger, scored, semantic = [], [], []
@@ -115,7 +110,7 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
             sims = vectors[len(statements):] @ vectors[: len(statements)].T  # [passages, statements]
             chosen: dict[str, list[int]] = {}
             for j, statement in enumerate(statements):
-                chosen[statement] = [int(i) for i in np.argsort(-sims[:, j])[:SENTENCES_PER_HYPOTHESIS]]
+                chosen[statement] = [int(i) for i in np.argsort(-sims[:, j])[: settings.court.sentences_per_hypothesis]]
             pairs = [(statement, passages[i].text) for statement in statements for i in chosen[statement]]
             judged: list[StanceResult] = await backend.stance.judge(pairs) if pairs else []
             stance_of = {pair: result for pair, result in zip(pairs, judged, strict=True)}
@@ -126,9 +121,9 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
                 entries = []
                 for i in chosen[h.statement]:
                     result = stance_of[(h.statement, passages[i].text)]
-                    stance = result.stance if result.confidence >= settings.stance_min_confidence else "NEUTRAL"
+                    stance = result.stance if result.confidence >= settings.court.stance_min_confidence else "NEUTRAL"
                     if h.polarity < 0:
-                        stance = FLIP[stance]
+                        stance = STANCE_FLIP[stance]
                     record = pool[passages[i].record_id]
                     entries.append(LedgerEntry(
                         hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index,
@@ -144,11 +139,11 @@ async def court(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         else:
             scored = list(hypotheses)
         if state["plan"].task == "mcq" and scored:
-            scored = _blend_mcq(scored, semantic)
+            scored = _blend_mcq(scored, semantic, settings.court.mcq_stance_share)
     margin = float(margin_of([h.score for h in scored])) if scored else None
     emit({"node": "court", "round": state.get("round", 0), "margin": margin, "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored]})
     update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage}
-    return {**update, "decisions": [decide_after_court(state_after(state, update), settings)]}
+    return {**update, "decisions": [decide_after_court(apply_update(state, update), settings)]}
 
 
 def _source_types_by_record(records: list[Record]) -> dict[str, list[str]]:
@@ -160,12 +155,12 @@ def _source_types_by_record(records: list[Record]) -> dict[str, list[str]]:
     return types
 
 
-def _blend_mcq(hypotheses: list[Hypothesis], semantic: list[float]) -> list[Hypothesis]:
-    """MCQ: 70 % stance-based net score share, 30 % semantic evidence share (seed 000)."""
+def _blend_mcq(hypotheses: list[Hypothesis], semantic: list[float], stance_share_weight: float) -> list[Hypothesis]:
+    """MCQ: stance-based net score share blended with the semantic evidence share (seed 000: 70 / 30)."""
     stance_share = _shares([h.score for h in hypotheses])
     sem = np.asarray(semantic or [0.0] * len(hypotheses))
     sem_share = _shares([float(x) for x in sem - sem.min()]) if sem.size and sem.max() > sem.min() else [1.0 / len(hypotheses)] * len(hypotheses)
     return [
-        h.model_copy(update={"score": float(MCQ_STANCE_SHARE * st + (1 - MCQ_STANCE_SHARE) * se)})
+        h.model_copy(update={"score": float(stance_share_weight * st + (1 - stance_share_weight) * se)})
         for h, st, se in zip(hypotheses, stance_share, sem_share)
     ]

@@ -8,20 +8,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.nodes.common import backend_of, emit, node_meter, sentence_passages, settings_of
+from langgraph.runtime import Runtime
+
+from agent.backend import abackend_for
+from agent.budget import node_meter
+from agent.config import Context
+from agent.scoring.chunking import sentence_passages
+from agent.state import ResearchState
 from agent.text import jaccard
+from agent.tracing.progress import emit
 
-EVIDENCE_RECORDS = 10
-
-
-async def hypothesize(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
-    backend = await backend_of(runtime, state)
+async def hypothesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
+    backend = await abackend_for(settings, state.get("documents"))
     pool = state.get("pool") or {}
     ranked = state.get("ranked") or []
-    top = [pool[p.record_id] for p in ranked[:EVIDENCE_RECORDS] if p.record_id in pool]
+    top = [pool[p.record_id] for p in ranked[: settings.court.hypothesis_evidence_records] if p.record_id in pool]
     evidence = sentence_passages(top, {p.record_id: p.score for p in ranked})
-    n = settings.n_hypotheses if settings.enable_hypotheses else 1
+    n = settings.court.n_hypotheses if settings.ablations.enable_hypotheses else 1
     with node_meter(state, settings) as meter:
         hypotheses = await backend.reasoner.hypothesize(state["question"], state["plan"], evidence, n)
         agreement = None

@@ -6,20 +6,26 @@ import time
 import uuid
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from agent.backend import abackend_for
+from agent.budget import node_meter
+from agent.config import Context
 from agent.inputs import validate_question
-from agent.nodes.common import backend_of, emit, node_meter, settings_of
 from agent.records import Query
+from agent.state import ResearchState
+from agent.tracing.progress import emit
 
 
-async def plan(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
+async def plan(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
     question, options = validate_question(state.get("question"), state.get("options"))
     started_at = state.get("started_at") or time.time()
-    backend = await backend_of(runtime, state)
+    backend = await abackend_for(settings, state.get("documents"))
     with node_meter(state, settings) as meter:
         the_plan = await backend.reasoner.plan(question, options, state.get("mode") or "ask")
         queries = list(the_plan.queries)
-        if backend.entity_expander is not None and settings.enable_entity_expansion and the_plan.entities:
+        if backend.entity_expander is not None and settings.backend.enable_entity_expansion and the_plan.entities:
             queries += await _expanded_queries(backend.entity_expander, the_plan.entities[:3], queries[0].text)
     emit({"node": "plan", "task": the_plan.task, "queries": [q.text for q in queries]})
     return {

@@ -11,10 +11,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from agent.backend import abackend_for
 from agent.calibration import evidence_score
-from agent.nodes.common import backend_of, emit, settings_of
+from agent.config import Context
 from agent.reasoners.extractive import option_label, winner
 from agent.records import Answer, Citation, HypothesisVerdict, Status, Usage
+from agent.state import ResearchState
+from agent.tracing.progress import emit
 
 
 def _stop_reason(decisions) -> str:
@@ -38,8 +43,8 @@ def _verdict(plan, best, decided: bool) -> str | None:
     return "SUPPORT" if best.polarity > 0 else "CONTRADICT"
 
 
-async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
+async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
     plan = state["plan"]
     pool = state.get("pool") or {}
     hypotheses = state.get("hypotheses") or []
@@ -48,13 +53,13 @@ async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     draft = state.get("draft")
     decisions = state.get("decisions") or []
     best = winner(hypotheses)
-    calibrator = (await backend_of(runtime, state)).calibrator
+    calibrator = (await abackend_for(settings, state.get("documents"))).calibrator
     score = evidence_score(state.get("margin"), hypotheses, claims, ledger)
     leading = calibrator.leading(score)
     stop_reason = _stop_reason(decisions)
     has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and draft is not None and bool(draft.sentences)
     decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
-    abstained = not decided or leading < settings.abstain_threshold
+    abstained = not decided or leading < settings.court.abstain_threshold
     conf = calibrator.abstention(score) if abstained else leading
     if not pool:
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
@@ -65,7 +70,7 @@ async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's confidence is {leading:.2f}).{leaning}"
     else:
         status, text = Status.ANSWERED, draft.answer
-    if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.margin_threshold:
+    if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
         status = Status.BUDGET_EXHAUSTED
     cited = list(dict.fromkeys([c for s in (draft.sentences if draft else []) for c in s.citations]
                                + [rid for claim in claims for rid in claim.supporting + claim.refuting]))

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from agent.backend import abackend_for
+from agent.budget import node_meter
+from agent.config import Context
 from agent.interfaces import CitedSentence, Draft
-from agent.nodes.common import backend_of, emit, node_meter, settings_of
+from agent.state import ResearchState
+from agent.tracing.progress import emit
 
 
 def check_citations(draft: Draft, retrieved: set[str]) -> tuple[Draft, list[str]]:
@@ -27,9 +33,9 @@ def check_citations(draft: Draft, retrieved: set[str]) -> tuple[Draft, list[str]
     return draft.model_copy(update={"sentences": kept}), notes
 
 
-async def synthesize(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
-    backend = await backend_of(runtime, state)
+async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
+    backend = await abackend_for(settings, state.get("documents"))
     pool = state.get("pool") or {}
     with node_meter(state, settings) as meter:
         draft = await backend.reasoner.synthesize(state["question"], state["plan"], state.get("hypotheses") or [], state.get("ledger") or [], pool)

@@ -1,9 +1,10 @@
 """verify_claims: extract the answer's checkable claims and verify each against fresh retrieval (seed 004).
 
-Per claim: a literal and a negation query; a dossier of the top 2 supporting and top 2 refuting
-passages; independence by institution where metadata has it, else by DOI / record id. VERIFIED needs
-at least 2 independent supporting sources and no strong contradiction; support and contradiction
-together make it CONTESTED; otherwise UNVERIFIED.
+Per claim: a literal and a negation query; a dossier of the top supporting and refuting passages
+(verification.claim_dossier_size each, 2); independence by institution where metadata has it, else by DOI /
+record id. VERIFIED needs claim_min_independent (2) independent supporting sources and no refutation at
+claim_strong_refutation (0.8) or above; support and contradiction together make it CONTESTED; otherwise
+UNVERIFIED.
 """
 
 from __future__ import annotations
@@ -12,20 +13,19 @@ import hashlib
 from typing import Any
 
 import numpy as np
+from langgraph.runtime import Runtime
 
+from agent.backend import abackend_for
 from agent.backend import Backend
-from agent.config import Context
-from agent.nodes.common import backend_of, emit, merge_into_pool, node_meter, sentence_passages, settings_of, state_after
-from agent.nodes.retrieve import search_queries
-from agent.reasoners.questions import claim_queries
+from agent.budget import node_meter
+from agent.config import Context, VerificationSettings
 from agent.records import Claim, ClaimVerdict, LedgerEntry, Record
 from agent.routing import decide_after_verify
+from agent.scoring.chunking import sentence_passages
 from agent.scoring.dedup import dedup_texts
-
-RESULTS_PER_QUERY = 8
-SENTENCES_PER_CLAIM = 10
-STRONG = 0.8
-
+from agent.search import SearchService, claim_queries, pool_additions
+from agent.state import ResearchState, apply_update, merge_records
+from agent.tracing.progress import emit
 
 def independence_token(record: Record) -> str:
     """Institution of the first author where known, else a hash of the DOI (or id): one per source."""
@@ -34,12 +34,12 @@ def independence_token(record: Record) -> str:
     return "doi:" + hashlib.sha1((record.doi or f"{record.source}:{record.id}").encode()).hexdigest()[:12]
 
 
-def verdict_for(dossier: list[LedgerEntry], records: dict[str, Record]) -> tuple[ClaimVerdict, list[str], list[str], int]:
+def verdict_for(dossier: list[LedgerEntry], records: dict[str, Record], settings: VerificationSettings) -> tuple[ClaimVerdict, list[str], list[str], int]:
     supporting = [e for e in dossier if e.stance == "SUPPORT"]
     refuting = [e for e in dossier if e.stance == "CONTRADICT"]
     independent = len({independence_token(records[e.record_id]) for e in supporting if e.record_id in records})
-    strong_refute = any(e.confidence >= STRONG for e in refuting)
-    if independent >= 2 and not strong_refute:
+    strong_refute = any(e.confidence >= settings.claim_strong_refutation for e in refuting)
+    if independent >= settings.claim_min_independent and not strong_refute:
         verdict = ClaimVerdict.VERIFIED
     elif supporting and refuting:
         verdict = ClaimVerdict.CONTESTED
@@ -69,48 +69,49 @@ async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], 
         return claim
     vectors = await backend.embedder.embed([claim.text] + [p.text for p in passages], kind="document")
     sims = vectors[1:] @ vectors[0]
-    chosen = [passages[int(i)] for i in np.argsort(-sims)[:SENTENCES_PER_CLAIM]]
+    chosen = [passages[int(i)] for i in np.argsort(-sims)[: settings.verification.claim_sentences]]
     judged = await backend.stance.judge([(claim.text, p.text) for p in chosen])
     entries = [
         LedgerEntry(hypothesis_id="claim", record_id=p.record_id, sentence_index=p.sentence_index, sentence_end=p.sentence_end, text=p.text,
-                    stance=r.stance if r.confidence >= settings.stance_min_confidence else "NEUTRAL", confidence=r.confidence)
+                    stance=r.stance if r.confidence >= settings.court.stance_min_confidence else "NEUTRAL", confidence=r.confidence)
         for p, r in zip(chosen, judged, strict=True)
     ]
     by_conf = one_side_per_record(sorted(entries, key=lambda e: -e.confidence))
-    dossier = [e for e in by_conf if e.stance == "SUPPORT"][:2] + [e for e in by_conf if e.stance == "CONTRADICT"][:2]
+    size = settings.verification.claim_dossier_size
+    dossier = [e for e in by_conf if e.stance == "SUPPORT"][:size] + [e for e in by_conf if e.stance == "CONTRADICT"][:size]
     records = {r.id: r for r in candidates}
-    verdict, supporting, refuting, independent = verdict_for(dossier, records)
+    verdict, supporting, refuting, independent = verdict_for(dossier, records, settings.verification)
     return claim.model_copy(update={"verdict": verdict, "supporting": supporting, "refuting": refuting, "independent_sources": independent, "dossier": dossier})
 
 
-async def verify_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    settings = settings_of(runtime)
-    backend = await backend_of(runtime, state)
+async def verify_claims(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    settings = runtime.context
+    backend = await abackend_for(settings, state.get("documents"))
     pool: dict[str, Record] = state.get("pool") or {}
     draft = state.get("draft")
     claims: list[Claim] = []
     new_pool: dict[str, Record] = {}
     notes: list[str] = []
     with node_meter(state, settings) as meter:
-        if settings.enable_verification and settings.max_claims and draft and draft.sentences:
-            claims = await backend.reasoner.extract_claims(state["question"], draft, settings.max_claims)
-            if settings.enable_claim_dedup and len(claims) > 1:  # one check per canonical claim (seed 002)
-                groups = await dedup_texts([c.text for c in claims], backend.embedder, settings.dedup_cosine)
+        if settings.ablations.enable_verification and settings.verification.max_claims and draft and draft.sentences:
+            claims = await backend.reasoner.extract_claims(state["question"], draft, settings.verification.max_claims)
+            if settings.ablations.enable_claim_dedup and len(claims) > 1:  # one check per canonical claim (seed 002)
+                groups = await dedup_texts([c.text for c in claims], backend.embedder, settings.verification.dedup_cosine)
                 claims = [claims[g.representative] for g in groups]
+            search = SearchService(backend, settings, usage=state.get("usage"), meter=meter)
+            context_ids = [p.record_id for p in (state.get("ranked") or [])[: settings.verification.claim_context_records]]
             checked = []
             for claim in claims:  # academic sources only: claim checks never spend the run's web searches
-                fresh, failures, _ = await search_queries(
-                    backend, claim_queries(claim.text), limit=RESULTS_PER_QUERY, round_=state.get("round", 0),
-                    settings=settings, usage=state.get("usage"), meter=meter, use_web=False,
-                )
-                notes += [f"source failed: {f}" for f in dict.fromkeys(failures)]
-                update = merge_into_pool({**pool, **new_pool}, fresh)
-                new_pool.update(update)
-                merged = {**pool, **new_pool}
-                candidates = list({r.id: r for r in [merged[k] for k in update] + [merged[p.record_id] for p in (state.get("ranked") or [])[:10] if p.record_id in merged]}.values())
+                found = await search.queries(claim_queries(claim.text), limit=settings.verification.claim_results_per_query,
+                                             round_=state.get("round", 0), use_web=False)
+                notes += [f"source failed: {f}" for f in dict.fromkeys(found.failures)]
+                update = pool_additions(merge_records(pool, new_pool), found.records)
+                new_pool = merge_records(new_pool, update)
+                merged = merge_records(pool, new_pool)
+                candidates = list({r.id: r for r in [merged[k] for k in update] + [merged[k] for k in context_ids if k in merged]}.values())
                 checked.append(await check_claim(backend, claim, candidates, settings))
             claims = checked
     counts = {v.value: sum(1 for c in claims if c.verdict == v) for v in ClaimVerdict}
     emit({"node": "verify_claims", "claims": len(claims), **counts})
     update = {"claims": claims, "pool": new_pool, "usage": meter.usage, "notes": notes}
-    return {**update, "decisions": [decide_after_verify(state_after(state, update), settings)]}
+    return {**update, "decisions": [decide_after_verify(apply_update(state, update), settings)]}

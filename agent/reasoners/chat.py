@@ -94,9 +94,9 @@ class ChatReasoner:
             return await self.fallback.hypothesize(question, plan, evidence, n)
         fenced = fence_evidence([(p.record_id, p.text) for p in evidence[:8]])
         out = await self._call("hypothesize", HYPOTHESIZE_SYSTEM.replace("N ", f"{n} "), f"Question: {question}\n\n{fenced}", HypothesesOut)
-        grounded = await self.fallback.hypothesize(question, plan, evidence, 1)  # seed 000: keep the best evidence statement
         if out is None:
             return await self.fallback.hypothesize(question, plan, evidence, n)
+        grounded = await self.fallback.hypothesize(question, plan, evidence, 1)  # seed 000: keep the best evidence statement
         texts = [t.strip() for t in out.hypotheses if t.strip()][: max(1, n - len(grounded))]
         hypotheses = [Hypothesis(id=f"H{i + 1}", text=t, origin="llm", claim=t) for i, t in enumerate(texts)]
         for g in grounded:

@@ -129,8 +129,6 @@ class ExtractiveReasoner:
         against = _for_hypothesis(ledger, best.id, "CONTRADICT")
         if plan.task == "mcq" and best.option_index is not None:
             headline = f"({option_label(best.option_index)}) {best.text}"
-        elif plan.claim:
-            headline = best.text
         else:
             headline = best.text
         sentences = [CitedSentence(text=headline, citations=[e.record_id for e in support[:2]])]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from agent.records import Query, TaskType
+from agent.lexicon import ANTONYMS
+from agent.records import TaskType
 from agent.text import content_terms
 
 _AUX = r"(does|do|did|is|are|was|were|can|could|will|would|should|has|have|had|may|might|must)"
@@ -12,19 +13,6 @@ _POLAR = re.compile(rf"^\s*{_AUX}\b\s+(.*?)\??\s*$", re.I | re.S)
 _WH = re.compile(r"^\s*(what|which|who|whom|whose|when|where|why|how)\b", re.I)
 _NUMBER = re.compile(r"[<>≤≥~]?\d+(?:[.,]\d+)?\s*(?:%|mg|kg|g|ml|mm|cm|nm|μm|um|mmol|mol|m|s|h|min|days?|years?|fold|x)?", re.I)
 _ENTITY = re.compile(r"\b(?:[A-Z][A-Za-z0-9]*[0-9A-Z][A-Za-z0-9\-]*|[A-Z]{2,}[a-z]?|\d{2,7}-\d{2}-\d)\b")
-
-# Antonym pairs used to write falsifying queries and to state a claim's negation.
-ANTONYMS = {
-    "increase": "decrease", "increases": "decreases", "increased": "decreased", "increasing": "decreasing",
-    "higher": "lower", "high": "low", "more": "less", "greater": "smaller", "raise": "lower", "raises": "lowers",
-    "promote": "inhibit", "promotes": "inhibits", "promoted": "inhibited", "activate": "suppress", "activates": "suppresses",
-    "positive": "negative", "positively": "negatively", "improve": "worsen", "improves": "worsens", "improved": "worsened",
-    "enhance": "reduce", "enhances": "reduces", "upregulates": "downregulates", "upregulated": "downregulated",
-    "benefit": "harm", "beneficial": "harmful", "protective": "harmful", "protects": "harms", "risk": "protection",
-    "efficient": "inefficient", "effective": "ineffective", "associated": "unassociated", "required": "dispensable",
-    "necessary": "unnecessary", "sufficient": "insufficient", "stable": "unstable", "common": "rare",
-}
-ANTONYMS.update({v: k for k, v in list(ANTONYMS.items()) if v not in ANTONYMS})
 
 
 def classify_task(question: str, options: list[str], mode: str = "ask") -> TaskType:
@@ -166,11 +154,6 @@ def option_statement(stem: str, option: str) -> str:
     if not stem or all(term in _META_STEM_TERMS for term in content_terms(stem)):
         return option.strip()
     return f"{stem}: {option.strip()}"
-
-
-def claim_queries(claim: str) -> list[Query]:
-    """A claim's literal query and its falsifying rewrite (seed 004)."""
-    return [Query(text=claim, intent="claim_literal"), Query(text=negate(claim), intent="claim_negation")]
 
 
 def entities(text: str) -> list[str]:

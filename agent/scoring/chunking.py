@@ -10,6 +10,7 @@ same way. A plain abstract has no sections and is short, so each sentence is its
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agent.records import Passage, Record
@@ -136,3 +137,23 @@ def chunk_record(record: Record, full_text: str | None = None, **options: int) -
     if full_text and full_text.strip():
         return chunk_document(full_text, **options)
     return chunk_sentences(record.sentences or split_sentences(record.abstract), **options)
+
+
+def section_window_passages(records: list[Record]) -> list[Passage]:
+    """Windows of two or three consecutive sentences inside each labelled section of structured abstracts (none for
+    an unstructured abstract): what a single sentence leaves out when a result is stated over several."""
+    passages = (chunk.to_passage(record.id) for record in records for chunk in chunk_sentences(record.sentences or []) if chunk.section)
+    return [p for p in passages if p.sentence_end is not None]
+
+
+def sentence_passages(records: list[Record], scores: Mapping[str, float] | None = None) -> list[Passage]:
+    """Every sentence of the given records as a passage carrying its record's score and its section (the
+    structured-abstract label that opened it, so a whole section is known as background or results)."""
+    passages = []
+    for record in records:
+        score = (scores or {}).get(record.id, 0.0)
+        sentences = record.sentences or ([record.abstract] if record.abstract else [record.title])
+        for i, (sentence, section) in enumerate(zip(sentences, sentence_sections(sentences), strict=True)):
+            if sentence:
+                passages.append(Passage(record_id=record.id, sentence_index=i, text=sentence, score=score, section=section))
+    return passages

@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 from agent.errors import SourceError
+from agent.interfaces import HopFilter
 from agent.records import Provenance, Record
 from agent.text import content_terms
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions
@@ -133,14 +134,7 @@ class ArxivClient(ApiClient):
         }
         return (await self._feed(params, query))[:limit]
 
-    async def get_by_ids(self, ids: list[str]) -> list[Record]:
-        """Records for arXiv ids (versioned pins that version; old-style 'astro-ph/0601001' works)."""
-        if not ids:
-            return []
-        params = {"id_list": ",".join(ids), "start": 0, "max_results": len(ids)}
-        return await self._feed(params, None)
-
-    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
+    async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         """arXiv has no reference or citation data."""
         return []
 

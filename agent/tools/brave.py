@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agent.interfaces import HopFilter
 from agent.records import Provenance, Record
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, Pacer, require_secret
 from agent.tools.parsing import collapse_ws, dig, items_of, strip_markup, unique, year_of
@@ -46,6 +47,15 @@ def result_to_record(result: Any, *, query: str) -> Record | None:
     )
 
 
+def error_message(body: Any) -> str | None:
+    """Brave's error body: {"type": "ErrorResponse", "error": {"detail", "code", ...}} -> its detail (or code)."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return None
+    inner = error.get("detail") or error.get("message") or error.get("code")
+    return inner if isinstance(inner, str) else None
+
+
 class BraveSearchClient(ApiClient):
     """LiteratureSource over Brave web search (no citation graph)."""
 
@@ -62,6 +72,7 @@ class BraveSearchClient(ApiClient):
             headers={"X-Subscription-Token": key.get_secret_value(), "Accept": "application/json"},
             secrets=[key],
             adapt=follow_rate_limit,
+            read_error=error_message,
             rate_limit_hint="Brave free plan allows 1 request/s",
         )
 
@@ -71,6 +82,6 @@ class BraveSearchClient(ApiClient):
         records = [result_to_record(r, query=query) for r in items_of(self.name, data, "web", "results")]
         return [r for r in records if r is not None][:limit]
 
-    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
+    async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         """Web pages have no citation graph."""
         return []

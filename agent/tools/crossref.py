@@ -18,7 +18,8 @@ from urllib.parse import quote
 
 from agent.errors import SourceError
 from agent.records import Provenance, Record, normalize_doi, normalize_title
-from agent.tools.citations import HopFilter, filter_hop_records, select_neighbours
+from agent.interfaces import HopFilter
+from agent.tools.citations import filter_hop_records, select_neighbours
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, Pacer, env_secret
 from agent.tools.parsing import arxiv_id_from_doi, collapse_ws, dig, first_str, items_of, strip_markup, unique, year_of
 
@@ -103,6 +104,12 @@ def item_to_record(item: Any, *, query: str | None = None) -> Record | None:
     )
 
 
+def error_message(body: Any) -> str | None:
+    """Crossref's error body: {"status": "failed", "message": [{"type", "value", "message"}]} -> the first message."""
+    inner = dig(body, "message", 0, "message") if isinstance(body, dict) else None
+    return inner if isinstance(inner, str) else None
+
+
 class CrossrefClient(ApiClient):
     """LiteratureSource over api.crossref.org (references only; no cited-by in the public API)."""
 
@@ -114,7 +121,6 @@ class CrossrefClient(ApiClient):
         *,
         options: HttpOptions | None = None,
         plus_token: str | None = None,
-        hop_filter: HopFilter | None = None,
         max_refs_resolved: int = 100,
         title_match_budget: int = 3,
         base_url: str = BASE_URL,
@@ -130,8 +136,8 @@ class CrossrefClient(ApiClient):
             headers={"Crossref-Plus-API-Token": f"Bearer {token.get_secret_value()}"} if token else None,
             secrets=[token],
             adapt=follow_rate_headers,
+            read_error=error_message,
         )
-        self.hop_filter = hop_filter
         self.max_refs_resolved = max_refs_resolved
         self.title_match_budget = title_match_budget
 
@@ -190,7 +196,7 @@ class CrossrefClient(ApiClient):
         data = await self.http.get_json("works", params=params, not_found_ok=False)
         return self._records(items_of(self.name, data, "message", "items"), None)
 
-    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
+    async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         """Referenced works (DOI batch first, then cheap title matches), most cited first, through the hop filter."""
         if not record.doi or limit <= 0:
             return []
@@ -199,14 +205,14 @@ class CrossrefClient(ApiClient):
             return []
         refs = [r for r in item.get("reference") or [] if isinstance(r, dict)]
         found = await self.works_by_dois([r["DOI"] for r in refs if r.get("DOI")][: self.max_refs_resolved])
-        passing = filter_hop_records(found, self.hop_filter) if self.hop_filter else found
+        passing = filter_hop_records(found, gate) if gate else found
         if len(passing) < limit:
-            found += await self._match_doi_less(refs, limit - len(passing))
+            found += await self._match_doi_less(refs, limit - len(passing), gate)
         found.sort(key=lambda r: r.citation_count or 0, reverse=True)
-        return select_neighbours(record, self.name, [found], limit=limit, gate=self.hop_filter)
+        return select_neighbours(record, [found], limit=limit, gate=gate)
 
-    async def _match_doi_less(self, refs: list[dict[str, Any]], wanted: int) -> list[Record]:
-        min_year = self.hop_filter.min_year if self.hop_filter else None
+    async def _match_doi_less(self, refs: list[dict[str, Any]], wanted: int, gate: HopFilter | None) -> list[Record]:
+        min_year = gate.min_year if gate else None
 
         def worth_a_lookup(ref: dict[str, Any]) -> bool:
             year = _reference_year(ref)

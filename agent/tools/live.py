@@ -1,17 +1,11 @@
-"""The live backend's tools, built from a Context, and the academic-then-web search routing.
+"""The live backend's tools, built from the backend settings; the live Backend owns them and closes them.
 
-    tools = build_live_tools(settings, transport=None, cache_dir=None)   # -> LiveTools
-    async with tools:                                                     # closes the HTTP clients
-        budget = WebBudget.from_context(settings)                         # one per run (brave_cap)
-        outcome = await search_academic_then_web(tools.sources, tools.web, query, limit=settings.results_per_query, web_budget=budget)
-        outcome.records    # list[Record], academic sources in `settings.sources` order (not de-duplicated)
-        outcome.failures   # list[SourceFailure(source, message)]: sources that failed beyond their retries
-        outcome.web_used   # True when Brave was asked
+    tools = build_live_tools(settings.backend, transport=None, cache_dir=None)   # -> LiveTools
+    async with tools:                                                             # closes the HTTP clients
+        records = await tools.sources[0].search("query", limit=10)
 
-Routing rules: every academic source is queried in parallel (asyncio.gather); a source raising SourceError
-is reported in `failures` and the others' results are kept; any other exception is a bug and propagates.
-Brave is asked only when every academic source came back empty (failed sources count as empty), Brave is
-configured (BRAVE_API_KEY) and the run's WebBudget has a search left; each Brave call spends one.
+How queries are routed over these tools (academic sources in parallel, Brave only for queries they all
+missed, within the run's budget) is agent/search.py's job.
 
 Keys and settings come from the environment: SEMANTIC_SCHOLAR_API_KEY, OPENALEX_API_KEY,
 CROSSREF_PLUS_TOKEN (optional), SPARKIT_MAILTO (contact email for the Crossref/OpenAlex polite pools),
@@ -24,21 +18,18 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from pydantic import BaseModel
 
-from agent.config import Context, sparkit_home
-from agent.errors import ConfigurationError, SourceError
+from agent.config import BackendSettings, sparkit_home
+from agent.errors import ConfigurationError
 from agent.interfaces import Embedder, LiteratureSource, Reranker
-from agent.records import Record
 from agent.tools.arxiv import ArxivClient
 from agent.tools.brave import KEY_ENV as BRAVE_KEY_ENV
 from agent.tools.brave import BraveSearchClient
-from agent.tools.citations import HopFilter
 from agent.tools.cohere_rerank import CohereReranker
 from agent.tools.crossref import CrossrefClient
 from agent.tools.http import Clock, HttpOptions, ResponseCache, SystemClock
@@ -50,11 +41,11 @@ from agent.tools.voyage import VoyageEmbedder, VoyageReranker
 
 MAILTO_ENV = "SPARKIT_MAILTO"
 
-_ACADEMIC: dict[str, Callable[[HttpOptions, HopFilter], LiteratureSource]] = {
-    "arxiv": lambda options, hop: ArxivClient(options=options),
-    "semantic_scholar": lambda options, hop: SemanticScholarClient(options=options, hop_filter=hop),
-    "openalex": lambda options, hop: OpenAlexClient(options=options, hop_filter=hop),
-    "crossref": lambda options, hop: CrossrefClient(options=options, hop_filter=hop),
+_ACADEMIC: dict[str, Callable[[HttpOptions], LiteratureSource]] = {
+    "arxiv": lambda options: ArxivClient(options=options),
+    "semantic_scholar": lambda options: SemanticScholarClient(options=options),
+    "openalex": lambda options: OpenAlexClient(options=options),
+    "crossref": lambda options: CrossrefClient(options=options),
 }
 ACADEMIC_SOURCES = tuple(_ACADEMIC)
 
@@ -85,7 +76,7 @@ class LiveTools:
 
 
 def build_live_tools(
-    settings: Context,
+    settings: BackendSettings,
     *,
     transport: httpx.AsyncBaseTransport | None = None,
     cache_dir: Path | str | None = None,
@@ -111,85 +102,16 @@ def build_live_tools(
         rng=rng or random.Random(),
         mailto=os.environ.get(MAILTO_ENV) or None,
     )
-    hop = HopFilter.from_context(settings)
     reranker: Reranker | None = None
     if settings.reranker == "cohere":
         reranker = CohereReranker(options=options)
     elif settings.reranker == "voyage":
         reranker = VoyageReranker(options=options)
     return LiveTools(
-        sources=[_ACADEMIC[name](options, hop) for name in dict.fromkeys(settings.sources)],
+        sources=[_ACADEMIC[name](options) for name in dict.fromkeys(settings.sources)],
         web=BraveSearchClient(options=options) if os.environ.get(BRAVE_KEY_ENV) else None,
         entity_expander=PubChemClient(options=options) if settings.enable_entity_expansion else None,
         reranker=reranker,
         embedder=VoyageEmbedder(options=options) if os.environ.get(VOYAGE_KEY_ENV) else None,
         cache=cache,
     )
-
-
-# --- routing -----------------------------------------------------------------------------------
-
-
-@dataclass
-class WebBudget:
-    """Brave searches left in this run (Context.brave_cap); shared by every retrieve call of the run."""
-
-    cap: int
-    used: int = 0
-
-    @classmethod
-    def from_context(cls, settings: Context) -> WebBudget:
-        return cls(cap=settings.brave_cap)
-
-    @property
-    def remaining(self) -> int:
-        return max(0, self.cap - self.used)
-
-    def spend(self) -> bool:
-        """Take one search from the budget; False when none is left."""
-        if self.used >= self.cap:
-            return False
-        self.used += 1
-        return True
-
-
-class SourceFailure(BaseModel):
-    """A source that failed beyond its retries, for the trace and Usage.source_failures."""
-
-    source: str
-    message: str
-
-    def __str__(self) -> str:
-        return self.message
-
-
-@dataclass
-class SearchOutcome:
-    """What one routed query returned."""
-
-    records: list[Record] = field(default_factory=list)
-    failures: list[SourceFailure] = field(default_factory=list)
-    web_used: bool = False
-
-
-async def search_academic_then_web(
-    sources: Sequence[LiteratureSource], web: LiteratureSource | None, query: str, *, limit: int, web_budget: WebBudget
-) -> SearchOutcome:
-    """Academic sources in parallel; the web source only when all of them came back empty and the budget allows."""
-    outcome = SearchOutcome()
-    results = await asyncio.gather(*(s.search(query, limit=limit) for s in sources), return_exceptions=True)
-    for source, result in zip(sources, results):
-        if isinstance(result, SourceError):
-            outcome.failures.append(SourceFailure(source=source.name, message=str(result)))
-        elif isinstance(result, BaseException):
-            raise result
-        else:
-            outcome.records.extend(result)
-    if outcome.records or web is None or not web_budget.spend():
-        return outcome
-    outcome.web_used = True
-    try:
-        outcome.records.extend(await web.search(query, limit=limit))
-    except SourceError as exc:
-        outcome.failures.append(SourceFailure(source=web.name, message=str(exc)))
-    return outcome

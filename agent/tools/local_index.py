@@ -25,6 +25,7 @@ import numpy as np
 
 from agent.errors import CorpusError
 from agent.jsonl import parse_jsonl
+from agent.interfaces import HopFilter
 from agent.records import Record
 from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
 
@@ -221,8 +222,8 @@ class LocalIndex:
         ranked = sorted(fused.items(), key=lambda item: -item[1])[:limit]
         return [(self.records[doc], score) for doc, score in ranked]
 
-    def neighbours(self, record_id: str, limit: int) -> list[Record]:
-        """Referenced and citing records inside the corpus."""
+    def neighbours(self, record_id: str, limit: int | None = None) -> list[Record]:
+        """Referenced and citing records inside the corpus (all of them when `limit` is None)."""
         record = self.by_id.get(record_id)
         if record is None:
             return []
@@ -247,7 +248,8 @@ class LocalSource:
         hits = await asyncio.to_thread(self.index.search, query, limit)
         return [record.model_copy(deep=True) for record, _ in hits]
 
-    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
+    async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         if not self.supports_citations:
             return []
-        return [r.model_copy(deep=True) for r in await asyncio.to_thread(self.index.neighbours, record.id, limit)]
+        linked = await asyncio.to_thread(self.index.neighbours, record.id)
+        return [r.model_copy(deep=True) for r in linked if gate is None or gate.keeps(r)][:limit]

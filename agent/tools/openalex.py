@@ -14,7 +14,8 @@ import re
 from typing import Any
 
 from agent.records import Provenance, Record, normalize_doi
-from agent.tools.citations import HopFilter, select_neighbours
+from agent.interfaces import HopFilter
+from agent.tools.citations import select_neighbours
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, env_secret
 from agent.tools.parsing import (
     arxiv_id_from_doi,
@@ -103,7 +104,6 @@ class OpenAlexClient(ApiClient):
         *,
         api_key: str | None = None,
         options: HttpOptions | None = None,
-        hop_filter: HopFilter | None = None,
         max_refs_resolved: int = 100,
         base_url: str = BASE_URL,
     ):
@@ -118,7 +118,6 @@ class OpenAlexClient(ApiClient):
             secrets=[key],
             rate_limit_hint="daily budget spent" + ("" if key else f"; set {KEY_ENV} for a larger budget"),
         )
-        self.hop_filter = hop_filter
         self.max_refs_resolved = max_refs_resolved
 
     async def search(self, query: str, *, limit: int) -> list[Record]:
@@ -146,12 +145,7 @@ class OpenAlexClient(ApiClient):
         params = {"filter": f"cites:{wid}", "per_page": max(1, min(limit, PER_PAGE_MAX)), "sort": "cited_by_count:desc"}
         return await self._list(params)
 
-    async def oa_url(self, doi: str) -> str | None:
-        """The open-access URL OpenAlex knows for a DOI (free singleton with select=open_access,doi)."""
-        data = await self.http.get_json(f"works/doi:{normalize_doi(doi)}", params={"select": "open_access,doi"})
-        return non_empty_url(dig(data, "open_access", "oa_url"))
-
-    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
+    async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         """Referenced works (most cited first) and citing works, through the hop filter."""
         if limit <= 0:
             return []
@@ -170,7 +164,7 @@ class OpenAlexClient(ApiClient):
             self.works_by_ids(refs[: self.max_refs_resolved]), self.citing(wid, limit=max(limit * 4, 25))
         )
         referenced.sort(key=lambda r: r.citation_count or 0, reverse=True)
-        return select_neighbours(record, self.name, [referenced, citing], limit=limit, gate=self.hop_filter)
+        return select_neighbours(record, [referenced, citing], limit=limit, gate=gate)
 
     async def _list(self, params: dict[str, Any]) -> list[Record]:
         data = await self.http.get_json("works", params={**params, "select": SELECT}, not_found_ok=False)

@@ -115,12 +115,6 @@ def aligned_scores(n: int, ranked: Iterable[tuple[int, float]]) -> list[float]:
     return scores
 
 
-def truncate(text: str, limit: int = 200) -> str:
-    """One short line for error messages."""
-    text = collapse_ws(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def items_of(source: str, data: Any, *path: str | int) -> list[Any]:
     """The list at `path` inside a JSON body: [] when absent or null, SourceError when the body is not the
     expected object (an API answering 200 with an error document, for instance)."""

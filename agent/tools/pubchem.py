@@ -38,6 +38,14 @@ def follow_throttling(headers: Mapping[str, str], pacer: Pacer, policy: HostPoli
         pacer.update(min_interval_s=policy.min_interval_s * worst)
 
 
+def fault_message(body: Any) -> str | None:
+    """PubChem's error body: {"Fault": {"Code", "Message", "Details": [...]}} -> the message and its details."""
+    fault = body.get("Fault") if isinstance(body, dict) else None
+    if not isinstance(fault, dict):
+        return None
+    return " ".join(str(x) for x in [fault.get("Message") or fault.get("Code"), *(fault.get("Details") or [])] if x) or None
+
+
 def is_cas_number(text: str) -> bool:
     """A CAS Registry Number with a valid check digit ('50-00-0')."""
     match = _CAS.match(text.strip())
@@ -111,7 +119,7 @@ class PubChemClient(ApiClient):
     name = "pubchem"
 
     def __init__(self, *, options: HttpOptions | None = None, base_url: str = BASE_URL, expansions: int = 3):
-        self.http = HttpBase(self.name, base_url, policy=POLICY, options=options, adapt=follow_throttling)
+        self.http = HttpBase(self.name, base_url, policy=POLICY, options=options, adapt=follow_throttling, read_error=fault_message)
         self.expansions = expansions
 
     async def cids(self, name: str) -> list[int]:

@@ -1,4 +1,4 @@
-"""Semantic Scholar Academic Graph client: search, details, title match, batch, references and citations.
+"""Semantic Scholar Academic Graph client: search, batch details, references and citations.
 
 With SEMANTIC_SCHOLAR_API_KEY the key gets 1 request/s (sent as `x-api-key`); without one, calls share a
 global pool where 429s are the norm, so the keyless policy retries harder and the final error says to set
@@ -15,7 +15,8 @@ from urllib.parse import quote
 
 from agent.errors import SourceError
 from agent.records import Provenance, Record
-from agent.tools.citations import HopFilter, select_neighbours
+from agent.interfaces import HopFilter
+from agent.tools.citations import select_neighbours
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, env_secret
 from agent.tools.parsing import collapse_ws, dig, first_str, items_of, non_empty_url, unique, year_of
 
@@ -28,11 +29,7 @@ PAPER_FIELDS = (
     "paperId,externalIds,url,title,abstract,venue,publicationVenue,year,publicationDate,journal,"
     "authors,citationCount,openAccessPdf,fieldsOfStudy"
 )
-DETAIL_FIELDS = PAPER_FIELDS + ",authors.affiliations"
 EDGE_FIELDS = "paperId,externalIds,url,title,abstract,venue,year,authors,citationCount,openAccessPdf"
-CLAIM_FIELDS_OF_STUDY = ("Medicine", "Biology")
-"""A fieldsOfStudy filter suited to biomedical claim checking (pass as `fields_of_study`)."""
-
 SEARCH_MAX = 100
 BATCH_MAX = 500
 EDGE_PAGE_MAX = 1000
@@ -104,8 +101,6 @@ class SemanticScholarClient(ApiClient):
         *,
         api_key: str | None = None,
         options: HttpOptions | None = None,
-        hop_filter: HopFilter | None = None,
-        fields_of_study: Sequence[str] | None = None,
         hop_pool: int = 100,
         base_url: str = BASE_URL,
     ):
@@ -120,41 +115,18 @@ class SemanticScholarClient(ApiClient):
             secrets=[key],
             rate_limit_hint=None if key else f"set {KEY_ENV} for a dedicated rate limit",
         )
-        self.hop_filter = hop_filter
-        self.fields_of_study = list(fields_of_study or [])
         self.hop_pool = hop_pool
 
-    async def search(self, query: str, *, limit: int, fields_of_study: Sequence[str] | None = None) -> list[Record]:
-        """Relevance search (one page, limit ≤ 100); `fields_of_study` overrides the client's filter."""
-        fos = list(fields_of_study) if fields_of_study is not None else self.fields_of_study
+    async def search(self, query: str, *, limit: int) -> list[Record]:
+        """Relevance search (one page, limit ≤ 100)."""
         params = {
             "query": _clean_query(query),
             "fields": PAPER_FIELDS,
             "offset": 0,
             "limit": max(1, min(limit, SEARCH_MAX)),
-            "fieldsOfStudy": ",".join(fos) or None,
         }
         data = await self.http.get_json("paper/search", params=params, not_found_ok=False)
         return self._records(items_of(self.name, data, "data"), query)[:limit]
-
-    async def search_bulk(self, query: str, *, token: str | None = None) -> tuple[list[Record], str | None]:
-        """One page (up to 1000, unranked) of /paper/search/bulk and the continuation token (None at the end)."""
-        params = {"query": _clean_query(query), "fields": PAPER_FIELDS, "token": token}
-        data = await self.http.get_json("paper/search/bulk", params=params, not_found_ok=False)
-        return self._records(items_of(self.name, data, "data"), query), data.get("token") or None
-
-    async def match_title(self, title: str) -> Record | None:
-        """The best title match, or None ('Title match not found' is a 404)."""
-        data = await self.http.get_json("paper/search/match", params={"query": _clean_query(title), "fields": PAPER_FIELDS})
-        if data is None:
-            return None
-        records = self._records(items_of(self.name, data, "data"), None)
-        return records[0] if records else None
-
-    async def paper(self, paper_id: str) -> Record | None:
-        """Details for a paperId or a prefixed id (DOI:, ARXIV:, CorpusId:, PMID:…); None when unknown."""
-        data = await self.http.get_json(f"paper/{quote(paper_id, safe='/:')}", params={"fields": DETAIL_FIELDS})
-        return paper_to_record(data) if data is not None else None
 
     async def batch(self, paper_ids: Sequence[str]) -> list[Record | None]:
         """Details for many ids via POST /paper/batch, aligned with the input (None for unknown ids)."""
@@ -175,15 +147,14 @@ class SemanticScholarClient(ApiClient):
         """Papers citing `paper_id`."""
         return await self._edges(paper_id, "citations", "citingPaper", limit)
 
-    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
+    async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         """References and citing papers through the hop filter, most-cited first, abstracts filled by batch."""
         paper_id = s2_paper_id(record)
         if paper_id is None or limit <= 0:
             return []
         pool = min(EDGE_PAGE_MAX, max(self.hop_pool, limit))
         refs, cites = await asyncio.gather(self.references(paper_id, limit=pool), self.citations(paper_id, limit=pool))
-        chosen = select_neighbours(
-            record, self.name, [_by_citations(refs), _by_citations(cites)], limit=limit, gate=self.hop_filter
+        chosen = select_neighbours(record, [_by_citations(refs), _by_citations(cites)], limit=limit, gate=gate
         )
         missing = [r for r in chosen if not r.abstract and r.s2_id]
         if missing:

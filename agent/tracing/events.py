@@ -76,10 +76,10 @@ def _as_decision(value: Any) -> Decision:
 def budget_left(usage: Usage, settings: Context, elapsed_s: float | None) -> dict[str, float | int | None]:
     """What the run could still spend after `usage`, in each budget the routing checks."""
     return {
-        "llm_calls": max(0, settings.max_llm_calls - usage.llm_calls),
-        "source_calls": max(0, settings.max_source_calls - usage.source_calls),
-        "cost_usd": round(max(0.0, settings.max_cost_usd - usage.cost_usd), 6),
-        "wall_time_s": None if elapsed_s is None else round(max(0.0, settings.max_wall_time_s - elapsed_s), 3),
+        "llm_calls": max(0, settings.budget.max_llm_calls - usage.llm_calls),
+        "source_calls": max(0, settings.budget.max_source_calls - usage.source_calls),
+        "cost_usd": round(max(0.0, settings.budget.max_cost_usd - usage.cost_usd), 6),
+        "wall_time_s": None if elapsed_s is None else round(max(0.0, settings.budget.max_wall_time_s - elapsed_s), 3),
     }
 
 

@@ -92,3 +92,13 @@ class ProgressContext:
         if not isinstance(event, dict) or "round" in event or self.round is None:
             return event
         return {**event, "round": self.round}
+
+
+def emit(event: dict[str, Any]) -> None:
+    """Progress for `stream_mode='custom'` (CLI progress lines, Studio); silent outside a streamed run."""
+    try:
+        from langgraph.config import get_stream_writer
+
+        get_stream_writer()(event)
+    except Exception:  # noqa: BLE001 - no stream context (unit tests, direct calls): nothing to report to
+        return

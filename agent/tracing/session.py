@@ -49,7 +49,7 @@ def tracing_enabled(explicit: bool | None, default: bool) -> bool:
 class TraceSession:
     def __init__(self, run_id: str, settings: Context, graph_input: Mapping[str, Any] | None) -> None:
         self.run_id = run_id
-        self.settings = settings.resolved()
+        self.settings = settings
         self.graph_input = dict(graph_input or {})
         self.resumed = graph_input is None
         from agent.tracing.tracer import LocalTracer  # langchain_core's tracer stack: only when a run is traced

@@ -19,7 +19,7 @@ CASES = [
     (["ask", "Which?", "--option", "only one"], "at least 2 options"),
     (["ask", "Which?", "--option", "A", "--option", "a"], "options must be distinct"),
     (["ask", "Is water wet?", "--preset", "turbo"], "invalid setting preset"),
-    (["ask", "Is water wet?", "--set", "max_claims=-3"], "invalid setting max_claims"),
+    (["ask", "Is water wet?", "--set", "max_claims=-3"], "invalid setting verification.max_claims"),
     (["ask", "Is water wet?", "--set", "no_such_field=1"], "invalid setting no_such_field"),
 ]
 

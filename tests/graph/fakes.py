@@ -13,9 +13,9 @@ from langchain_core.messages import AIMessage
 
 from agent.backend import Backend
 from agent.calibration import RawScore
-from agent.config import Context
+from agent.config import BackendSettings
 from agent.errors import SourceError
-from agent.interfaces import StanceResult
+from agent.interfaces import HopFilter, StanceResult
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import Record
 from agent.text import content_terms
@@ -58,8 +58,8 @@ class ListSource:
         scored = [(len(terms & set(content_terms(r.text))), r) for r in self.records]
         return [r.model_copy(deep=True) for s, r in sorted(scored, key=lambda x: -x[0]) if s > 0][:limit]
 
-    async def neighbours(self, record: Record, *, limit: int) -> list[Record]:
-        return [r.model_copy(deep=True) for r in self._neighbours.get(record.id, [])][:limit]
+    async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
+        return [r.model_copy(deep=True) for r in self._neighbours.get(record.id, []) if gate is None or gate.keeps(r)][:limit]
 
 
 class OverlapReranker:
@@ -124,11 +124,11 @@ def scripted_chat(messages: Iterable[AIMessage]) -> ScriptedChatModel:
 
 
 def make_backend(sources: list[ListSource], stance: Any = None, reasoner: Any = None, second_opinion: Any = None,
-                 calibrator: Any = None) -> Callable[[Context, Any], Backend]:
+                 calibrator: Any = None) -> Callable[[BackendSettings, Any], Backend]:
     """A backend factory for register_backend()."""
     embedder = BagOfWordsEmbedder()
 
-    def factory(settings: Context, documents: Any = None) -> Backend:
+    def factory(settings: BackendSettings, documents: Any = None) -> Backend:
         return Backend(
             name="scripted",
             sources=sources,

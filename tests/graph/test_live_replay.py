@@ -44,6 +44,9 @@ def replay(request: httpx.Request) -> httpx.Response:
     raise AssertionError(f"unexpected request {request.method} {request.url}")
 
 
+BUILT: list = []
+
+
 @pytest.fixture
 def live_replay_backend(tmp_path):
     name = unique_backend_name()
@@ -51,19 +54,35 @@ def live_replay_backend(tmp_path):
     def factory(settings, documents=None):
         tools = build_live_tools(settings, transport=httpx.MockTransport(replay), cache_dir=tmp_path / "cache",
                                  clock=FakeClock(), rng=random.Random(1))
+        BUILT.append(tools)
         return live_backend(settings, tools)
 
     register_backend(name, factory)
     return name
 
 
+@pytest.mark.slow
 def test_live_graph_run_queries_three_sources_and_hops(live_replay_backend):
     answer = ask("How does the attention mechanism of transformer networks work?", backend=live_replay_backend,
                  enable_entity_expansion=False, max_claims=2, stance_model="heuristic")
-    assert answer.status in (Status.ANSWERED, Status.INSUFFICIENT_EVIDENCE), answer.answer
+    # the replayed sources hold one paper on the question, the transformer paper, and the run must answer with it
+    assert answer.status == Status.ANSWERED and not answer.abstained, answer.answer
+    assert answer.hypotheses[0].verdict == "SUPPORTED" and "Attention is All you Need" in answer.answer
+    assert [(c.source, c.title) for c in answer.citations] == [("semantic_scholar", "Attention is All you Need")]
     queried = {name for name, calls in answer.usage.calls_by_source.items() if calls}
     assert len(queried & {"arxiv", "semantic_scholar", "openalex", "crossref"}) >= 3, answer.usage.calls_by_source
     hop_notes = [n for n in answer.notes if n.startswith("citation_hop 1:")]
     assert hop_notes and "0 linked records" not in hop_notes[0], answer.notes
     assert answer.citations and all(c.source in {"arxiv", "semantic_scholar", "openalex", "crossref"} for c in answer.citations)
     assert not answer.usage.source_failures, answer.usage.source_failures
+
+
+@pytest.mark.slow
+def test_the_backend_closes_its_http_clients_when_a_run_ends(live_replay_backend):
+    BUILT.clear()
+    ask("How does the attention mechanism of transformer networks work?", backend=live_replay_backend,
+        enable_entity_expansion=False, max_claims=0, stance_model="heuristic")
+    (tools,) = BUILT
+    clients = [s.http for s in tools.sources]
+    assert clients and all(c._client is None for c in clients)  # each was opened by the run, then closed
+    assert tools.cache is not None and tools.cache._conn is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from agent.api import ask
 from agent.backend import register_backend
 from agent.config import Context
 from agent.graph import graph
@@ -127,19 +128,24 @@ def test_source_budget_stops_the_loop_and_is_recorded():
 
 
 def test_unit_decisions_cover_each_branch():
-    settings = Context().resolved()
+    settings = Context()
     assert decide_after_court({"margin": 0.5, "ledger": [1], "pool": {"a": 1}}, settings).next == "synthesize"
     assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 1}, settings).next == "discriminate"
     assert decide_after_court({"margin": 0.5, "agreement": 0.1, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 1}, settings).next == "discriminate"
     assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 3}, settings).next == "synthesize"
-    off = Context(enable_discrimination=False).resolved()
+    off = Context(enable_discrimination=False)
     assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}}, off).next == "synthesize"
     assert decide_after_verify({"claims": []}, settings).next == "report"
 
 
-def test_recursion_limit_is_explicit():
-    assert Context().recursion_limit < 10_000
-    assert Context(preset="research_max").resolved().recursion_limit == Context().recursion_limit
+def test_the_recursion_limit_setting_is_what_langgraph_enforces():
+    """LangGraph's own default is 10007 steps; a run gets budget.recursion_limit (80), and a smaller one stops it."""
+    name = unique_backend_name()
+    register_backend(name, make_backend([ListSource(SUPPORTING[:2] + OPPOSING[:2])]))
+    looping = dict(backend=name, mode="verify", max_claims=0, max_discrimination_rounds=2, relevance_decay=0.0)
+    assert ask(CLAIM, **looping).status == Status.ANSWERED  # about 20 steps, inside the default limit of 80
+    stopped = ask(CLAIM, recursion_limit=10, **looping)
+    assert stopped.status == Status.ERROR and "Recursion limit of 10 reached" in stopped.answer
 
 
 def test_model_extracted_claims_carry_the_citations_of_the_sentence_they_came_from():

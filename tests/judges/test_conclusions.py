@@ -3,10 +3,13 @@ negation balanced between the labels, and no held-out or validation document use
 
 from __future__ import annotations
 
+import pytest
+
 import collections
 import random
 
-from training.conclusions import _NEGATION, _balanced, conclusion_of, conclusion_pairs, evidence_for, excluded_docs
+from agent.lexicon import NEGATION_MARKER
+from training.conclusions import _balanced, conclusion_of, conclusion_pairs, evidence_for, excluded_docs
 from training.dataset import default_data_dir, load_scifact
 from tests.judges.conftest import needs_data
 
@@ -49,12 +52,13 @@ def test_balance_keeps_as_many_added_as_removed_negations():
     antonym = [(20, "X increases Y", "X decreases Y", "e")]
     kept = _balanced(added + removed + antonym, random.Random(0))
     assert len(kept) == 3 + 3 + 1
-    support_neg = sum(bool(_NEGATION.search(t[1])) for t in kept)
-    contradict_neg = sum(bool(_NEGATION.search(t[2])) for t in kept)
+    support_neg = sum(bool(NEGATION_MARKER.search(t[1])) for t in kept)
+    contradict_neg = sum(bool(NEGATION_MARKER.search(t[2])) for t in kept)
     assert support_neg == contradict_neg == 3
 
 
 @needs_data
+@pytest.mark.slow
 def test_pairs_skip_held_out_documents_and_are_balanced():
     data_dir = default_data_dir()
     corpus, claims = load_scifact(data_dir)
@@ -64,5 +68,5 @@ def test_pairs_skip_held_out_documents_and_are_balanced():
     assert labels["SUPPORT"] == labels["CONTRADICT"] > 300
     assert all(p.split == "train" and p.kind == "conclusion" for p in pairs)
     assert not {int(p.group.removeprefix("doc")) for p in pairs} & skip
-    negated = {label: sum(bool(_NEGATION.search(p.statement)) for p in pairs if p.label == label) for label in ("SUPPORT", "CONTRADICT")}
+    negated = {label: sum(bool(NEGATION_MARKER.search(p.statement)) for p in pairs if p.label == label) for label in ("SUPPORT", "CONTRADICT")}
     assert negated["SUPPORT"] == negated["CONTRADICT"]

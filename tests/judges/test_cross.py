@@ -33,6 +33,7 @@ def test_packaged_weights_are_small_and_the_default():
 
 
 @needs_data
+@pytest.mark.slow
 async def test_held_out_sample_quality(judge, held_out):
     await assert_held_out_floors(judge, held_out, MIN_RECALL, MIN_BALANCED_ACCURACY)
 
@@ -90,3 +91,22 @@ def test_mismatched_weights_raise(tmp_path):
     garbage.write_bytes(b"not an npz")
     with pytest.raises(ConfigurationError, match="unreadable"):
         CrossStanceModel(garbage)
+
+
+def test_stance_weights_setting_loads_another_judge(tmp_path):
+    """`stance_weights` swaps the cross-encoder file: the judge is named after it (so the packaged calibration is not
+    applied to it), two settings never share a cached backend, and a missing file is refused when the judge is built."""
+    import shutil
+
+    from agent.api import stance_judge
+    from agent.backend import cache_key
+    from agent.config import Context
+
+    trained = tmp_path / "my_judge.npz"
+    shutil.copy(cross.default_cross_weights_path(), trained)
+    context = Context(stance_model="cross", stance_weights=str(trained))
+    assert stance_judge(context).name == "cross(my_judge)"
+    assert stance_judge(stance_model="ensemble", stance_weights=str(trained)).name == "ensemble(heuristic+cross(my_judge))"
+    assert cache_key(context.backend, None) != cache_key(Context(stance_model="cross").backend, None)
+    with pytest.raises(ConfigurationError):
+        stance_judge(stance_model="cross", stance_weights=str(tmp_path / "absent.npz"))

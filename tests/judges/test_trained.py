@@ -55,6 +55,7 @@ async def test_labels_clear_held_out_rationales(judge):
 
 
 @needs_data
+@pytest.mark.slow
 async def test_held_out_sample_quality(judge, held_out):
     await assert_held_out_floors(judge, held_out, {"SUPPORT": MIN_SUPPORT_RECALL, "NEUTRAL": MIN_NEUTRAL_RECALL}, MIN_BALANCED_ACCURACY)
 

@@ -6,16 +6,23 @@ the session-wide guard in tests/network_guard.py refuses any real host.
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
 import httpx
 import pytest
 
 from agent.errors import SourceError
 from agent.interfaces import LiteratureSource
 from agent.records import Record
-from agent.tools.arxiv import ArxivClient, build_search_query
-from tests.tools.helpers import fixture_response
+from agent.tools.arxiv import ArxivClient, build_search_query, parse_feed
+from tests.tools.helpers import fixture_bytes, fixture_response
 
 ARXIV = "https://export.arxiv.org/api/query"
+
+
+def feed_records(fixture: str) -> list[Record]:
+    """The records of a recorded id_list feed, through the parser every search uses."""
+    return parse_feed(ET.fromstring(fixture_bytes(fixture))).records
 
 
 async def test_search_page_maps_every_field(router, options):
@@ -48,24 +55,19 @@ async def test_second_page_and_versions(router, options):
     assert by_id["2407.18756v1"].doi == "10.1145/3679006.3685071"
 
 
-async def test_id_lookup_with_many_authors_and_non_ascii(router, options):
-    router.add("GET", ARXIV, fixture_response("arxiv/id_list_1707.08567.xml"), params={"id_list": "1707.08567"})
-    (record,) = await ArxivClient(options=options).get_by_ids(["1707.08567"])
+def test_feed_with_many_authors_and_non_ascii():
+    (record,) = feed_records("arxiv/id_list_1707.08567.xml")
     assert record.title == "Proceedings of Workshop AEW10: Concepts in Information Theory and Communications"
     assert len(record.authors) == 34 and "Dirk Wübben" in record.authors and record.year == 2017
-    assert record.provenance == []  # a lookup, not a search
+    assert record.provenance == []  # provenance comes from the search that found it
 
 
-async def test_id_lookup_where_one_id_does_not_exist(router, options):
-    router.add("GET", ARXIV, fixture_response("arxiv/id_list_0808.05394_1707.08567.xml"))
-    records = await ArxivClient(options=options).get_by_ids(["0808.05394", "1707.08567"])
-    assert [r.arxiv_id for r in records] == ["1707.08567"]
-    assert router.requests[0].url.params["id_list"] == "0808.05394,1707.08567"
+def test_feed_where_one_id_does_not_exist():
+    assert [r.arxiv_id for r in feed_records("arxiv/id_list_0808.05394_1707.08567.xml")] == ["1707.08567"]
 
 
-async def test_old_style_id_with_affiliations_and_journal_ref(router, options):
-    router.add("GET", ARXIV, fixture_response("arxiv/id_list_astro-ph_0601001_oldstyle.xml"))
-    (record,) = await ArxivClient(options=options).get_by_ids(["astro-ph/0601001"])
+def test_old_style_id_with_affiliations_and_journal_ref():
+    (record,) = feed_records("arxiv/id_list_astro-ph_0601001_oldstyle.xml")
     assert (record.id, record.arxiv_id, record.arxiv_version) == ("astro-ph/0601001v1", "astro-ph/0601001", "v1")
     assert record.venue == "ActaAstron.56:1-50,2006"
     assert record.institutions == ["Ohio State", "CfA", "Warsaw University Observatory"]
@@ -73,22 +75,21 @@ async def test_old_style_id_with_affiliations_and_journal_ref(router, options):
     assert "arxiv:astro-ph/0601001" in record.dedupe_keys()
 
 
-async def test_versioned_id_is_kept_for_citation(router, options):
-    router.add("GET", ARXIV, fixture_response("arxiv/id_list_2104.12255v1_versioned.xml"))
-    (record,) = await ArxivClient(options=options).get_by_ids(["2104.12255v1"])
+def test_versioned_id_is_kept_for_citation():
+    (record,) = feed_records("arxiv/id_list_2104.12255v1_versioned.xml")
     assert record.id == "2104.12255v1" and record.arxiv_id == "2104.12255" and record.title == "0"
 
 
 async def test_unknown_id_is_an_empty_result(router, options):
     router.add("GET", ARXIV, fixture_response("arxiv/id_list_0000.0000_empty.xml"))
-    assert await ArxivClient(options=options).get_by_ids(["0000.0000"]) == []
+    assert await ArxivClient(options=options).search("0000.0000", limit=5) == []
     assert len(router.requests) == 1  # totalResults 0: a real empty answer, not retried
 
 
 async def test_malformed_id_is_a_source_error_with_the_api_message(router, options):
     router.add("GET", ARXIV, fixture_response("arxiv/error_400_malformed_id_abc.xml", 400))
     with pytest.raises(SourceError, match="arxiv: query rejected: incorrect id format for abc"):
-        await ArxivClient(options=options).get_by_ids(["abc"])
+        await ArxivClient(options=options).search("abc", limit=5)
 
 
 async def test_transient_empty_page_is_retried_without_the_cache(router, options):

@@ -10,7 +10,6 @@ import pytest
 
 from agent.errors import ConfigurationError, SourceError
 from agent.interfaces import LiteratureSource
-from agent.records import Record
 from agent.tools.brave import BraveSearchClient
 from tests.tools.helpers import fixture_response
 
@@ -58,8 +57,10 @@ def test_missing_key_is_a_configuration_error():
         BraveSearchClient()
 
 
-def test_key_from_environment_is_hidden(monkeypatch):
+async def test_key_from_environment_is_sent_and_hidden(monkeypatch, router, options):
     monkeypatch.setenv("BRAVE_API_KEY", KEY)
-    client = BraveSearchClient()
+    router.add("GET", URL, fixture_response("brave/web_search_blue_tack_minimal.json"))
+    client = BraveSearchClient(options=options)
     assert KEY not in repr(client) and KEY not in repr(client.http)
-    assert isinstance(Record(id="u", source="brave"), Record)
+    await client.search("Blue tack", limit=1)
+    assert router.requests[0].headers["x-subscription-token"] == KEY

@@ -11,7 +11,7 @@ import pytest
 
 from agent.errors import SourceError
 from agent.records import Record
-from agent.tools.citations import HopFilter
+from agent.interfaces import HopFilter
 from agent.tools.crossref import CrossrefClient, follow_rate_headers
 from agent.tools.http import HostPolicy, HttpOptions, Pacer
 from tests.tools.helpers import FakeClock, fixture_json, fixture_response, json_response
@@ -119,9 +119,9 @@ async def test_neighbours_batch_dois_and_match_doi_less_references_cheaply(route
         return json_response({"status": "ok", "message": {"items": [{"DOI": "10.9/" + title[:8], "title": [title], "issued": {"date-parts": [[2020]]}}]}})
 
     router.add("GET", f"{API}/works", works)
-    client = CrossrefClient(options=options, hop_filter=HopFilter(), title_match_budget=3)
+    client = CrossrefClient(options=options, title_match_budget=3)
     seed = Record(id="W4396723768", source="openalex", doi="10.1038/s42256-024-00832-8")
-    got = await client.neighbours(seed, limit=50)
+    got = await client.neighbours(seed, limit=50, gate=HopFilter())
 
     filter_calls = [r for r in router.requests if "filter" in r.url.params]
     title_calls = [r.url.params["query.bibliographic"] for r in router.requests if "query.bibliographic" in r.url.params]
@@ -130,7 +130,7 @@ async def test_neighbours_batch_dois_and_match_doi_less_references_cheaply(route
     assert len(title_calls) == 3 and title_calls[0].startswith("Devlin, J.")  # the budget, in reference order
     matched = [r for r in got if r.title == "Language models are few-shot learners"]
     assert len(matched) == 1 and not any("widgets" in r.title for r in got)  # wrong hits are rejected
-    assert len(got) == 7 and all(r.provenance[-1].via == "citation_hop" for r in got)
+    assert len(got) == 7 and all(r.provenance == [] for r in got)  # the search service tags hop records
     assert await client.neighbours(Record(id="x", source="arxiv"), limit=5) == []
 
 
@@ -139,8 +139,8 @@ async def test_reference_matching_skips_what_the_hop_filter_would_drop(router, o
         {"key": "r1", "unstructured": "Smith, J. Some early study of protein folding kinetics. J. Old Res. 12, 1-9 (1987)."},
         {"key": "r2", "article-title": "Tiny"},
     ]}}))
-    client = CrossrefClient(options=options, hop_filter=HopFilter())
-    assert await client.neighbours(Record(id="10.1/seed", source="crossref", doi="10.1/seed"), limit=5) == []
+    client = CrossrefClient(options=options)
+    assert await client.neighbours(Record(id="10.1/seed", source="crossref", doi="10.1/seed"), limit=5, gate=HopFilter()) == []
     assert len(router.requests) == 1  # 1987 is before citation_min_year; a 4-letter title cannot be matched safely
 
 

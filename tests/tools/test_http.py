@@ -399,3 +399,29 @@ async def test_per_attempt_timeout_applies_to_slow_servers(clock):
     with pytest.raises(SourceError, match="timed out after 0.01 s"):
         await http.get_json("slow")
     assert len(router.requests) == 2
+
+
+def test_importing_the_http_package_changes_no_logger():
+    """The redacting filter on httpx's loggers is installed by the first client, not as an import side effect."""
+    import subprocess
+    import sys
+
+    code = (
+        "import logging, agent.tools.http as h\n"
+        "print(len(logging.getLogger('httpx').filters), end=' ')\n"
+        "h.HttpBase('x', 'https://example.org')\n"
+        "print(len(logging.getLogger('httpx').filters))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0", "1"]
+
+
+def test_api_specific_error_bodies_are_read_by_their_own_client_only():
+    from agent.tools.http import error_detail
+    from agent.tools.pubchem import fault_message
+
+    fault = json.dumps({"Fault": {"Code": "PUGREST.BadRequest", "Message": "Invalid property", "Details": ["Bogus"]}}).encode()
+    headers = {"content-type": "application/json"}
+    assert error_detail(fault, headers, fault_message) == "Invalid property Bogus"
+    assert error_detail(fault, headers).startswith('{"Fault"')  # no other client reads PubChem's shape
+    assert error_detail(b'{"error": "Paper not found"}', headers, fault_message) == "Paper not found"  # common fields still read

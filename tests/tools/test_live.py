@@ -17,7 +17,8 @@ from agent.interfaces import LiteratureSource
 from agent.tools.brave import BraveSearchClient
 from agent.tools.cohere_rerank import CohereReranker
 from agent.tools.http import CallEvent, call_events
-from agent.tools.live import LiveTools, WebBudget, build_live_tools, search_academic_then_web
+from agent.search import WebBudget, search_academic_then_web
+from agent.tools.live import LiveTools, build_live_tools
 from agent.tools.pubchem import PubChemClient
 from agent.tools.voyage import VoyageEmbedder, VoyageReranker
 from tests.tools.helpers import FakeClock, Router, fixture_response, json_response
@@ -31,7 +32,7 @@ NO_REQUESTS = Router().transport  # an httpx.MockTransport with no routes: any r
 
 
 def _tools(router: Router, clock: FakeClock, tmp_path, **settings) -> LiveTools:
-    return build_live_tools(Context(**settings), transport=router.transport, cache_dir=tmp_path, clock=clock, rng=random.Random(3))
+    return build_live_tools(Context(**settings).backend, transport=router.transport, cache_dir=tmp_path, clock=clock, rng=random.Random(3))
 
 
 def _academic_routes(router: Router) -> None:
@@ -49,7 +50,7 @@ def _empty_routes(router: Router) -> None:
 
 
 def test_defaults_without_keys(tmp_path):
-    tools = build_live_tools(Context(), transport=NO_REQUESTS)
+    tools = build_live_tools(Context().backend, transport=NO_REQUESTS)
     assert [s.name for s in tools.sources] == ["arxiv", "semantic_scholar", "openalex", "crossref"]
     assert all(isinstance(s, LiteratureSource) for s in tools.sources)
     assert tools.web is None and tools.reranker is None and tools.embedder is None
@@ -60,19 +61,19 @@ def test_defaults_without_keys(tmp_path):
 def test_keys_and_settings_select_optional_tools(monkeypatch, tmp_path):
     monkeypatch.setenv("BRAVE_API_KEY", "b-dummy-1")
     monkeypatch.setenv("VOYAGE_API_KEY", "v-dummy-1")
-    tools = build_live_tools(Context(sources=["openalex"], reranker="voyage", enable_entity_expansion=False), cache_dir=tmp_path, transport=NO_REQUESTS)
+    tools = build_live_tools(Context(sources=["openalex"], reranker="voyage", enable_entity_expansion=False).backend, cache_dir=tmp_path, transport=NO_REQUESTS)
     assert [s.name for s in tools.sources] == ["openalex"]
     assert isinstance(tools.web, BraveSearchClient) and tools.entity_expander is None
     assert isinstance(tools.reranker, VoyageReranker) and isinstance(tools.embedder, VoyageEmbedder)
     monkeypatch.setenv("COHERE_API_KEY", "c-dummy-1")
-    assert isinstance(build_live_tools(Context(reranker="cohere"), use_cache=False, transport=NO_REQUESTS).reranker, CohereReranker)
+    assert isinstance(build_live_tools(Context(reranker="cohere").backend, use_cache=False, transport=NO_REQUESTS).reranker, CohereReranker)
 
 
 def test_configuration_errors():
     with pytest.raises(ConfigurationError, match="COHERE_API_KEY"):
-        build_live_tools(Context(reranker="cohere"), use_cache=False, transport=NO_REQUESTS)
+        build_live_tools(Context(reranker="cohere").backend, use_cache=False, transport=NO_REQUESTS)
     with pytest.raises(ConfigurationError, match="unknown live source"):
-        build_live_tools(Context(sources=["arxiv", "scopus"]), use_cache=False, transport=NO_REQUESTS)
+        build_live_tools(Context(sources=["arxiv", "scopus"]).backend, use_cache=False, transport=NO_REQUESTS)
 
 
 async def test_all_sources_in_parallel_through_the_replayed_backend(tmp_path):
@@ -120,7 +121,7 @@ async def test_brave_only_when_every_academic_source_is_empty_and_budget_left(tm
         second = await search_academic_then_web(tools.sources, tools.web, "blue tack adhesive", limit=5, web_budget=budget)
     assert first.web_used and [r.source_type for r in first.records] == ["web"]
     assert [f.source for f in first.failures] == ["semantic_scholar"]
-    assert second.web_used is False and second.records == [] and budget.remaining == 0
+    assert second.web_used is False and second.records == [] and budget.used == budget.cap == 1
     assert sum(1 for r in router.requests if r.url.host == "api.search.brave.com") == 1
 
 
@@ -130,11 +131,11 @@ async def test_brave_failure_is_reported_and_spends_the_budget(tmp_path, monkeyp
     router = Router(clock)
     _empty_routes(router)
     router.add("GET", BRAVE, fixture_response("brave/quoted_issue_error_429_rate_limited.json", 429))
-    budget = WebBudget.from_context(Context(brave_cap=3))
+    budget = WebBudget(cap=Context(brave_cap=3).budget.brave_cap)
     async with _tools(router, clock, tmp_path, sources=["crossref"]) as tools:
         outcome = await search_academic_then_web(tools.sources, tools.web, "nothing", limit=5, web_budget=budget)
     assert outcome.web_used and outcome.records == [] and [f.source for f in outcome.failures] == ["brave"]
-    assert budget.used == 1 and budget.remaining == 2
+    assert budget.used == 1 and budget.spend() and budget.spend() and not budget.spend()  # 2 of 3 left
 
 
 async def test_bugs_are_not_swallowed(tmp_path):
@@ -145,7 +146,7 @@ async def test_bugs_are_not_swallowed(tmp_path):
         async def search(self, query, *, limit):
             raise KeyError("bug")
 
-        async def neighbours(self, record, *, limit):
+        async def neighbours(self, record, *, limit, gate=None):
             return []
 
     with pytest.raises(KeyError):

@@ -9,8 +9,8 @@ from __future__ import annotations
 import httpx
 
 from agent.records import Record
-from agent.tools.citations import HopFilter
-from agent.tools.openalex import OpenAlexClient, rebuild_abstract
+from agent.interfaces import HopFilter
+from agent.tools.openalex import OpenAlexClient, rebuild_abstract, work_to_record
 from tests.tools.helpers import fixture_json, fixture_response, json_response
 
 API = "https://api.openalex.org"
@@ -76,10 +76,10 @@ async def test_unknown_doi_html_404_is_none(router, options):
     assert await OpenAlexClient(options=options).work("10.1234/nope") is None
 
 
-async def test_open_access_url_by_doi(router, options):
-    router.add("GET", f"{API}/works/doi:10.1021/acs.jctc.5b00178", fixture_response("openalex/work_by_doi_select_open_access_doi.json"))
-    assert await OpenAlexClient(options=options).oa_url("10.1021/acs.jctc.5b00178") == "https://www.osti.gov/biblio/1329576"
-    assert router.requests[0].url.params["select"] == "open_access,doi"
+def test_open_access_url_of_a_work():
+    body = {**fixture_json("openalex/work_by_doi_select_open_access_doi.json"), "id": "https://openalex.org/W1"}
+    record = work_to_record(body)  # no best_oa_location.pdf_url: the open_access URL is the fallback
+    assert record is not None and record.oa_pdf_url == "https://www.osti.gov/biblio/1329576" and record.doi == "10.1021/acs.jctc.5b00178"
 
 
 def _work(n: int, year: int, cites: int) -> dict:
@@ -99,8 +99,8 @@ async def test_neighbours_resolve_references_in_or_batches_and_citing(router, op
         return json_response({"meta": {"count": len(ids)}, "results": [_work(int(i[1:]), 2000 + k % 20, k) for k, i in enumerate(ids)]})
 
     router.add("GET", f"{API}/works", resolve)
-    client = OpenAlexClient(options=options, hop_filter=HopFilter())
-    got = await client.neighbours(Record(id="10.1073/pnas.1414271111", source="crossref", doi="10.1073/pnas.1414271111"), limit=6)
+    client = OpenAlexClient(options=options)
+    got = await client.neighbours(Record(id="10.1073/pnas.1414271111", source="crossref", doi="10.1073/pnas.1414271111"), limit=6, gate=HopFilter())
 
     filters = [r.url.params["filter"] for r in router.requests[1:]]
     batches = [f.removeprefix("openalex_id:").split("|") for f in filters if f.startswith("openalex_id:")]
@@ -108,7 +108,7 @@ async def test_neighbours_resolve_references_in_or_batches_and_citing(router, op
     assert "cites:W2109415576" in filters
     assert len(got) == 6 and got[1].id == "W900"  # interleaved: best reference, then best citing work
     assert "W901" not in {r.id for r in got}  # 1995: older than citation_min_year
-    assert all(r.provenance[-1].via == "citation_hop" for r in got)
+    assert all(r.provenance == [] for r in got)  # the search service tags hop records
     assert all(r.year >= 2000 and (r.year >= 2010 or r.citation_count >= 50) for r in got)
 
 

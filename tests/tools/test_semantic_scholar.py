@@ -13,9 +13,10 @@ import pytest
 
 from agent.errors import SourceError
 from agent.records import Record
-from agent.tools.citations import HopFilter
-from agent.tools.semantic_scholar import CLAIM_FIELDS_OF_STUDY, SemanticScholarClient, s2_paper_id
-from tests.tools.helpers import fixture_json, fixture_response, json_response
+from agent.interfaces import HopFilter
+from agent.tools.semantic_scholar import SemanticScholarClient, paper_to_record, s2_paper_id
+from agent.tools.http import error_detail
+from tests.tools.helpers import fixture_bytes, fixture_json, fixture_response, json_response
 
 API = "https://api.semanticscholar.org/graph/v1"
 
@@ -31,15 +32,6 @@ async def test_search_sends_fields_and_maps_titles(router, options):
     assert "abstract" in params["fields"] and "fieldsOfStudy" not in params
 
 
-async def test_fields_of_study_filter_for_claims(router, options):
-    router.add("GET", f"{API}/paper/search", fixture_response("semantic_scholar/paper_search_turing_fields_title.json"))
-    client = SemanticScholarClient(options=options, fields_of_study=CLAIM_FIELDS_OF_STUDY)
-    await client.search("x", limit=3)
-    await client.search("x", limit=3, fields_of_study=["Physics"])
-    assert router.requests[0].url.params["fieldsOfStudy"] == "Medicine,Biology"
-    assert router.requests[1].url.params["fieldsOfStudy"] == "Physics"
-
-
 async def test_open_access_pdf_shapes(router, options):
     router.add("GET", f"{API}/paper/search", fixture_response("semantic_scholar/paper_search_turing_openAccessPdf.json"))
     records = await SemanticScholarClient(options=options).search("turing", limit=5)
@@ -47,35 +39,33 @@ async def test_open_access_pdf_shapes(router, options):
     assert records[2].oa_pdf_url == "http://arxiv.org/pdf/2301.10035"  # status CLOSED but a usable URL
 
 
-async def test_title_match_with_empty_open_access_pdf(router, options):
-    router.add("GET", f"{API}/paper/search/match", fixture_response("semantic_scholar/paper_search_match_attention_empty_openAccessPdf.json"))
-    record = await SemanticScholarClient(options=options).match_title("Attention is All you Need")
+def test_paper_with_empty_open_access_pdf():
+    record = paper_to_record(fixture_json("semantic_scholar/paper_search_match_attention_empty_openAccessPdf.json")["data"][0])
     assert record is not None and record.arxiv_id == "1706.03762" and record.oa_pdf_url is None
     assert record.venue == "Neural Information Processing Systems" and record.citation_count == 136941
     assert record.authors[0] == "Ashish Vaswani" and record.year == 2017
 
 
-async def test_title_match_not_found_is_none(router, options):
-    router.add("GET", f"{API}/paper/search/match", fixture_response("semantic_scholar/error_404_title_match_not_found.json", 404))
-    assert await SemanticScholarClient(options=options).match_title("No such paper anywhere") is None
+def test_not_found_bodies_give_their_message():
+    for fixture, message in (("semantic_scholar/error_404_title_match_not_found.json", "Title match not found"),
+                             ("semantic_scholar/error_404_paper_not_found.json", "Paper with id 0 not found"),
+                             ("semantic_scholar/error_404_DOI_not_found.json", "Paper with id DOI:10.1101/2024.04.01.587366 not found")):
+        assert error_detail(fixture_bytes(fixture), {"content-type": "application/json"}) == message
 
 
-async def test_bulk_search_returns_the_continuation_token(router, options):
-    router.add("GET", f"{API}/paper/search/bulk", fixture_response("semantic_scholar/paper_search_bulk_kubernetes_token.json"))
-    records, token = await SemanticScholarClient(options=options).search_bulk("kubernetes")
-    assert len(records) == 1000 and token and token.startswith("PCOKWVSKJJGM4TWN")
+def test_every_paper_of_a_bulk_page_maps_to_a_record():
+    papers = fixture_json("semantic_scholar/paper_search_bulk_kubernetes_token.json")["data"]
+    records = [paper_to_record(p) for p in papers]
+    assert len(records) == 1000 and all(r is not None and r.title for r in records)
 
 
-async def test_details_with_title_only(router, options):
-    router.add("GET", f"{API}/paper/10.1093/mind/lix.236.433", fixture_response("semantic_scholar/paper_details_fields_title.json"))
-    record = await SemanticScholarClient(options=options).paper("10.1093/mind/lix.236.433")
+def test_details_with_title_only():
+    record = paper_to_record(fixture_json("semantic_scholar/paper_details_fields_title.json"))
     assert record is not None and record.title == "Computing Machinery and Intelligence"
-    assert "authors.affiliations" in router.requests[0].url.params["fields"]
 
 
-async def test_details_with_all_fields(router, options):
-    router.add("GET", f"{API}/paper/CorpusId:14636783", fixture_response("semantic_scholar/paper_details_all_fields_with_citations_refs_embedding.json"))
-    record = await SemanticScholarClient(options=options).paper("CorpusId:14636783")
+def test_details_with_all_fields():
+    record = paper_to_record(fixture_json("semantic_scholar/paper_details_all_fields_with_citations_refs_embedding.json"))
     assert record is not None
     assert (record.year, record.doi, record.citation_count) == (1950, "10.1093/mind/lix.236.433", 10059)
     assert record.authors == ["A. Turing"] and record.institutions == []
@@ -83,19 +73,10 @@ async def test_details_with_all_fields(router, options):
     assert record.abstract.startswith("I propose to consider the question")
 
 
-async def test_details_by_doi_prefix_with_license(router, options):
-    router.add("GET", f"{API}/paper/DOI:10.1016/j.xgen.2025.100814", fixture_response("semantic_scholar/paper_details_by_DOI_prefix_openAccessPdf_license.json"))
-    record = await SemanticScholarClient(options=options).paper("DOI:10.1016/j.xgen.2025.100814")
+def test_details_by_doi_prefix_with_license():
+    record = paper_to_record(fixture_json("semantic_scholar/paper_details_by_DOI_prefix_openAccessPdf_license.json"))
     assert record is not None and record.pmid == "40120586" and record.doi == "10.1016/j.xgen.2025.100814"
     assert record.venue == "bioRxiv" and record.oa_pdf_url == "https://doi.org/10.1016/j.xgen.2025.100814"
-
-
-async def test_details_not_found_is_none(router, options):
-    router.add("GET", f"{API}/paper/0", fixture_response("semantic_scholar/error_404_paper_not_found.json", 404))
-    router.add("GET", f"{API}/paper/DOI:10.1101/2024.04.01.587366", fixture_response("semantic_scholar/error_404_DOI_not_found.json", 404))
-    client = SemanticScholarClient(options=options)
-    assert await client.paper("0") is None
-    assert await client.paper("DOI:10.1101/2024.04.01.587366") is None
 
 
 async def test_bad_fields_is_a_source_error_with_the_api_message(router, options):
@@ -176,11 +157,11 @@ async def test_neighbours_filter_interleave_and_fill_abstracts(router, options):
     router.add("GET", f"{API}/paper/DOI:10.1/seed/references", json_response({"offset": 0, "data": [{"citedPaper": p} for p in refs]}))
     router.add("GET", f"{API}/paper/DOI:10.1/seed/citations", json_response({"offset": 0, "data": [{"citingPaper": p} for p in cites]}))
     router.add("POST", f"{API}/paper/batch", json_response([_paper("r-new", 2021, 3, "Full abstract from batch.")]))
-    client = SemanticScholarClient(options=options, hop_filter=HopFilter())
+    client = SemanticScholarClient(options=options)
     seed = Record(id="10.1/seed", source="crossref", doi="10.1/seed")
-    got = await client.neighbours(seed, limit=10)
+    got = await client.neighbours(seed, limit=10, gate=HopFilter())
     assert [r.id for r in got] == ["r-old-famous", "c-2", "r-new", "c-1"]  # most cited first, alternating
-    assert all(r.provenance[-1].via == "citation_hop" and r.provenance[-1].query == "crossref:10.1/seed" for r in got)
+    assert all(r.provenance == [] for r in got)  # the search service tags hop records
     assert got[2].abstract == "Full abstract from batch."
     assert json.loads(router.requests[-1].content) == {"ids": ["r-new"]}
 

@@ -1,0 +1,89 @@
+"""Settings by concern: presets as data files applied once at validation, every spelling of a field, the schema
+Studio renders, and a backend cache keyed on exactly the backend group."""
+
+from __future__ import annotations
+
+import json
+from typing import get_args
+
+import pytest
+
+from agent.api import make_context
+from agent.backend import backend_for, cache_key, clear_backend_cache
+from agent.config import FLAT_NAMES, GROUPS, PRESETS_DIR, BackendSettings, Context, PresetName
+from agent.errors import InputError
+
+DOCUMENTS = [
+    {"id": "d1", "title": "Vitamin D and fracture risk", "abstract": "Vitamin D supplementation reduced hip fracture risk in adults over 65."},
+    {"id": "d2", "title": "Coral reef bleaching", "abstract": "Ocean warming drives coral bleaching events across the Pacific."},
+]
+
+
+def test_backend_for_builds_a_new_reranker_for_an_ablation():
+    """The backend cache used to omit enable_semantic_rerank: the ablation silently got the cached semantic reranker."""
+    clear_backend_cache()
+    semantic = backend_for(Context(stance_model="heuristic"), DOCUMENTS)
+    lexical = backend_for(Context(stance_model="heuristic", enable_semantic_rerank=False), DOCUMENTS)
+    assert semantic.reranker.semantic is True
+    assert lexical is not semantic and lexical.reranker.semantic is False
+    # settings outside the backend group reuse the cached backend (no second model or index load)
+    assert backend_for(Context(stance_model="heuristic", court={"support_cap": 1}, max_claims=0), DOCUMENTS) is semantic
+
+
+@pytest.mark.parametrize("field", list(BackendSettings.model_fields))
+def test_the_cache_key_changes_with_every_backend_setting(field):
+    default = BackendSettings()
+    value = getattr(default, field)
+    changed = {bool: lambda v: not v, int: lambda v: v + 1, float: lambda v: v + 0.5, list: lambda v: v[:1]}
+    new = changed[type(value)](value) if type(value) in changed else {"name": "live", "reranker": "cohere", "stance_model": "heuristic",
+                                                                    "calibration": "raw"}.get(field, "x")
+    assert cache_key(default.model_copy(update={field: new}), None) != cache_key(default, None)
+
+
+def test_the_cache_key_ignores_every_other_group():
+    busy = Context(preset="research_max", court={"support_cap": 1}, verification={"max_claims": 0}, ablations={"enable_hypotheses": False})
+    assert cache_key(busy.backend, None) == cache_key(Context().backend, None)
+
+
+def test_presets_are_data_files_applied_once_at_validation():
+    assert sorted(p.stem for p in PRESETS_DIR.glob("*.json")) == sorted(get_args(PresetName))
+    fast = Context(preset="fast")
+    assert (fast.court.n_hypotheses, fast.retrieval.rerank_top_k, fast.budget.max_source_calls) == (3, 15, 40)
+    assert fast.court.support_cap == Context().court.support_cap  # not in the preset: the documented default
+    assert Context(preset="fast", n_hypotheses=5).court.n_hypotheses == 5  # explicit beats the preset
+    for name in get_args(PresetName):
+        data = json.loads((PRESETS_DIR / f"{name}.json").read_text())
+        assert data.pop("description")
+        assert set(data) <= set(GROUPS), name
+        Context.model_validate({"preset": name, **data})  # every preset names real fields with valid values
+
+
+def test_flat_dotted_and_grouped_names_mean_the_same_setting():
+    spellings = [Context(max_claims=2), Context(**{"verification.max_claims": 2}), Context(verification={"max_claims": 2})]
+    assert all(c.verification.max_claims == 2 for c in spellings)
+    assert Context(backend="live").backend.name == "live"
+    assert set(FLAT_NAMES) >= {"max_claims", "support_cap", "enable_semantic_rerank", "recursion_limit", "corpus_path"}
+    with pytest.raises(ValueError):
+        Context(max_claimz=2)
+
+
+def test_make_context_layers_overrides_and_reapplies_a_new_preset():
+    base = Context(preset="fast", max_claims=0)
+    assert make_context(base, support_cap=2).court.support_cap == 2
+    assert make_context(base, support_cap=2).verification.max_claims == 0  # the caller's setting survives
+    assert make_context(base, preset="research_max").court.n_hypotheses == 5  # the new preset fills the rest
+    assert make_context({"preset": "fast"}, **{"court.support_cap": 3}).court.support_cap == 3
+    with pytest.raises(InputError, match="invalid setting court.support_cap"):
+        make_context(None, support_cap="many")
+
+
+def test_every_setting_is_described_and_the_studio_schema_has_no_references():
+    schema = Context.model_json_schema()
+    assert "$defs" not in schema and "$ref" not in json.dumps(schema)
+    for group, model in GROUPS.items():
+        section = schema["properties"][group]
+        assert section["description"] and section["type"] == "object"
+        for field in model.model_fields:
+            prop = section["properties"][field]
+            assert prop.get("description"), f"{group}.{field} has no description"
+            assert "default" in prop, f"{group}.{field} shows no default"
