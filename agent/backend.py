@@ -55,9 +55,12 @@ def clear_backend_cache() -> None:
 
 
 def _cache_key(settings: Context, documents: list[dict] | None) -> str:
-    fields = settings.model_dump(include={"backend", "corpus_path", "index_dir", "llm", "llm_temperature", "reranker", "stance_model", "calibration", "sources", "enable_entity_expansion"})
+    fields = settings.model_dump(include={"backend", "corpus_path", "index_dir", "llm", "llm_temperature", "reranker", "stance_model", "calibration", "sources", "enable_entity_expansion",
+                                          "use_library", "library_dir"})
     docs = hashlib.sha256(json.dumps(documents, sort_keys=True, default=str).encode()).hexdigest() if documents else ""
-    return json.dumps([fields, docs], sort_keys=True, default=str)
+    from agent.library.store import library_stamp
+
+    return json.dumps([fields, docs, library_stamp(settings)], sort_keys=True, default=str)
 
 
 def backend_for(settings: Context, documents: list[dict] | None = None) -> Backend:
@@ -137,12 +140,16 @@ def offline_reranker(settings: Context, index: Any = None) -> Reranker:
 
 # ---------------------------------------------------------------------------------------------- factories
 def build_offline(settings: Context, documents: list[dict] | None = None) -> Backend:
+    from agent.library.store import library_index
     from agent.tools.encoder import shared_encoder
     from agent.tools.local_index import LocalIndex, LocalSource, default_index_dir, records_from_dicts
 
     notes: list[str] = []
+    library = None if documents else library_index(settings)
     if documents:
         index = LocalIndex.from_records(records_from_dicts(documents))
+    elif library is not None:
+        index = library
     else:
         corpus = settings.default_corpus()
         if corpus is None:

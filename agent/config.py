@@ -45,6 +45,10 @@ class Context(BaseModel):
     reranker: Literal["offline", "cohere", "voyage"] = Field("offline", description="Reranker: offline hybrid (BM25 + MiniLM), Cohere or Voyage.")
     stance_model: Literal["auto", "cross", "trained", "ensemble", "heuristic", "llm"] = Field("auto", description="Stance judge: offline cross-encoder, MLP ('trained'), heuristic, the mean of heuristic and cross-encoder ('ensemble'), or the chat model; auto = llm when configured, else ensemble.")
 
+    # --- library (issue 19; one block, to move into the settings groups) ------------------------
+    use_library: Literal["auto", "on", "off"] = Field("auto", description="Offline corpus: 'auto' answers from the library ($SPARKIT_HOME/library, `sparkit library add`) when it has documents and no corpus_path or SPARKIT_CORPUS is given; 'on' requires it; 'off' never uses it.")
+    library_dir: str | None = Field(None, description="Where the library lives. Default: $SPARKIT_HOME/library.")
+
     # --- thresholds (seed defaults) --------------------------------------------------------------
     margin_threshold: float = Field(0.06, description="Below this margin between the top two hypotheses, run another discrimination round.")
     agreement_threshold: float = Field(0.35, description="Below this agreement between hypothesis providers, run another discrimination round.")
