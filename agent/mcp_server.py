@@ -74,7 +74,12 @@ def search_library(query: str, limit: int = 10, library_dir: str | None = None) 
 
 
 def build_server(library_dir: str | None = None):
-    from mcp.server.mcpserver import MCPServer
+    try:
+        from mcp.server.mcpserver import MCPServer
+    except ImportError:
+        from agent.errors import ConfigurationError
+
+        raise ConfigurationError("sparkit mcp needs the MCP SDK: pip install 'sparkit[mcp]' (mcp>=2.3)") from None
 
     from agent.api import aask, averify
     from agent.errors import SparkitError

@@ -168,8 +168,9 @@ def _wrap(words: list[str], width: float, font: str, size: float, *, indent: flo
 class _Flow:
     """Two-column flow over pages: a cursor that moves down a column, then to the next column or page."""
 
-    def __init__(self, canvas, top: float):
-        self.c, self.col, self.y, self.page = canvas, 0, top, 1
+    def __init__(self, canvas, top: float, scan: list[str] | None = None):
+        self.c, self.col, self.y, self.page, self.top_of_page = canvas, 0, top, 1, top
+        self.scan = scan  # lines pictured on an image-only page inserted after page 1
 
     def x(self) -> float:
         return MARGIN + self.col * (COL_W + GAP)
@@ -185,6 +186,10 @@ class _Flow:
         self.footer()
         self.c.showPage()
         self.page += 1
+        if self.scan is not None and self.page == 2:
+            _image_page(self.c, self.scan)
+            self.c.showPage()
+            self.page += 1
         self.col, self.y = 0, PAGE_H - MARGIN
         self.top_of_page = self.y
 
@@ -206,8 +211,8 @@ def _image_page(canvas, lines: list[str]) -> None:
 
 
 def write_reportlab(paper: SamplePaper, path: Path, *, scanned_page: bool = False, user_password: str | None = None) -> Path:
-    """Typeset `paper` into `path` (two columns, hyphenation, ligature glyphs); optionally add an image-only
-    second page or encrypt the file with a user password."""
+    """Typeset `paper` into `path` (two columns, hyphenation, ligature glyphs); optionally insert an image-only
+    page after the first (a scan: no text layer) or encrypt the file with a user password."""
     from reportlab.lib.pdfencrypt import StandardEncryption
     from reportlab.pdfgen.canvas import Canvas
 
@@ -224,14 +229,8 @@ def write_reportlab(paper: SamplePaper, path: Path, *, scanned_page: bool = Fals
     c.setFont(regular, 10)
     c.drawString(MARGIN, y - 14, ", ".join(paper.authors))
     c.drawString(MARGIN, y - 28, f"Journal of Test Papers ({paper.year})   doi:{paper.doi}")
-    top = y - 48
-    if scanned_page:
-        _image_page(c, ["(scanned supplementary page)", *[s[:90] for s in paper.abstract[:4]]])
-        c.showPage()
-        c.setFont(regular, 10)
-    flow = _Flow(c, top)
-    flow.top_of_page = top
-    flow.page = 2 if scanned_page else 1
+    scan = ["(scanned supplementary page)", *[s[:90] for s in paper.abstract[:4]]] if scanned_page else None
+    flow = _Flow(c, y - 48, scan)
 
     def heading(text: str) -> None:
         flow.need(LEADING * 3)

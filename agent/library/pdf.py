@@ -50,6 +50,8 @@ _SENTENCE_END = (".", "!", "?", ":", ";")
 LINE_BREAK_HYPHEN = "\ue000"  # private-use mark: a hyphen at a line end, settled by resolve_hyphens
 _WORD = re.compile(r"\w+(?:-\w+)*")
 _HYPHEN_JOIN = re.compile(r"(\w+)\ue000(\w+)")
+_EMPTY_PAGE_TREE = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+0\b|/Count\s+0\b[^>]*?/Type\s*/Pages\b")
+_PAGE_OBJECT = re.compile(rb"/Type\s*/Page\b(?!s)")
 FRONT_MATTER_WORDS = 80  # text above the first heading of page 1 shorter than this is title and authors, not an abstract
 
 
@@ -134,6 +136,8 @@ def _open(path: Path, password: str | None):
         document = pdfium.PdfDocument(str(path), password=password)
     except pdfium.PdfiumError as exc:
         message = str(exc).lower()
+        if _declares_no_pages(path):  # PDFium refuses a document without pages rather than opening it empty
+            raise BadFileError("the PDF has zero pages") from None
         if "password" in message:
             raise BadFileError("encrypted PDF: it needs a password (remove the protection and add it again)") from None
         raise BadFileError(f"unreadable PDF ({str(exc).splitlines()[0][:120]})") from None
@@ -141,6 +145,14 @@ def _open(path: Path, password: str | None):
         document.close()
         raise BadFileError("the PDF has zero pages")
     return document
+
+
+def _declares_no_pages(path: Path) -> bool:
+    """True when the file's page tree says /Count 0 and it has no page object (read only for small files)."""
+    if path.stat().st_size > 5_000_000:
+        return False
+    data = path.read_bytes()
+    return bool(_EMPTY_PAGE_TREE.search(data)) and not _PAGE_OBJECT.search(data)
 
 
 def page_lines(textpage, page_number: int) -> list[Line]:
