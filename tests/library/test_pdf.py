@@ -92,6 +92,10 @@ def test_resolve_hyphens_reads_the_documents_own_words():
     assert resolve_hyphens(f"ATP{mark}sensitive", set()) == "ATP-sensitive"
     assert resolve_hyphens(f"signifi{mark}cant", set()) == "significant"
     assert resolve_hyphens(f"COVID{mark}19", set()) == "COVID-19"
+    assert resolve_hyphens(f"CTX{mark}M-14", set()) == "CTX-M-14"
+    assert resolve_hyphens(f"community{mark}based", set()) == "community-based"
+    assert resolve_hyphens(f"antihyper{mark}tensive", set()) == "antihypertensive"
+    assert resolve_hyphens(f"β {mark}catenin", set()) == "β-catenin"
 
 
 @pytest.mark.skipif(not latex_available(), reason="pdflatex is not installed (Debian: texlive-latex-base); the reportlab papers cover the parser")
