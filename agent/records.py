@@ -66,6 +66,18 @@ def normalize_title(title: str) -> str:
     return _NON_WORD.sub(" ", text.lower()).strip()
 
 
+def work_keys(doi: str | None, arxiv_id: str | None, title: str, *source_ids: str) -> list[str]:
+    """Keys under which two records of a work match: DOI, arXiv id, the sources' own ids, a normalised title of 12+ characters."""
+    keys = [f"doi:{doi}"] if doi else []
+    if arxiv_id:
+        keys.append(f"arxiv:{arxiv_id.lower()}")
+    keys += [key for key in source_ids if key]
+    normalised = normalize_title(title)
+    if len(normalised) >= 12:
+        keys.append(f"title:{normalised}")
+    return keys
+
+
 class Provenance(BaseModel):
     """How a record entered the pool: which query, round and hypothesis found it."""
 
@@ -139,18 +151,8 @@ class Record(BaseModel):
         the passages of one paper share its DOI and title but are different evidence)."""
         if self.location is not None and self.location.page is not None:
             return [f"passage:{self.id}"]
-        keys = []
-        if self.doi:
-            keys.append(f"doi:{self.doi}")
-        if self.arxiv_id:
-            keys.append(f"arxiv:{self.arxiv_id.lower()}")
-        if self.s2_id:
-            keys.append(f"s2:{self.s2_id}")
-        if self.openalex_id:
-            keys.append(f"openalex:{self.openalex_id.upper()}")
-        title = normalize_title(self.title)
-        if len(title) >= 12:
-            keys.append(f"title:{title}")
+        keys = work_keys(self.doi, self.arxiv_id, self.title,
+                         f"s2:{self.s2_id}" if self.s2_id else "", f"openalex:{self.openalex_id.upper()}" if self.openalex_id else "")
         if not keys:
             keys.append(f"{self.source}:{self.id}")
         return keys

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.errors import SparkitError
-from agent.records import normalize_doi, normalize_title, split_arxiv_version
+from agent.records import normalize_doi, split_arxiv_version, work_keys
 
 DocumentKind = Literal["pdf", "bibtex", "ris", "zotero", "csl-json", "jsonl", "fetch"]
 
@@ -82,15 +82,7 @@ class LibraryDocument(BaseModel):
 
     def dedupe_keys(self) -> list[str]:
         """DOI, arXiv id without version, normalised title (12+ characters): two documents sharing one are the same work."""
-        keys = []
-        if self.doi:
-            keys.append(f"doi:{self.doi}")
-        if self.arxiv_id:
-            keys.append(f"arxiv:{self.arxiv_id.lower()}")
-        title = normalize_title(self.title)
-        if len(title) >= 12:
-            keys.append(f"title:{title}")
-        return keys
+        return work_keys(self.doi, self.arxiv_id, self.title)
 
     def merge_metadata(self, other: LibraryDocument) -> LibraryDocument:
         """Fill what this document lacks from `other` (the same work read from another file); full text,

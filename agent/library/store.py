@@ -194,19 +194,23 @@ class Library:
             elif path.is_file() and path.name.startswith(f".{MANIFEST}.") and path.name.endswith(".tmp"):
                 path.unlink(missing_ok=True)
 
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[tuple[dict, dict[str, LibraryDocument]]]:
+        """Under the lock: the manifest and its documents by id, leftovers of an interrupted add removed."""
+        with self._locked():
+            manifest = self._manifest()
+            self._cleanup(manifest.get("index"))
+            yield manifest, {d["id"]: LibraryDocument.model_validate(d) for d in manifest["documents"]}
+
     def add(self, paths: list[Path | str], *, progress: Progress | None = None) -> AddReport:
         """Add files and folders; bad files are skipped with a reason, the rest committed at once."""
         progress = progress or Progress(enabled=False)
         started = time.monotonic()
         report = AddReport()
-        with self._locked():
-            manifest = self._manifest()
-            self._cleanup(manifest.get("index"))
-            docs = {d["id"]: LibraryDocument.model_validate(d) for d in manifest["documents"]}
+        with self._transaction() as (manifest, docs):
             files, skipped = expand([Path(p) for p in paths])
             report.skipped += skipped
-            items = self._read(files, docs, report, progress)
-            self._apply(manifest, docs, items, report, progress)
+            self._apply(manifest, docs, self._read(files, docs, report, progress), report, progress)
         report.seconds = round(time.monotonic() - started, 3)
         return report
 
@@ -214,20 +218,14 @@ class Library:
         """Add documents already read (fetched records, for instance)."""
         started = time.monotonic()
         report = AddReport()
-        with self._locked():
-            manifest = self._manifest()
-            self._cleanup(manifest.get("index"))
-            docs = {d["id"]: LibraryDocument.model_validate(d) for d in manifest["documents"]}
+        with self._transaction() as (manifest, docs):
             self._apply(manifest, docs, items, report, progress or Progress(enabled=False))
         report.seconds = round(time.monotonic() - started, 3)
         return report
 
     def remove(self, ids: list[str], *, progress: Progress | None = None) -> list[str]:
         """Remove documents by library id (or DOI); returns the ids removed. Unknown ids raise InputError."""
-        with self._locked():
-            manifest = self._manifest()
-            self._cleanup(manifest.get("index"))
-            docs = {d["id"]: LibraryDocument.model_validate(d) for d in manifest["documents"]}
+        with self._transaction() as (manifest, docs):
             by_doi = {d.doi: d.id for d in docs.values() if d.doi}
             chosen = [i if i in docs else by_doi.get(normalize_doi(i) or "", i) for i in ids]
             unknown = [i for i, c in zip(ids, chosen) if c not in docs]
