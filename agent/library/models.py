@@ -7,6 +7,7 @@ agent.records and agent.errors.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -14,6 +15,15 @@ from pydantic import BaseModel, Field
 
 from agent.errors import SparkitError
 from agent.records import normalize_doi, split_arxiv_version, work_keys
+
+_UNSAFE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def strip_controls(text: str) -> str:
+    """Without escape sequences, control characters (newlines and tabs kept) and bidi overrides: text from a
+    user's files or an API that will be printed on a terminal."""
+    return _UNSAFE.sub("", text)
+
 
 DocumentKind = Literal["pdf", "bibtex", "ris", "zotero", "csl-json", "jsonl", "fetch"]
 
@@ -76,6 +86,9 @@ class LibraryDocument(BaseModel):
     added_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
     def model_post_init(self, __context: object) -> None:
+        self.title, self.abstract = strip_controls(self.title), strip_controls(self.abstract)
+        self.authors = [strip_controls(a) for a in self.authors]
+        self.venue = strip_controls(self.venue) if self.venue else self.venue
         self.doi = normalize_doi(self.doi)
         if self.arxiv_id:
             self.arxiv_id = split_arxiv_version(self.arxiv_id)[0]

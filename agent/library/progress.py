@@ -7,19 +7,17 @@ and any secret-shaped text redacted.
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from typing import TextIO
 
+from agent.library.models import strip_controls
 from agent.redact import redact
-
-_UNSAFE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def terminal_safe(text: str, limit: int = 200) -> str:
     """One line with no control characters, escape sequences or bidi overrides, secrets redacted, at most `limit` characters."""
-    text = _UNSAFE.sub("", redact(str(text))).replace("\n", " ").replace("\t", " ")
+    text = strip_controls(redact(str(text))).replace("\n", " ").replace("\t", " ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

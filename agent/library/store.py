@@ -37,7 +37,7 @@ import numpy as np
 from agent.config import Context, sparkit_home
 from agent.errors import CorpusError, InputError
 from agent.library.importers import Item, expand, read
-from agent.library.models import AddReport, BadFileError, LibraryDocument, Paragraph, Skipped
+from agent.library.models import AddReport, BadFileError, LibraryDocument, Paragraph, Skipped, strip_controls
 from agent.library.progress import Progress
 from agent.records import Record, SourceLocation, normalize_doi, normalize_title
 from agent.text import split_sentences
@@ -465,7 +465,9 @@ def document_records(doc: LibraryDocument, item: Item | None, old: list[Record])
         if records:
             return records
     if item is not None and item.record is not None:
-        return [item.record.model_copy(update={"location": SourceLocation(document_id=doc.id)})]
+        record = item.record
+        return [record.model_copy(update={"location": SourceLocation(document_id=doc.id), "title": doc.title, "abstract": strip_controls(record.abstract),
+                                          "sentences": [strip_controls(x) for x in record.sentences]})]
     if old and (doc.full_text or old[0].abstract == doc.abstract):
         return [r.model_copy(update=meta) for r in old]
     return [Record(id=doc.id, source="local", source_type="local", abstract=doc.abstract, location=SourceLocation(document_id=doc.id), **meta)]
