@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> None:
                 report = library.add([pdfs])
                 seconds = time.perf_counter() - started
                 results["passages encoded"] = float(report.passages_added)
+                for stage, spent in report.timings.items():
+                    results[f"in-process: seconds {stage}"] = spent
             else:
                 started = time.perf_counter()
                 subprocess.run([sys.executable, "-m", "agent.cli", "library", "add", str(pdfs), "--library", str(copy), "-q"], check=True,

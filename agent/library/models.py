@@ -97,6 +97,16 @@ class LibraryDocument(BaseModel):
         """DOI, arXiv id without version, normalised title (12+ characters): two documents sharing one are the same work."""
         return work_keys(self.doi, self.arxiv_id, self.title)
 
+    def may_be(self, other: LibraryDocument) -> bool:
+        """False when a shared key must be a coincidence: different DOIs or arXiv ids, or two abstracts that share
+        under half their words (a generic title such as 'Corresponding author:' names many works)."""
+        if self.doi and other.doi and self.doi != other.doi or self.arxiv_id and other.arxiv_id and self.arxiv_id != other.arxiv_id:
+            return False
+        mine, theirs = set(self.abstract.lower().split()), set(other.abstract.lower().split())
+        if len(mine) >= 20 and len(theirs) >= 20:
+            return len(mine & theirs) / len(mine | theirs) >= 0.5
+        return True
+
     def merge_metadata(self, other: LibraryDocument) -> LibraryDocument:
         """Fill what this document lacks from `other` (the same work read from another file); full text,
         passages and id stay this document's."""
@@ -131,3 +141,4 @@ class AddReport(BaseModel):
     passages_added: int = 0
     documents: int = 0
     seconds: float = 0.0
+    timings: dict[str, float] = Field(default_factory=dict, description="Seconds spent reading files, encoding and indexing, and writing.")

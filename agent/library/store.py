@@ -210,7 +210,9 @@ class Library:
         with self._transaction() as (manifest, docs):
             files, skipped = expand([Path(p) for p in paths])
             report.skipped += skipped
-            self._apply(manifest, docs, self._read(files, docs, report, progress), report, progress)
+            items = self._read(files, docs, report, progress)
+            report.timings["reading"] = round(time.monotonic() - started, 3)
+            self._apply(manifest, docs, items, report, progress)
         report.seconds = round(time.monotonic() - started, 3)
         return report
 
@@ -306,7 +308,7 @@ class Library:
         key_to_id = {key: doc.id for doc in docs.values() for key in doc.dedupe_keys()}
         for item in items:
             incoming = item.document
-            existing = next((key_to_id[k] for k in incoming.dedupe_keys() if k in key_to_id), None)
+            existing = next((key_to_id[k] for k in incoming.dedupe_keys() if k in key_to_id and docs[key_to_id[k]].may_be(incoming)), None)
             if existing is None and item.record is not None and item.record.id in docs:
                 existing = item.record.id
             if existing is None:
@@ -339,10 +341,11 @@ class Library:
         for doc_id in report.added + report.updated:
             for note in docs[doc_id].notes:
                 report.notes.append(f"{doc_id}: {note}")
-        report.passages_added = self._commit(docs, _with_references(docs, records), index, progress)
+        report.passages_added = self._commit(docs, _with_references(docs, records), index, progress, report.timings)
         report.documents = len(docs)
 
-    def _commit(self, docs: dict[str, LibraryDocument], records: list[Record], index: LibraryIndex | None, progress: Progress) -> int:
+    def _commit(self, docs: dict[str, LibraryDocument], records: list[Record], index: LibraryIndex | None, progress: Progress,
+                timings: dict[str, float] | None = None) -> int:
         """Write the new index and then the manifest (atomically); returns how many records were new or changed."""
         counts: dict[str, int] = defaultdict(int)
         for record in records:
@@ -353,12 +356,17 @@ class Library:
         if records:
             changed = sum(1 for r in records if index is None or r.id not in index.by_id or index.by_id[r.id].text != r.text)
             progress.line(f"indexing: {changed} new or changed passage(s), {len(records)} in all")
+            started = time.monotonic()
             updated = (index or LibraryIndex.empty()).updated(records, {"corpus": "<library>", "library": str(self.root)}, progress=progress.enabled)
+            indexed = time.monotonic()
             name = f"index-{uuid.uuid4().hex[:10]}"
             updated.save(self.root / name)
         write_json_atomic(self.manifest_path, {"version": LIBRARY_VERSION, "index": name,
                                                "documents": [d.model_dump(exclude_defaults=True) | {"id": d.id, "kind": d.kind} for d in docs.values()]})
         self._cleanup(name)
+        if timings is not None and records:
+            timings["indexing"] = round(indexed - started, 3)
+            timings["writing"] = round(time.monotonic() - indexed, 3)
         return changed
 
     # ------------------------------------------------------------------ queries

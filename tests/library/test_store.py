@@ -109,6 +109,16 @@ def test_readding_is_a_no_op_and_a_pdf_upgrades_its_bibliography_entry(tmp_path,
     assert library.add([pdfs["lindqvist2011"]]).duplicates == ["lindqvist2011"]  # same file: known by checksum, not parsed again
 
 
+def test_a_shared_generic_title_does_not_merge_different_works(tmp_path, encoder):
+    first = " ".join(f"alpha{i}" for i in range(30))
+    second = " ".join(f"beta{i}" for i in range(30))
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"doc_id": i, "title": "Corresponding author:", "abstract": [text]}) + "\n"
+                              for i, text in ((1, first), (2, second), (3, first + " gamma"))))
+    report = Library(tmp_path / "lib").add([corpus])
+    assert report.added == ["1", "2"] and report.duplicates == ["1"]  # 3 repeats 1's abstract: the same work
+
+
 def test_remove_keeps_indexes_consistent(tmp_path, pdfs, papers, encoder):
     library = Library(tmp_path / "lib")
     library.add([pdfs["okafor2010"], pdfs["lindqvist2011"]])
