@@ -86,6 +86,11 @@ def library_index(settings: Context) -> LibraryIndex | None:
     return library.index()
 
 
+def document_of(record: Record) -> str:
+    """The library document a record belongs to (an abstract record is its own document)."""
+    return record.location.document_id if record.location else record.id
+
+
 def write_json_atomic(path: Path, data: object) -> None:
     """Write JSON to `path` so a reader sees the old file or the new one, never half of either."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
@@ -105,16 +110,16 @@ class LibraryIndex(LocalIndex):
 
     def __init__(self, records: list[Record], bm25, embeddings: np.ndarray, manifest: dict):
         super().__init__(records, bm25, embeddings, manifest)
-        self.document_of = {r.id: (r.location.document_id if r.location else r.id) for r in records}
+        self.record_document = {r.id: document_of(r) for r in records}
         self.first_record: dict[str, str] = {}
         for record in records:
-            self.first_record.setdefault(self.document_of[record.id], record.id)
+            self.first_record.setdefault(self.record_document[record.id], record.id)
         self.cites: dict[str, list[str]] = defaultdict(list)
         self.cited_by: dict[str, list[str]] = defaultdict(list)
         for record in records:
-            doc = self.document_of[record.id]
+            doc = self.record_document[record.id]
             for ref in record.references:
-                target = self.document_of.get(ref)
+                target = self.record_document.get(ref)
                 if target and target != doc and target not in self.cites[doc]:
                     self.cites[doc].append(target)
                     self.cited_by[target].append(doc)
@@ -126,7 +131,7 @@ class LibraryIndex(LocalIndex):
         return cls([], bm25s.BM25(), np.zeros((0, DIM), dtype=np.float32), {})
 
     def neighbours(self, record_id: str, limit: int) -> list[Record]:
-        doc = self.document_of.get(record_id)
+        doc = self.record_document.get(record_id)
         if doc is None:
             return []
         docs = list(dict.fromkeys([*self.cites.get(doc, []), *self.cited_by.get(doc, [])]))
@@ -236,7 +241,7 @@ class Library:
             for doc_id in chosen:
                 docs.pop(doc_id, None)
             index = self._load(manifest)
-            records = [r for r in (index.records if index else []) if (r.location.document_id if r.location else r.id) in docs]
+            records = [r for r in (index.records if index else []) if document_of(r) in docs]
             self._commit(docs, _with_references(docs, records), index, progress or Progress(enabled=False))
         return list(dict.fromkeys(chosen))
 
@@ -303,7 +308,7 @@ class Library:
         index = self._load(manifest)
         old_records: dict[str, list[Record]] = defaultdict(list)
         for record in index.records if index else []:
-            old_records[record.location.document_id if record.location else record.id].append(record)
+            old_records[document_of(record)].append(record)
         rebuild: dict[str, Item | None] = {}
         key_to_id = {key: doc.id for doc in docs.values() for key in doc.dedupe_keys()}
         for item in items:
@@ -312,11 +317,12 @@ class Library:
             if existing is None and item.record is not None and item.record.id in docs:
                 existing = item.record.id
             if existing is None:
-                incoming.id = _unique_id(item, docs)
-                docs[incoming.id] = incoming
-                rebuild[incoming.id] = item
-                report.added.append(incoming.id)
+                doc_id = incoming.id = _unique_id(item, docs)
+                docs[doc_id] = incoming
+                rebuild[doc_id] = item
+                report.added.append(doc_id)
             else:
+                doc_id = existing
                 old = docs[existing]
                 merged, full_text_arrives = _combine(old, incoming, item)
                 if full_text_arrives:
@@ -330,8 +336,8 @@ class Library:
                 docs[existing] = merged
                 if existing not in report.added and existing not in report.updated:
                     report.updated.append(existing)
-            for key in docs[incoming.id if existing is None else existing].dedupe_keys():
-                key_to_id.setdefault(key, incoming.id if existing is None else existing)
+            for key in docs[doc_id].dedupe_keys():
+                key_to_id.setdefault(key, doc_id)
         if not rebuild:
             report.documents = len(docs)
             return
@@ -349,7 +355,7 @@ class Library:
         """Write the new index and then the manifest (atomically); returns how many records were new or changed."""
         counts: dict[str, int] = defaultdict(int)
         for record in records:
-            counts[record.location.document_id if record.location else record.id] += 1
+            counts[document_of(record)] += 1
         for doc_id, doc in docs.items():
             doc.passages = counts.get(doc_id, 0)
         name, changed = None, 0
@@ -516,11 +522,11 @@ def _with_references(docs: dict[str, LibraryDocument], records: list[Record]) ->
     """Records whose `references` are the first records of the library documents their document cites."""
     first: dict[str, str] = {}
     for record in records:
-        first.setdefault(record.location.document_id if record.location else record.id, record.id)
+        first.setdefault(document_of(record), record.id)
     resolved = resolve_references(docs)
     out = []
     for record in records:
-        doc_id = record.location.document_id if record.location else record.id
+        doc_id = document_of(record)
         refs = [first[d] for d in resolved.get(doc_id, []) if d in first]
         out.append(record if record.references == refs else record.model_copy(update={"references": refs}))
     return out
