@@ -261,6 +261,8 @@ class Library:
                             report.duplicates.append(known[sha])
                             continue
                     result = read(path)
+                    if path.suffix.lower() == ".jsonl":
+                        _reuse_corpus_vectors(path)
                 except BadFileError as exc:
                     report.skipped.append(Skipped(path=str(path), reason=str(exc)))
                     continue
@@ -404,6 +406,17 @@ class Library:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+def _reuse_corpus_vectors(corpus: Path) -> None:
+    """When `sparkit index build` (or a first `sparkit ask`) already indexed this corpus, load that index: it primes
+    the encoder's cache with its vectors, so adding the corpus to the library encodes nothing it already has."""
+    from agent.tools.local_index import default_index_dir
+
+    index_dir = default_index_dir(corpus, sparkit_home())
+    if (index_dir / "manifest.json").exists():
+        with contextlib.suppress(CorpusError):
+            LocalIndex.load(index_dir)
+
+
 def _combine(old: LibraryDocument, incoming: LibraryDocument, item: Item) -> tuple[LibraryDocument, bool]:
     """The merged document and whether the incoming item brings full text the library lacked. Bibliographic
     metadata wins over what a PDF parser guessed; a PDF's full text wins over an abstract."""

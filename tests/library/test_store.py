@@ -119,6 +119,23 @@ def test_a_shared_generic_title_does_not_merge_different_works(tmp_path, encoder
     assert report.added == ["1", "2"] and report.duplicates == ["1"]  # 3 repeats 1's abstract: the same work
 
 
+def test_a_corpus_indexed_before_is_added_without_encoding_it_again(tmp_path, monkeypatch):
+    from agent.config import sparkit_home
+    from agent.tools import encoder as encoder_module
+    from agent.tools.local_index import default_index_dir
+    from tests.library.conftest import CountingEncoder
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"doc_id": i, "title": f"Title number {i} of the corpus", "abstract": [f"Sentence {i}."]}) + "\n"
+                              for i in range(5)))
+    monkeypatch.setattr(encoder_module, "_shared", CountingEncoder())
+    LocalIndex.build(corpus, default_index_dir(corpus, sparkit_home()))  # what `sparkit index build` leaves behind
+    fresh = CountingEncoder()  # a new process: nothing cached
+    monkeypatch.setattr(encoder_module, "_shared", fresh)
+    assert len(Library(tmp_path / "lib").add([corpus]).added) == 5
+    assert fresh.encoded == []
+
+
 def test_remove_keeps_indexes_consistent(tmp_path, pdfs, papers, encoder):
     library = Library(tmp_path / "lib")
     library.add([pdfs["okafor2010"], pdfs["lindqvist2011"]])
