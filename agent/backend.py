@@ -74,7 +74,9 @@ async def release_backends() -> None:
 def cache_key(settings: BackendSettings, documents: list[dict] | None) -> str:
     """Every backend setting and the caller's documents: two runs share a backend exactly when these agree."""
     docs = hashlib.sha256(json.dumps(documents, sort_keys=True, default=str).encode()).hexdigest() if documents else ""
-    return json.dumps([settings.model_dump(mode="json"), docs], sort_keys=True)
+    from agent.library.store import library_stamp
+
+    return json.dumps([settings.model_dump(mode="json"), docs, library_stamp(settings)], sort_keys=True)
 
 
 def backend_for(settings: Context | BackendSettings, documents: list[dict] | None = None) -> Backend:
@@ -169,12 +171,16 @@ def offline_reranker(settings: BackendSettings, index: Any = None) -> Reranker:
 
 # ---------------------------------------------------------------------------------------------- factories
 def build_offline(settings: BackendSettings, documents: list[dict] | None = None) -> Backend:
+    from agent.library.store import library_index
     from agent.tools.encoder import shared_encoder
     from agent.tools.local_index import LocalIndex, LocalSource, default_index_dir, records_from_dicts
 
     notes: list[str] = []
+    library = None if documents else library_index(settings)
     if documents:
         index = LocalIndex.from_records(records_from_dicts(documents))
+    elif library is not None:
+        index = library
     else:
         corpus = settings.default_corpus()
         if corpus is None:

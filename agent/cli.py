@@ -1,4 +1,4 @@
-"""The `sparkit` command: ask, verify, resume, index build, presets, trace list/show/html.
+"""The `sparkit` command: ask, verify, resume, index build, library, mcp, presets, trace list/show/html.
 
 Errors print one line to stderr and exit 2 (bad input, missing corpus, corrupt index, configuration)
 or 1 (anything else); no traceback reaches the user. Everything printed (answers, JSON, errors, log lines)
@@ -85,7 +85,8 @@ def render(answer: Any) -> str:
     if answer.citations:
         lines += ["", "References:"]
         for c in answer.citations:
-            lines.append(f"  [{c.id}] {c.title} ({c.year or 'n.d.'}) {c.source}")
+            where = c.where()
+            lines.append(f"  [{c.id}] {c.title} ({c.year or 'n.d.'}) {c.source}{', ' + where if where else ''}")
     u = answer.usage
     lines += ["", f"Stopped: {answer.stop_reason}",
               f"Usage: {u.llm_calls} LLM calls, {u.source_calls} source calls, {u.cache_hits} cache hits, ${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"]
@@ -214,6 +215,13 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    from agent.mcp_server import serve
+
+    serve()
+    return 0
+
+
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON answer object on stdout")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
@@ -259,6 +267,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help="also encode every sentence for the reranker (10-20 min on 2 cores for SciFact; +0.015 nDCG@10)")
     build_p.add_argument("--quiet", "-q", action="store_true")
     build_p.set_defaults(handler=_cmd_index_build)
+
+    from agent.library.cli import add_library_commands
+
+    add_library_commands(sub)
+    mcp_p = sub.add_parser("mcp", help="serve ask, verify, search_library and add_to_library to MCP clients over stdio")
+    mcp_p.set_defaults(handler=_cmd_mcp)
 
     presets_p = sub.add_parser("presets", help="list the named presets (and with -v every setting)")
     presets_p.add_argument("--verbose", "-v", action="store_true")

@@ -60,6 +60,8 @@ class BackendSettings(_Group):
     reranker: Literal["offline", "cohere", "voyage"] = Field("offline", description="Reranker: offline hybrid (BM25 + MiniLM), Cohere or Voyage.")
     stance_model: StanceModel = Field("auto", description="Stance judge: offline cross-encoder, MLP ('trained'), heuristic, the mean of heuristic and cross-encoder ('ensemble'), or the chat model; auto = llm when configured, else ensemble.")
     stance_weights: str | None = Field(None, description="Cross-encoder stance weights (.npz) to load instead of the packaged agent/models/stance_cross.npz: a judge you trained with `python -m training.train_judge --out FILE`.")
+    use_library: Literal["auto", "on", "off"] = Field("auto", description="Offline corpus: 'auto' answers from the library ($SPARKIT_HOME/library, `sparkit library add`) when it has documents and no corpus_path or SPARKIT_CORPUS is given; 'on' requires it; 'off' never uses it.")
+    library_dir: str | None = Field(None, description="Where the library lives. Default: $SPARKIT_HOME/library.")
     calibration: Literal["auto", "fitted", "raw"] = Field("auto", description="Confidence: 'fitted' maps the evidence score through the Platt maps fitted on SciFact validation claims (agent/models/calibration.json); 'raw' reports the uncalibrated score; auto = fitted when the run's stance judge is the one the maps were fitted with, else raw.")
     enable_semantic_rerank: bool = Field(True, description="Ablation: semantic reranking (off: lexical only). Here because it changes the reranker the backend builds.")
     enable_entity_expansion: bool = Field(True, description="Ablation: expand chemical names via PubChem (live only). Here because it decides whether the backend builds the PubChem client.")

@@ -69,6 +69,18 @@ def normalize_title(title: str) -> str:
     return _NON_WORD.sub(" ", text.lower()).strip()
 
 
+def work_keys(doi: str | None, arxiv_id: str | None, title: str, *source_ids: str) -> list[str]:
+    """Keys under which two records of a work match: DOI, arXiv id, the sources' own ids, a normalised title of 12+ characters."""
+    keys = [f"doi:{doi}"] if doi else []
+    if arxiv_id:
+        keys.append(f"arxiv:{arxiv_id.lower()}")
+    keys += [key for key in source_ids if key]
+    normalised = normalize_title(title)
+    if len(normalised) >= 12:
+        keys.append(f"title:{normalised}")
+    return keys
+
+
 class Provenance(BaseModel):
     """How a record entered the pool: which query, round and hypothesis found it."""
 
@@ -77,6 +89,20 @@ class Provenance(BaseModel):
     hypothesis_id: str | None = None
     via: Literal["search", "citation_hop", "claim_check", "entity_expansion"] = "search"
     source: str = ""
+
+
+class SourceLocation(BaseModel):
+    """Where a library record's text sits in its document: a full-text passage's page and section."""
+
+    document_id: str = Field(description="The library document the record belongs to.")
+    page: int | None = Field(default=None, description="1-based page the passage starts on (None for an abstract-only document).")
+    page_end: int | None = Field(default=None, description="Last page when the passage runs over a page break.")
+    section: str | None = Field(default=None, description="Heading of the section it sits in ('Results').")
+
+    def label(self) -> str:
+        """'p. 4, Results' / 'pp. 4-5' / '' for an abstract-only document."""
+        pages = "" if self.page is None else (f"pp. {self.page}-{self.page_end}" if self.page_end and self.page_end != self.page else f"p. {self.page}")
+        return ", ".join(part for part in (pages, self.section or "") if part)
 
 
 class Record(BaseModel):
@@ -104,6 +130,7 @@ class Record(BaseModel):
     source_type: str = Field(default="index", description="Kind of source, for triangulation: local, preprint, index, publisher, web.")
     provenance: list[Provenance] = Field(default_factory=list)
     alt_ids: dict[str, str] = Field(default_factory=dict, description="Ids of the same work in other sources, kept on merge.")
+    location: SourceLocation | None = Field(default=None, description="For a library record: its document, and the page and section of a full-text passage.")
 
     def model_post_init(self, __context: object) -> None:
         self.doi = normalize_doi(self.doi)
@@ -123,19 +150,12 @@ class Record(BaseModel):
         return f"{self.title}. {self.abstract}".strip(". ") if self.title else self.abstract
 
     def dedupe_keys(self) -> list[str]:
-        """Keys under which two records count as the same work."""
-        keys = []
-        if self.doi:
-            keys.append(f"doi:{self.doi}")
-        if self.arxiv_id:
-            keys.append(f"arxiv:{self.arxiv_id.lower()}")
-        if self.s2_id:
-            keys.append(f"s2:{self.s2_id}")
-        if self.openalex_id:
-            keys.append(f"openalex:{self.openalex_id.upper()}")
-        title = normalize_title(self.title)
-        if len(title) >= 12:
-            keys.append(f"title:{title}")
+        """Keys under which two records count as the same work (a full-text passage is only ever itself:
+        the passages of one paper share its DOI and title but are different evidence)."""
+        if self.location is not None and self.location.page is not None:
+            return [f"passage:{self.id}"]
+        keys = work_keys(self.doi, self.arxiv_id, self.title,
+                         f"s2:{self.s2_id}" if self.s2_id else "", f"openalex:{self.openalex_id.upper()}" if self.openalex_id else "")
         if not keys:
             keys.append(f"{self.source}:{self.id}")
         return keys
@@ -241,6 +261,24 @@ class Citation(BaseModel):
     year: int | None = None
     source: str = ""
     doi: str | None = None
+    document_id: str | None = Field(default=None, description="For a library passage: the document it belongs to.")
+    page: int | None = Field(default=None, description="For a full-text passage: the 1-based page it starts on.")
+    page_end: int | None = Field(default=None, description="Last page when the passage runs over a page break.")
+    section: str | None = Field(default=None, description="Section heading of a full-text passage.")
+
+    def where(self) -> str:
+        """'p. 4, Results' for a full-text passage; '' otherwise."""
+        if self.page is None and not self.section:
+            return ""
+        return SourceLocation(document_id=self.document_id or "", page=self.page, page_end=self.page_end, section=self.section).label()
+
+    @classmethod
+    def of(cls, record: Record) -> "Citation":
+        """The citation of a retrieved record, with the passage's page and section when it has them."""
+        where = record.location
+        return cls(id=record.id, title=record.title, year=record.year, source=record.source, doi=record.doi,
+                   document_id=where.document_id if where else None, page=where.page if where else None,
+                   page_end=where.page_end if where else None, section=where.section if where else None)
 
 
 class Decision(BaseModel, Generic[RouteT]):

@@ -74,7 +74,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         status = Status.BUDGET_EXHAUSTED
     cited = list(dict.fromkeys([c for s in (draft.sentences if draft else []) for c in s.citations]
                                + [rid for claim in claims for rid in claim.supporting + claim.refuting]))
-    citations = [Citation(id=rid, title=pool[rid].title, year=pool[rid].year, source=pool[rid].source, doi=pool[rid].doi) for rid in cited if rid in pool]
+    citations = [Citation.of(pool[rid]) for rid in cited if rid in pool]
     usage = state.get("usage") or Usage()
     usage = usage.model_copy(update={"wall_time_s": round(time.time() - (state.get("started_at") or time.time()), 3)})
     selected = best.option_index if plan.task == "mcq" and best is not None and not abstained else None

@@ -30,6 +30,7 @@ from agent.records import Record
 from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
 
 INDEX_VERSION = 2
+TOKENS_FILE = "tokens.json"  # BM25 tokens per record, written by save() so an update tokenizes only new records
 _RRF_K = 60
 
 
@@ -115,6 +116,8 @@ class LocalIndex:
         self.embeddings = embeddings
         self.manifest = manifest
         self.by_id = {r.id: r for r in records}
+        self.index_dir: Path | None = None
+        self._tokens: list[list[str]] | None = None
         self._lock = threading.Lock()
         shared_encoder().prime([r.text for r in records], embeddings)
         self._citing: dict[str, list[str]] = defaultdict(list)
@@ -140,22 +143,69 @@ class LocalIndex:
             "model": MODEL_NAME,
             "dim": DIM,
         }
+        index = cls(records, bm25, embeddings, manifest)
+        index.save(index_dir)
+        return index
+
+    def save(self, index_dir: Path) -> None:
+        """Write the index into a temporary folder beside `index_dir` and rename it into place, so a crash
+        never leaves a half-written index (the token lists are kept when known, for incremental updates)."""
         index_dir.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=index_dir.parent))
         try:
-            bm25.save(str(tmp / "bm25"))
-            np.save(tmp / "embeddings.npy", embeddings)
+            self.bm25.save(str(tmp / "bm25"))
+            np.save(tmp / "embeddings.npy", self.embeddings)
             with (tmp / "records.jsonl").open("w", encoding="utf-8") as handle:
-                for record in records:
+                for record in self.records:
                     handle.write(record.model_dump_json(exclude_defaults=True) + "\n")
-            (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
+            if self._tokens is not None:
+                (tmp / TOKENS_FILE).write_text(json.dumps(self._tokens), encoding="utf-8")
+            (tmp / "manifest.json").write_text(json.dumps(self.manifest, indent=2))
             if index_dir.exists():
                 shutil.rmtree(index_dir)
             tmp.rename(index_dir)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        return cls(records, bm25, embeddings, manifest)
+        self.index_dir = index_dir
+
+    def tokens(self) -> list[list[str]]:
+        """BM25 tokens of every record (read from the index folder when saved there, else computed once)."""
+        if self._tokens is None:
+            stored = self.index_dir / TOKENS_FILE if self.index_dir is not None else None
+            if stored is not None and stored.exists():
+                self._tokens = json.loads(stored.read_text(encoding="utf-8"))
+            else:
+                self._tokens = [list(t) for t in bm25_tokenize([r.text for r in self.records], return_ids=False)]
+        return self._tokens
+
+    def updated(self, records: list[Record], manifest: dict, *, progress: bool = False) -> "LocalIndex":
+        """A new index over `records` that reuses this one's vectors and BM25 tokens for every record whose id and
+        text are unchanged: only new or changed records are encoded. BM25 scores depend on corpus-wide term
+        statistics, so its matrix is recomputed from the stored tokens (about a second for 5,000 abstracts)."""
+        import bm25s
+
+        old_rows = {r.id: i for i, r in enumerate(self.records)}
+        old_tokens = self.tokens() if self.records else []
+        keep = [old_rows.get(r.id) if old_rows.get(r.id) is not None and self.records[old_rows[r.id]].text == r.text else None for r in records]
+        fresh = [i for i, row in enumerate(keep) if row is None]
+        vectors = shared_encoder().encode([records[i].text for i in fresh], show_progress=progress)
+        fresh_tokens = bm25_tokenize([records[i].text for i in fresh], return_ids=False) if fresh else []
+        embeddings = np.zeros((len(records), DIM), dtype=np.float32)
+        tokens: list[list[str]] = [[] for _ in records]
+        for i, row in enumerate(keep):
+            if row is not None:
+                embeddings[i] = self.embeddings[row]
+                tokens[i] = old_tokens[row]
+        for j, i in enumerate(fresh):
+            embeddings[i] = vectors[j]
+            tokens[i] = list(fresh_tokens[j])
+        bm25 = bm25s.BM25()
+        if records:
+            bm25.index([t or ["<empty>"] for t in tokens], show_progress=False)
+        index = type(self)(records, bm25, embeddings, {**manifest, "version": INDEX_VERSION, "documents": len(records), "model": MODEL_NAME, "dim": DIM})
+        index._tokens = tokens
+        return index
 
     @classmethod
     def from_records(cls, records: list[Record]) -> "LocalIndex":
@@ -188,7 +238,9 @@ class LocalIndex:
             raise CorpusError(f"index at {index_dir} is corrupt ({type(exc).__name__}): rebuild it with `sparkit index build`") from None
         if embeddings.shape != (len(records), DIM) or manifest.get("documents") != len(records):
             raise CorpusError(f"index at {index_dir} is corrupt (sizes disagree): rebuild it with `sparkit index build`")
-        return cls(records, bm25, embeddings, manifest)
+        index = cls(records, bm25, embeddings, manifest)
+        index.index_dir = index_dir
+        return index
 
     @classmethod
     def open(cls, corpus: Path, index_dir: Path, *, progress: bool = False) -> "LocalIndex":

