@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import re
 import statistics
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
