@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from agent.interfaces import CitedSentence, Draft, Embedder, Plan
-from agent.reasoners.questions import classify_task, entities, is_polar, negate, numbers, option_statement, polar_to_claim
+from agent.reasoners.questions import classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
 from agent.text import content_terms, is_finding, jaccard, strip_section_label, truncate
 
@@ -58,11 +58,10 @@ class ExtractiveReasoner:
                 Hypothesis(id=f"H{i + 1}", text=option, origin="option", option_index=i, claim=option_statement(question, option))
                 for i, option in enumerate(plan.options)
             ]
-        if plan.claim:
-            yes, no = ("Yes", "No") if plan.task == "open" else ("The claim holds", "The claim does not hold")
+        if plan.claim:  # the claim and that it does not hold (the court reads the claim's stances reversed)
             return [
-                Hypothesis(id="H1", text=f"{yes}: {plan.claim}", origin="claim", claim=plan.claim, polarity=1),
-                Hypothesis(id="H2", text=f"{no}: {negate(plan.claim)}", origin="negation", claim=plan.claim, polarity=-1),
+                Hypothesis(id="H1", text=plan.claim, origin="claim", claim=plan.claim, polarity=1),
+                Hypothesis(id="H2", text=negate(plan.claim), origin="negation", claim=plan.claim, polarity=-1),
             ]
         return await self._evidence_hypotheses(question, evidence, n)
 
@@ -103,12 +102,12 @@ class ExtractiveReasoner:
 
         for h in hypotheses:
             if h.origin == "negation" and h.claim:
-                add(negate(h.claim), "falsify", h.id)
+                add(contrary(h.claim), "falsify", h.id)
                 continue
             add(h.statement, "confirm", h.id)
         for h in hypotheses:
             if h.origin in ("option", "evidence", "llm"):
-                add(negate(h.statement), "falsify", h.id)
+                add(contrary(h.statement), "falsify", h.id)
         for i, a in enumerate(hypotheses):
             for b in hypotheses[i + 1 :]:
                 if jaccard(a.statement, b.statement) > CONTRAST_JACCARD:
