@@ -100,6 +100,9 @@ class Context(BaseModel):
     enable_novelty_demotion: bool = Field(True, description="Demote near-duplicate documents in the ranking.")
     enable_entity_expansion: bool = Field(True, description="Expand chemical names via PubChem (live only).")
 
+    # --- trust: relevance gate, verification floor, faithfulness (issue 16) ----------------------
+    enable_relevance_gate: bool = Field(True, description="Before the court, decline (INSUFFICIENT_EVIDENCE) when the top records do not address the question: a logistic model over the packaged MiniLM's best question-sentence cosine and term coverage, fitted by training/fit_relevance.py (agent/models/relevance.json).")
+
     def resolved(self) -> "Context":
         """This context with the preset's values filled into every field not set explicitly."""
         overrides = PRESETS[self.preset]

@@ -314,3 +314,6 @@ class Answer(BaseModel):
     run_id: str = ""
     usage: Usage = Field(default_factory=Usage)
     notes: list[str] = Field(default_factory=list)
+    relevance: dict | None = Field(
+        default=None, description="The relevance gate's assessment: whether the evidence addresses the question, its probability, features and best match.",
+    )

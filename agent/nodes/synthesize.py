@@ -21,10 +21,11 @@ def check_citations(draft: Draft, retrieved: set[str]) -> tuple[Draft, list[str]
         if invalid:
             notes.append(f"synthesize: removed citations of unretrieved records {invalid}")
         if valid:
-            kept.append(CitedSentence(text=sentence.text, citations=valid))
+            kept.append(sentence.model_copy(update={"citations": valid}))
         else:
             notes.append(f"synthesize: dropped an uncited sentence: {sentence.text[:80]!r}")
-    return draft.model_copy(update={"sentences": kept}), notes
+    answer_citations = [c for c in dict.fromkeys(draft.answer_citations) if c in retrieved]
+    return draft.model_copy(update={"sentences": kept, "answer_citations": answer_citations}), notes
 
 
 async def synthesize(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
