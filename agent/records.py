@@ -230,6 +230,7 @@ class Claim(BaseModel):
     refuting: list[str] = Field(default_factory=list, description="Record ids refuting the claim.")
     independent_sources: int = 0
     dossier: list[LedgerEntry] = Field(default_factory=list)
+    note: str = Field(default="", description="Why the verdict is what it is when no other record could be weighed ('no independent source found').")
 
 
 class Citation(BaseModel):

@@ -1,9 +1,12 @@
 """verify_claims: extract the answer's checkable claims and verify each against fresh retrieval (seed 004).
 
-Per claim: a literal and a negation query; a dossier of the top 2 supporting and top 2 refuting
-passages; independence by institution where metadata has it, else by DOI / record id. VERIFIED needs
-at least 2 independent supporting sources and no strong contradiction; support and contradiction
-together make it CONTESTED; otherwise UNVERIFIED.
+Per claim: a literal and a falsifying query; the claim's own source (the record the answer quotes) is its first
+evidence; other records count only when the relevance gate's model says they address the claim (a record about
+something else cannot vouch for it); a dossier of the top 2 supporting and top 2 refuting passages of those;
+independence by institution where metadata has it, else by DOI / record id. VERIFIED needs at least 2
+independent supporting sources (the own source and one more) and no strong contradiction; support and
+contradiction together make it CONTESTED; otherwise UNVERIFIED, with "no independent source found" when no
+other record supports it.
 """
 
 from __future__ import annotations
@@ -61,12 +64,25 @@ def one_side_per_record(entries: list[LedgerEntry]) -> list[LedgerEntry]:
     return [e for e in entries if e.stance == "NEUTRAL" or side[e.record_id] == e.stance]
 
 
+NO_INDEPENDENT_SOURCE = "no independent source found"
+
+
+async def about_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> list[Record]:
+    """The candidates that address the claim, by the relevance gate's model on each record alone (the floor a
+    record must clear before its sentences count for or against the claim); all of them without a gate."""
+    if backend.relevance is None or not settings.enable_relevance_gate:
+        return candidates
+    assessments = [await backend.relevance.assess(claim.text, [record]) for record in candidates]
+    return [record for record, assessment in zip(candidates, assessments, strict=True) if assessment.relevant]
+
+
 async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> Claim:
     claim_key = " ".join(claim.text.lower().split())
-    own = set(claim.sources)  # the records the answer quotes for this claim: checked against the others only
-    passages = [p for p in sentence_passages(candidates) if p.record_id not in own and claim_key not in " ".join(p.text.lower().split())]
+    own = set(claim.sources)  # the records the answer quotes for this claim: its first evidence, not checked again
+    others = await about_claim(backend, claim, [r for r in candidates if r.id not in own], settings)
+    passages = [p for p in sentence_passages(others) if claim_key not in " ".join(p.text.lower().split())]
     if not passages:
-        return claim
+        return claim.model_copy(update={"supporting": list(claim.sources), "independent_sources": len(own), "note": NO_INDEPENDENT_SOURCE})
     vectors = await backend.embedder.embed([claim.text] + [p.text for p in passages], kind="document")
     sims = vectors[1:] @ vectors[0]
     chosen = [passages[int(i)] for i in np.argsort(-sims)[:SENTENCES_PER_CLAIM]]
@@ -79,8 +95,11 @@ async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], 
     by_conf = one_side_per_record(sorted(entries, key=lambda e: -e.confidence))
     dossier = [e for e in by_conf if e.stance == "SUPPORT"][:2] + [e for e in by_conf if e.stance == "CONTRADICT"][:2]
     records = {r.id: r for r in candidates}
-    verdict, supporting, refuting, independent = verdict_for(dossier, records)
-    return claim.model_copy(update={"verdict": verdict, "supporting": supporting, "refuting": refuting, "independent_sources": independent, "dossier": dossier})
+    own_evidence = [LedgerEntry(hypothesis_id="claim", record_id=rid, text=claim.text, stance="SUPPORT", confidence=1.0) for rid in claim.sources if rid in records]
+    verdict, supporting, refuting, independent = verdict_for(own_evidence + dossier, records)
+    note = "" if any(e.stance == "SUPPORT" for e in dossier) else NO_INDEPENDENT_SOURCE
+    return claim.model_copy(update={"verdict": verdict, "supporting": supporting, "refuting": refuting, "independent_sources": independent,
+                                    "dossier": dossier, "note": note})
 
 
 async def verify_claims(state: dict[str, Any], runtime: Any) -> dict[str, Any]:

@@ -97,3 +97,23 @@ def test_a_negated_claim_reads_as_a_negation_not_an_antonym():
 
     assert verdict_sentence(Hypothesis(**hyps[1].model_dump()), "open", polar=True) == "No: the evidence indicates that hypoglycemia does not increase the risk of dementia."
     assert entry.stance == "SUPPORT"
+
+
+def test_verification_counts_the_own_source_first_and_other_records_only_when_about_the_claim():
+    from agent.interfaces import CitedSentence, Draft
+    from agent.nodes.verify_claims import verify_claims
+    from agent.records import ClaimVerdict
+
+    records = RECORDS + [record("d9", "Dementia incidence in middle-income countries", "Statins were common; dementia increases with age in cohorts.")]
+    quoted = CitedSentence(text='Supports: "Statins increases muscle pain in older adults (OR 1.8)." (Statins increase muscle pain)', citations=["a1"])
+    for rt, expected_others in ((gated_runtime(records, max_claims=1), {"a2", "a3"}), (gated_runtime([RECORDS[0], records[-1]], max_claims=1), set())):
+        state = base_state(rt)
+        from agent.nodes.retrieve import retrieve
+
+        state.update(run(retrieve, state, rt))
+        state["draft"] = Draft(answer="x", sentences=[quoted])
+        [claim] = run(verify_claims, state, rt)["claims"]
+        assert claim.supporting[0] == "a1"
+        assert {e.record_id for e in claim.dossier} <= expected_others  # d9 shares words, not the claim
+        if not expected_others:
+            assert claim.verdict == ClaimVerdict.UNVERIFIED and claim.note == "no independent source found" and claim.supporting == ["a1"]
