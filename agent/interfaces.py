@@ -105,6 +105,7 @@ class Draft(BaseModel):
     answer_citations: list[str] = Field(default_factory=list, description="Records the answer line itself quotes (an open question's best finding), cited without quoting it twice.")
     sentences: list[CitedSentence] = Field(default_factory=list)
     selected_hypothesis: str | None = None
+    faithfulness: float | None = Field(default=None, description="Share of cited sentences whose cited passages support them (agent/scoring/faithfulness.py).")
 
 
 class Reasoner(Protocol):

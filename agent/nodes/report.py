@@ -99,6 +99,7 @@ async def report(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         usage=usage,
         notes=state.get("notes") or [],
         relevance=relevance,
+        faithfulness=draft.faithfulness if draft else None,
     )
     emit({"node": "report", "status": status.value, "confidence": conf, "citations": len(citations)})
     return {"answer": answer}

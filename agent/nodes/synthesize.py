@@ -1,7 +1,8 @@
 """synthesize: the cited answer from the court's ledger; every citation is checked against the pool in code.
 
 A citation to a record this run did not retrieve is removed (and noted); a sentence left citing nothing
-is dropped, so no statement reaches the user without evidence behind it.
+is dropped, so no statement reaches the user without evidence behind it; a sentence its own citation
+contradicts is dropped too, and the share its citations support is the answer's faithfulness.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 from agent.interfaces import CitedSentence, Draft
 from agent.nodes.common import backend_of, emit, node_meter, settings_of
+from agent.scoring.faithfulness import check_faithfulness
 
 
 def check_citations(draft: Draft, retrieved: set[str]) -> tuple[Draft, list[str]]:
@@ -35,5 +37,7 @@ async def synthesize(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     with node_meter(state, settings) as meter:
         draft = await backend.reasoner.synthesize(state["question"], state["plan"], state.get("hypotheses") or [], state.get("ledger") or [], pool)
     draft, notes = check_citations(draft, set(pool))
+    kept, faithfulness, faith_notes = await check_faithfulness(draft.sentences, pool, backend.embedder, backend.stance, settings.stance_min_confidence)
+    draft, notes = draft.model_copy(update={"sentences": kept, "faithfulness": faithfulness}), notes + faith_notes
     emit({"node": "synthesize", "answer": draft.answer, "sentences": len(draft.sentences)})
     return {"draft": draft, "usage": meter.usage, "notes": notes}

@@ -117,3 +117,18 @@ def test_verification_counts_the_own_source_first_and_other_records_only_when_ab
         assert {e.record_id for e in claim.dossier} <= expected_others  # d9 shares words, not the claim
         if not expected_others:
             assert claim.verdict == ClaimVerdict.UNVERIFIED and claim.note == "no independent source found" and claim.supporting == ["a1"]
+
+
+def test_faithfulness_is_measured_and_a_sentence_its_citation_contradicts_is_dropped():
+    from agent.interfaces import CitedSentence
+    from agent.scoring.faithfulness import check_faithfulness
+
+    records = {r.id: r for r in RECORDS}
+    sentences = [CitedSentence(text='Supports: "Statins increases muscle pain in older adults." (a1)', citations=["a1"]),
+                 CitedSentence(text="Statins increases muscle pain compared with placebo.", citations=["a3"])]  # a3 says decreases
+    kept, share, notes = asyncio.run(check_faithfulness(sentences, records, BagOfWordsEmbedder(), RuleStance(), 0.5))
+    assert [s.citations for s in kept] == [["a1"]] and share == 0.5 and "contradicts" in notes[0]
+    from tests.graph.test_nodes import runtime
+
+    answer = _answer(runtime(), None)[1]
+    assert answer.faithfulness is not None and 0.0 <= answer.faithfulness <= 1.0
