@@ -17,7 +17,7 @@ from agent.interfaces import Draft, Embedder, Plan
 from agent.reasoners.compose import evidence_entries, evidence_statement, restates, verdict_sentence
 from agent.reasoners.questions import classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
-from agent.text import content_terms, is_finding, jaccard, strip_section_label
+from agent.text import content_terms, is_finding, jaccard, strip_section_label, tokens
 
 CONTRAST_JACCARD = 0.25
 DISTINCT_COSINE = 0.85
@@ -47,7 +47,7 @@ class ExtractiveReasoner:
             claim = polar_to_claim(question)
         queries = [Query(text=claim or question.strip(), intent="primary")]
         terms = content_terms(question)
-        if len(terms) >= 3:
+        if len(terms) >= 3 and " ".join(terms[:12]) != " ".join(tokens(queries[0].text)):  # not the same query in lower case
             queries.append(Query(text=" ".join(terms[:12]), intent="primary"))
         for i, option in enumerate(options):
             queries.append(Query(text=option_statement(question, option), intent="primary", hypothesis_id=f"H{i + 1}"))

@@ -132,3 +132,22 @@ def test_faithfulness_is_measured_and_a_sentence_its_citation_contradicts_is_dro
 
     answer = _answer(runtime(), None)[1]
     assert answer.faithfulness is not None and 0.0 <= answer.faithfulness <= 1.0
+
+
+def test_plan_does_not_send_the_same_query_twice_in_another_case():
+    plan = asyncio.run(ExtractiveReasoner(BagOfWordsEmbedder()).plan("Aspirin reduces colorectal cancer", [], "verify"))
+    assert [q.text for q in plan.queries] == ["Aspirin reduces colorectal cancer"]
+
+
+def test_the_cli_and_json_show_the_verdict_sentence_roles_and_faithfulness():
+    import json
+
+    from agent.cli import render
+    from tests.graph.test_nodes import runtime
+
+    answer = _answer(runtime(), None)[1]
+    text = render(answer)
+    assert f"Answer: {answer.answer}" in text and "(confidence " in text and "Faithfulness: " in text
+    assert any(line.strip().startswith(("- Supports:", "- Qualifies:", "- Contradicts:")) for line in text.splitlines())
+    data = json.loads(answer.model_dump_json())
+    assert data["faithfulness"] == answer.faithfulness and all(s["role"] in ("supports", "qualifies", "contradicts") for s in data["sentences"])
