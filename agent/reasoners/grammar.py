@@ -114,6 +114,13 @@ def _is_plural_subject_word(word: str) -> bool:
     return "NOUN" in lemmas and lemmas["NOUN"][0] != core
 
 
+def _before_noun(words: list[str], i: int) -> bool:
+    """words[i] could be a noun and the next word is a noun: a compound ('skin care frequency'), not a verb."""
+    following = _core(words[i + 1]) if i + 1 < len(words) else ""
+    return (_can_be_noun_or_adjective(words[i]) and "NOUN" in _lemmas(following) and following not in DETERMINERS
+            and following not in PREPOSITIONS and following not in PRONOUNS)
+
+
 def _plural_subject(words: list[str], i: int) -> bool:
     """Whether the words before a bare verb can be a plural subject ('statins', 'X and Y', 'they')."""
     return any(_is_plural_subject_word(w) or _core(w) in ("and", "people") for w in words[:i])
@@ -402,6 +409,9 @@ def polar_statement(aux: str, rest: str, subject: str | None = None) -> str | No
         return None
     tags = ("VBN",) if aux in HAVE else ("VB",)
     index = _pick(words, 1, tags, auxiliaries=False)
+    if index is not None and _before_noun(words, index):  # 'does skin *care* frequency affect ...': a noun modifier
+        later = next((k for k in range(index + 1, len(words)) if _verb_candidate(words, k, tags) and not _before_noun(words, k)), None)
+        index = later if later is not None else index
     if index is None:
         return None
     subject_words = subject.split() if subject else words[:index]
