@@ -16,6 +16,10 @@ For each question the top records are found as the product finds them for the ga
 search, the offline reranker, the top `TOP_RECORDS`), the features are agent.scoring.relevance's, and a
 class-balanced logistic regression gives the model; the gate passes at probability >= 0.5. The features do not
 depend on the stance judge, so retraining the judge does not call for a refit.
+
+The same run fits `claim_floor`, the best-sentence cosine a record needs before verify_claims counts it for or
+against a claim: over SciFact fit claims with evidence, the value that best separates their gold evidence abstracts
+from the other abstracts retrieved for them (balanced accuracy).
 """
 
 from __future__ import annotations
@@ -91,6 +95,41 @@ async def rows(corpus: Path, index_dir: Path | None, claims_path: Path, pubmedqa
     return out
 
 
+async def claim_record_rows(corpus: Path, index_dir: Path | None, claims_path: Path, per_claim: int = 5) -> list[dict]:
+    """For the verification floor: per (SciFact fit claim with evidence, record) among its gold evidence abstracts and
+    its top retrieved abstracts, the best title/sentence cosine and whether the record is gold evidence. (Unannotated
+    evidence among the retrieved records is label noise, as in training/dataset.py.)"""
+    encoder = shared_encoder()
+    index = LocalIndex.open(corpus, index_dir or default_index_dir(corpus, sparkit_home()))
+    by_id = {r.id: r for r in index.records}
+    claims = [json.loads(line) for line in claims_path.read_text().splitlines() if line.strip()]
+    splits = scifact_splits(claims)
+    out = []
+    for claim in claims:
+        if splits[claim["id"]] == "heldout" or not claim.get("evidence"):
+            continue
+        gold = {str(d) for d in claim["evidence"]}
+        retrieved = [r.id for r, _ in index.search(claim["claim"], per_claim)]
+        for rid in dict.fromkeys([*gold, *retrieved]):
+            if rid in by_id:
+                features, _, _ = await relevance_features(claim["claim"], [by_id[rid]], encoder)
+                out.append({"claim": claim["id"], "record": rid, "gold": rid in gold, "best_cosine": features["best_cosine"]})
+    return out
+
+
+def claim_floor(rows: list[dict]) -> float:
+    """The best-cosine floor for a record to count in a claim's verification: the value that maximises balanced
+    accuracy between gold evidence abstracts and the other retrieved abstracts."""
+    values = np.array([r["best_cosine"] for r in rows])
+    gold = np.array([r["gold"] for r in rows])
+    best, floor = -1.0, 0.0
+    for t in np.unique(np.round(values, 3)):
+        accuracy = 0.5 * ((values[gold] >= t).mean() + (values[~gold] < t).mean())
+        if accuracy > best:
+            best, floor = accuracy, float(t)
+    return round(floor, 3)
+
+
 def fit(observations: list[dict]) -> LogisticRegression:
     fit_rows = [r for r in observations if r["split"] == "fit" and r["kind"] in ("scifact", "pubmedqa", "off_topic")]
     x = np.array([[r[name] for name in FEATURES] for r in fit_rows])
@@ -137,6 +176,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.features:
             args.features.parent.mkdir(parents=True, exist_ok=True)
             args.features.write_text(json.dumps(observations))
+    claim_rows_path = args.features.with_name(args.features.stem + "-claims.json") if args.features else None
+    if claim_rows_path and claim_rows_path.exists():
+        claim_rows = json.loads(claim_rows_path.read_text())
+    else:
+        claim_rows = asyncio.run(claim_record_rows(args.corpus.resolve(), args.index, args.claims))
+        if claim_rows_path:
+            claim_rows_path.write_text(json.dumps(claim_rows))
     regression = fit(observations)
     fitted = [r for r in observations if r["split"] == "fit" and r["kind"] in ("scifact", "pubmedqa", "off_topic")]
     model = RelevanceModel(
@@ -145,9 +191,14 @@ def main(argv: list[str] | None = None) -> int:
         fitted_on="SciFact claims_train outside the held-out groups (answerable, SciFact corpus), PubMedQA pqal_dev even PMIDs "
                   "(answerable, own abstract), evals/data/off_topic.jsonl split=fit (off-topic, SciFact corpus); class-balanced "
                   "logistic regression, threshold 0.5",
-        examples=len(fitted), commit=commit(),
+        examples=len(fitted), commit=commit(), claim_floor=claim_floor(claim_rows),
     )
     shares = report(observations, model)
+    values = np.array([r["best_cosine"] for r in claim_rows])
+    gold = np.array([r["gold"] for r in claim_rows])
+    shares |= {"claim_floor/gold_kept": round(float((values[gold] >= model.claim_floor).mean()), 4),
+               "claim_floor/other_kept": round(float((values[~gold] >= model.claim_floor).mean()), 4),
+               "claim_floor/pairs": len(claim_rows)}
     print(json.dumps({"model": model.model_dump(), "shares": shares}, indent=1))
     if args.report:
         args.report.write_text(json.dumps({"model": model.model_dump(), "shares": shares}, indent=1))

@@ -1,8 +1,8 @@
 """verify_claims: extract the answer's checkable claims and verify each against fresh retrieval (seed 004).
 
 Per claim: a literal and a falsifying query; the claim's own source (the record the answer quotes) is its first
-evidence; other records count only when the relevance gate's model says they address the claim (a record about
-something else cannot vouch for it); a dossier of the top 2 supporting and top 2 refuting passages of those;
+evidence; other records count only when one of their sentences is at least the fitted `claim_floor` close to the
+claim (a record about something else cannot vouch for it); a dossier of the top 2 supporting and top 2 refuting passages of those;
 independence by institution where metadata has it, else by DOI / record id. VERIFIED needs at least 2
 independent supporting sources (the own source and one more) and no strong contradiction; support and
 contradiction together make it CONTESTED; otherwise UNVERIFIED, with "no independent source found" when no
@@ -68,12 +68,11 @@ NO_INDEPENDENT_SOURCE = "no independent source found"
 
 
 async def about_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> list[Record]:
-    """The candidates that address the claim, by the relevance gate's model on each record alone (the floor a
-    record must clear before its sentences count for or against the claim); all of them without a gate."""
+    """The candidates about the claim: a title or sentence at least `claim_floor` close to it (the relevance model's
+    fitted floor, training/fit_relevance.py), before their sentences count for or against it; all without a gate."""
     if backend.relevance is None or not settings.enable_relevance_gate:
         return candidates
-    assessments = [await backend.relevance.assess(claim.text, [record]) for record in candidates]
-    return [record for record, assessment in zip(candidates, assessments, strict=True) if assessment.relevant]
+    return [record for record in candidates if await backend.relevance.about(claim.text, record)]
 
 
 async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> Claim:

@@ -49,6 +49,7 @@ class RelevanceModel(BaseModel):
     threshold: float = Field(0.5, description="Probability at or above which the evidence counts as addressing the question.")
     top_records: int = Field(TOP_RECORDS, description="How many top-ranked records the features look at.")
     encoder: str = Field("all-MiniLM-L6-v2", description="The encoder the cosines were computed with.")
+    claim_floor: float = Field(0.0, description="Best title/sentence cosine a record needs to count for or against a claim in verification (fitted on SciFact gold evidence vs other retrieved abstracts).")
     fitted_on: str = ""
     examples: int = 0
     commit: str = ""
@@ -115,6 +116,11 @@ class RelevanceGate:
     def __init__(self, encoder: Encoder, model: RelevanceModel):
         self.encoder = encoder
         self.model = model
+
+    async def about(self, claim: str, record: Record) -> bool:
+        """Whether `record` is about `claim` closely enough to count in its verification (the fitted claim floor)."""
+        features, _, _ = await relevance_features(claim, [record], self.encoder)
+        return features["best_cosine"] >= self.model.claim_floor
 
     async def assess(self, focus: str, ranked_records: list[Record]) -> RelevanceAssessment:
         top = ranked_records[: self.model.top_records]

@@ -20,7 +20,7 @@ from agent.scoring.relevance import RelevanceGate, RelevanceModel
 from tests.graph.fakes import BagOfWordsEmbedder, ListSource, OverlapReranker, RuleStance, record, unique_backend_name
 from tests.graph.test_nodes import RECORDS, _courted, base_state, run
 
-GATE = RelevanceModel(weights={"best_cosine": 10.0, "coverage": 0.0}, intercept=-4.0)  # passes at cosine >= 0.4
+GATE = RelevanceModel(weights={"best_cosine": 10.0, "coverage": 0.0}, intercept=-4.0, claim_floor=0.5)  # passes at cosine >= 0.4
 
 
 def gated_runtime(records, **settings):
