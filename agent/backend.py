@@ -38,6 +38,7 @@ class Backend:
     second_opinion: Reasoner | None = None
     notes: list[str] = field(default_factory=list)
     calibrator: Calibrator = field(default_factory=RawScore)
+    relevance: Any = None  # agent.scoring.relevance.RelevanceGate; None: no fitted model, the gate is off (noted)
     tools: Any = None  # what the backend opened and must close (live: agent.tools.live.LiveTools)
 
     async def aclose(self) -> None:
@@ -160,6 +161,17 @@ def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Cali
     return RawScore(), [f"calibration: {why}; confidence is the raw evidence score"]
 
 
+def relevance_gate() -> tuple[Any, list[str]]:
+    """The relevance gate with the packaged encoder (the same scale in every backend) and the fitted model."""
+    from agent.scoring.relevance import RelevanceGate, load_model
+    from agent.tools.encoder import shared_encoder
+
+    model = load_model()
+    if model is None:
+        return None, ["relevance gate: agent/models/relevance.json is absent (run python -m training.fit_relevance); off-topic questions are not declined"]
+    return RelevanceGate(shared_encoder(), model), []
+
+
 def offline_reranker(settings: BackendSettings, index: Any = None) -> Reranker:
     """The offline hybrid reranker; over a local index it uses the index's sentence store when one was built."""
     from agent.tools.offline_rerank import HybridReranker
@@ -196,6 +208,7 @@ def build_offline(settings: BackendSettings, documents: list[dict] | None = None
     judge, stance_notes = offline_stance(settings)
     reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)
     calibrator, calibration_notes = calibrator_for(settings, stance)
+    gate, gate_notes = relevance_gate()
     return Backend(
         name="offline",
         sources=[LocalSource(index)],
@@ -204,8 +217,9 @@ def build_offline(settings: BackendSettings, documents: list[dict] | None = None
         stance=stance,
         reasoner=reasoner,
         second_opinion=second,
-        notes=notes + stance_notes + calibration_notes,
+        notes=notes + stance_notes + calibration_notes + gate_notes,
         calibrator=calibrator,
+        relevance=gate,
     )
 
 
@@ -228,6 +242,7 @@ def live_backend(settings: BackendSettings, tools: Any) -> Backend:
     judge, notes = offline_stance(settings)
     reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)
     calibrator, calibration_notes = calibrator_for(settings, stance)
+    gate, gate_notes = relevance_gate()
     return Backend(
         name="live",
         sources=list(tools.sources),
@@ -238,9 +253,10 @@ def live_backend(settings: BackendSettings, tools: Any) -> Backend:
         web=tools.web,
         entity_expander=tools.entity_expander,
         second_opinion=second,
-        notes=notes + calibration_notes,
+        notes=notes + calibration_notes + gate_notes,
         calibrator=calibrator,
         tools=tools,
+        relevance=gate,
     )
 
 

@@ -74,6 +74,8 @@ def render(answer: Any) -> str:
     lines += ["", f"Answer: {answer.answer}"]
     for sentence in answer.sentences:
         lines.append(f"  - {sentence['text']} [{', '.join(sentence['citations'])}]")
+    if answer.faithfulness is not None:
+        lines.append(f"Faithfulness: {answer.faithfulness:.2f} of the cited statements are supported by the passages they cite")
     if answer.hypotheses:
         lines += ["", "Hypotheses weighed (score, support / contradiction, verdict):"]
         for h in sorted(answer.hypotheses, key=lambda h: -h.score):
@@ -81,7 +83,8 @@ def render(answer: Any) -> str:
     if answer.claims:
         lines += ["", "Claims checked:"]
         for c in answer.claims:
-            lines.append(f"  {c.verdict.value:<10} {c.text[:110]}  (support {c.supporting}, refute {c.refuting})")
+            note = f"; {c.note}" if c.note else ""
+            lines.append(f"  {c.verdict.value:<10} {c.text[:110]}  (support {c.supporting}, refute {c.refuting}{note})")
     if answer.citations:
         lines += ["", "References:"]
         for c in answer.citations:

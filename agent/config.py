@@ -174,6 +174,7 @@ class AblationSettings(_Group):
     enable_triangulation: bool = Field(True, description="Weight evidence by cross-source triangulation.")
     enable_claim_dedup: bool = Field(True, description="Merge near-duplicate claims (cosine >= dedup_cosine).")
     enable_novelty_demotion: bool = Field(True, description="Demote near-duplicate documents in the ranking.")
+    enable_relevance_gate: bool = Field(True, description="Before the court, decline (INSUFFICIENT_EVIDENCE) when the top records do not address the question: a logistic model over the packaged MiniLM's best question-sentence cosine and term coverage, fitted by training/fit_relevance.py (agent/models/relevance.json).")
 
 
 GROUPS: dict[str, type[_Group]] = {

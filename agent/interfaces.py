@@ -116,14 +116,17 @@ class Plan(BaseModel):
 class CitedSentence(BaseModel):
     text: str
     citations: list[str] = Field(default_factory=list, description="Record ids this sentence relies on.")
+    role: str | None = Field(default=None, description="For an evidence statement: supports / qualifies / contradicts the answer, read from the stance judge.")
 
 
 class Draft(BaseModel):
     """The synthesize node's output before citation checking."""
 
     answer: str = Field(description="One-line answer or verdict.")
+    answer_citations: list[str] = Field(default_factory=list, description="Records the answer line itself quotes (an open question's best finding), cited without quoting it twice.")
     sentences: list[CitedSentence] = Field(default_factory=list)
     selected_hypothesis: str | None = None
+    faithfulness: float | None = Field(default=None, description="Share of cited sentences whose cited passages support them (agent/scoring/faithfulness.py).")
 
 
 class Reasoner(Protocol):

@@ -253,6 +253,7 @@ class Claim(BaseModel):
     refuting: list[str] = Field(default_factory=list, description="Record ids refuting the claim.")
     independent_sources: int = 0
     dossier: list[LedgerEntry] = Field(default_factory=list)
+    note: str = Field(default="", description="Why the verdict is what it is when no other record could be weighed ('no independent source found').")
 
 
 class Citation(BaseModel):
@@ -356,3 +357,9 @@ class Answer(BaseModel):
     run_id: str = ""
     usage: Usage = Field(default_factory=Usage)
     notes: list[str] = Field(default_factory=list)
+    faithfulness: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Share of the answer's cited sentences that their cited passages support, by the stance judge; None when nothing was cited.",
+    )
+    relevance: dict | None = Field(
+        default=None, description="The relevance gate's assessment: whether the evidence addresses the question, its probability, features and best match.",
+    )

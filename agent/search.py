@@ -27,13 +27,13 @@ from agent.config import Context
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, LiteratureSource
 from agent.metering import Meter
-from agent.reasoners.questions import negate
+from agent.reasoners.questions import contrary
 from agent.records import Provenance, Query, Record, Usage
 
 
 def claim_queries(claim: str) -> list[Query]:
     """A claim's literal query and its falsifying rewrite (seed 004)."""
-    return [Query(text=claim, intent="claim_literal"), Query(text=negate(claim), intent="claim_negation")]
+    return [Query(text=claim, intent="claim_literal"), Query(text=contrary(claim), intent="claim_negation")]
 
 
 # --- one query: academic sources, then the web ----------------------------------------------------------

@@ -53,6 +53,7 @@ class ResearchState(InputState, total=False):
     agreement: float | None
     ledger: list[LedgerEntry]
     margin: float | None
+    relevance: dict | None  # the relevance gate's assessment at the last court (agent/scoring/relevance.py)
     discrimination_rounds: int
     hops_done: int
     hopped_ids: Annotated[list[str], operator.add]

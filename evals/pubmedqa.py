@@ -25,7 +25,7 @@ from typing import Any
 
 from agent import Context, aask
 from training.dataset import pubmedqa_split
-from evals.report import calibration, macro_f1, parse_overrides, publish
+from evals.report import calibration, macro_f1, parse_overrides, publish, selective
 
 LABELS = ("yes", "no", "maybe")
 DECISION = {"SUPPORT": "yes", "CONTRADICT": "no"}
@@ -61,6 +61,7 @@ def documents_of(pmid: str, item: dict) -> list[dict]:
 
 async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
     gold, predicted, strict, confidences, strict_confidences = [], [], [], [], []
+    faithfulness, gate_declined = [], 0
     started = time.perf_counter()
     for pmid, item in items.items():
         answer = await aask(item["QUESTION"], mode="verify", documents=documents_of(pmid, item), context=context)
@@ -69,6 +70,9 @@ async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
         strict.append(decide_strict(answer))
         confidences.append(lean_confidence(answer))
         strict_confidences.append(answer.confidence)
+        gate_declined += bool(answer.relevance) and not answer.relevance["relevant"]
+        if answer.faithfulness is not None:
+            faithfulness.append(answer.faithfulness)
     elapsed = time.perf_counter() - started
     correct = [g == p for g, p in zip(gold, predicted)]
     ece, brier = calibration(confidences, correct)
@@ -84,6 +88,9 @@ async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
         "ece_strict": ece_strict, "brier_strict": brier_strict,
         "questions_per_second": len(gold) / elapsed if elapsed else 0.0,
         "majority_baseline": max(gold.count(label) for label in LABELS) / len(gold) if gold else 0.0,
+        **selective([g == p for g, p in zip(gold, strict)], [p != "maybe" for p in strict]),
+        "declined_by_relevance_gate": gate_declined,
+        "faithfulness": sum(faithfulness) / len(faithfulness) if faithfulness else None,
         "confusion": confusion,
     }
 

@@ -36,6 +36,15 @@ def macro_f1(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str
     return sum(scores) / len(scores) if scores else 0.0
 
 
+def selective(correct: Sequence[bool], answered: Sequence[bool]) -> dict[str, float]:
+    """Selective accuracy, as LitQA2 scores it: coverage = answered / all, precision = right / answered (a verdict
+    given, not an abstention), accuracy = right / all (here an abstention is right when "not enough info" is)."""
+    n, given = len(correct), sum(answered)
+    right_given = sum(c and a for c, a in zip(correct, answered))
+    return {"coverage": given / n if n else 0.0, "precision_when_answering": right_given / given if given else 0.0,
+            "selective_accuracy": sum(correct) / n if n else 0.0}
+
+
 def calibration(confidences: Sequence[float], correct: Sequence[bool], bins: int = 10) -> tuple[float, float]:
     """(ECE with equal-width bins, Brier score) of confidence against correctness."""
     n = len(confidences)

@@ -21,7 +21,7 @@ from typing import Any
 
 from agent import Context, averify
 from training.dataset import scifact_splits
-from evals.report import calibration, parse_overrides, prf, publish
+from evals.report import calibration, parse_overrides, prf, publish, selective
 
 LABELS = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
 
@@ -57,6 +57,7 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1) -> d
     correct_docs = predicted_docs = gold_docs = 0
     correct_sents = predicted_sents = gold_sents = 0
     claim_correct, confidences, seconds = [], [], []
+    answered, evidence_answered, gate_declined, faithfulness = [], [], 0, []
     for claim in claims:
         gold_labels, gold_sentences, gold_claim = gold_of(claim)
         started = time.perf_counter()
@@ -75,6 +76,12 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1) -> d
         verdict = answer.verdict or "NOT_ENOUGH_INFO"
         claim_correct.append(verdict == gold_claim)
         confidences.append(answer.confidence)
+        answered.append(verdict != "NOT_ENOUGH_INFO")
+        if gold_claim != "NOT_ENOUGH_INFO":
+            evidence_answered.append(verdict != "NOT_ENOUGH_INFO")
+        gate_declined += bool(answer.relevance) and not answer.relevance["relevant"]
+        if answer.faithfulness is not None:
+            faithfulness.append(answer.faithfulness)
     p, r, f = prf(correct_docs, predicted_docs, gold_docs)
     sp, sr, sf = prf(correct_sents, predicted_sents, gold_sents)
     ece, brier = calibration(confidences, claim_correct)
@@ -84,6 +91,10 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1) -> d
         "abstract_label_precision": p, "abstract_label_recall": r, "abstract_label_f1": f,
         "rationale_precision": sp, "rationale_recall": sr, "rationale_f1": sf,
         "claim_label_accuracy": sum(claim_correct) / len(claims) if claims else 0.0,
+        **selective(claim_correct, answered),
+        "evidence_claims_answered": sum(evidence_answered) / len(evidence_answered) if evidence_answered else 0.0,
+        "declined_by_relevance_gate": gate_declined,
+        "faithfulness": statistics.mean(faithfulness) if faithfulness else None,
         "ece": ece, "brier": brier,
         "claims_per_second": len(claims) / total if total else 0.0,
         "seconds_per_claim_mean": statistics.mean(seconds) if seconds else 0.0,

@@ -102,6 +102,12 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
     passages = sentence_passages(records) + (section_window_passages(records) if settings.court.court_section_windows else [])
     if settings.ablations.enable_section_weight:
         passages = [p for p in passages if is_finding(p.text)]
+    relevance = None
+    if settings.ablations.enable_relevance_gate and backend.relevance is not None and records:
+        plan = state.get("plan")
+        relevance = (await backend.relevance.assess((plan.claim if plan and plan.claim else None) or state["question"], records)).model_dump()
+        if not relevance["relevant"]:
+            passages = []  # nothing here addresses the question: no stance is judged, the answer declines
     with node_meter(state, settings) as meter:
         ledger, scored, semantic = [], [], []
         if passages and hypotheses:
@@ -142,7 +148,7 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
             scored = _blend_mcq(scored, semantic, settings.court.mcq_stance_share)
     margin = float(margin_of([h.score for h in scored])) if scored else None
     emit({"node": "court", "round": state.get("round", 0), "margin": margin, "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored]})
-    update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage}
+    update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage, "relevance": relevance}
     return {**update, "decisions": [decide_after_court(apply_update(state, update), settings)]}
 
 

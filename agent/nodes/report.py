@@ -16,8 +16,10 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.calibration import evidence_score
 from agent.config import Context
+from agent.reasoners.compose import with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.records import Answer, Citation, HypothesisVerdict, Status, Usage
+from agent.scoring.relevance import RelevanceAssessment
 from agent.state import ResearchState
 from agent.tracing.progress import emit
 
@@ -57,22 +59,25 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     score = evidence_score(state.get("margin"), hypotheses, claims, ledger)
     leading = calibrator.leading(score)
     stop_reason = _stop_reason(decisions)
-    has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and draft is not None and bool(draft.sentences)
+    has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and draft is not None and bool(draft.sentences or draft.answer_citations)
     decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
     abstained = not decided or leading < settings.court.abstain_threshold
     conf = calibrator.abstention(score) if abstained else leading
+    relevance = state.get("relevance")
     if not pool:
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
+    elif relevance is not None and not relevance["relevant"]:
+        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {RelevanceAssessment.model_validate(relevance).reason()}."
     elif not has_evidence:
         status, text = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no retrieved passage supports or contradicts any candidate answer."
     elif abstained:
         leaning = f" The evidence leans towards: {draft.answer}" if draft and draft.answer else ""
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's confidence is {leading:.2f}).{leaning}"
     else:
-        status, text = Status.ANSWERED, draft.answer
+        status, text = Status.ANSWERED, with_confidence(draft.answer, conf)
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
         status = Status.BUDGET_EXHAUSTED
-    cited = list(dict.fromkeys([c for s in (draft.sentences if draft else []) for c in s.citations]
+    cited = list(dict.fromkeys((draft.answer_citations if draft else []) + [c for s in (draft.sentences if draft else []) for c in s.citations]
                                + [rid for claim in claims for rid in claim.supporting + claim.refuting]))
     citations = [Citation.of(pool[rid]) for rid in cited if rid in pool]
     usage = state.get("usage") or Usage()
@@ -82,7 +87,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         status=status,
         task=plan.task,
         question=state["question"],
-        answer=text if selected is None else f"({option_label(selected)}) {plan.options[selected]}",
+        answer=text if selected is None else with_confidence(f"({option_label(selected)}) {plan.options[selected]}", conf),
         verdict=_verdict(plan, best, decided and not abstained),
         confidence=conf,
         leading_confidence=leading if best is not None else None,
@@ -98,6 +103,8 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         run_id=state.get("run_id", ""),
         usage=usage,
         notes=state.get("notes") or [],
+        relevance=relevance,
+        faithfulness=draft.faithfulness if draft else None,
     )
     emit({"node": "report", "status": status.value, "confidence": conf, "citations": len(citations)})
     return {"answer": answer}

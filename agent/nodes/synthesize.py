@@ -1,7 +1,8 @@
 """synthesize: the cited answer from the court's ledger; every citation is checked against the pool in code.
 
 A citation to a record this run did not retrieve is removed (and noted); a sentence left citing nothing
-is dropped, so no statement reaches the user without evidence behind it.
+is dropped, so no statement reaches the user without evidence behind it; a sentence its own citation
+contradicts is dropped too, and the share its citations support is the answer's faithfulness.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.budget import node_meter
 from agent.config import Context
-from agent.interfaces import CitedSentence, Draft
+from agent.interfaces import Draft
+from agent.scoring.faithfulness import check_faithfulness
 from agent.state import ResearchState
 from agent.tracing.progress import emit
 
@@ -27,10 +29,11 @@ def check_citations(draft: Draft, retrieved: set[str]) -> tuple[Draft, list[str]
         if invalid:
             notes.append(f"synthesize: removed citations of unretrieved records {invalid}")
         if valid:
-            kept.append(CitedSentence(text=sentence.text, citations=valid))
+            kept.append(sentence.model_copy(update={"citations": valid}))
         else:
             notes.append(f"synthesize: dropped an uncited sentence: {sentence.text[:80]!r}")
-    return draft.model_copy(update={"sentences": kept}), notes
+    answer_citations = [c for c in dict.fromkeys(draft.answer_citations) if c in retrieved]
+    return draft.model_copy(update={"sentences": kept, "answer_citations": answer_citations}), notes
 
 
 async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -40,5 +43,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
     with node_meter(state, settings) as meter:
         draft = await backend.reasoner.synthesize(state["question"], state["plan"], state.get("hypotheses") or [], state.get("ledger") or [], pool)
     draft, notes = check_citations(draft, set(pool))
+    kept, faithfulness, faith_notes = await check_faithfulness(draft.sentences, pool, backend.embedder, backend.stance, settings.court.stance_min_confidence)
+    draft, notes = draft.model_copy(update={"sentences": kept, "faithfulness": faithfulness}), notes + faith_notes
     emit({"node": "synthesize", "answer": draft.answer, "sentences": len(draft.sentences)})
     return {"draft": draft, "usage": meter.usage, "notes": notes}

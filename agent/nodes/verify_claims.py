@@ -1,10 +1,12 @@
 """verify_claims: extract the answer's checkable claims and verify each against fresh retrieval (seed 004).
 
-Per claim: a literal and a negation query; a dossier of the top supporting and refuting passages
-(verification.claim_dossier_size each, 2); independence by institution where metadata has it, else by DOI /
-record id. VERIFIED needs claim_min_independent (2) independent supporting sources and no refutation at
-claim_strong_refutation (0.8) or above; support and contradiction together make it CONTESTED; otherwise
-UNVERIFIED.
+Per claim: a literal and a falsifying query; the claim's own source (the record the answer quotes) is its first
+evidence; other records count only when one of their sentences is at least the fitted `claim_floor` close to the
+claim (a record about something else cannot vouch for it); a dossier of the top verification.claim_dossier_size (2) supporting and refuting passages of those;
+independence by institution where metadata has it, else by DOI / record id. VERIFIED needs claim_min_independent (2)
+independent supporting sources (the own source and one more) and no refutation at claim_strong_refutation (0.8) or above; support and
+contradiction together make it CONTESTED; otherwise UNVERIFIED, with "no independent source found" when no
+other record supports it.
 """
 
 from __future__ import annotations
@@ -61,12 +63,24 @@ def one_side_per_record(entries: list[LedgerEntry]) -> list[LedgerEntry]:
     return [e for e in entries if e.stance == "NEUTRAL" or side[e.record_id] == e.stance]
 
 
+NO_INDEPENDENT_SOURCE = "no independent source found"
+
+
+async def about_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> list[Record]:
+    """The candidates about the claim: a title or sentence at least `claim_floor` close to it (the relevance model's
+    fitted floor, training/fit_relevance.py), before their sentences count for or against it; all without a gate."""
+    if backend.relevance is None or not settings.ablations.enable_relevance_gate:
+        return candidates
+    return [record for record in candidates if await backend.relevance.about(claim.text, record)]
+
+
 async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> Claim:
     claim_key = " ".join(claim.text.lower().split())
-    own = set(claim.sources)  # the records the answer quotes for this claim: checked against the others only
-    passages = [p for p in sentence_passages(candidates) if p.record_id not in own and claim_key not in " ".join(p.text.lower().split())]
+    own = set(claim.sources)  # the records the answer quotes for this claim: its first evidence, not checked again
+    others = await about_claim(backend, claim, [r for r in candidates if r.id not in own], settings)
+    passages = [p for p in sentence_passages(others) if claim_key not in " ".join(p.text.lower().split())]
     if not passages:
-        return claim
+        return claim.model_copy(update={"supporting": list(claim.sources), "independent_sources": len(own), "note": NO_INDEPENDENT_SOURCE})
     vectors = await backend.embedder.embed([claim.text] + [p.text for p in passages], kind="document")
     sims = vectors[1:] @ vectors[0]
     chosen = [passages[int(i)] for i in np.argsort(-sims)[: settings.verification.claim_sentences]]
@@ -80,8 +94,11 @@ async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], 
     size = settings.verification.claim_dossier_size
     dossier = [e for e in by_conf if e.stance == "SUPPORT"][:size] + [e for e in by_conf if e.stance == "CONTRADICT"][:size]
     records = {r.id: r for r in candidates}
-    verdict, supporting, refuting, independent = verdict_for(dossier, records, settings.verification)
-    return claim.model_copy(update={"verdict": verdict, "supporting": supporting, "refuting": refuting, "independent_sources": independent, "dossier": dossier})
+    own_evidence = [LedgerEntry(hypothesis_id="claim", record_id=rid, text=claim.text, stance="SUPPORT", confidence=1.0) for rid in claim.sources if rid in records]
+    verdict, supporting, refuting, independent = verdict_for(own_evidence + dossier, records, settings.verification)
+    note = "" if any(e.stance == "SUPPORT" for e in dossier) else NO_INDEPENDENT_SOURCE
+    return claim.model_copy(update={"verdict": verdict, "supporting": supporting, "refuting": refuting, "independent_sources": independent,
+                                    "dossier": dossier, "note": note})
 
 
 async def verify_claims(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -5,7 +5,7 @@
   evidence sentences (the best-supported evidence statement is always one of them, seed 000).
 - discriminating queries: confirm/falsify per hypothesis (antonym rewrite) and contrastive pairs for
   near-identical hypotheses (Jaccard > 0.25, seed 003).
-- synthesize: extractive answer quoting the ledger's strongest passages, each sentence citing its record.
+- synthesize: the verdict in one sentence and 2-4 distinct quoted passages with their roles (agent/reasoners/compose.py).
 - extract_claims: checkable sentences of the draft (>= 2 key terms, >= 20 chars, not the question).
 """
 
@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agent.interfaces import CitedSentence, Draft, Embedder, Plan
-from agent.reasoners.questions import classify_task, entities, is_polar, negate, numbers, option_statement, polar_to_claim
+from agent.interfaces import Draft, Embedder, Plan
+from agent.reasoners.compose import evidence_entries, evidence_statement, restates, verdict_sentence
+from agent.reasoners.questions import classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
-from agent.text import content_terms, is_finding, jaccard, strip_section_label, truncate
+from agent.text import content_terms, is_finding, jaccard, strip_section_label, tokens
 
 CONTRAST_JACCARD = 0.25
 DISTINCT_COSINE = 0.85
@@ -46,7 +47,7 @@ class ExtractiveReasoner:
             claim = polar_to_claim(question)
         queries = [Query(text=claim or question.strip(), intent="primary")]
         terms = content_terms(question)
-        if len(terms) >= 3:
+        if len(terms) >= 3 and " ".join(terms[:12]) != " ".join(tokens(queries[0].text)):  # not the same query in lower case
             queries.append(Query(text=" ".join(terms[:12]), intent="primary"))
         for i, option in enumerate(options):
             queries.append(Query(text=option_statement(question, option), intent="primary", hypothesis_id=f"H{i + 1}"))
@@ -58,11 +59,10 @@ class ExtractiveReasoner:
                 Hypothesis(id=f"H{i + 1}", text=option, origin="option", option_index=i, claim=option_statement(question, option))
                 for i, option in enumerate(plan.options)
             ]
-        if plan.claim:
-            yes, no = ("Yes", "No") if plan.task == "open" else ("The claim holds", "The claim does not hold")
+        if plan.claim:  # the claim and that it does not hold (the court reads the claim's stances reversed)
             return [
-                Hypothesis(id="H1", text=f"{yes}: {plan.claim}", origin="claim", claim=plan.claim, polarity=1),
-                Hypothesis(id="H2", text=f"{no}: {negate(plan.claim)}", origin="negation", claim=plan.claim, polarity=-1),
+                Hypothesis(id="H1", text=plan.claim, origin="claim", claim=plan.claim, polarity=1),
+                Hypothesis(id="H2", text=negate(plan.claim), origin="negation", claim=plan.claim, polarity=-1),
             ]
         return await self._evidence_hypotheses(question, evidence, n)
 
@@ -103,12 +103,12 @@ class ExtractiveReasoner:
 
         for h in hypotheses:
             if h.origin == "negation" and h.claim:
-                add(negate(h.claim), "falsify", h.id)
+                add(contrary(h.claim), "falsify", h.id)
                 continue
             add(h.statement, "confirm", h.id)
         for h in hypotheses:
             if h.origin in ("option", "evidence", "llm"):
-                add(negate(h.statement), "falsify", h.id)
+                add(contrary(h.statement), "falsify", h.id)
         for i, a in enumerate(hypotheses):
             for b in hypotheses[i + 1 :]:
                 if jaccard(a.statement, b.statement) > CONTRAST_JACCARD:
@@ -125,20 +125,13 @@ class ExtractiveReasoner:
         best = winner(hypotheses)
         if best is None or not ledger:
             return Draft(answer="Insufficient evidence: no retrieved passage bears on the question.", sentences=[])
-        support = _for_hypothesis(ledger, best.id, "SUPPORT")
-        against = _for_hypothesis(ledger, best.id, "CONTRADICT")
         if plan.task == "mcq" and best.option_index is not None:
             headline = f"({option_label(best.option_index)}) {best.text}"
         else:
-            headline = best.text
-        sentences = [CitedSentence(text=headline, citations=[e.record_id for e in support[:2]])]
-        for entry in support[:3]:
-            title = records[entry.record_id].title if entry.record_id in records else entry.record_id
-            sentences.append(CitedSentence(text=f'{truncate(title, 90)} reports: "{strip_section_label(entry.text)}"', citations=[entry.record_id]))
-        for entry in against[:1]:
-            title = records[entry.record_id].title if entry.record_id in records else entry.record_id
-            sentences.append(CitedSentence(text=f'Against this, {truncate(title, 90)} reports: "{strip_section_label(entry.text)}"', citations=[entry.record_id]))
-        return Draft(answer=headline, sentences=sentences, selected_hypothesis=best.id)
+            headline = verdict_sentence(best, plan.task, polar=plan.task == "open")
+        sentences = [evidence_statement(entry, records) for entry in evidence_entries(ledger, best)]
+        own = [e.record_id for e in ledger if e.hypothesis_id == best.id and e.stance == "SUPPORT" and restates(e, best)]
+        return Draft(answer=headline, answer_citations=list(dict.fromkeys(own)), sentences=sentences, selected_hypothesis=best.id)
 
     async def extract_claims(self, question: str, draft: Draft, max_claims: int) -> list[Claim]:
         claims: list[Claim] = []
@@ -161,8 +154,3 @@ class ExtractiveReasoner:
             if len(claims) >= max_claims:
                 break
         return claims
-
-
-def _for_hypothesis(ledger: list[LedgerEntry], hypothesis_id: str, stance: str) -> list[LedgerEntry]:
-    entries = [e for e in ledger if e.hypothesis_id == hypothesis_id and e.stance == stance and is_finding(e.text)]
-    return sorted(entries, key=lambda e: -e.confidence * e.weight)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.lexicon import ANTONYMS
+from agent.reasoners.grammar import negate_claim, polar_statement, predicative_index
 from agent.records import TaskType
 from agent.text import content_terms
 
@@ -69,6 +70,8 @@ def _opens_predicate(words: list[str], i: int) -> bool:
     following = words[i + 1].lower() if i + 1 < len(words) else ""
     if word in _PREDICATE_OPENERS or words[i] in ("a", "an"):
         return True  # 'a'/'an' only in lower case: 'type A dissection' is still the subject
+    if word == "at" and following in ("risk", "increased", "higher", "high", "greater", "lower", "low"):
+        return True  # 'are women who are treated for X *at risk* for Y
     if word == "the":
         return i >= 2
     if word.endswith("ed") and len(word) > 4:
@@ -87,6 +90,8 @@ def _copula_statement(copula: str, rest: str) -> str | None:
     for i in range(1, len(words)):
         if words[i - 1].lower() not in _SUBJECT_LINKS and _opens_predicate(words, i):
             return " ".join([*words[:i], copula, *words[i:]])
+    if (i := predicative_index(words)) is not None:
+        return " ".join([*words[:i], copula, *words[i:]])
     return None
 
 
@@ -98,8 +103,8 @@ def _capitalised(text: str) -> str:
 def polar_to_claim(question: str) -> str:
     """A yes/no question as the statement a "yes" would assert.
 
-    'Does hypoglycemia increase the risk of dementia?' -> 'Hypoglycemia increase the risk of dementia' (the
-    auxiliary is dropped; embeddings and the stance judge are robust to the missing inflection); a copula is
+    'Does hypoglycemia increase the risk of dementia?' -> 'Hypoglycemia increases the risk of dementia' (do-support
+    folds into the verb's inflection, a modal moves before the verb: agent.reasoners.grammar); a copula is
     moved, not dropped, since without it the statement has no verb ('Is aspirin safe in children?' -> 'Aspirin
     is safe in children'; dropped only when the predicate's start is not found);
     'Is there a need for X?' -> 'There is a need for X'; titled questions ('Double balloon enteroscopy: is it
@@ -110,6 +115,8 @@ def polar_to_claim(question: str) -> str:
         return _capitalised(f"there {match.group(1).lower()} {match.group(2)}")
     if match := _TITLED.match(text):
         aux = match["aux"].lower()
+        if aux not in _COPULAS and (statement := polar_statement(aux, f"{match['pronoun']} {match['rest']}", subject=match["topic"].strip())):
+            return _capitalised(statement)
         verb = f" {aux}" if aux in _KEPT_AUX else ""
         return _capitalised(f"{match['topic'].strip()}{verb} {match['rest']}")
     if not _POLAR.match(text) and (titled := _titled(text)):
@@ -121,18 +128,27 @@ def polar_to_claim(question: str) -> str:
     copula = match.group(1).lower()
     if copula in _COPULAS and (statement := _copula_statement(copula, rest.strip().rstrip("?"))):
         return _capitalised(statement)
+    if copula not in _COPULAS and (statement := polar_statement(copula, rest.strip().rstrip("?"))):
+        return _capitalised(statement)
     return _capitalised(rest)
 
 
 def negate(statement: str) -> str:
-    """A falsifying rewrite: swap the first antonym-bearing word, else prefix 'No evidence that'."""
+    """The statement that `statement` does not hold ('X does not increase Y'): what the court weighs against it."""
+    return negate_claim(statement)
+
+
+def contrary(statement: str) -> str:
+    """A falsifying search query: the first direction word swapped for its antonym ('X decreases Y'), which finds
+    evidence for the opposite effect; else the negation. For retrieval only: the contrary is a stronger claim
+    than the negation, so it is never a hypothesis."""
     words = statement.split()
     for i, word in enumerate(words):
         core = word.strip(".,;:()").lower()
         if core in ANTONYMS:
             words[i] = word.lower().replace(core, ANTONYMS[core])
             return " ".join(words)
-    return f"no {statement[:1].lower()}{statement[1:]}"
+    return negate_claim(statement)
 
 
 # Words of a stem that only asks which option is right ("Which statement does the evidence support?").

@@ -253,9 +253,11 @@ def test_verify_claims_labels_each_claim_from_its_dossier():
     state.update(run(synthesize, state, rt))
     update = run(verify_claims, state, rt)
     by_quoted = {c.sources[0]: c for c in update["claims"]}
-    contested, verified = by_quoted["a1"], by_quoted["a3"]  # each checked against records other than the one it quotes
-    assert (contested.verdict, contested.supporting, contested.refuting) == (ClaimVerdict.CONTESTED, ["a2"], ["a3"])
-    assert (verified.verdict, verified.supporting, verified.refuting, verified.independent_sources) == (ClaimVerdict.VERIFIED, ["a1", "a2"], [], 2)
+    # each claim's own source is its first evidence; the other records are judged against it: a2 agrees, a3 ("decreases") refutes
+    assert {rid: (c.verdict, c.supporting, c.refuting, c.independent_sources) for rid, c in by_quoted.items()} == {
+        "a1": (ClaimVerdict.CONTESTED, ["a1", "a2"], ["a3"], 2),
+        "a2": (ClaimVerdict.CONTESTED, ["a2", "a1"], ["a3"], 2),
+    }
     decision = update["decisions"][-1]
     assert (decision.at, decision.next, decision.contested) == ("verify_claims", "target_claims", 2)
 
@@ -362,7 +364,7 @@ def test_a_claim_is_checked_against_records_other_than_those_it_quotes():
     [claim] = run(verify_claims, state, rt)["claims"]
     assert claim.sources == ["a1"]
     assert claim.dossier and "a1" not in {e.record_id for e in claim.dossier}
-    assert "a1" not in claim.supporting + claim.refuting
+    assert claim.supporting[0] == "a1" and "a1" not in claim.refuting  # its own source is its first evidence
 
 
 def test_non_findings_are_recognised():

@@ -7,7 +7,7 @@ import pytest
 from agent.reasoners.questions import is_polar, option_statement, polar_to_claim
 
 CASES = [
-    ("Does hypoglycemia increase the risk of dementia?", "Hypoglycemia increase the risk of dementia"),
+    ("Does hypoglycemia increase the risk of dementia?", "Hypoglycemia increases the risk of dementia"),
     ("Is there still a need for living-related liver transplantation in children?",
      "There is still a need for living-related liver transplantation in children"),
     ("Transgastric endoscopic splenectomy: is it possible?", "Transgastric endoscopic splenectomy is possible"),
@@ -28,9 +28,10 @@ CASES = [
     ("Is HIV/STD control in Jamaica making a difference?", "HIV/STD control in Jamaica is making a difference"),
     ("Is extended aortic replacement in acute type A dissection justifiable?", "Extended aortic replacement in acute type A dissection is justifiable"),
     ("Is it time to reconsider lobectomy?", "It is time to reconsider lobectomy"),
-    # no predicate opener found: the copula is dropped as before
     ("Are women who are treated for hypothyroidism at risk for pregnancy complications?",
-     "Women who are treated for hypothyroidism at risk for pregnancy complications"),
+     "Women who are treated for hypothyroidism are at risk for pregnancy complications"),
+    # no predicate found: the copula is dropped as before
+    ("Is the rate of recurrence ten percent?", "The rate of recurrence ten percent"),
 ]
 
 

@@ -1,0 +1,97 @@
+"""The answer a person would write: one plain sentence with the verdict, then 2-4 distinct evidence statements.
+
+Each evidence statement quotes one judged passage with its record and its role towards the answer as stated,
+read from the stance judge's ledger for the winning hypothesis: `supports` (judged SUPPORT with confidence at or
+above STRONG), `qualifies` (judged SUPPORT, but weakly) or `contradicts` (judged CONTRADICT). A statement is
+never repeated or nested: a sentence inside a window already quoted (or a window around a quoted sentence) is
+counted once, as the stronger reading, and a passage that merely restates the answer is not quoted.
+"""
+
+from __future__ import annotations
+
+from agent.interfaces import CitedSentence
+from agent.records import Hypothesis, LedgerEntry, Record
+from agent.text import is_finding, jaccard, strip_section_label, truncate
+
+STRONG = 0.6
+MAX_STATEMENTS = 4
+MAX_AGAINST = 1
+QUOTE_CHARS = 320
+RESTATES = 0.8
+
+
+def role_of(entry: LedgerEntry) -> str | None:
+    if entry.stance == "CONTRADICT":
+        return "contradicts"
+    if entry.stance == "SUPPORT":
+        return "supports" if entry.confidence >= STRONG else "qualifies"
+    return None
+
+
+def _span(entry: LedgerEntry) -> set[int]:
+    if entry.sentence_index is None:
+        return set()
+    return set(range(entry.sentence_index, entry.sentence_end or entry.sentence_index + 1))
+
+
+def _normalised(text: str) -> str:
+    return " ".join(strip_section_label(text).lower().split())
+
+
+def _overlaps(entry: LedgerEntry, kept: list[LedgerEntry]) -> bool:
+    """Same record and overlapping sentences, or one text inside the other: the same evidence said twice."""
+    text = _normalised(entry.text)
+    for other in kept:
+        other_text = _normalised(other.text)
+        if text in other_text or other_text in text:
+            return True
+        if other.record_id == entry.record_id and _span(entry) & _span(other):
+            return True
+    return False
+
+
+def restates(entry: LedgerEntry, hypothesis: Hypothesis) -> bool:
+    """The passage says what the answer line already says (its own source, for an open question's finding)."""
+    return _normalised(entry.text) == _normalised(hypothesis.statement) or jaccard(entry.text, hypothesis.statement) >= RESTATES
+
+
+def evidence_entries(ledger: list[LedgerEntry], hypothesis: Hypothesis, limit: int = MAX_STATEMENTS) -> list[LedgerEntry]:
+    """The strongest distinct passages for and against `hypothesis`: support first, at most MAX_AGAINST against,
+    each counted once (strength = confidence x weight, what the court ranks by)."""
+    entries = [e for e in ledger if e.hypothesis_id == hypothesis.id and role_of(e) and is_finding(e.text)]
+    entries.sort(key=lambda e: -e.confidence * e.weight)
+    kept: list[LedgerEntry] = []
+    for entry in entries:  # the strongest reading of overlapping text wins, whichever side it is on
+        if _overlaps(entry, kept) or restates(entry, hypothesis):
+            continue
+        kept.append(entry)
+    support = [e for e in kept if e.stance == "SUPPORT"]
+    against = [e for e in kept if e.stance == "CONTRADICT"][:MAX_AGAINST]
+    chosen = support[: limit - len(against)] + against
+    return sorted(chosen, key=lambda e: (e.stance != "SUPPORT", -e.confidence * e.weight))
+
+
+def evidence_statement(entry: LedgerEntry, records: dict[str, Record]) -> CitedSentence:
+    record = records.get(entry.record_id)
+    source = truncate(record.title, 90) if record and record.title else entry.record_id
+    year = f", {record.year}" if record and record.year else ""
+    role = role_of(entry) or "supports"
+    quote = truncate(strip_section_label(entry.text), QUOTE_CHARS)
+    return CitedSentence(text=f'{role.capitalize()}: "{quote}" ({source}{year})', citations=[entry.record_id], role=role)
+
+
+def verdict_sentence(hypothesis: Hypothesis, task: str, polar: bool) -> str:
+    """The answer in one plain sentence, before its confidence is known ('Yes: the evidence indicates that ...')."""
+    statement = hypothesis.text.strip().rstrip(".")
+    lowered = statement[:1].lower() + statement[1:] if statement[1:2].islower() else statement
+    if hypothesis.origin in ("claim", "negation") and polar:
+        return f"{'Yes' if hypothesis.polarity > 0 else 'No'}: the evidence indicates that {lowered}."
+    if hypothesis.origin in ("claim", "negation"):
+        side = "supports" if hypothesis.polarity > 0 else "contradicts"
+        return f"The evidence {side} the claim: {hypothesis.statement.strip().rstrip('.') if hypothesis.polarity < 0 else statement}."
+    return f"{statement}."
+
+
+def with_confidence(sentence: str, confidence: float) -> str:
+    """'... (confidence 0.62).' on the answer sentence."""
+    return f"{sentence.rstrip().rstrip('.')} (confidence {confidence:.2f})."

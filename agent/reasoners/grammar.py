@@ -1,0 +1,452 @@
+"""A small grammar of the predicate: yes/no questions as statements, and a statement's negation.
+
+The court weighs a claim against the claim *not holding*, so the negation of "X increases Y" is "X does not
+increase Y" (not the antonym "X decreases Y", which is a different, stronger claim). Both rewrites need the
+claim's finite verb: where it is, whether it is an auxiliary (insert or remove "not"), and how to inflect a
+lexical verb under do-support ("does not increase" <-> "increases", "did not change" <-> "changed").
+
+No tagger runs offline here (spaCy's models are not on the registry, nltk's tagger needs a download), so the
+verb is found with lemminflect's lexicon (which words can be verbs, nouns or adjectives, and their inflections)
+and a few positional rules: a subject has at least one word; a word after a determiner, preposition or
+adjective is a noun; a word that can only be a verb beats one that can also be a noun; the first verb of a
+relative clause ("who are treated") is not the main verb. Measured on every PubMedQA pqal_dev question and
+every SciFact train claim (tests/graph/test_grammar.py, evals/README.md).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+MODALS = frozenset("can could may might must shall should will would".split())
+BE = frozenset("is are was were am".split())
+DO = {"does": "VBZ", "do": "VBP", "did": "VBD"}
+HAVE = frozenset("has have had".split())
+AUXILIARIES = MODALS | BE | set(DO) | HAVE
+NEGATIVE_AUXILIARIES = frozenset({"cannot"} | {f"{a}n't" for a in AUXILIARIES} | {"can't", "won't"})
+NEGATIONS = frozenset("not never no cannot n't".split())
+PRONOUNS = frozenset("it they this these that those you we i he she there".split())
+DETERMINERS = frozenset("a an the this these those that its their his her our your my some any each every no all both many several".split())
+PREPOSITIONS = frozenset("of in on at by for with from to into onto among between during after before about against via per within without than versus over under through across".split())
+RELATIVES = frozenset("who which that whom whose".split())
+CONJUNCTIONS = frozenset("and or but ;".split())
+VERB_PREFIXES = ("under", "over", "re", "de", "co", "mis", "out", "up", "pre", "dis", "down", "cross")
+_PUNCT = ".,;:!?()[]\"'"
+
+
+@lru_cache(maxsize=20_000)
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    from lemminflect import getAllLemmas
+
+    return dict(getAllLemmas(word.lower()))
+
+
+@lru_cache(maxsize=20_000)
+def _inflect(lemma: str, tag: str) -> str:
+    from lemminflect import getInflection
+
+    forms = getInflection(lemma, tag=tag)
+    return forms[0] if forms else lemma
+
+
+def _core(word: str) -> str:
+    return word.strip(_PUNCT).lower()
+
+
+def _verb_lemma(word: str) -> str | None:
+    """The verb lemma of `word`, also for unlisted prefixed verbs ('underprescribe' -> 'underprescribe')."""
+    core = _core(word)
+    lemmas = _lemmas(core)
+    if "VERB" in lemmas:
+        return lemmas["VERB"][0]
+    if "-" in core:  # 'up-regulates' -> 'up-regulate'
+        head, tail = core.rsplit("-", 1)
+        if head in VERB_PREFIXES + ("self", "trans") and "VERB" in _lemmas(tail):
+            return f"{head}-{_lemmas(tail)['VERB'][0]}"
+    for prefix in VERB_PREFIXES:
+        rest = core[len(prefix):]
+        if core.startswith(prefix) and len(rest) >= 4 and not lemmas and "VERB" in _lemmas(rest):
+            return prefix + _lemmas(rest)["VERB"][0]
+    return None
+
+
+def _has_form(word: str, tag: str) -> bool:
+    """Whether `word` is the `tag` form (VB, VBZ, VBD, VBN) of a verb."""
+    lemma = _verb_lemma(word)
+    if lemma is None:
+        return False
+    core = _core(word)
+    if tag == "VB":
+        return core == lemma
+    if "-" in lemma and "-" in core:
+        head, tail = lemma.rsplit("-", 1)
+        return core == f"{head}-{_inflect(tail, tag)}"
+    return core == _inflect(lemma, tag)
+
+
+def _can_be_noun_or_adjective(word: str) -> bool:
+    lemmas = _lemmas(_core(word))
+    return "NOUN" in lemmas or "ADJ" in lemmas or "PROPN" in lemmas
+
+
+def _modifies_next(word: str) -> bool:
+    """A determiner, preposition or adjective-only word: what follows it is a noun, not a verb."""
+    core = _core(word)
+    if core in RELATIVES - {"that"}:
+        return False
+    if core in DETERMINERS or core in PREPOSITIONS:
+        return True
+    return set(_lemmas(core)) == {"ADJ"}
+
+
+def _opens_with_participle(words: list[str], i: int) -> bool:
+    """'*Approved* doctors ...', '*Increased* expression ...': a sentence-initial participle modifies its noun."""
+    return i == 1 and _core(words[0]).endswith("ed") and _has_form(words[0], "VBN")
+
+
+def _is_plural_subject_word(word: str) -> bool:
+    core = _core(word)
+    if core in ("they", "we", "you", "i", "these", "those"):
+        return True
+    lemmas = _lemmas(core)
+    if not lemmas:  # an unlisted word: 'retrotransposons', 'CAFs'
+        return core.endswith("s") and not core.endswith(("ss", "us", "is"))
+    return "NOUN" in lemmas and lemmas["NOUN"][0] != core
+
+
+def _before_noun(words: list[str], i: int) -> bool:
+    """words[i] could be a noun and the next word is a noun: a compound ('skin care frequency'), not a verb."""
+    following = _core(words[i + 1]) if i + 1 < len(words) else ""
+    return (_can_be_noun_or_adjective(words[i]) and "NOUN" in _lemmas(following) and following not in DETERMINERS
+            and following not in PREPOSITIONS and following not in PRONOUNS)
+
+
+def _plural_subject(words: list[str], i: int) -> bool:
+    """Whether the words before a bare verb can be a plural subject ('statins', 'X and Y', 'they')."""
+    return any(_is_plural_subject_word(w) or _core(w) in ("and", "people") for w in words[:i])
+
+
+def _verb_candidate(words: list[str], i: int, tags: tuple[str, ...], agree: bool = True) -> str | None:
+    """'only' when words[i] is one of `tags` and can only be a verb, 'ambiguous' when it could be a noun (then
+    it must not follow a determiner, preposition or adjective), else None."""
+    word = words[i]
+    if "(" in word or ")" in word or not any(_has_form(word, tag) for tag in tags):
+        return None
+    if agree and "VBZ" in tags and not _has_form(word, "VBZ") and not _has_form(word, "VBD") and not _plural_subject(words, i):
+        return None  # a bare verb needs a plural subject: 'ethanol stress increases', not 'ethanol does not stress'
+    if i > 1 and _core(words[i - 1]) in ("and", "or") and _can_be_noun_or_adjective(word):
+        return None  # 'replacement or repair': a noun coordinated with a noun
+    before = _core(words[i - 1]) if i > 0 else ""
+    if i > 0 and (_modifies_next(words[i - 1]) or _opens_with_participle(words, i)) and not (before == "that" and i > 1):
+        return None
+    if _core(word) in AUXILIARIES or not _can_be_noun_or_adjective(word):
+        return "only"
+    if before[:1].isdigit():
+        return None  # '40mg/day dosage', '2 cells': a quantity before a noun
+    following = _core(words[i + 1]) if i + 1 < len(words) else ""
+    if "ADJ" in _lemmas(_core(word)) and "NOUN" in _lemmas(following) and following not in DETERMINERS and not _is_plural_subject_word(words[i - 1]):
+        return None  # 'tar2 *triple* mutants': an adjective before its noun ('statins *lower* cholesterol' stays a verb)
+    return "ambiguous"
+
+
+def _pick(words: list[str], start: int, tags: tuple[str, ...], auxiliaries: bool, agree: bool = True) -> int | None:
+    """Index of the main verb in words[start:]: the leftmost verb-only word (or auxiliary), else the leftmost
+    ambiguous one; a relative clause's first verb is skipped; a later verb-only word beats an earlier ambiguous
+    one only up to the next conjunction."""
+    first_ambiguous: int | None = None
+    weak: int | None = None
+    depth = 0
+    skip_relative = False
+    for i in range(start, len(words)):
+        word, core = words[i], _core(words[i])
+        depth += word.count("(") + word.count("[")
+        inside = depth > 0
+        depth -= word.count(")") + word.count("]")
+        if inside or not core:
+            continue
+        if core in RELATIVES and i > 0:
+            skip_relative = True
+            continue
+        if (first_ambiguous is not None or weak is not None) and (core in CONJUNCTIONS or word.endswith(";")):
+            break
+        negative = core in NEGATIVE_AUXILIARIES
+        kind = "only" if auxiliaries and (negative or core in AUXILIARIES and _is_auxiliary(words, i)) else _verb_candidate(words, i, tags, agree)
+        if kind is None and auxiliaries and _finite_past(words, i):
+            kind = "only"
+        if kind is None:
+            continue
+        if skip_relative:
+            skip_relative = False
+            continue
+        if core not in AUXILIARIES and not negative and _in_compound_noun(words, i):
+            weak = i if weak is None else weak
+            continue
+        if kind == "only":
+            return i
+        if first_ambiguous is None:
+            first_ambiguous = i
+    if weak is not None and (first_ambiguous is None or weak < first_ambiguous):
+        return weak
+    return first_ambiguous
+
+
+def _in_compound_noun(words: list[str], i: int) -> bool:
+    """'of start codons', 'in Okazaki fragments': after a preposition and a singular noun, a word
+    that could be a plural noun most likely is one (it is taken as the verb only when nothing better is found)."""
+    if i < 2 or _core(words[i - 2]) not in PREPOSITIONS:
+        return False
+    return not _is_plural_subject_word(words[i - 1])
+
+
+def _is_auxiliary(words: list[str], i: int) -> bool:
+    """'has' / 'do' are auxiliaries before 'not', a participle or a bare verb; otherwise main verbs ('has a role')."""
+    core = _core(words[i])
+    if core in MODALS or core in BE:
+        return True
+    following = _core(words[i + 1]) if i + 1 < len(words) else ""
+    if following in ("not", "n't", "never", "been"):
+        return True
+    if core in HAVE:  # 'has increased the risk' (perfect) but 'have activated markers' (possession)
+        after = _core(words[i + 2]) if i + 2 < len(words) else ""
+        object_noun = after not in DETERMINERS and after not in PREPOSITIONS and "NOUN" in _lemmas(after)
+        return i + 1 < len(words) and _has_form(words[i + 1], "VBN") and not object_noun
+    if core in DO:
+        return _has_form(words[i + 1], "VB") if i + 1 < len(words) else False
+    return False
+
+
+def finite_verb(statement: str) -> tuple[int, str] | None:
+    """(word index, 'aux' or 'lexical') of the statement's main finite verb, or None when none is found."""
+    words = statement.split()
+    index = _pick(words, 1, ("VBZ", "VB"), auxiliaries=True)
+    if index is not None and index + 1 < len(words) and _core(words[index]).endswith("s") and _can_be_noun_or_adjective(words[index]):
+        following = words[index + 1]  # 'campaigns changed': the ambiguous word is a plural noun before a past verb
+        if _has_form(following, "VBD") and not _can_be_noun_or_adjective(following) and _core(words[index + 2] if index + 2 < len(words) else "") not in PREPOSITIONS:
+            return index + 1, "lexical"
+    if index is None:
+        index = _pick_past(words)
+    if index is None:  # 'Mitochondria play a role': a plural the lexicon does not know as one
+        index = _pick(words, 1, ("VBZ", "VB"), auxiliaries=True, agree=False)
+    if index is None:
+        return None
+    core = _core(words[index])
+    return index, "aux" if core in NEGATIVE_AUXILIARIES or core in AUXILIARIES and _is_auxiliary(words, index) else "lexical"
+
+
+def _finite_past(words: list[str], i: int) -> bool:
+    """A past-tense form that can only be a verb and does not open a participle phrase ('improved lung function',
+    not 'treated with', 'exposed to', 'were treated')."""
+    following = _core(words[i + 1]) if i + 1 < len(words) else ""
+    return (_verb_candidate(words, i, ("VBD",)) == "only" and following not in PREPOSITIONS and following not in ("as", "")
+            and _core(words[i - 1]) not in BE | HAVE)
+
+
+def _pick_past(words: list[str]) -> int | None:
+    """A past-tense main verb, preferably not a participle introducing a phrase ('patients treated with X')."""
+    candidates = [i for i in range(1, len(words)) if _verb_candidate(words, i, ("VBD",)) and _core(words[i - 1]) not in BE | HAVE]
+    for i in candidates:
+        following = _core(words[i + 1]) if i + 1 < len(words) else ""
+        if following not in PREPOSITIONS and following != "as":
+            return i
+    return candidates[0] if candidates else None
+
+
+# ----------------------------------------------------------------------------------------- negation
+def _case_like(word: str, template: str) -> str:
+    if template.isupper() and len(template) > 1:
+        return word.upper()
+    return word[:1].upper() + word[1:] if template[:1].isupper() else word
+
+
+def _replace_core(word: str, new: str) -> str:
+    """`word` with its letters replaced by `new`, punctuation around it kept."""
+    core = word.strip(_PUNCT)
+    start = word.find(core)
+    return word[:start] + _case_like(new, core) + word[start + len(core):]
+
+
+def _article_for(word: str) -> str:
+    """'a' or 'an' by the sound of the next word ('a uniform', 'an hour', 'an MRI')."""
+    core, letters = _core(word), word.strip(_PUNCT)
+    if letters.isupper() and len(letters) > 1:
+        return "an" if letters[0] in "AEFHILMNORSX" else "a"
+    if core.startswith(("uni", "use", "usu", "uti", "eu", "one", "ure", "uro")):
+        return "a"
+    return "an" if core[:1] in "aeiou" or core.startswith(("hour", "honest", "heir")) else "a"
+
+
+def negation_count(text: str) -> int:
+    """How many negation words a text carries ('not', 'no', 'never', "n't", 'cannot')."""
+    count = 0
+    for word in text.split():
+        core = _core(word)
+        count += core in NEGATIONS or core.endswith("n't")
+    return count
+
+
+_NOT_THE_CASE = "It is not the case that "
+
+
+def negate_claim(statement: str) -> str:
+    """The statement that `statement` does not hold, with exactly one negation added or removed on its main verb.
+
+    'X increases Y' -> 'X does not increase Y'; 'X is safe' -> 'X is not safe'; 'X can cause Y' -> 'X cannot
+    cause Y'; and back ('X does not increase Y' -> 'X increases Y'); 'X has no effect' -> 'X has an effect'.
+    A negation inside a subordinate clause is left alone. A statement without a recognisable verb becomes
+    "It is not the case that ...".
+    """
+    text = " ".join(statement.split()).rstrip(".").strip()
+    if not text:
+        return text
+    if text.startswith(_NOT_THE_CASE):
+        rest = text[len(_NOT_THE_CASE):]
+        return rest[:1].upper() + rest[1:]
+    words = text.split()
+    if _core(words[0]) == "no" and len(words) > 2:  # 'No difference was found' -> 'A difference was found'
+        return _drop_no(words, 0)
+    found = finite_verb(text)
+    if found is None:
+        return f"{_NOT_THE_CASE}{text[:1] if _keeps_capital(words[0]) else text[:1].lower()}{text[1:]}"
+    i, kind = found
+    core = _core(words[i])
+    if kind == "aux":
+        if core in NEGATIVE_AUXILIARIES:
+            return _restore_auxiliary(words, i)
+        following = _core(words[i + 1]) if i + 1 < len(words) else ""
+        if following in ("not", "never"):
+            return _drop_not(words, i)
+        if (no := _predicate_no(words, i)) is not None:
+            return _drop_no(words, no)
+        if _core(words[0]) == "there" and core in BE and i + 1 < len(words) and _core(words[i + 1]) in ("a", "an"):
+            return " ".join([*words[: i + 1], _replace_core(words[i + 1], "no"), *words[i + 2:]])  # 'there is no difference'
+        new = "cannot" if core == "can" else f"{core} not"
+        return " ".join([*words[:i], _replace_core(words[i], new), *words[i + 1:]])
+    if (no := _predicate_no(words, i)) is not None:
+        return _drop_no(words, no)
+    lemma = _verb_lemma(words[i]) or core
+    tag = "VBZ" if _has_form(words[i], "VBZ") and core != lemma else "VBD" if core != lemma else "VBP"
+    auxiliary = {"VBZ": "does", "VBP": "do", "VBD": "did"}[tag]
+    k = i  # 'solely indicates' -> 'does not solely indicate'
+    while k > 1 and set(_lemmas(_core(words[k - 1]))) == {"ADV"}:
+        k -= 1
+    rest = [_inflected(w, "VBP") if _coordinated_finite(words, i + 1 + j) and _same_clause(words[i:i + 1 + j]) else w
+            for j, w in enumerate(words[i + 1:])]
+    return " ".join([*words[:k], f"{auxiliary} not", *words[k:i], _replace_core(words[i], lemma), *rest])
+
+
+def _coordinated_finite(words: list[str], k: int) -> bool:
+    """'does not shorten time *and reduce* severity': a verb joined to the negated one takes its bare form too."""
+    return _core(words[k - 1]) in ("and", "or") and any(_has_form(words[k], t) for t in ("VBZ", "VBD")) and not _can_be_noun_or_adjective(words[k])
+
+
+def _keeps_capital(word: str) -> bool:
+    """Acronyms and names keep their capital when they stop opening the sentence ('MafA', 'HIV', 'Klf4')."""
+    core = word.strip(_PUNCT)
+    return sum(c.isupper() for c in core) > 1 or any(c.isdigit() for c in core) or not _lemmas(core.lower())
+
+
+def _predicate_no(words: list[str], verb: int) -> int | None:
+    """Index of a 'no' that negates the main verb's object ('has no effect', 'there is no difference')."""
+    for j in range(verb + 1, min(len(words), verb + 4)):
+        core = _core(words[j])
+        if words[j].strip(_PUNCT) == "no" and j + 1 < len(words) and _core(words[j + 1]) not in ("longer", "more", "less"):
+            return j
+        if core in RELATIVES or core in CONJUNCTIONS:
+            return None
+    return None
+
+
+def _drop_no(words: list[str], j: int) -> str:
+    """'no effect' -> 'an effect', 'no differences' -> 'differences'."""
+    head = next((w for w in words[j + 1:] if "NOUN" in _lemmas(_core(w)) and not {"ADJ", "VERB"} & set(_lemmas(_core(w)))), words[j + 1])
+    if _is_plural_subject_word(head):
+        rest = words[j + 1:]
+        if j == 0:
+            rest = [rest[0][:1].upper() + rest[0][1:], *rest[1:]]
+        return " ".join([*words[:j], *rest])
+    return " ".join([*words[:j], _replace_core(words[j], _article_for(words[j + 1])), *words[j + 1:]])
+
+
+def _drop_not(words: list[str], i: int) -> str:
+    """Remove the 'not' after words[i]; under do-support the verb takes the auxiliary's inflection back."""
+    core = _core(words[i])
+    rest = words[i + 2:]
+    if core in DO:
+        verb_at = next((k for k, w in enumerate(rest[:3]) if _verb_lemma(w) and _has_form(w, "VB")), None)
+        if verb_at is not None:
+            lemma = _verb_lemma(rest[verb_at]) or _core(rest[verb_at])
+            verb = lemma if DO[core] == "VBP" else _inflect(lemma, DO[core])
+            rest = [*rest[:verb_at], _replace_core(rest[verb_at], verb), *rest[verb_at + 1:]]
+            rest = [_inflected(w, DO[core]) if k > verb_at and _coordinated_verb(rest, k) and _same_clause(rest[verb_at:k]) else w
+                    for k, w in enumerate(rest)]
+            return " ".join([*words[:i], *rest])
+    return " ".join([*words[: i + 1], *rest])
+
+
+def _restore_auxiliary(words: list[str], i: int) -> str:
+    """'cannot' -> 'can', "doesn't increase" -> 'increases'."""
+    core = _core(words[i])
+    base = "can" if core == "cannot" else {"ca": "can", "wo": "will"}.get(core[:-3], core[:-3])
+    if base in DO:
+        expanded = [*words[:i], _replace_core(words[i], base), "not", *words[i + 1:]]
+        return _drop_not(expanded, i)
+    return " ".join([*words[:i], _replace_core(words[i], base), *words[i + 1:]])
+
+
+# ----------------------------------------------------------------------------------- question -> claim
+_POLAR = re.compile(r"^\s*(?P<aux>does|do|did|is|are|was|were|can|could|will|would|should|shall|has|have|had|may|might|must)\s+(?P<rest>.+?)\s*\??\s*$", re.I | re.S)
+
+
+def polar_statement(aux: str, rest: str, subject: str | None = None) -> str | None:
+    """'<aux> <subject> <predicate>' as '<subject> <aux'> <predicate>': do-support folds into the verb's inflection
+    ('does X increase Y' -> 'X increases Y', 'did they change' -> 'they changed'), a modal or perfect auxiliary
+    goes before the verb ('can X become' -> 'X can become'). `subject` replaces a one-word pronoun subject (a
+    titled question's topic). Copulas are placed by the caller (agent.reasoners.questions), which falls back on
+    `predicative_index`. None when no verb is found."""
+    aux = aux.lower()
+    words = rest.split()
+    if not words:
+        return None
+    tags = ("VBN",) if aux in HAVE else ("VB",)
+    index = _pick(words, 1, tags, auxiliaries=False)
+    if index is not None and _before_noun(words, index):  # 'does skin *care* frequency affect ...': a noun modifier
+        later = next((k for k in range(index + 1, len(words)) if _verb_candidate(words, k, tags) and not _before_noun(words, k)), None)
+        index = later if later is not None else index
+    if index is None:
+        return None
+    subject_words = subject.split() if subject else words[:index]
+    predicate = words[index:]
+    if aux in DO:
+        predicate = [_inflected(w, DO[aux]) if k == 0 or _coordinated_verb(predicate, k) and _same_clause(predicate[:k]) else w
+                     for k, w in enumerate(predicate)]
+        return " ".join([*subject_words, *predicate])
+    return " ".join([*subject_words, aux, *predicate])
+
+
+def predicative_index(words: list[str]) -> int | None:
+    """Where the copula goes in 'Is <subject> <adjective> ...?' when no listed predicate opener is found: before
+    the first adjective that ends the question or precedes a preposition ('is aspiration of fluid advantageous')."""
+    for i in range(1, len(words)):
+        core = _core(words[i])
+        following = _core(words[i + 1]) if i + 1 < len(words) else ""
+        if "ADJ" in _lemmas(core) and (not following or following in PREPOSITIONS or following == "to") and not _modifies_next(words[i - 1]):
+            return i
+    return None
+
+
+def _inflected(word: str, tag: str) -> str:
+    lemma = _verb_lemma(word) or _core(word)
+    return _replace_core(word, lemma if tag == "VBP" else _inflect(lemma, tag))
+
+
+def _coordinated_verb(predicate: list[str], k: int) -> bool:
+    """'shorten time to peak *and reduce* its severity': a second bare verb joined to the first by 'and'/'or'."""
+    return k > 1 and _core(predicate[k - 1]) in ("and", "or") and _has_form(predicate[k], "VB") and not _can_be_noun_or_adjective(predicate[k])
+
+
+SUBORDINATORS = frozenset("since because while when whereas although though if unless that which who whom whose".split())
+
+
+def _same_clause(words: list[str]) -> bool:
+    """No subordinate clause opens among `words` (a coordinated verb after one belongs to it)."""
+    return not any(_core(w) in SUBORDINATORS or w.endswith((",", ";")) or "'" in w for w in words)

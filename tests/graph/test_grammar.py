@@ -1,0 +1,82 @@
+"""The claim grammar: yes/no questions become statements with a finite verb, and a statement's negation says
+that it does not hold (one negation on the main verb), checked on every PubMedQA question and SciFact claim."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from agent.reasoners.grammar import finite_verb, negate_claim, negation_count
+from agent.reasoners.questions import is_polar, polar_to_claim
+from tests.conftest import DATA
+
+QUESTIONS = [
+    ("Does hypoglycemia increase the risk of dementia?", "Hypoglycemia increases the risk of dementia"),
+    ("Does aspirin reduce colorectal cancer risk?", "Aspirin reduces colorectal cancer risk"),
+    ("Do statins reduce mortality?", "Statins reduce mortality"),
+    ("Can D-dimer become a new diagnostic parameter for acute appendicitis?", "D-dimer can become a new diagnostic parameter for acute appendicitis"),
+    ("Has the prevalence of obesity increased over the decade?", "The prevalence of obesity has increased over the decade"),
+    ("The English antibiotic awareness campaigns: did they change the public's knowledge?", "The English antibiotic awareness campaigns changed the public's knowledge"),
+    ("Does high blood pressure reduce the risk of chronic low back pain?", "High blood pressure reduces the risk of chronic low back pain"),
+    ("Do primary care physicians underprescribe antibiotics for peptic ulcer disease?", "Primary care physicians underprescribe antibiotics for peptic ulcer disease"),
+    ("Are women who are treated for hypothyroidism at risk for pregnancy complications?", "Women who are treated for hypothyroidism are at risk for pregnancy complications"),
+    ("Is aspiration of ethanol-mixed fluid advantageous?", "Aspiration of ethanol-mixed fluid is advantageous"),
+]
+
+NEGATIONS = [
+    ("Hypoglycemia increases the risk of dementia", "Hypoglycemia does not increase the risk of dementia"),
+    ("Statins increase muscle pain", "Statins do not increase muscle pain"),
+    ("Aspirin is safe in children", "Aspirin is not safe in children"),
+    ("D-dimer can become a marker", "D-dimer cannot become a marker"),
+    ("Patients treated with aspirin improved.", "Patients treated with aspirin did not improve"),
+    ("Klf4 is not required for myeloid differentiation.", "Klf4 is required for myeloid differentiation"),
+    ("Taking vitamin E does not prevent prostate cancer.", "Taking vitamin E prevents prostate cancer"),
+    ("There is no difference between the two arms.", "There is a difference between the two arms"),
+    ("A diminished ovarian reserve solely indicates infertility.", "A diminished ovarian reserve does not solely indicate infertility"),
+    ("Women who are treated for hypothyroidism are at risk", "Women who are treated for hypothyroidism are not at risk"),
+    ("Statins are associated with lower mortality than placebo", "Statins are not associated with lower mortality than placebo"),
+    ("The minor G allele of FOXO3 up-regulates IL-10.", "The minor G allele of FOXO3 does not up-regulate IL-10"),
+]
+
+
+@pytest.mark.parametrize(("question", "claim"), QUESTIONS)
+def test_questions_become_statements_with_agreeing_verbs(question, claim):
+    assert polar_to_claim(question) == claim
+
+
+@pytest.mark.parametrize(("claim", "negation"), NEGATIONS)
+def test_the_negation_says_the_claim_does_not_hold(claim, negation):
+    assert negate_claim(claim) == negation
+    assert negate_claim(negation) == " ".join(claim.split()).rstrip(".")
+
+
+_DOUBLED = re.compile(
+    r"\b(does|do|did|is|are|was|were|can|could|will|would|should|may|might|must)\s+(not\s+)?"
+    r"(does|do|did|is|are|was|were|can|could|will|would|should|may|might|must)\b", re.I)
+
+
+def _statements() -> list[tuple[str, str]]:
+    pubmedqa, scifact = DATA / "pubmedqa" / "pqal_dev.json", DATA / "scifact" / "claims_train.jsonl"
+    if not pubmedqa.exists() or not scifact.exists():
+        pytest.skip("../shared/data is not beside the project")
+    questions = [item["QUESTION"] for item in json.loads(pubmedqa.read_text()).values()]
+    claims = [json.loads(line)["claim"] for line in scifact.read_text().splitlines() if line.strip()]
+    return [(q, polar_to_claim(q)) for q in questions if is_polar(q)] + [(c, c) for c in claims]
+
+
+def test_every_pubmedqa_question_and_scifact_claim_rewrites_cleanly():
+    """Statement has a finite verb, no doubled auxiliary; the negation adds or removes exactly one negation;
+    negating twice gives the statement back (or its 'does not have a' form for 'has no')."""
+    statements = _statements()
+    assert len(statements) > 1200
+    no_verb = [s for _, s in statements if finite_verb(s) is None]
+    assert len(no_verb) <= 3, no_verb  # 2 of 1,264 (SciFact claims whose verb follows a bare number: 'PGE 2 causes')
+    for source, statement in statements:
+        negation = negate_claim(statement)
+        assert not _DOUBLED.search(statement) and not _DOUBLED.search(negation), (source, negation)
+        assert abs(negation_count(negation) - negation_count(statement)) == 1, (statement, negation)
+        back = negate_claim(negation)
+        expected = " ".join(statement.split()).rstrip(".").strip().replace("n't", " not").replace("do  not", "do not")
+        assert back == expected or (" no " in f" {expected} " and negation_count(back) == 1), (statement, negation, back)
