@@ -155,9 +155,14 @@ def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Cali
         if table is None:
             raise ConfigurationError("calibration 'fitted' needs agent/models/calibration.json: run training/fit_calibration.py")
         return PlattCalibrator(table), []
-    if table is not None and table.stance_model == stance.name:
+    from agent.judges.cross import default_cross_weights_path
+    from agent.judges.packaged import weights_digest
+
+    same_weights = table is not None and (not table.stance_weights_sha256 or table.stance_weights_sha256 == weights_digest(default_cross_weights_path()))
+    if table is not None and table.stance_model == stance.name and same_weights:
         return PlattCalibrator(table), []
-    why = "no fitted table" if table is None else f"the fitted maps are for the {table.stance_model} judge, not {stance.name}"
+    why = ("no fitted table" if table is None else f"the fitted maps are for the {table.stance_model} judge, not {stance.name}"
+           if table.stance_model != stance.name else "the fitted maps are for other cross-encoder weights than the packaged ones")
     return RawScore(), [f"calibration: {why}; confidence is the raw evidence score"]
 
 

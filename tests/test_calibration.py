@@ -69,3 +69,23 @@ def test_calibrator_for_follows_the_setting_and_the_judge(monkeypatch, tmp_path)
 def test_raw_score_reports_the_score_itself():
     raw = RawScore()
     assert raw.leading(0.42) == raw.abstention(0.42) == 0.42
+
+
+def test_maps_fitted_for_other_weights_of_the_same_judge_are_not_applied(monkeypatch, tmp_path):
+    """Retraining the cross-encoder keeps the judge's name; the table's weights digest tells the maps apart."""
+    from agent.judges import cross
+    from agent.judges.packaged import weights_digest
+
+    weights = tmp_path / "stance_cross.npz"
+    weights.write_bytes(b"first weights")
+    monkeypatch.setattr(cross, "default_cross_weights_path", lambda: weights)
+    table = CalibrationTable(stance_model="ensemble(heuristic+cross)", leading=PlattScale(slope=2, intercept=-1),
+                             abstention=PlattScale(slope=-2, intercept=0.5), fitted_on="test", examples=10,
+                             stance_weights_sha256=weights_digest(weights))
+    path = tmp_path / "calibration.json"
+    path.write_text(table.model_dump_json())
+    monkeypatch.setattr(calibration, "default_table_path", lambda: path)
+    assert isinstance(calibrator_for(Context().backend, _judge("ensemble(heuristic+cross)"))[0], PlattCalibrator)
+    weights.write_bytes(b"retrained weights")
+    raw, notes = calibrator_for(Context().backend, _judge("ensemble(heuristic+cross)"))
+    assert isinstance(raw, RawScore) and "other cross-encoder weights" in notes[0]

@@ -27,6 +27,8 @@ from sklearn.linear_model import LogisticRegression
 from agent import Context, averify
 from agent.backend import backend_for
 from agent.calibration import CalibrationTable, PlattScale, default_table_path
+from agent.judges.cross import default_cross_weights_path
+from agent.judges.packaged import weights_digest
 from agent.reasoners.extractive import winner
 from evals.report import calibration, commit, print_table
 from evals.scifact import gold_of, load_claims
@@ -72,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("each map needs both right and wrong outcomes among the runs: use more claims")
     table = CalibrationTable(
         stance_model=judge,
+        stance_weights_sha256=weights_digest(default_cross_weights_path()),
         leading=platt([r["score"] for r in led], [r["lead"] == r["gold"] for r in led]),
         abstention=platt([r["score"] for r in abstained], [r["gold"] == "NOT_ENOUGH_INFO" for r in abstained]),
         fitted_on=f"SciFact claims_train validation part, {len(rows)} claims, preset fast, max_claims 0, judge {judge}",

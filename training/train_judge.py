@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=default_data_dir())
     parser.add_argument("--sources", default=",".join(s for s in SOURCES), help="pooled sources (training/pool.py)")
     parser.add_argument("--no-negations", action="store_true", help="leave out the negation-augmented copies")
-    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--epochs", type=int, default=2, help="epochs of the pooled stage (0: skip it, with --init or --init-checkpoint)")
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--lr", type=float, default=4e-5)
     parser.add_argument("--head-lr", type=float, default=1e-3)
@@ -170,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage2-lr", type=float, default=2e-5)
     parser.add_argument("--max-train", type=int, help="subsample the training pairs (smoke runs)")
     parser.add_argument("--init", type=Path, help="start from these weights (a stance_cross.npz) instead of the base")
+    parser.add_argument("--init-checkpoint", type=Path, help="start from a --checkpoint-dir state (e.g. pooled-epoch1.pt); with --epochs 0 the "
+                        "pooled stage is skipped, so an interrupted run resumes at its second stage or is only exported")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--checkpoint-dir", type=Path, help="save each epoch's trainable state here (resumable)")
@@ -195,11 +197,17 @@ def main(argv: list[str] | None = None) -> int:
         from agent.judges.cross import CrossStanceModel
 
         network.load_state_dict(CrossStanceModel(args.init).network.state_dict())
+    if args.init_checkpoint:
+        network.load_state_dict({**network.state_dict(), **torch.load(args.init_checkpoint)})
     names = set(trainable(network))
     for name, param in network.named_parameters():
         param.requires_grad = name in names
-    state, history, score = train_stage(network, tokenizer, train, val, args, epochs=args.epochs, lr=args.lr, label="pooled", rng=rng)
-    network.load_state_dict({**network.state_dict(), **state})
+    if args.epochs > 0:
+        state, history, score = train_stage(network, tokenizer, train, val, args, epochs=args.epochs, lr=args.lr, label="pooled", rng=rng)
+        network.load_state_dict({**network.state_dict(), **state})
+    else:  # resumed or exported: the starting weights are the first candidate
+        state = {n: p.detach().clone() for n, p in network.named_parameters() if n in names}
+        score, history = selection_score(report_by_source(val, softmax(logits_of(network, tokenizer, val, args.max_len)))), []
     if args.stage2:
         stage2_sources = set(args.stage2.split(","))
         stage2 = [p for p in train if p.source in stage2_sources or (p.source == "negated" and "scifact" in stage2_sources)]

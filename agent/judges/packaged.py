@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import threading
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,19 @@ def read_weights(path: Path, what: str, retrain: str) -> dict[str, np.ndarray]:
             return {key: data[key] for key in data.files}
     except (OSError, ValueError) as exc:
         raise ConfigurationError(f"{what} weights at {path} are unreadable: {exc}") from exc
+
+
+def weights_digest(path: Path) -> str:
+    """sha256 of a weights file ('' when absent): what a calibration fitted for one judge's weights is checked against."""
+    if not path.is_file():
+        return ""
+    stat = path.stat()
+    return _digest(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=8)
+def _digest(path: str, mtime_ns: int, size: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def softmax(logits: np.ndarray, temperature: float = 1.0, bias: np.ndarray | None = None) -> np.ndarray:
