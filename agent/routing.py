@@ -75,7 +75,7 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
     common = dict(at="court", margin=margin, agreement=agreement, round=state.get("round", 0))
     relevance = state.get("relevance")
     if relevance is not None and not relevance["relevant"]:
-        return Decision(next="synthesize", reason=f"relevance gate: off-topic evidence (relevance {relevance['probability']:.2f} < threshold)", **common)
+        return AfterCourt(next="synthesize", reason=f"relevance gate: off-topic evidence (relevance {relevance['probability']:.2f} < threshold)", **common)
     if not state.get("ledger"):
         if not state.get("pool"):
             return AfterCourt(next="synthesize", reason="no evidence retrieved", **common)

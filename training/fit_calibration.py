@@ -30,7 +30,7 @@ from agent.calibration import CalibrationTable, PlattScale, default_table_path
 from agent.judges.cross import default_cross_weights_path
 from agent.judges.packaged import weights_digest
 from agent.reasoners.extractive import winner
-from evals.report import calibration, commit, print_table
+from evals.report import calibration, commit, parse_overrides, print_table
 from evals.scifact import gold_of, load_claims
 
 
@@ -63,9 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="first N validation claims (quick check)")
     parser.add_argument("--out", type=Path, default=default_table_path())
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=cross (the maps hold for that judge)")
     args = parser.parse_args(argv)
     claims = load_claims(args.claims, "val", args.limit)
-    context = Context(preset="fast", corpus_path=str(args.corpus.resolve()), max_claims=0, calibration="raw")
+    context = Context(preset="fast", corpus_path=str(args.corpus.resolve()), max_claims=0, calibration="raw", **parse_overrides(args.set))
     judge = backend_for(context).stance.name
     rows = asyncio.run(observations(claims, context))
     led = [r for r in rows if r["lead"]]

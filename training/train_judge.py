@@ -230,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_write:
         meta = {"train_pairs_by_source": counts, "max_len": args.max_len, "epochs": args.epochs, "stage2": args.stage2, "lr": args.lr,
                 "class_power": args.class_power, "seed": args.seed, "selection": round(score, 4), "val": val_report, "heldout": held,
-                "train_seconds": round(train_seconds, 1), "pool": "training/pool.py"}
+                "train_seconds": round(train_seconds, 1), "pool": "training/pool.py",
+                "init_checkpoint": args.init_checkpoint.name if args.init_checkpoint else None}
         write_weights(args.out, state, temperature, meta)
         print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
     if args.report:

@@ -158,3 +158,12 @@ def test_model_extracted_claims_carry_the_citations_of_the_sentence_they_came_fr
     chat = ChatReasoner(scripted_chat(messages), "fake:claims", ExtractiveReasoner(BagOfWordsEmbedder()))
     claims = asyncio.run(chat.extract_claims("What does metformin do?", draft, 6))
     assert [(c.text.split()[1], c.sources) for c in claims] == [("decreases", ["o1"]), ("increases", ["s0"])]
+
+
+def test_an_off_topic_court_goes_straight_to_synthesis_on_the_court_edge():
+    """The relevance gate's decision is the court edge's own type (allow-listed for checkpoints, routed by its Literal)."""
+    from agent.routing import AfterCourt
+
+    off_topic = {"margin": 0.0, "ledger": [], "pool": {"a": 1}, "relevance": {"relevant": False, "probability": 0.12}}
+    decision = decide_after_court(off_topic, Context())
+    assert type(decision) is AfterCourt and decision.next == "synthesize" and "relevance gate" in decision.reason
