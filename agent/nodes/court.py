@@ -104,8 +104,7 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
         passages = [p for p in passages if is_finding(p.text)]
     relevance = None
     if settings.ablations.enable_relevance_gate and backend.relevance is not None and records:
-        plan = state.get("plan")
-        relevance = (await backend.relevance.assess((plan.claim if plan and plan.claim else None) or state["question"], records)).model_dump()
+        relevance = (await _relevance(backend, state, hypotheses, records)).model_dump()
         if not relevance["relevant"]:
             passages = []  # nothing here addresses the question: no stance is judged, the answer declines
     with node_meter(state, settings) as meter:
@@ -150,6 +149,18 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
     emit({"node": "court", "round": state.get("round", 0), "margin": margin, "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored]})
     update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage, "relevance": relevance}
     return {**update, "decisions": [decide_after_court(apply_update(state, update), settings)]}
+
+
+async def _relevance(backend: Any, state: ResearchState, hypotheses: list[Hypothesis], records: list[Record]) -> Any:
+    """The gate's reading of whether the records address the question: for an MCQ, of its best-addressed option's
+    statement (a stem like "Which statement is supported?" names no topic); else of the claim, or the question."""
+    plan = state.get("plan")
+    if plan is not None and plan.task == "mcq" and hypotheses:
+        focuses = list(dict.fromkeys(h.statement for h in hypotheses))
+    else:
+        focuses = [(plan.claim if plan and plan.claim else None) or state["question"]]
+    assessments = [await backend.relevance.assess(focus, records) for focus in focuses]
+    return max(assessments, key=lambda a: a.probability)
 
 
 def _source_types_by_record(records: list[Record]) -> dict[str, list[str]]:

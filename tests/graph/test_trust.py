@@ -66,6 +66,25 @@ def test_the_gate_declines_evidence_that_does_not_address_the_question():
     assert _answer(off, "Does liquid nitrogen boil faster than water in colorectal labs?")[0]["relevance"] is None
 
 
+def test_an_mcq_whose_stem_names_no_topic_is_gated_on_its_options():
+    """"Which statement is supported by the literature?" shares no words with any record: the gate reads the options."""
+    from agent.nodes.hypothesize import hypothesize
+    from agent.nodes.rerank import rerank
+    from agent.nodes.retrieve import retrieve
+    from agent.nodes.plan import plan
+
+    aspirin = [record("asp", "Aspirin and colorectal cancer", "Aspirin reduces colorectal cancer risk in trials.",
+                      "Regular aspirin use increases bleeding risk.")]
+    rt = gated_runtime(aspirin)
+    state = {"question": "Which statement is supported by the literature?", "mode": "ask",
+             "options": ["Aspirin reduces colorectal cancer risk in trials", "Aspirin has no effect on colorectal cancer risk"]}
+    state.update(run(plan, state, rt))
+    for node in (retrieve, rerank, hypothesize, court):
+        state.update(run(node, state, rt))
+    assert state["plan"].task == "mcq" and state["relevance"]["relevant"], state["relevance"]
+    assert state["ledger"], "the options' evidence is judged"
+
+
 def test_the_answer_is_one_sentence_with_its_confidence_and_distinct_evidence():
     structured = record(
         "s1", "Statin trial", "BACKGROUND: Statin side effects are debated.", "METHODS: We followed 300 adults.",
