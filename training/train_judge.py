@@ -2,6 +2,7 @@
 
     python -m training.train_judge --report evals/runs/judge.json           # the shipped configuration (see its model card)
     python -m training.train_judge --max-train 2000 --epochs 1 --no-write   # a smoke run (minutes)
+    python -m training.train_judge --pool-file pool.jsonl.gz --device auto  # pool written on the first run, read after (datasets not needed)
 
 The network is the packaged all-MiniLM-L6-v2 read over (statement, passage) jointly, masked mean pooling and a
 linear 3-way head. Every encoder layer is fine-tuned; the word embeddings stay frozen (they come from the
@@ -18,10 +19,12 @@ long each part took; the shipped configuration's time on 2 CPU cores is in the m
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import random
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -106,7 +109,7 @@ def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePai
     steps = max(1, epochs * math.ceil(len(train) / args.batch))
     warmup = max(1, int(steps * args.warmup))
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
-    weights = class_weights(train, args.class_power)
+    weights = class_weights(train, args.class_power).to(args.device)
     best: tuple[float, dict[str, torch.Tensor]] | None = None
     history = []
     for epoch in range(1, epochs + 1):
@@ -114,9 +117,9 @@ def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePai
         t0, total = time.perf_counter(), 0.0
         epoch_batches = batches(train, args.batch, rng)
         for step, batch in enumerate(epoch_batches, 1):
-            enc = tokenize(tokenizer, batch, args.max_len)
-            y = torch.tensor([LABEL_INDEX[p.label] for p in batch])
-            w = torch.tensor([p.weight for p in batch], dtype=torch.float32) * weights[y]
+            enc = {k: v.to(args.device) for k, v in tokenize(tokenizer, batch, args.max_len).items()}
+            y = torch.tensor([LABEL_INDEX[p.label] for p in batch], device=args.device)
+            w = torch.tensor([p.weight for p in batch], dtype=torch.float32, device=args.device) * weights[y]
             losses = torch.nn.functional.cross_entropy(network(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]), y, reduction="none")
             loss = (losses * w).sum() / w.sum()
             loss.backward()
@@ -135,7 +138,7 @@ def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePai
                         "val": report, "train_seconds": round(train_seconds, 1)})
         print(f"{label} epoch {epoch}: loss {total / max(1, len(epoch_batches)):.4f} selection {score:.4f} "
               + " ".join(f"{s}={r['macro_f1']:.3f}" for s, r in report.items()), flush=True)
-        state = {n: p.detach().clone() for n, p in network.named_parameters() if n in names}
+        state = {n: p.detach().cpu().clone() for n, p in network.named_parameters() if n in names}
         if args.checkpoint_dir:
             args.checkpoint_dir.mkdir(parents=True, exist_ok=True)
             torch.save(state, args.checkpoint_dir / f"{label}-epoch{epoch}.pt")
@@ -143,6 +146,29 @@ def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePai
             best = (score, state)
     assert best is not None
     return best[1], history, best[0]
+
+
+def resolve_device(name: str) -> str:
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise SystemExit(f"--device {name}: torch sees no GPU")
+    return name
+
+
+def write_pool(path: Path, pool: list[StancePair], removed: dict[str, int]) -> None:
+    """The pool as gzipped JSON lines: a header line with the de-duplication counts, then one pair per line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.write(json.dumps({"removed": removed}) + "\n")
+        for pair in pool:
+            handle.write(json.dumps(asdict(pair)) + "\n")
+
+
+def read_pool(path: Path) -> tuple[list[StancePair], dict[str, int]]:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        removed = json.loads(handle.readline())["removed"]
+        return [StancePair(**json.loads(line)) for line in handle], removed
 
 
 def write_weights(path: Path, state: dict[str, torch.Tensor], temperature: float, meta: dict) -> None:
@@ -174,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
                         "pooled stage is skipped, so an interrupted run resumes at its second stage or is only exported")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help="cpu, cuda, or auto (cuda when torch sees a GPU); the result is the same network either way")
+    parser.add_argument("--pool-file", type=Path, help="the built pool as gzipped JSON lines: read when it exists, else written after building "
+                        "(lets a run on another machine train on exactly this pool without the datasets)")
     parser.add_argument("--checkpoint-dir", type=Path, help="save each epoch's trainable state here (resumable)")
     parser.add_argument("--out", type=Path, default=default_cross_weights_path())
     parser.add_argument("--no-write", action="store_true")
@@ -184,7 +213,12 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     started = time.perf_counter()
 
-    pool, removed = build_pool(args.data_dir, args.sources.split(","), negations=not args.no_negations)
+    if args.pool_file and args.pool_file.exists():
+        pool, removed = read_pool(args.pool_file)
+    else:
+        pool, removed = build_pool(args.data_dir, args.sources.split(","), negations=not args.no_negations)
+        if args.pool_file:
+            write_pool(args.pool_file, pool, removed)
     train = [p for p in pool if p.split == "train" and p.weight > 0]
     if args.max_train:
         train = rng.sample(train, min(args.max_train, len(train)))
@@ -192,21 +226,23 @@ def main(argv: list[str] | None = None) -> int:
     heldout = [p for p in pool if p.split == "heldout"]
     print(f"pool: train {len(train)}, val {len(val)}, heldout {len(heldout)}; removed {removed}; built in {time.perf_counter() - started:.0f}s", flush=True)
 
+    args.device = resolve_device(args.device)
     network, tokenizer = build_network(), load_tokenizer()
     if args.init:
         from agent.judges.cross import CrossStanceModel
 
         network.load_state_dict(CrossStanceModel(args.init).network.state_dict())
     if args.init_checkpoint:
-        network.load_state_dict({**network.state_dict(), **torch.load(args.init_checkpoint)})
+        network.load_state_dict({**network.state_dict(), **torch.load(args.init_checkpoint, map_location="cpu")})
     names = set(trainable(network))
     for name, param in network.named_parameters():
         param.requires_grad = name in names
+    network.to(args.device)
     if args.epochs > 0:
         state, history, score = train_stage(network, tokenizer, train, val, args, epochs=args.epochs, lr=args.lr, label="pooled", rng=rng)
         network.load_state_dict({**network.state_dict(), **state})
     else:  # resumed or exported: the starting weights are the first candidate
-        state = {n: p.detach().clone() for n, p in network.named_parameters() if n in names}
+        state = {n: p.detach().cpu().clone() for n, p in network.named_parameters() if n in names}
         score, history = selection_score(report_by_source(val, softmax(logits_of(network, tokenizer, val, args.max_len)))), []
     if args.stage2:
         stage2_sources = set(args.stage2.split(","))

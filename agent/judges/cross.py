@@ -74,12 +74,14 @@ def pair_logits(network, tokenizer, pairs: list[tuple[str, str]], batch: int = B
     out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
     order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
     training = network.training
+    device = next(network.parameters()).device  # the training script may run the network on a GPU
     network.eval()
     with torch.inference_mode():
         for start in range(0, len(order), batch):
             rows = order[start : start + batch]
             enc = tokenize(tokenizer, [pairs[i] for i in rows], max_tokens)
-            out[rows] = network(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]).numpy()
+            logits = network(enc["input_ids"].to(device), enc["attention_mask"].to(device), enc["token_type_ids"].to(device))
+            out[rows] = logits.float().cpu().numpy()
     network.train(training)
     return out
 
