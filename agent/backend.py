@@ -52,6 +52,10 @@ BackendFactory = Callable[[BackendSettings, list[dict] | None], Backend]
 _factories: dict[str, BackendFactory] = {}
 _cache: OrderedDict[str, Backend] = OrderedDict()
 _lock = threading.Lock()
+_build_lock = threading.RLock()
+"""Held while a backend (or a judge) is built: two runs starting at once in a fresh process, or two server jobs,
+would otherwise import transformers and load the same models concurrently, which fails (`cannot import name
+'AutoModel'`). The second waits, then finds the first's backend in the cache."""
 _CACHE_SIZE = 4
 
 
@@ -87,16 +91,25 @@ def backend_for(settings: Context | BackendSettings, documents: list[dict] | Non
     if factory is None:
         raise InputError(f"unknown backend {settings.name!r}; known: {', '.join(sorted(_factories))}")
     key = cache_key(settings, documents)
-    with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    backend = factory(settings, documents)
+    if (cached := _cached(key)) is not None:
+        return cached
+    with _build_lock:  # one build at a time: concurrent first imports of transformers fail, and a model loads once
+        if (cached := _cached(key)) is not None:
+            return cached
+        backend = factory(settings, documents)
     with _lock:
         _cache[key] = backend
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return backend
+
+
+def _cached(key: str) -> Backend | None:
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    return None
 
 
 async def abackend_for(settings: Context | BackendSettings, documents: list[dict] | None = None) -> Backend:
@@ -142,8 +155,9 @@ def judge_for(settings: BackendSettings) -> StanceJudge:
     stance_model), built without opening a corpus: for pair-level evals."""
     from agent.tools.encoder import shared_encoder
 
-    judge, _ = offline_stance(settings)
-    return reasoner_and_stance(settings, shared_encoder(), judge)[1]
+    with _build_lock:
+        judge, _ = offline_stance(settings)
+        return reasoner_and_stance(settings, shared_encoder(), judge)[1]
 
 
 def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Calibrator, list[str]]:

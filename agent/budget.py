@@ -21,7 +21,7 @@ def spent_reason(usage: Usage | None, started_at: float | None, settings: Contex
         return "llm_calls"
     if usage.source_calls >= settings.budget.max_source_calls:
         return "source_calls"
-    if usage.cost_usd >= settings.budget.max_cost_usd > 0:
+    if usage.cost_usd > 0 and usage.cost_usd >= settings.budget.max_cost_usd:  # a cap of 0 allows no paid call at all
         return "cost"
     return None
 

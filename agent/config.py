@@ -286,13 +286,26 @@ class Context(BaseModel):
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """The JSON schema with the groups inlined (no $ref), so a form renderer such as LangGraph Studio's shows
-        each group as a titled, described section of fields with their defaults (list and dict defaults too)."""
+        each group as a titled, described section of fields.
+
+        A field's default is written into its description ("Default: 4; fast: 3; research_max: 5"), not as the
+        schema's `default`: a form fills every `default` into what it sends, and sent values are explicit, so they
+        would override the chosen preset. Left out, a field the user does not touch is not sent and the preset
+        decides it."""
         schema = _inline_refs(super().model_json_schema(*args, **kwargs))
         for group, model in GROUPS.items():
             defaults = model().model_dump(mode="json")
             for field, prop in schema["properties"][group]["properties"].items():
-                prop.setdefault("default", defaults[field])
+                prop.pop("default", None)
+                prop["description"] = f"{prop.get('description', '').rstrip()} {default_note(group, field, defaults[field])}".strip()
         return schema
+
+
+def default_note(group: str, field: str, default: Any) -> str:
+    """'Default: 4; fast: 3; research_max: 5.': the documented default and every preset that changes it."""
+    by_preset = [f"{name}: {json.dumps(tree[group][field])}" for name, tree in PRESETS.items()
+                 if field in tree.get(group, {}) and tree[group][field] != default]
+    return "; ".join([f"Default: {json.dumps(default)}", *by_preset]) + "."
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:

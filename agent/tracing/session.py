@@ -131,7 +131,7 @@ def cited_ids(answer: Answer) -> list[str]:
     """Every record id the answer points at: citations, sentence citations, ledger and claim evidence."""
     ids: list[str] = [c.id for c in answer.citations]
     for sentence in answer.sentences:
-        ids += [str(c) for c in sentence.get("citations") or []]
+        ids += sentence.citations
     ids += [e.record_id for e in answer.ledger]
     for claim in answer.claims:
         ids += [*claim.supporting, *claim.refuting, *(e.record_id for e in claim.dossier)]

@@ -81,7 +81,10 @@ def test_progress_events_are_recorded_with_their_round():
     events = []
     answer, records = traced_run(on_event=events.append)
     recorded = [p["event"] for p in kinds(records, "progress")]
-    assert [e["node"] for e in recorded] == [e["node"] for e in events]
+    assert events[0] == {"node": "run", "event": "start", "run_id": answer.run_id}  # the run id first, before any work
+    assert [e["node"] for e in recorded] == [e["node"] for e in events[1:]]
+    assert [e["node"] for e in events if e.get("event") == "start"][:3] == ["run", "plan", "retrieve"]  # each node says it started
+    events = [e for e in events if "event" not in e]  # what each node reported when it ended
     hypothesize = next(e for e in events if e["node"] == "hypothesize")
     assert hypothesize["round"] == 1 and hypothesize["hypotheses"]  # round filled in by the API
     court = next(e for e in events if e["node"] == "court")

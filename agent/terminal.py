@@ -1,18 +1,32 @@
-"""Progress bars for adding, parsing and indexing: on stderr, only on a terminal (or when asked), text made safe.
+"""What reaches the user's terminal: text made safe, progress bars and spinners (stderr, only on a terminal unless asked).
 
-A file name or a title comes from the user's data, so it is sanitised before it reaches the terminal: control
-characters and escape sequences removed (a crafted PDF title cannot move the cursor or recolour the screen)
-and any secret-shaped text redacted.
+A question, a file name, a document title, corpus text or an answer comes from someone's data, so it is sanitised
+before it reaches the terminal: control characters and escape sequences removed (a crafted title cannot move the
+cursor, retitle the window or clear the screen) and any secret redacted.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from typing import TextIO
 
-from agent.library.models import strip_controls
 from agent.redact import redact
+
+_UNSAFE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|\x1b[@-_]?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def strip_controls(text: str) -> str:
+    """Without escape sequences, control characters (newlines and tabs kept) and bidi overrides: text from a
+    user's files or an API that will be printed on a terminal."""
+    return _UNSAFE.sub("", text)
+
+
+def terminal_text(text: str) -> str:
+    """Several lines for the terminal: secrets redacted, escape sequences and control characters removed (newlines
+    and tabs kept), so an answer or a listing built from data can be printed as it is."""
+    return strip_controls(redact(str(text)))
 
 
 def terminal_safe(text: str, limit: int = 200) -> str:
