@@ -20,7 +20,7 @@ from agent.config import Context, merge_trees, settings_tree, sparkit_home
 from agent.errors import InputError, SparkitError
 from agent.interfaces import StanceJudge
 from agent.inputs import validate_mode, validate_question
-from agent.nodes.runnable import run_coroutine_sync
+from agent.aio import run_coroutine_sync
 from agent.records import Answer, Status
 from agent.redact import redact
 from agent.tracing.progress import NodeUsage, ProgressContext

@@ -208,12 +208,9 @@ def build_offline(settings: BackendSettings, documents: list[dict] | None = None
     elif library is not None:
         index = library
     else:
-        corpus = settings.default_corpus()
+        corpus = settings.default_corpus(download=True)
         if corpus is None:
-            raise CorpusError(
-                "no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format), set SPARKIT_CORPUS, "
-                "or place ../shared/data/scifact/corpus.jsonl beside the project"
-            )
+            raise CorpusError("no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format) or run `sparkit config corpus PATH`")
         if not corpus.exists():
             raise CorpusError(f"corpus not found: {corpus}")
         index_dir = Path(settings.index_dir).expanduser() if settings.index_dir else None

@@ -206,7 +206,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     from agent.tools.local_index import LocalIndex, default_index_dir
 
     settings = make_context(None, corpus_path=args.path)
-    corpus = settings.backend.default_corpus()
+    corpus = settings.backend.default_corpus(download=True)
     if corpus is None or not corpus.exists():
         raise CorpusError(f"corpus not found: {args.path or '(none configured)'}")
     target = Path(args.index_dir).expanduser() if args.index_dir else default_index_dir(corpus, sparkit_home())
@@ -237,6 +237,27 @@ def _cmd_presets(args: argparse.Namespace) -> int:
             for field, info in model.model_fields.items():
                 default = info.default if info.default_factory is None else info.default_factory()
                 print(f"  {group}.{field} = {default}  -- {info.description}")
+    return 0
+
+
+def _cmd_config(args: argparse.Namespace) -> int:
+    """Show the configuration in $SPARKIT_HOME/config.json, or set / unset one key."""
+    from agent.config import sparkit_home
+    from agent.corpus import CONFIG_KEYS, config_path, configured_corpus, load_config, set_config
+
+    home = sparkit_home()
+    if args.unset:
+        set_config(home, args.unset, None)
+    elif args.key and args.value:
+        set_config(home, args.key, args.value)
+    elif args.key and args.key not in CONFIG_KEYS:
+        raise InputError(f"unknown config key {args.key!r}; known: {', '.join(CONFIG_KEYS)}")
+    data = load_config(home)
+    print(terminal_safe(f"{config_path(home)}:", 1000))
+    for key, what in CONFIG_KEYS.items():
+        print(terminal_safe(f"  {key} = {data.get(key, '(not set)')}  -- {what}", 1000))
+    corpus = configured_corpus(home)
+    print(terminal_safe(f"offline corpus in use: {corpus or 'none set up: SciFact is downloaded on first use'}", 1000))
     return 0
 
 
@@ -298,6 +319,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_library_commands(sub)
     mcp_p = sub.add_parser("mcp", help="serve ask, verify, search_library and add_to_library to MCP clients over stdio")
     mcp_p.set_defaults(handler=_cmd_mcp)
+
+    config_p = sub.add_parser("config", help="choose defaults once, e.g. the offline corpus: sparkit config corpus PATH")
+    config_p.add_argument("key", nargs="?", help="corpus")
+    config_p.add_argument("value", nargs="?", help="the new value (a path for corpus)")
+    config_p.add_argument("--unset", metavar="KEY", help="remove a key")
+    config_p.set_defaults(handler=_cmd_config)
 
     presets_p = sub.add_parser("presets", help="list the named presets (and with -v every setting)")
     presets_p.add_argument("--verbose", "-v", action="store_true")

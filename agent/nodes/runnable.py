@@ -13,30 +13,18 @@ Around every node the wrapper also enforces the hard budget and reports progress
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import contextvars
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain_core.runnables import RunnableLambda
 from langgraph.runtime import Runtime, get_runtime
 
+from agent.aio import run_coroutine_sync
 from agent.config import Context
 from agent.errors import ConfigurationError, ReportedConfigurationError
 from agent.nodes.guard import guarded
 
 NodeFunction = Callable[[Any, Runtime[Context]], Awaitable[dict[str, Any]]]
-
-
-def run_coroutine_sync(coro: Coroutine[Any, Any, Any]) -> Any:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    context = contextvars.copy_context()  # the run's config (and so its Runtime) lives in context variables
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(context.run, asyncio.run, coro).result()
 
 
 def run_runtime() -> Runtime[Context]:

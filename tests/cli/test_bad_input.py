@@ -42,12 +42,6 @@ def test_missing_corpus(capsys, tmp_path):
     assert "corpus not found" in err and len(_errors(err)) == 1
 
 
-def test_no_corpus_configured_says_how_to_give_one(capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # no ../shared here
-    assert main(["ask", "Is water wet?", "-q"]) == 2
-    assert "--corpus PATH" in capsys.readouterr().err
-
-
 def test_corrupt_index_is_reported_and_left_untouched(capsys, tmp_path):
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(json.dumps({"doc_id": 1, "title": "T", "abstract": ["A sentence about water."]}) + "\n")
