@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -59,11 +58,11 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
     from agent.backend import release_backends
     from agent.checkpoint import save_run_settings, sqlite_checkpointer
     from agent.graph import compile_graph
-    from agent.nodes.guard import DEADLINE_KEY
+    from agent.budget import RUN_CLOCK_KEY, RunClock
 
     handlers = [*(callbacks or []), *([session.tracer] if session else [])]
-    deadline = time.time() + settings.budget.max_wall_time_s  # this run (or resumed segment) from now, model loading included
-    config = {"configurable": {"thread_id": run_id, DEADLINE_KEY: deadline}, "recursion_limit": settings.budget.recursion_limit,
+    clock = RunClock()  # this run, or this resumed segment, from now; set-up time is excluded as it happens
+    config = {"configurable": {"thread_id": run_id, RUN_CLOCK_KEY: clock}, "recursion_limit": settings.budget.recursion_limit,
               "callbacks": handlers}
     progress = ProgressContext()
     with session.collecting_calls() if session else contextlib.nullcontext():

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
+from agent.budget import setup_time
 from agent.calibration import PlattCalibrator, RawScore, load_table
 from agent.config import BackendSettings, Context, OfflineJudge, sparkit_home
 from agent.errors import ConfigurationError, CorpusError, InputError
@@ -113,8 +114,13 @@ def _cached(key: str) -> Backend | None:
 
 
 async def abackend_for(settings: Context | BackendSettings, documents: list[dict] | None = None) -> Backend:
-    """backend_for in a worker thread: the first call for some settings may load models or an index (blocking)."""
-    return await asyncio.to_thread(backend_for, settings, documents)
+    """backend_for in a worker thread: the first call for some settings may load models or an index (blocking); that
+    set-up time stops the run's wall clock (agent.budget.setup_time)."""
+    settings = settings.backend if isinstance(settings, Context) else settings
+    if (cached := _cached(cache_key(settings, documents))) is not None:
+        return cached
+    with setup_time():
+        return await asyncio.to_thread(backend_for, settings, documents)
 
 
 # ---------------------------------------------------------------------------------------------- pieces

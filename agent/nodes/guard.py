@@ -2,14 +2,16 @@
 
 - Wall time is a deadline, not a check between nodes: a node still working when the run's `max_wall_time_s` runs
   out is cut (cancelled) and the run goes straight to `report`, which says BUDGET_EXHAUSTED and names the limit.
+  Set-up (building the backend: loading models, opening the index) stops the clock (agent.budget.setup_time): it is
+  paid once per process, and a limit meant for the run's work must not be spent by it.
 - A source budget spent before the first record was retrieved (`max_source_calls=0`) stops the run the same way.
 - Once a hard limit has stopped the run (`budget_stop` in the state), every node but `report` is skipped; a skipped
   branching node records the Decision that leads towards `report`, so the edges (which follow decisions) get there.
 - Each node emits a `start` event, and a `heartbeat` every HEARTBEAT_S seconds while it works, on the custom stream
   (the CLI's progress lines, `stream_mode="custom"` in Studio); its own event when it ends is the node's business.
 
-The deadline is the run's `started_at` plus `max_wall_time_s`, or `configurable.sparkit_deadline` when the caller set
-one (the Python API does, per run or resumed segment, so time spent before the first node counts too).
+The deadline comes from the run's clock (agent.budget.RunClock): the Python API starts one per run and per resumed
+segment; on the server it starts at the run's `started_at`.
 """
 
 from __future__ import annotations
@@ -20,13 +22,13 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from agent.budget import node_deadline, run_clock
 from agent.config import Context
 from agent.records import Decision
 from agent.routing import AfterCourt, AfterRerank, AfterRetrieve, AfterVerify
 from agent.tracing.progress import emit
 
 HEARTBEAT_S = 2.0
-DEADLINE_KEY = "sparkit_deadline"
 ALWAYS_RUNS = "report"
 
 # The route each branching node takes towards `report` when it is skipped.
@@ -36,19 +38,6 @@ _TOWARDS_REPORT: dict[str, Callable[..., Decision]] = {
     "court": lambda **kw: AfterCourt(at="court", next="synthesize", **kw),
     "verify_claims": lambda **kw: AfterVerify(at="verify_claims", next="report", **kw),
 }
-
-
-def deadline(state: Mapping[str, Any], settings: Context) -> float:
-    """When the run's wall-time budget ends (epoch seconds)."""
-    try:
-        from langgraph.config import get_config
-
-        given = (get_config().get("configurable") or {}).get(DEADLINE_KEY)
-    except RuntimeError:  # outside a graph run (unit tests call nodes directly)
-        given = None
-    if given is not None:
-        return float(given)
-    return (state.get("started_at") or time.time()) + settings.budget.max_wall_time_s
 
 
 def hard_stop(node: str, state: Mapping[str, Any], settings: Context, until: float) -> str | None:
@@ -80,7 +69,7 @@ async def _heartbeats(node: str, started: float) -> None:
 
 async def guarded(node: str, state: Mapping[str, Any], settings: Context, run: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
     """Run one node inside the hard budget, with start and heartbeat events (module docstring)."""
-    until = deadline(state, settings)
+    until = run_clock(state).deadline(settings)
     if node != ALWAYS_RUNS and (stop := hard_stop(node, state, settings, until)):
         emit({"node": node, "event": "skipped", "reason": stop})
         return skipped(node, state, stop)
@@ -90,10 +79,13 @@ async def guarded(node: str, state: Mapping[str, Any], settings: Context, run: C
     try:
         if node == ALWAYS_RUNS:
             return await run()
+        timeout = asyncio.timeout(max(0.0, until - time.time()))
         try:
-            return await asyncio.wait_for(run(), timeout=max(0.0, until - time.time()))
+            async with timeout:
+                with node_deadline(timeout):
+                    return await run()
         except TimeoutError:
-            if time.time() < until:
+            if not timeout.expired():
                 raise  # the node's own timeout (a client's), not the budget's
             stop = (f"wall_time: max_wall_time_s={settings.budget.max_wall_time_s:g} reached during {node} "
                     f"(cut after {time.monotonic() - started:.1f} s)")

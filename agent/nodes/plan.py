@@ -21,8 +21,8 @@ async def plan(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any
     settings = runtime.context
     question, options = validate_question(state.get("question"), state.get("options"))
     mode = validate_mode(state.get("mode"))
-    started_at = state.get("started_at") or time.time()
     backend = await abackend_for(settings, state.get("documents"))
+    started_at = state.get("started_at") or time.time()  # once the backend is ready: set-up is not the run's time
     with node_meter(state, settings) as meter:
         the_plan = await backend.reasoner.plan(question, options, mode)
         queries = list(the_plan.queries)

@@ -353,3 +353,17 @@ def test_zero_dollars_means_zero_not_off():
     settings = Context(max_cost_usd=0)
     assert spent_reason(Usage(cost_usd=0.001), None, settings) == "cost"
     assert spent_reason(Usage(cost_usd=0.0), None, settings) is None  # nothing paid, nothing spent
+
+
+def test_loading_models_does_not_spend_the_wall_time_budget():
+    """Building the backend (models, index) is set-up paid once per process: the clock stops while it runs."""
+    inner = make_backend([ListSource(DOCS)])
+
+    def slow_setup(settings, documents=None):
+        time.sleep(2.5)  # loading models on a busy machine
+        return inner(settings, documents)
+
+    name = unique_backend_name()
+    register_backend(name, slow_setup)
+    answer = ask(CLAIM, mode="verify", backend=name, max_claims=0, max_wall_time_s=2)
+    assert answer.status == Status.ANSWERED, answer.stop_reason
