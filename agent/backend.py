@@ -97,7 +97,10 @@ def backend_for(settings: Context | BackendSettings, documents: list[dict] | Non
     with _build_lock:  # one build at a time: concurrent first imports of transformers fail, and a model loads once
         if (cached := _cached(key)) is not None:
             return cached
-        backend = factory(settings, documents)
+        from agent.terminal import Spinner
+
+        with Spinner(f"loading the {settings.name} backend (models, index)"):
+            backend = factory(settings, documents)
     with _lock:
         _cache[key] = backend
         while len(_cache) > _CACHE_SIZE:
@@ -220,7 +223,12 @@ def build_offline(settings: BackendSettings, documents: list[dict] | None = None
         if not corpus.exists():
             raise CorpusError(f"corpus not found: {corpus}")
         index_dir = Path(settings.index_dir).expanduser() if settings.index_dir else None
-        index = LocalIndex.open(corpus, index_dir or default_index_dir(corpus, sparkit_home()))
+        index_dir = index_dir or default_index_dir(corpus, sparkit_home())
+        if not (index_dir / "manifest.json").exists():  # the loading spinner keeps turning meanwhile
+            from agent.terminal import Progress
+
+            Progress().line(f"\nbuilding the offline index of {corpus} into {index_dir} (once; minutes for SciFact) ...")
+        index = LocalIndex.open(corpus, index_dir)
     embedder = shared_encoder()
     judge, stance_notes = offline_stance(settings)
     reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)

@@ -7,8 +7,10 @@ cursor, retitle the window or clear the screen) and any secret redacted.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import threading
 import time
 from typing import TextIO
 
@@ -35,12 +37,67 @@ def terminal_safe(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+PROGRESS_ENV = "SPARKIT_PROGRESS"
+
+
+def progress_wanted(stream: TextIO | None = None, enabled: bool | None = None) -> bool:
+    """`enabled` when given; else SPARKIT_PROGRESS (1 forces progress, 0 silences it); else whether `stream`
+    (stderr) is a terminal, so logs and pipes get no bars."""
+    if enabled is not None:
+        return enabled
+    forced = os.environ.get(PROGRESS_ENV, "").strip().lower()
+    if forced in ("1", "true", "yes", "on"):
+        return True
+    if forced in ("0", "false", "no", "off"):
+        return False
+    stream = stream or sys.stderr
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+class Spinner:
+    """`with Spinner("loading models"):` a spinner with the seconds elapsed on stderr while a blocking step runs
+    (a worker thread draws it); silent unless progress is wanted (`progress_wanted`)."""
+
+    FRAMES = "|/-\\"
+
+    def __init__(self, label: str, *, enabled: bool | None = None, stream: TextIO | None = None, interval_s: float = 0.2):
+        self.stream = stream or sys.stderr
+        self.enabled = progress_wanted(self.stream, enabled)
+        self.label = terminal_safe(label, 80)
+        self.interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.frames_drawn = 0
+
+    def __enter__(self) -> Spinner:
+        if self.enabled:
+            self._started = time.monotonic()
+            self._thread = threading.Thread(target=self._spin, name="sparkit-spinner", daemon=True)
+            self._thread.start()
+        return self
+
+    def _spin(self) -> None:
+        while not self._stop.is_set():
+            frame = self.FRAMES[self.frames_drawn % len(self.FRAMES)]
+            self.stream.write(f"\r{frame} {self.label} ({time.monotonic() - self._started:.0f} s)")
+            self.stream.flush()
+            self.frames_drawn += 1
+            self._stop.wait(self.interval_s)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self.stream.write(f"\r{self.label}: done in {time.monotonic() - self._started:.1f} s\n")
+            self.stream.flush()
+
+
 class Progress:
     """`with progress.task("parsing", total) as bar: bar.advance(detail=name)`; silent when disabled."""
 
     def __init__(self, enabled: bool | None = None, stream: TextIO | None = None, width: int = 28):
         self.stream = stream or sys.stderr
-        self.enabled = (self.stream.isatty() if hasattr(self.stream, "isatty") else False) if enabled is None else enabled
+        self.enabled = progress_wanted(self.stream, enabled)
         self.width = width
 
     def task(self, label: str, total: int) -> "_Bar":

@@ -367,3 +367,29 @@ def test_loading_models_does_not_spend_the_wall_time_budget():
     register_backend(name, slow_setup)
     answer = ask(CLAIM, mode="verify", backend=name, max_claims=0, max_wall_time_s=2)
     assert answer.status == Status.ANSWERED, answer.stop_reason
+
+
+def test_a_spinner_turns_on_a_terminal_or_when_asked_and_stays_silent_in_a_pipe(monkeypatch):
+    import io
+
+    from agent.terminal import Spinner
+
+    monkeypatch.delenv("SPARKIT_PROGRESS", raising=False)
+    pipe = io.StringIO()
+    with Spinner("loading models", stream=pipe, interval_s=0.01):
+        time.sleep(0.05)
+    assert pipe.getvalue() == ""  # not a terminal
+    monkeypatch.setenv("SPARKIT_PROGRESS", "1")
+    asked = io.StringIO()
+    with Spinner("loading \x1b[2Jmodels", stream=asked, interval_s=0.01) as spinner:
+        time.sleep(0.05)
+    assert spinner.frames_drawn >= 1 and "loading models (0 s)" in asked.getvalue() and "\x1b" not in asked.getvalue()
+
+
+def test_cli_progress_shows_node_starts_and_heartbeats(capsys):
+    from agent.cli import _progress
+
+    _progress({"node": "court", "event": "start"})
+    _progress({"node": "court", "event": "heartbeat", "elapsed_s": 6.2})
+    _progress({"node": "retrieve", "round": 1, "queries": ["a\x1b]0;x\x07b"]})
+    assert capsys.readouterr().err.splitlines() == ["  [court] ...", "  [court] still working (6 s)", "  [retrieve] round=1, queries=[ab]"]
