@@ -138,9 +138,22 @@ def cited_ids(answer: Answer) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def cited_passages(answer: Answer) -> dict[str, list[dict[str, Any]]]:
+    """Record id -> the passages of it the run judged (the court's ledger and the claims' dossiers), each with its
+    stance: what the trace viewer highlights in the record's abstract to answer "why this record"."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for entry in [*answer.ledger, *(e for claim in answer.claims for e in claim.dossier)]:
+        passages = out.setdefault(entry.record_id, [])
+        if all(p["text"] != entry.text for p in passages):
+            passages.append({"text": cut(entry.text, 2000), "stance": entry.stance, "confidence": round(entry.confidence, 3)})
+    return out
+
+
 def cited_record_records(answer: Answer, pool: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A `record` entry per cited record in the pool: enough to read and find the paper, nothing fetched."""
+    """A `record` entry per cited record in the pool: enough to read and find the paper, nothing fetched; its whole
+    abstract and the passages of it the run judged."""
     out = []
+    judged = cited_passages(answer)
     for rid in cited_ids(answer):
         record = pool.get(rid)
         if record is None:
@@ -159,7 +172,8 @@ def cited_record_records(answer: Answer, pool: Mapping[str, Any]) -> list[dict[s
             "pmid": record.pmid,
             "url": cut(record.url, 400) if record.url else None,
             "alt_ids": summarize(record.alt_ids),
-            "abstract": cut(record.abstract, 2000),
+            "abstract": cut(record.abstract, 50_000),
+            "cited": judged.get(rid, []),
         }
         out.append({k: v for k, v in data.items() if v not in (None, "", [], {})})
     return out
