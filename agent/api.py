@@ -11,6 +11,7 @@ import contextlib
 import logging
 import os
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,9 @@ from agent.tracing.session import TraceSession, tracing_enabled
 log = logging.getLogger(__name__)
 
 EventHandler = Callable[[dict[str, Any]], None]
+_runs_in_loop: Counter[asyncio.AbstractEventLoop] = Counter()
+"""Runs in progress per event loop: concurrent runs share the cached backends' HTTP clients, so only the last one
+to end releases them."""
 
 
 def make_context(context: Context | dict[str, Any] | None = None, **overrides: Any) -> Context:
@@ -65,6 +69,8 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
     config = {"configurable": {"thread_id": run_id, RUN_CLOCK_KEY: clock}, "recursion_limit": settings.budget.recursion_limit,
               "callbacks": handlers}
     progress = ProgressContext()
+    loop = asyncio.get_running_loop()
+    _runs_in_loop[loop] += 1
     with session.collecting_calls() if session else contextlib.nullcontext():
         try:
             async with sqlite_checkpointer(checkpoint_path()) as saver:
@@ -84,7 +90,10 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
                         on_event(event)
                 state = await app.aget_state(config)
         finally:
-            await release_backends()  # the backends' HTTP connections belong to this run's event loop
+            _runs_in_loop[loop] -= 1
+            if not _runs_in_loop[loop]:  # the backends' HTTP connections belong to this event loop; the last run out closes them
+                del _runs_in_loop[loop]
+                await release_backends()
     if session is not None:
         session.final_state = state.values
     answer = state.values.get("answer")

@@ -393,3 +393,36 @@ def test_cli_progress_shows_node_starts_and_heartbeats(capsys):
     _progress({"node": "court", "event": "heartbeat", "elapsed_s": 6.2})
     _progress({"node": "retrieve", "round": 1, "queries": ["a\x1b]0;x\x07b"]})
     assert capsys.readouterr().err.splitlines() == ["  [court] ...", "  [court] still working (6 s)", "  [retrieve] round=1, queries=[ab]"]
+
+
+def test_concurrent_runs_release_the_shared_connections_only_when_the_last_ends():
+    closed_while_running: list[int] = []
+    running = [0]
+
+    class Tools:
+        async def aclose(self):
+            closed_while_running.append(running[0])
+
+    inner = make_backend([ListSource(DOCS)], stance=SlowStance(0.3))
+
+    def with_tools(settings, documents=None):
+        built = inner(settings, documents)
+        built.tools = Tools()
+        return built
+
+    name = unique_backend_name()
+    register_backend(name, with_tools)
+
+    async def tracked(max_claims):
+        running[0] += 1
+        try:
+            return await aask(CLAIM, mode="verify", backend=name, max_claims=max_claims)
+        finally:
+            running[0] -= 1
+
+    async def both():
+        return await asyncio.gather(tracked(0), tracked(1))
+
+    answers = asyncio.run(both())
+    assert all(a.status == Status.ANSWERED for a in answers)
+    assert closed_while_running == [1]  # once, by the last run to end (the other had already finished)
