@@ -89,6 +89,7 @@ class Provenance(BaseModel):
     hypothesis_id: str | None = None
     via: Literal["search", "citation_hop", "claim_check", "entity_expansion"] = "search"
     source: str = ""
+    scores: dict[str, float] = Field(default_factory=dict, description="Why the source returned the record for this query, where it says: the local index gives its rank, BM25 score, dense cosine and the fused (reciprocal-rank) score.")
 
 
 class SourceLocation(BaseModel):

@@ -27,7 +27,7 @@ import numpy as np
 from agent.errors import CorpusError
 from agent.interfaces import HopFilter
 from agent.jsonl import parse_jsonl
-from agent.records import Record
+from agent.records import Provenance, Record
 from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
 
 INDEX_VERSION = 2
@@ -316,14 +316,22 @@ class LocalIndex:
 
     def search(self, query: str, limit: int, *, depth: int = 100) -> list[tuple[Record, float]]:
         """Hybrid search: BM25 and dense rankings fused by reciprocal rank."""
+        return [(record, scores["fused"]) for record, scores in self.search_scored(query, limit, depth=depth)]
+
+    def search_scored(self, query: str, limit: int, *, depth: int = 100) -> list[tuple[Record, dict[str, float]]]:
+        """`search` with each hit's reasons: its rank, BM25 score (0 outside BM25's top `depth`), dense cosine and fused score."""
         query_vector = shared_encoder().encode([query])[0]
         fused: dict[int, float] = defaultdict(float)
-        for rank, (doc, _) in enumerate(self.lexical(query, depth)):
+        bm25: dict[int, float] = {}
+        for rank, (doc, score) in enumerate(self.lexical(query, depth)):
             fused[doc] += 1.0 / (_RRF_K + rank + 1)
+            bm25[doc] = score
         for rank, (doc, _) in enumerate(self.dense(query_vector, depth)):
             fused[doc] += 1.0 / (_RRF_K + rank + 1)
         ranked = sorted(fused.items(), key=lambda item: -item[1])[:limit]
-        return [(self.records[doc], score) for doc, score in ranked]
+        return [(self.records[doc], {"rank": rank + 1, "bm25": round(bm25.get(doc, 0.0), 4),
+                                     "dense": round(float(self.embeddings[doc] @ query_vector), 4), "fused": round(score, 6)})
+                for rank, (doc, score) in enumerate(ranked)]
 
     def neighbours(self, record_id: str, limit: int | None = None) -> list[Record]:
         """Referenced and citing records inside the corpus (all of them when `limit` is None)."""
@@ -348,8 +356,10 @@ class LocalSource:
         self.supports_citations = index.has_citations
 
     async def search(self, query: str, *, limit: int) -> list[Record]:
-        hits = await asyncio.to_thread(self.index.search, query, limit)
-        return [record.model_copy(deep=True) for record, _ in hits]
+        """Copies of the hits, each carrying its scores in a provenance entry (the search service adds the query)."""
+        hits = await asyncio.to_thread(self.index.search_scored, query, limit)
+        return [record.model_copy(deep=True, update={"provenance": [*record.provenance, Provenance(source=self.name, scores=scores)]})
+                for record, scores in hits]
 
     async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         if not self.supports_citations:

@@ -101,7 +101,17 @@ def _json_block(label: str, value: Any, *, collapsed: bool = False) -> str:
     return f'<div class="muted">{_e(label)}</div>{pre}'
 
 
-def _run_details(node: RunNode, depth: int) -> str:
+def _query_details(query: dict[str, Any], view: TraceView) -> str:
+    """One query as a child run of the node that sent it: its hits with the scores that brought them in."""
+    rows = [[_ref(str(h.get("id")), view) if str(h.get("id")) in view.records else f"<code>{_e(h.get('id'))}</code>", _e(h.get("title")),
+             _e(h.get("source")), fmt_num(h.get("rank"), "{}"), fmt_num(h.get("bm25")), fmt_num(h.get("dense")), fmt_num(h.get("fused"), "{:.4f}"),
+             fmt_num(h.get("rerank_rank"), "{}"), fmt_num(h.get("rerank"))] for h in query.get("hits") or []]
+    table = _table(["record", "title", "source", "rank", "BM25", "dense", "fused", "rerank #", "rerank"], rows, {3, 4, 5, 6, 7, 8}) if rows else _NONE
+    return (f'<details class="run query" data-run-type="query"><summary><b class="name">query</b> <span class="badge">{_e(query.get("via"))}</span> '
+            f'<q>{_e(query.get("query"))}</q> <span class="muted">{len(rows)} hits in the pool</span></summary><div class="runbody">{table}</div></details>')
+
+
+def _run_details(node: RunNode, depth: int, view: TraceView | None = None) -> str:
     run = node.run
     attrs = f' id="run-{_e(run["id"])}" data-run-type="{_e(run.get("run_type"))}"'
     if run.get("node"):
@@ -128,7 +138,9 @@ def _run_details(node: RunNode, depth: int) -> str:
         body.append(f'<div class="muted">error</div><pre>{_e(run["error"])}</pre>')
     body.append(_json_block("inputs", run.get("inputs"), collapsed=True))
     body.append(_json_block("outputs", run.get("outputs"), collapsed=True))
-    body += [_run_details(child, depth + 1) for child in node.children]
+    if view is not None and depth == 1:
+        body += [_query_details(q, view) for q in view.queries_of(node)]
+    body += [_run_details(child, depth + 1, view) for child in node.children]
     opened = " open" if depth == 0 else ""
     return f'<details class="run"{attrs}{opened}><summary>{" ".join(bits)}</summary><div class="runbody">{"".join(body)}</div></details>'
 
@@ -297,7 +309,7 @@ def render_html(view: TraceView) -> str:
         ("timeline", "Time per node", _timeline(view)),
         ("tree", "Run tree", '<p><button type="button" onclick="setAll(true)">expand all</button> '
                              '<button type="button" onclick="setAll(false)">collapse all</button></p>'
-                             + "".join(_run_details(root, 0) for root in view.roots)),
+                             + "".join(_run_details(root, 0, view) for root in view.roots)),
         ("decisions", "Route decisions", _decisions(view)),
         ("hypotheses", "Hypotheses", _hypotheses(view)),
         ("ledger", "Evidence ledger", _ledger(view)),

@@ -100,6 +100,14 @@ def render_show(view: TraceView) -> str:
     by_node = view.usage.get("by_node") or {}
     if by_node:
         lines += ["", "Usage by node:", render_by_node(by_node)]
+    if view.queries:
+        lines += ["", "Queries and the records they brought in (rank, BM25, dense, fused; rerank rank and score in the last ranking):"]
+        for q in view.queries:
+            lines.append(f"  r{q.get('round')} {q.get('node')} [{q.get('via')}] {q.get('query')}")
+            for h in (q.get("hits") or [])[:10]:
+                lines.append(f"      {str(h.get('id'))[:24]:<24} #{fmt_num(h.get('rank'), '{}'):>3} bm25 {fmt_num(h.get('bm25'), '{:.2f}'):>6} "
+                             f"dense {fmt_num(h.get('dense')):>6} fused {fmt_num(h.get('fused'), '{:.4f}'):>7} "
+                             f"rerank #{fmt_num(h.get('rerank_rank'), '{}')} {fmt_num(h.get('rerank'))}  {str(h.get('title') or '')[:60]}")
     if view.records:
         lines += ["", "Cited records (passages the run judged in [[...]]):"]
         for rid, record in view.records.items():
