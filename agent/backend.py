@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
+from agent.budget import setup_time
 from agent.calibration import PlattCalibrator, RawScore, load_table
 from agent.config import BackendSettings, Context, OfflineJudge, sparkit_home
 from agent.errors import ConfigurationError, CorpusError, InputError
@@ -52,6 +53,10 @@ BackendFactory = Callable[[BackendSettings, list[dict] | None], Backend]
 _factories: dict[str, BackendFactory] = {}
 _cache: OrderedDict[str, Backend] = OrderedDict()
 _lock = threading.Lock()
+_build_lock = threading.RLock()
+"""Held while a backend (or a judge) is built: two runs starting at once in a fresh process, or two server jobs,
+would otherwise import transformers and load the same models concurrently, which fails (`cannot import name
+'AutoModel'`). The second waits, then finds the first's backend in the cache."""
 _CACHE_SIZE = 4
 
 
@@ -87,11 +92,15 @@ def backend_for(settings: Context | BackendSettings, documents: list[dict] | Non
     if factory is None:
         raise InputError(f"unknown backend {settings.name!r}; known: {', '.join(sorted(_factories))}")
     key = cache_key(settings, documents)
-    with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    backend = factory(settings, documents)
+    if (cached := _cached(key)) is not None:
+        return cached
+    with _build_lock:  # one build at a time: concurrent first imports of transformers fail, and a model loads once
+        if (cached := _cached(key)) is not None:
+            return cached
+        from agent.terminal import Spinner
+
+        with Spinner(f"loading the {settings.name} backend (models, index)"):
+            backend = factory(settings, documents)
     with _lock:
         _cache[key] = backend
         while len(_cache) > _CACHE_SIZE:
@@ -99,9 +108,22 @@ def backend_for(settings: Context | BackendSettings, documents: list[dict] | Non
     return backend
 
 
+def _cached(key: str) -> Backend | None:
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    return None
+
+
 async def abackend_for(settings: Context | BackendSettings, documents: list[dict] | None = None) -> Backend:
-    """backend_for in a worker thread: the first call for some settings may load models or an index (blocking)."""
-    return await asyncio.to_thread(backend_for, settings, documents)
+    """backend_for in a worker thread: the first call for some settings may load models or an index (blocking); that
+    set-up time stops the run's wall clock (agent.budget.setup_time)."""
+    settings = settings.backend if isinstance(settings, Context) else settings
+    if (cached := _cached(cache_key(settings, documents))) is not None:
+        return cached
+    with setup_time():
+        return await asyncio.to_thread(backend_for, settings, documents)
 
 
 # ---------------------------------------------------------------------------------------------- pieces
@@ -142,8 +164,9 @@ def judge_for(settings: BackendSettings) -> StanceJudge:
     stance_model), built without opening a corpus: for pair-level evals."""
     from agent.tools.encoder import shared_encoder
 
-    judge, _ = offline_stance(settings)
-    return reasoner_and_stance(settings, shared_encoder(), judge)[1]
+    with _build_lock:
+        judge, _ = offline_stance(settings)
+        return reasoner_and_stance(settings, shared_encoder(), judge)[1]
 
 
 def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Calibrator, list[str]]:
@@ -199,16 +222,18 @@ def build_offline(settings: BackendSettings, documents: list[dict] | None = None
     elif library is not None:
         index = library
     else:
-        corpus = settings.default_corpus()
+        corpus = settings.default_corpus(download=True)
         if corpus is None:
-            raise CorpusError(
-                "no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format), set SPARKIT_CORPUS, "
-                "or place ../shared/data/scifact/corpus.jsonl beside the project"
-            )
+            raise CorpusError("no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format) or run `sparkit config corpus PATH`")
         if not corpus.exists():
             raise CorpusError(f"corpus not found: {corpus}")
         index_dir = Path(settings.index_dir).expanduser() if settings.index_dir else None
-        index = LocalIndex.open(corpus, index_dir or default_index_dir(corpus, sparkit_home()))
+        index_dir = index_dir or default_index_dir(corpus, sparkit_home())
+        if not (index_dir / "manifest.json").exists():  # the loading spinner keeps turning meanwhile
+            from agent.terminal import Progress
+
+            Progress().line(f"\nbuilding the offline index of {corpus} into {index_dir} (once; minutes for SciFact) ...")
+        index = LocalIndex.open(corpus, index_dir)
     embedder = shared_encoder()
     judge, stance_notes = offline_stance(settings)
     reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)

@@ -30,7 +30,6 @@ PresetName = Literal["fast", "default", "research_max"]
 OfflineJudge = Literal["cross", "trained", "ensemble", "heuristic"]
 StanceModel = Literal["auto", "llm", OfflineJudge]
 
-DEFAULT_CORPUS_CANDIDATES = ("../shared/data/scifact/corpus.jsonl", "shared/data/scifact/corpus.jsonl")
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 
 
@@ -47,7 +46,7 @@ class BackendSettings(_Group):
     """What the backend is built from: sources, models, index. The backend cache is keyed on exactly these fields."""
 
     name: str = Field("offline", description="'offline' (local index + packaged models) or 'live' (real APIs, hosted models); flat name: backend.")
-    corpus_path: str | None = Field(None, description="JSONL corpus for the offline index (SciFact or generic format). Default: ../shared/data/scifact/corpus.jsonl when present.")
+    corpus_path: str | None = Field(None, description="JSONL corpus for the offline index (SciFact or generic format). Default: SPARKIT_CORPUS, else the corpus chosen with `sparkit config corpus PATH`, else ../shared/data/scifact/corpus.jsonl beside the project, else SciFact downloaded once (checksum-verified) into $SPARKIT_HOME/corpora.")
     index_dir: str | None = Field(None, description="Where the offline index is persisted. Default: $SPARKIT_HOME/index/<corpus name>.")
     sources: list[str] = Field(
         default_factory=lambda: ["arxiv", "semantic_scholar", "openalex", "crossref"],
@@ -66,18 +65,14 @@ class BackendSettings(_Group):
     enable_semantic_rerank: bool = Field(True, description="Ablation: semantic reranking (off: lexical only). Here because it changes the reranker the backend builds.")
     enable_entity_expansion: bool = Field(True, description="Ablation: expand chemical names via PubChem (live only). Here because it decides whether the backend builds the PubChem client.")
 
-    def default_corpus(self) -> Path | None:
-        """The configured corpus, else SPARKIT_CORPUS, else the shared SciFact corpus when present."""
+    def default_corpus(self, *, download: bool = False) -> Path | None:
+        """The configured corpus, else SPARKIT_CORPUS, else the one chosen with `sparkit config corpus PATH`, else the
+        shared SciFact corpus beside the project; with `download`, else SciFact downloaded once (agent/corpus.py)."""
         if self.corpus_path:
             return Path(self.corpus_path).expanduser()
-        env = os.environ.get("SPARKIT_CORPUS")
-        if env:
-            return Path(env).expanduser()
-        for candidate in DEFAULT_CORPUS_CANDIDATES:
-            path = Path(candidate)
-            if path.exists():
-                return path.resolve()
-        return None
+        from agent.corpus import default_corpus
+
+        return default_corpus(sparkit_home(), download=download)
 
 
 class RetrievalSettings(_Group):
@@ -286,13 +281,26 @@ class Context(BaseModel):
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """The JSON schema with the groups inlined (no $ref), so a form renderer such as LangGraph Studio's shows
-        each group as a titled, described section of fields with their defaults (list and dict defaults too)."""
+        each group as a titled, described section of fields.
+
+        A field's default is written into its description ("Default: 4; fast: 3; research_max: 5"), not as the
+        schema's `default`: a form fills every `default` into what it sends, and sent values are explicit, so they
+        would override the chosen preset. Left out, a field the user does not touch is not sent and the preset
+        decides it."""
         schema = _inline_refs(super().model_json_schema(*args, **kwargs))
         for group, model in GROUPS.items():
             defaults = model().model_dump(mode="json")
             for field, prop in schema["properties"][group]["properties"].items():
-                prop.setdefault("default", defaults[field])
+                prop.pop("default", None)
+                prop["description"] = f"{prop.get('description', '').rstrip()} {default_note(group, field, defaults[field])}".strip()
         return schema
+
+
+def default_note(group: str, field: str, default: Any) -> str:
+    """'Default: 4; fast: 3; research_max: 5.': the documented default and every preset that changes it."""
+    by_preset = [f"{name}: {json.dumps(tree[group][field])}" for name, tree in PRESETS.items()
+                 if field in tree.get(group, {}) and tree[group][field] != default]
+    return "; ".join([f"Default: {json.dumps(default)}", *by_preset]) + "."
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:

@@ -89,6 +89,7 @@ class Provenance(BaseModel):
     hypothesis_id: str | None = None
     via: Literal["search", "citation_hop", "claim_check", "entity_expansion"] = "search"
     source: str = ""
+    scores: dict[str, float] = Field(default_factory=dict, description="Why the source returned the record for this query, where it says: the local index gives its rank, BM25 score, dense cosine and the fused (reciprocal-rank) score.")
 
 
 class SourceLocation(BaseModel):
@@ -331,6 +332,14 @@ class Usage(BaseModel):
         return merged
 
 
+class AnswerSentence(BaseModel):
+    """One sentence of the answer and the ids of the retrieved records it cites."""
+
+    text: str
+    citations: list[str] = Field(default_factory=list, description="Ids of records the run retrieved that this sentence relies on.")
+    role: str | None = Field(default=None, description="For an evidence statement: supports / qualifies / contradicts the answer.")
+
+
 class Answer(BaseModel):
     """What a run returns: the CLI's --json output and the Python API's return value."""
 
@@ -346,7 +355,7 @@ class Answer(BaseModel):
         default=None, ge=0.0, le=1.0, description="Probability that the court's leading answer is right; the run abstains when it is below abstain_threshold."
     )
     selected_option: int | None = None
-    sentences: list[dict] = Field(default_factory=list, description="Answer sentences with their citation ids.")
+    sentences: list[AnswerSentence] = Field(default_factory=list, description="Answer sentences with their citation ids.")
     abstained: bool = False
     hypotheses: list[Hypothesis] = Field(default_factory=list)
     ledger: list[LedgerEntry] = Field(default_factory=list)

@@ -38,14 +38,28 @@ class AfterVerify(Decision[VerifyRoute]):
     """Re-check contested claims, or report."""
 
 
-def routes(route_type: Any) -> list[str]:
-    """The node names of a route Literal, for `add_conditional_edges`."""
-    return list(get_args(route_type))
+ROUTE_LABELS: dict[str, str] = {
+    "citation_hop": "hop citations",
+    "rerank": "rank pool",
+    "hypothesize": "no hypotheses yet",
+    "court": "weigh evidence",
+    "discriminate": "low margin or disagreement",
+    "synthesize": "write the answer",
+    "target_claims": "contested claims",
+    "report": "finish",
+}
+"""The label each route's edge carries in the drawn graph (Studio, `draw_mermaid`): why the edge is taken."""
 
 
-def follow_decision(state: Mapping[str, Any]) -> Route:
-    """Edge function: the `next` of the latest decision."""
-    return state["decisions"][-1].next
+def routes(route_type: Any) -> dict[str, str]:
+    """The edge label -> node name of each route in a route Literal, for `add_conditional_edges`."""
+    return {ROUTE_LABELS[name]: name for name in get_args(route_type)}
+
+
+def follow_decision(state: Mapping[str, Any]) -> str:
+    """Edge function: the label of the latest decision's `next` (the edge's path map turns it into the node)."""
+    next_node: Route = state["decisions"][-1].next
+    return ROUTE_LABELS[next_node]
 
 
 def decide_after_retrieve(state: Mapping[str, Any], settings: Context) -> AfterRetrieve:

@@ -18,7 +18,7 @@ from agent.calibration import evidence_score
 from agent.config import Context
 from agent.reasoners.compose import with_confidence
 from agent.reasoners.extractive import option_label, winner
-from agent.records import Answer, Citation, HypothesisVerdict, Status, Usage
+from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
 from agent.scoring.relevance import RelevanceAssessment
 from agent.state import ResearchState
 from agent.tracing.progress import emit
@@ -45,9 +45,22 @@ def _verdict(plan, best, decided: bool) -> str | None:
     return "SUPPORT" if best.polarity > 0 else "CONTRADICT"
 
 
+def _stopped_before_plan(state: ResearchState, stop: str) -> Answer:
+    """The answer of a run the hard budget stopped before it was planned (e.g. max_wall_time_s spent loading models)."""
+    return Answer(status=Status.BUDGET_EXHAUSTED, task="claim" if state.get("mode") == "verify" else "open",
+                  question=state.get("question") or "", answer=f"Budget exhausted before any evidence was gathered ({stop}).",
+                  confidence=0.0, abstained=True, stop_reason=f"budget_exhausted: {stop}", run_id=state.get("run_id", ""),
+                  usage=state.get("usage") or Usage(), notes=state.get("notes") or [], decisions=state.get("decisions") or [])
+
+
 async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     settings = runtime.context
-    plan = state["plan"]
+    plan = state.get("plan")
+    budget_stop = state.get("budget_stop")
+    if plan is None:
+        answer = _stopped_before_plan(state, budget_stop or "the run stopped before its plan")
+        emit({"node": "report", "status": answer.status.value, "confidence": 0.0, "citations": 0})
+        return {"answer": answer}
     pool = state.get("pool") or {}
     hypotheses = state.get("hypotheses") or []
     ledger = state.get("ledger") or []
@@ -77,6 +90,10 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         status, text = Status.ANSWERED, with_confidence(draft.answer, conf)
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
         status = Status.BUDGET_EXHAUSTED
+    if budget_stop:  # a hard limit cut the run short: whatever was found is provisional
+        so_far = f" The evidence gathered so far leans towards: {draft.answer}" if has_evidence and draft.answer else ""
+        status, stop_reason = Status.BUDGET_EXHAUSTED, f"budget_exhausted: {budget_stop}"
+        text = f"Budget exhausted before the run finished ({budget_stop}).{so_far}"
     cited = list(dict.fromkeys((draft.answer_citations if draft else []) + [c for s in (draft.sentences if draft else []) for c in s.citations]
                                + [rid for claim in claims for rid in claim.supporting + claim.refuting]))
     citations = [Citation.of(pool[rid]) for rid in cited if rid in pool]
@@ -97,7 +114,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         ledger=ledger,
         claims=claims,
         citations=citations,
-        sentences=[s.model_dump() for s in draft.sentences] if draft else [],
+        sentences=[AnswerSentence(**s.model_dump()) for s in draft.sentences] if draft else [],
         stop_reason=stop_reason,
         decisions=decisions,
         run_id=state.get("run_id", ""),
