@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypedDict, get_args, get_origin, get_type_hints
 
 from agent.interfaces import Draft, Plan
-from agent.records import Answer, Claim, Decision, Hypothesis, LedgerEntry, Passage, Query, Record, Usage
+from agent.records import Adjudication, Answer, Claim, Decision, Hypothesis, LedgerEntry, Passage, Query, Record, Usage
 
 
 def merge_records(current: dict[str, Record] | None, update: dict[str, Record] | None) -> dict[str, Record]:
@@ -54,6 +54,7 @@ class ResearchState(InputState, total=False):
     ledger: list[LedgerEntry]
     margin: float | None
     relevance: dict | None  # the relevance gate's assessment at the last court (agent/scoring/relevance.py)
+    adjudication: Adjudication | None  # the chat model's adjudication at the last court (issue 17)
     discrimination_rounds: int
     hops_done: int
     hopped_ids: Annotated[list[str], operator.add]

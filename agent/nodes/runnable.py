@@ -20,6 +20,7 @@ from langchain_core.runnables import RunnableLambda
 from langgraph.runtime import Runtime, get_runtime
 
 from agent.config import Context
+from agent.metering import wall_clock
 
 NodeFunction = Callable[[Any, Runtime[Context]], Awaitable[dict[str, Any]]]
 
@@ -46,7 +47,10 @@ def node(afunc: NodeFunction) -> RunnableLambda:
     """`afunc` as a graph node that works under `invoke` as well as `ainvoke` / `astream`."""
 
     async def arun(state: Any) -> dict[str, Any]:
-        return await afunc(state, run_runtime())
+        runtime = run_runtime()
+        started = state.get("started_at") if isinstance(state, dict) else None
+        with wall_clock(started + runtime.context.budget.max_wall_time_s if started else None):  # roles read wall_time_left()
+            return await afunc(state, runtime)
 
     def run(state: Any) -> dict[str, Any]:
         return run_coroutine_sync(arun(state))
