@@ -25,6 +25,7 @@ from typing import Any
 
 from agent import Context, aask
 from training.dataset import pubmedqa_split
+from agent.llm_flags import add_llm_arguments, llm_overrides
 from evals.report import calibration, macro_f1, parse_overrides, publish, selective
 
 LABELS = ("yes", "no", "maybe")
@@ -104,13 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE")
     parser.add_argument("--json", action="store_true")
+    add_llm_arguments(parser)
     args = parser.parse_args(argv)
     items = json.loads(args.data.read_text())
     if args.split == "heldout":
         items = {pmid: item for pmid, item in items.items() if pubmedqa_split(pmid) == "heldout"}
     if args.limit:
         items = dict(list(items.items())[: args.limit])
-    overrides = {"max_claims": 0, **parse_overrides(args.set)}
+    overrides = {"max_claims": 0, **llm_overrides(args), **parse_overrides(args.set)}
     context = Context(preset=args.preset, **overrides)
     results = asyncio.run(evaluate(items, context))
     config = {"preset": args.preset, "split": args.split, "overrides": overrides}

@@ -21,6 +21,7 @@ from typing import Any
 
 from agent import Context, averify
 from training.dataset import scifact_splits
+from agent.llm_flags import add_llm_arguments, llm_overrides
 from evals.report import calibration, parse_overrides, prf, publish, selective
 
 LABELS = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
@@ -122,12 +123,13 @@ def claims_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic (ablations)")
     parser.add_argument("--json", action="store_true")
+    add_llm_arguments(parser)
     return parser
 
 
 def corpus_context(args: argparse.Namespace) -> tuple[Context, dict[str, Any]]:
     """The run context over the given corpus (answer-claim verification off unless overridden) and its overrides."""
-    overrides = {"max_claims": 0, **parse_overrides(args.set)}
+    overrides = {"max_claims": 0, **llm_overrides(args), **parse_overrides(args.set)}
     return Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides), overrides
 
 
