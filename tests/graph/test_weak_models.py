@@ -12,14 +12,13 @@ import pytest
 from agent.backend import register_backend
 from agent.config import Context
 from agent.graph import graph
-from agent.interfaces import CitedSentence, Draft
 from agent.judges.llm import LLMStanceJudge
-from agent.llm import ModelUnavailable, parse_reply
+from agent.llm import parse_reply
 from agent.metering import metered, wall_clock
 from agent.reasoners.chat import PlanOut
 from agent.reasoners.checks import usable_answer_line, usable_hypothesis
 from agent.reasoners.extractive import ExtractiveReasoner
-from agent.records import Hypothesis, LedgerEntry, Passage, Status
+from agent.records import Passage, Status
 from agent.scoring.agreement import set_agreement
 from tests.graph.fakes import (BagOfWordsEmbedder, ListSource, RuleStance, SchemaChat, chat_reasoner, make_backend, record,
                                role_model, unique_backend_name)
@@ -135,13 +134,18 @@ async def test_model_hypotheses_join_the_grounded_ones_and_junk_is_refused():
 
 
 # ---------------------------------------------------------------------------------------------- synthesize
-def test_synthesize_falls_back_when_every_model_sentence_cites_what_it_was_not_shown():
-    model = SchemaChat(replies={
+def writer(answer: dict) -> SchemaChat:
+    """A model that plans, abstains from adjudicating and writes `answer` (AnswerOut)."""
+    return SchemaChat(replies={
         "PlanOut": [{"queries": ["metformin insulin sensitivity"]}],
         "AdjudicationOut": [{"judgements": [], "choice": "abstain"}],
         "QueriesOut": [{"queries": [{"text": "metformin insulin sensitivity cohort", "intent": "confirm", "hypothesis": 1}]}],
-        "AnswerOut": [{"answer": "');\nWinner: H2Hiring\nuser", "sentences": [{"text": "Metformin works.", "citations": ["H2 NEUTRAL"]}]}],
+        "AnswerOut": [answer],
     })
+
+
+def test_synthesize_falls_back_when_every_model_sentence_cites_what_it_was_not_shown():
+    model = writer({"answer": "');\nWinner: H2Hiring\nuser", "sentences": [{"text": "Metformin works.", "citations": ["H2 NEUTRAL"]}]})
     answer = run(CLAIM, make_backend([ListSource(SUPPORTING)], reasoner=chat_reasoner(model)), mode="verify", adjudication_abstain_below=0.0)
     assert answer.status == Status.ANSWERED and answer.verdict == "SUPPORT", "the evidence's own draft answers"
     assert answer.sentences and all(set(s["citations"]) <= {r.id for r in SUPPORTING} for s in answer.sentences)
@@ -150,12 +154,7 @@ def test_synthesize_falls_back_when_every_model_sentence_cites_what_it_was_not_s
 
 
 def test_synthesize_falls_back_when_faithfulness_drops_every_model_sentence():
-    model = SchemaChat(replies={
-        "PlanOut": [{"queries": ["metformin insulin sensitivity"]}],
-        "AdjudicationOut": [{"judgements": [], "choice": "abstain"}],
-        "QueriesOut": [{"queries": [{"text": "metformin insulin sensitivity cohort", "intent": "confirm", "hypothesis": 1}]}],
-        "AnswerOut": [{"answer": "x", "sentences": [{"text": "Metformin decreases insulin sensitivity in adults.", "citations": ["s0"]}]}],
-    })
+    model = writer({"answer": "x", "sentences": [{"text": "Metformin decreases insulin sensitivity in adults.", "citations": ["s0"]}]})
     class ReadsDirection(RuleStance):
         """SUPPORT when statement and passage say the same direction, CONTRADICT when opposite, else NEUTRAL."""
 
