@@ -237,3 +237,16 @@ async def test_a_slow_model_degrades_to_the_offline_role_at_its_deadline():
     with metered() as meter, wall_clock(time.time() + 0.5):  # the run's wall budget has half a second left
         await chat.plan("Does metformin increase insulin sensitivity?", [])
     assert "no wall time left" in meter.usage.fallbacks[0]
+
+
+async def test_tokens_are_estimated_when_the_provider_reports_none():
+    """ChatLlamaCpp sets no usage_metadata: tokens were metered as 0; now they are estimated (4 characters a token)."""
+    class NoUsage(SchemaChat):
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+            result = super()._generate(messages, stop, run_manager, **kwargs)
+            result.generations[0].message.usage_metadata = None
+            return result
+
+    with metered() as meter:
+        await role_model(NoUsage(replies={"PlanOut": [{"queries": ["metformin insulin sensitivity"]}]})).structured("s" * 400, "u" * 400, PlanOut)
+    assert meter.usage.tokens_in >= 200 and meter.usage.tokens_out > 0
