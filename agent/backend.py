@@ -40,6 +40,7 @@ class Backend:
     notes: list[str] = field(default_factory=list)
     calibrator: Calibrator = field(default_factory=RawScore)
     relevance: Any = None  # agent.scoring.relevance.RelevanceGate; None: no fitted model, the gate is off (noted)
+    offline_calibrator: Calibrator | None = None  # with a chat-model judge: the offline judge's, for runs where the model judged nothing
     tools: Any = None  # what the backend opened and must close (live: agent.tools.live.LiveTools)
 
     async def aclose(self) -> None:
@@ -141,22 +142,41 @@ def offline_stance(settings: BackendSettings) -> tuple[StanceJudge, list[str]]:
 
 
 def reasoner_and_stance(settings: BackendSettings, embedder: Embedder, offline_judge: StanceJudge) -> tuple[Reasoner, StanceJudge, Reasoner | None]:
-    """Extractive roles offline; with --llm the chat reasoner (and LLM stance unless told otherwise)."""
+    """Extractive roles offline; with chat models the chat reasoner (fast and strong roles), the LLM stance judge on the
+    fast model unless told otherwise, and the second opinion: the second provider's hypotheses, else the extractive ones."""
     from agent.reasoners.extractive import ExtractiveReasoner
 
     extractive = ExtractiveReasoner(embedder)
-    if not settings.llm:
+    if not (settings.llm or settings.llm_fast or settings.llm_strong):
         if settings.stance_model == "llm":
             raise ConfigurationError("stance_model 'llm' needs a chat model: pass --llm provider:model")
+        if settings.llm_second:
+            raise ConfigurationError("llm_second is a second opinion beside a first chat model: pass --llm (or llm_fast / llm_strong) too")
         return extractive, offline_judge, None
     from agent.judges.llm import LLMStanceJudge
-    from agent.llm import chat_model
+    from agent.llm import RoleModel, role_config
     from agent.reasoners.chat import ChatReasoner
 
-    model = chat_model(settings.llm, settings.llm_temperature, settings.llm_timeout_s, settings.llm_max_retries)
-    reasoner = ChatReasoner(model, settings.llm, extractive)
-    stance = offline_judge if settings.stance_model in OFFLINE_JUDGES else LLMStanceJudge(model, settings.llm, offline_judge)
-    return reasoner, stance, extractive
+    built: dict[Any, Any] = {}
+
+    def role(name: str) -> RoleModel:
+        config = role_config(settings, name)
+        key = (config.spec, config.temperature, config.timeout_s, config.max_retries, config.base_url, config.n_ctx, config.max_tokens, config.n_threads)
+        if key not in built:  # one client (one loaded GGUF) per distinct model
+            built[key] = RoleModel.build(config).model
+        return RoleModel(built[key], config)
+
+    fast, strong = role("fast"), role("strong")
+    reasoner = ChatReasoner(fast, strong, extractive, settings.prompts_dir)
+    stance = offline_judge if settings.stance_model in OFFLINE_JUDGES else LLMStanceJudge(
+        fast, offline_judge, settings.llm_stance_batch, settings.llm_stance_min_batch, settings.prompts_dir)
+    second = ChatReasoner(role("second"), role("second"), extractive, settings.prompts_dir) if settings.llm_second else extractive
+    return reasoner, stance, second
+
+
+def offline_calibrator(settings: BackendSettings, stance: StanceJudge, offline_judge: StanceJudge) -> Calibrator | None:
+    """With a chat-model judge, the calibrator of the offline judge it falls back to (for runs where the model judged nothing)."""
+    return None if stance is offline_judge else calibrator_for(settings, offline_judge)[0]
 
 
 def judge_for(settings: BackendSettings) -> StanceJudge:
@@ -240,6 +260,7 @@ def build_offline(settings: BackendSettings, documents: list[dict] | None = None
     calibrator, calibration_notes = calibrator_for(settings, stance)
     gate, gate_notes = relevance_gate()
     return Backend(
+        offline_calibrator=offline_calibrator(settings, stance, judge),
         name="offline",
         sources=[LocalSource(index)],
         embedder=embedder,
@@ -274,6 +295,7 @@ def live_backend(settings: BackendSettings, tools: Any) -> Backend:
     calibrator, calibration_notes = calibrator_for(settings, stance)
     gate, gate_notes = relevance_gate()
     return Backend(
+        offline_calibrator=offline_calibrator(settings, stance, judge),
         name="live",
         sources=list(tools.sources),
         embedder=embedder,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import InputError, SparkitError
+from agent.llm_flags import add_llm_arguments, llm_overrides
 from agent.terminal import terminal_safe, terminal_text
 
 
@@ -43,6 +44,7 @@ def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
         overrides["backend"] = "offline"
     if args.llm:
         overrides["llm"] = args.llm
+    overrides.update({k: v for k, v in llm_overrides(args).items() if k != "llm"})  # the chat-model roles (issue 17)
     if args.corpus:
         overrides["corpus_path"] = str(Path(args.corpus).expanduser().resolve())
     if args.index_dir:
@@ -103,6 +105,13 @@ def render(answer: Any) -> str:
         lines += ["", "Hypotheses weighed (score, support / contradiction, verdict):"]
         for h in sorted(answer.hypotheses, key=lambda h: -h.score):
             lines.append(f"  {h.id} {h.score:+.3f}  {h.support:.2f}/{h.contradiction:.2f}  {h.verdict.value:<13} {h.text[:110]}")
+    if answer.adjudication is not None:  # issue 17: the model's choice, the evidence's, and the blend the answer follows
+        adj = answer.adjudication
+        blend = ", ".join(f"{hid} {value:.2f}" for hid, value in sorted(adj.blend.items(), key=lambda kv: -kv[1]))
+        lines += ["", f"Adjudication ({adj.model}): model chose {adj.model_choice or 'to abstain'}, evidence favours {adj.evidence_choice or 'none'}; "
+                      f"blend {blend}{' (contested)' if adj.contested else ''}{' (abstained)' if adj.abstained else ''}"]
+        for j in adj.judgements:
+            lines.append(f"  {j.hypothesis_id} {j.judgement:<9} p={j.probability:.2f} [{', '.join(j.evidence)}] {j.reason[:90]}")
     if answer.claims:
         lines += ["", "Claims checked:"]
         for c in answer.claims:
@@ -276,6 +285,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     backend.add_argument("--offline", action="store_true", help="local index + packaged models (the default)")
     backend.add_argument("--live", action="store_true", help="real literature APIs and hosted models")
     parser.add_argument("--llm", help="chat model as provider:model (e.g. anthropic:claude-haiku-4-5)")
+    add_llm_arguments(parser, with_llm=False)  # per-role models and call settings (issue 17)
     parser.add_argument("--corpus", help="JSONL corpus for the offline index")
     parser.add_argument("--index-dir", help="where the offline index lives")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="any setting, e.g. --set verification.max_claims=3 or --set max_claims=3 (sparkit presets -v lists them)")

@@ -230,6 +230,7 @@ class LedgerEntry(BaseModel):
     confidence: float
     weight: float = 1.0
     via: str = "search"
+    judged_by: str | None = Field(default=None, description="'llm' when a chat model judged this passage's stance; None for the offline judge.")
 
 
 class Query(BaseModel):
@@ -340,6 +341,33 @@ class AnswerSentence(BaseModel):
     role: str | None = Field(default=None, description="For an evidence statement: supports / qualifies / contradicts the answer.")
 
 
+class HypothesisJudgement(BaseModel):
+    """The chat model's judgement of one hypothesis when it adjudicates (issue 17), its citations checked in code."""
+
+    hypothesis_id: str
+    judgement: Literal["holds", "fails", "undecided"]
+    probability: float = Field(ge=0.0, le=1.0, description="The model's probability that this hypothesis is the right answer.")
+    evidence: list[str] = Field(default_factory=list, description="Record ids of the ledger passages it relied on (only passages it was shown).")
+    reason: str = ""
+
+
+class Adjudication(BaseModel):
+    """The model adjudicates, the evidence checks it: the model's judgements and choice, the evidence's choice, and the
+    blend the answer follows (score = model_share x model probability + (1 - model_share) x evidence share)."""
+
+    model: str = Field(description="The chat model that adjudicated ('provider:model').")
+    judgements: list[HypothesisJudgement] = Field(default_factory=list)
+    model_choice: str | None = Field(default=None, description="The hypothesis the model chose; None when it abstained.")
+    evidence_choice: str | None = Field(default=None, description="The hypothesis the evidence alone favours (largest evidence share); None when no evidence took a side.")
+    model_probability: dict[str, float] = Field(default_factory=dict, description="The model's probabilities, normalised over the hypotheses (an uncited or missing judgement counts as uninformative).")
+    evidence_share: dict[str, float] = Field(default_factory=dict, description="Each hypothesis's share of the evidence (MCQ: semantic evidence share; else stance score share).")
+    blend: dict[str, float] = Field(default_factory=dict, description="The final score of each hypothesis; the answer follows it.")
+    choice: str | None = Field(default=None, description="The hypothesis with the best blended score; None when the blend is below the abstention threshold.")
+    abstained: bool = False
+    contested: bool = Field(default=False, description="The model and the evidence each strongly favour a different hypothesis.")
+    notes: list[str] = Field(default_factory=list)
+
+
 class Answer(BaseModel):
     """What a run returns: the CLI's --json output and the Python API's return value."""
 
@@ -371,4 +399,7 @@ class Answer(BaseModel):
     )
     relevance: dict | None = Field(
         default=None, description="The relevance gate's assessment: whether the evidence addresses the question, its probability, features and best match.",
+    )
+    adjudication: Adjudication | None = Field(
+        default=None, description="With a chat model: its judgement per hypothesis, its choice, the evidence's choice and the blend the answer follows.",
     )

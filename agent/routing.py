@@ -95,11 +95,13 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
             return AfterCourt(next="synthesize", reason="no evidence retrieved", **common)
     low_margin = margin is not None and margin < settings.court.margin_threshold
     disagreement = agreement is not None and agreement < settings.court.agreement_threshold
-    if not (low_margin or disagreement):
+    adjudication = state.get("adjudication")
+    contested = adjudication is not None and adjudication.contested  # the model and the evidence each strongly favour another answer
+    if not (low_margin or disagreement or contested):
         return AfterCourt(next="synthesize", reason=f"resolved: margin {margin or 0:.3f} >= {settings.court.margin_threshold}", **common)
     reasons = ([f"low margin ({margin:.3f} < {settings.court.margin_threshold})"] if low_margin else []) + (
         [f"provider disagreement ({agreement:.2f} < {settings.court.agreement_threshold})"] if disagreement else []
-    )
+    ) + ([f"model and evidence disagree (model {adjudication.model_choice}, evidence {adjudication.evidence_choice})"] if contested else [])
     why = " and ".join(reasons)
     if not settings.ablations.enable_discrimination:
         return AfterCourt(next="synthesize", reason=f"{why}, discrimination disabled", **common)

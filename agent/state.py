@@ -19,6 +19,7 @@ from typing_extensions import (
 from agent.inputs import Mode
 from agent.interfaces import Draft, Plan
 from agent.records import (
+    Adjudication,
     Answer,
     Claim,
     Decision,
@@ -72,6 +73,7 @@ class ResearchState(InputState, total=False):
     ledger: list[LedgerEntry]
     margin: float | None
     relevance: dict | None  # the relevance gate's assessment at the last court (agent/scoring/relevance.py)
+    adjudication: Adjudication | None  # the chat model's adjudication at the last court (issue 17)
     discrimination_rounds: int
     hops_done: int
     hopped_ids: Annotated[list[str], operator.add]

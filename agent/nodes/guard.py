@@ -24,6 +24,7 @@ from typing import Any
 
 from agent.budget import node_deadline, run_clock
 from agent.config import Context
+from agent.metering import wall_clock
 from agent.records import Decision
 from agent.routing import AfterCourt, AfterRerank, AfterRetrieve, AfterVerify
 from agent.tracing.progress import emit
@@ -82,7 +83,7 @@ async def guarded(node: str, state: Mapping[str, Any], settings: Context, run: C
         timeout = asyncio.timeout(max(0.0, until - time.time()))
         try:
             async with timeout:
-                with node_deadline(timeout):
+                with node_deadline(timeout), wall_clock(until):  # chat-model roles read wall_time_left()
                     return await run()
         except TimeoutError:
             if not timeout.expired():

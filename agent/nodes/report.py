@@ -68,13 +68,22 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     draft = state.get("draft")
     decisions = state.get("decisions") or []
     best = winner(hypotheses)
-    calibrator = (await abackend_for(settings, state.get("documents"))).calibrator
+    backend = await abackend_for(settings, state.get("documents"))
+    # the fitted maps hold for the judge they were fitted with: when the chat model judged no passage, the offline judge's apply
+    model_judged = any(e.judged_by for e in ledger)
+    calibrator = backend.calibrator if model_judged or backend.offline_calibrator is None else backend.offline_calibrator
     score = evidence_score(state.get("margin"), hypotheses, claims, ledger)
     leading = calibrator.leading(score)
     stop_reason = _stop_reason(decisions)
     has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and draft is not None and bool(draft.sentences or draft.answer_citations)
-    decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
-    abstained = not decided or leading < settings.court.abstain_threshold
+    adjudication = state.get("adjudication")
+    if adjudication is not None and best is not None:  # the model adjudicated: the answer follows the blend
+        leading = adjudication.blend.get(best.id, 0.0)
+        decided = has_evidence and not adjudication.abstained
+        abstained = not decided
+    else:
+        decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
+        abstained = not decided or leading < settings.court.abstain_threshold
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")
     if not pool:
@@ -85,7 +94,8 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         status, text = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no retrieved passage supports or contradicts any candidate answer."
     elif abstained:
         leaning = f" The evidence leans towards: {draft.answer}" if draft and draft.answer else ""
-        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's confidence is {leading:.2f}).{leaning}"
+        what = "blended score" if adjudication is not None else "confidence"
+        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's {what} is {leading:.2f}).{leaning}"
     else:
         status, text = Status.ANSWERED, with_confidence(draft.answer, conf)
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
@@ -122,6 +132,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         notes=state.get("notes") or [],
         relevance=relevance,
         faithfulness=draft.faithfulness if draft else None,
+        adjudication=adjudication,
     )
     emit({"node": "report", "status": status.value, "confidence": conf, "citations": len(citations)})
     return {"answer": answer}
