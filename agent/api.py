@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,8 @@ from typing import Any
 from agent.config import Context, merge_trees, settings_tree, sparkit_home
 from agent.errors import InputError, SparkitError
 from agent.interfaces import StanceJudge
-from agent.inputs import validate_question
+from agent.inputs import validate_mode, validate_question
+from agent.aio import run_coroutine_sync
 from agent.records import Answer, Status
 from agent.redact import redact
 from agent.tracing.progress import NodeUsage, ProgressContext
@@ -26,6 +29,9 @@ from agent.tracing.session import TraceSession, tracing_enabled
 log = logging.getLogger(__name__)
 
 EventHandler = Callable[[dict[str, Any]], None]
+_runs_in_loop: Counter[asyncio.AbstractEventLoop] = Counter()
+"""Runs in progress per event loop: concurrent runs share the cached backends' HTTP clients, so only the last one
+to end releases them."""
 
 
 def make_context(context: Context | dict[str, Any] | None = None, **overrides: Any) -> Context:
@@ -42,6 +48,10 @@ def make_context(context: Context | dict[str, Any] | None = None, **overrides: A
         raise InputError(f"invalid setting {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
 
 
+def new_run_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
 def checkpoint_path() -> Path:
     return sparkit_home() / "checkpoints.sqlite"
 
@@ -50,15 +60,22 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
                callbacks: list | None, session: TraceSession | None, by_node: NodeUsage) -> Answer:
     """Stream the graph; progress events go to `on_event` (and the trace), per-node usage to `by_node`."""
     from agent.backend import release_backends
-    from agent.checkpoint import sqlite_checkpointer
+    from agent.checkpoint import save_run_settings, sqlite_checkpointer
     from agent.graph import compile_graph
+    from agent.budget import RUN_CLOCK_KEY, RunClock
 
     handlers = [*(callbacks or []), *([session.tracer] if session else [])]
-    config = {"configurable": {"thread_id": run_id}, "recursion_limit": settings.budget.recursion_limit, "callbacks": handlers}
+    clock = RunClock()  # this run, or this resumed segment, from now; set-up time is excluded as it happens
+    config = {"configurable": {"thread_id": run_id, RUN_CLOCK_KEY: clock}, "recursion_limit": settings.budget.recursion_limit,
+              "callbacks": handlers}
     progress = ProgressContext()
+    loop = asyncio.get_running_loop()
+    _runs_in_loop[loop] += 1
     with session.collecting_calls() if session else contextlib.nullcontext():
         try:
             async with sqlite_checkpointer(checkpoint_path()) as saver:
+                if graph_input is not None:
+                    await save_run_settings(saver, run_id, settings.explicit())
                 app = compile_graph(saver)
                 by_node.mark()
                 async for mode, chunk in app.astream(graph_input, config, context=settings, stream_mode=["updates", "custom"]):
@@ -73,7 +90,10 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
                         on_event(event)
                 state = await app.aget_state(config)
         finally:
-            await release_backends()  # the backends' HTTP connections belong to this run's event loop
+            _runs_in_loop[loop] -= 1
+            if not _runs_in_loop[loop]:  # the backends' HTTP connections belong to this event loop; the last run out closes them
+                del _runs_in_loop[loop]
+                await release_backends()
     if session is not None:
         session.final_state = state.values
     answer = state.values.get("answer")
@@ -144,8 +164,11 @@ async def aask(
     $SPARKIT_HOME/traces/<run_id>.jsonl (`sparkit trace show RUN_ID`); None follows SPARKIT_TRACE, off when unset.
     """
     question, options = validate_question(question, options)
+    mode = validate_mode(mode)
     settings = make_context(context, **overrides)
-    run_id = run_id or uuid.uuid4().hex[:12]
+    ensure_home()
+    run_id = run_id or new_run_id()
+    _announce(run_id, on_event)
     graph_input: dict[str, Any] = {"question": question, "options": options, "mode": mode}
     if documents:
         graph_input["documents"] = documents
@@ -159,9 +182,40 @@ async def averify(claim: str, **kwargs: Any) -> Answer:
 
 async def aresume(run_id: str, *, context: Context | dict[str, Any] | None = None, on_event: EventHandler | None = None,
                   callbacks: list | None = None, trace: bool | None = None, **overrides: Any) -> Answer:
-    """Continue a checkpointed run from where it stopped (a traced run's trace gets a new segment)."""
-    settings = make_context(context, **overrides)
+    """Continue a checkpointed run from where it stopped, with the settings it started with; `context` and keyword
+    settings apply on top (a new `preset` re-applies that preset under them). A traced run's trace gets a new segment.
+    An unknown run id raises InputError, and nothing is written."""
+    from agent.checkpoint import has_run, load_run_settings, sqlite_checkpointer
+    from agent.tracing.store import trace_path
+
+    trace_path(run_id)  # checks the id's shape
+    ensure_home()
+    async with sqlite_checkpointer(checkpoint_path()) as saver:
+        if not await has_run(saver, run_id):
+            raise InputError(f"no checkpointed run {run_id!r} in {checkpoint_path()} (`sparkit trace list` shows recent runs)")
+        stored = await load_run_settings(saver, run_id) or {}
+    given = context.explicit() if isinstance(context, Context) else settings_tree(context)
+    settings = make_context(merge_trees(stored, given), **overrides)
+    _announce(run_id, on_event)
     return await _traced_run(None, settings, run_id, "", on_event, callbacks, trace)
+
+
+def ensure_home() -> Path:
+    """SPARKIT_HOME as a writable folder, or InputError saying why not (before a run starts, so nothing is lost)."""
+    home = sparkit_home()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"SPARKIT_HOME {home} is not a usable folder: {exc.strerror or exc}") from None
+    if not home.is_dir() or not os.access(home, os.W_OK | os.X_OK):
+        raise InputError(f"SPARKIT_HOME {home} is not a writable folder (set SPARKIT_HOME to one)")
+    return home
+
+
+def _announce(run_id: str, on_event: EventHandler | None) -> None:
+    """The run's id, first, before any work: a run that is killed can still be resumed by it."""
+    if on_event is not None:
+        on_event({"node": "run", "event": "start", "run_id": run_id})
 
 
 def stance_judge(context: Context | dict[str, Any] | None = None, **overrides: Any) -> StanceJudge:
@@ -173,12 +227,23 @@ def stance_judge(context: Context | dict[str, Any] | None = None, **overrides: A
 
 
 def ask(question: str, options: list[str] | None = None, **kwargs: Any) -> Answer:
-    return asyncio.run(aask(question, options, **kwargs))
+    """Answer a question with cited evidence; blocking twin of `aask` (same arguments: `context=`, `documents=`,
+    `mode=`, `run_id=`, `on_event=`, `trace=`, and any setting by name, e.g. `preset="fast"`, `max_claims=3`).
+
+    With `options` (2 to 26) it is a multiple-choice question. Bad input raises InputError (a ValueError); a failure
+    inside the run returns an Answer with status ERROR that `resume(answer.run_id)` continues. Called inside a running
+    event loop (a Jupyter cell), the run goes on a private loop in a worker thread; there `await aask(...)` is better.
+    """
+    return run_coroutine_sync(aask(question, options, **kwargs))
 
 
 def verify(claim: str, **kwargs: Any) -> Answer:
-    return asyncio.run(averify(claim, **kwargs))
+    """Check a claim: `answer.verdict` is SUPPORT, CONTRADICT or NOT_ENOUGH_INFO, with the evidence and its citations.
+    Blocking twin of `averify`; takes the arguments of `ask`."""
+    return run_coroutine_sync(averify(claim, **kwargs))
 
 
 def resume(run_id: str, **kwargs: Any) -> Answer:
-    return asyncio.run(aresume(run_id, **kwargs))
+    """Continue a checkpointed run from the node that failed, with the settings it started with (keyword settings
+    given here apply on top). An unknown run id raises InputError. Blocking twin of `aresume`."""
+    return run_coroutine_sync(aresume(run_id, **kwargs))

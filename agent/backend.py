@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
+from agent.budget import setup_time
 from agent.calibration import PlattCalibrator, RawScore, load_table
 from agent.config import BackendSettings, Context, OfflineJudge, sparkit_home
 from agent.errors import ConfigurationError, CorpusError, InputError
@@ -39,6 +40,7 @@ class Backend:
     notes: list[str] = field(default_factory=list)
     calibrator: Calibrator = field(default_factory=RawScore)
     relevance: Any = None  # agent.scoring.relevance.RelevanceGate; None: no fitted model, the gate is off (noted)
+    offline_calibrator: Calibrator | None = None  # with a chat-model judge: the offline judge's, for runs where the model judged nothing
     tools: Any = None  # what the backend opened and must close (live: agent.tools.live.LiveTools)
 
     async def aclose(self) -> None:
@@ -52,6 +54,10 @@ BackendFactory = Callable[[BackendSettings, list[dict] | None], Backend]
 _factories: dict[str, BackendFactory] = {}
 _cache: OrderedDict[str, Backend] = OrderedDict()
 _lock = threading.Lock()
+_build_lock = threading.RLock()
+"""Held while a backend (or a judge) is built: two runs starting at once in a fresh process, or two server jobs,
+would otherwise import transformers and load the same models concurrently, which fails (`cannot import name
+'AutoModel'`). The second waits, then finds the first's backend in the cache."""
 _CACHE_SIZE = 4
 
 
@@ -87,11 +93,15 @@ def backend_for(settings: Context | BackendSettings, documents: list[dict] | Non
     if factory is None:
         raise InputError(f"unknown backend {settings.name!r}; known: {', '.join(sorted(_factories))}")
     key = cache_key(settings, documents)
-    with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    backend = factory(settings, documents)
+    if (cached := _cached(key)) is not None:
+        return cached
+    with _build_lock:  # one build at a time: concurrent first imports of transformers fail, and a model loads once
+        if (cached := _cached(key)) is not None:
+            return cached
+        from agent.terminal import Spinner
+
+        with Spinner(f"loading the {settings.name} backend (models, index)"):
+            backend = factory(settings, documents)
     with _lock:
         _cache[key] = backend
         while len(_cache) > _CACHE_SIZE:
@@ -99,9 +109,22 @@ def backend_for(settings: Context | BackendSettings, documents: list[dict] | Non
     return backend
 
 
+def _cached(key: str) -> Backend | None:
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    return None
+
+
 async def abackend_for(settings: Context | BackendSettings, documents: list[dict] | None = None) -> Backend:
-    """backend_for in a worker thread: the first call for some settings may load models or an index (blocking)."""
-    return await asyncio.to_thread(backend_for, settings, documents)
+    """backend_for in a worker thread: the first call for some settings may load models or an index (blocking); that
+    set-up time stops the run's wall clock (agent.budget.setup_time)."""
+    settings = settings.backend if isinstance(settings, Context) else settings
+    if (cached := _cached(cache_key(settings, documents))) is not None:
+        return cached
+    with setup_time():
+        return await asyncio.to_thread(backend_for, settings, documents)
 
 
 # ---------------------------------------------------------------------------------------------- pieces
@@ -119,22 +142,41 @@ def offline_stance(settings: BackendSettings) -> tuple[StanceJudge, list[str]]:
 
 
 def reasoner_and_stance(settings: BackendSettings, embedder: Embedder, offline_judge: StanceJudge) -> tuple[Reasoner, StanceJudge, Reasoner | None]:
-    """Extractive roles offline; with --llm the chat reasoner (and LLM stance unless told otherwise)."""
+    """Extractive roles offline; with chat models the chat reasoner (fast and strong roles), the LLM stance judge on the
+    fast model unless told otherwise, and the second opinion: the second provider's hypotheses, else the extractive ones."""
     from agent.reasoners.extractive import ExtractiveReasoner
 
     extractive = ExtractiveReasoner(embedder)
-    if not settings.llm:
+    if not (settings.llm or settings.llm_fast or settings.llm_strong):
         if settings.stance_model == "llm":
             raise ConfigurationError("stance_model 'llm' needs a chat model: pass --llm provider:model")
+        if settings.llm_second:
+            raise ConfigurationError("llm_second is a second opinion beside a first chat model: pass --llm (or llm_fast / llm_strong) too")
         return extractive, offline_judge, None
     from agent.judges.llm import LLMStanceJudge
-    from agent.llm import chat_model
+    from agent.llm import RoleModel, role_config
     from agent.reasoners.chat import ChatReasoner
 
-    model = chat_model(settings.llm, settings.llm_temperature, settings.llm_timeout_s, settings.llm_max_retries)
-    reasoner = ChatReasoner(model, settings.llm, extractive)
-    stance = offline_judge if settings.stance_model in OFFLINE_JUDGES else LLMStanceJudge(model, settings.llm, offline_judge)
-    return reasoner, stance, extractive
+    built: dict[Any, Any] = {}
+
+    def role(name: str) -> RoleModel:
+        config = role_config(settings, name)
+        key = (config.spec, config.temperature, config.timeout_s, config.max_retries, config.base_url, config.n_ctx, config.max_tokens, config.n_threads)
+        if key not in built:  # one client (one loaded GGUF) per distinct model
+            built[key] = RoleModel.build(config).model
+        return RoleModel(built[key], config)
+
+    fast, strong = role("fast"), role("strong")
+    reasoner = ChatReasoner(fast, strong, extractive, settings.prompts_dir)
+    stance = offline_judge if settings.stance_model in OFFLINE_JUDGES else LLMStanceJudge(
+        fast, offline_judge, settings.llm_stance_batch, settings.llm_stance_min_batch, settings.prompts_dir)
+    second = ChatReasoner(role("second"), role("second"), extractive, settings.prompts_dir) if settings.llm_second else extractive
+    return reasoner, stance, second
+
+
+def offline_calibrator(settings: BackendSettings, stance: StanceJudge, offline_judge: StanceJudge) -> Calibrator | None:
+    """With a chat-model judge, the calibrator of the offline judge it falls back to (for runs where the model judged nothing)."""
+    return None if stance is offline_judge else calibrator_for(settings, offline_judge)[0]
 
 
 def judge_for(settings: BackendSettings) -> StanceJudge:
@@ -142,8 +184,9 @@ def judge_for(settings: BackendSettings) -> StanceJudge:
     stance_model), built without opening a corpus: for pair-level evals."""
     from agent.tools.encoder import shared_encoder
 
-    judge, _ = offline_stance(settings)
-    return reasoner_and_stance(settings, shared_encoder(), judge)[1]
+    with _build_lock:
+        judge, _ = offline_stance(settings)
+        return reasoner_and_stance(settings, shared_encoder(), judge)[1]
 
 
 def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Calibrator, list[str]]:
@@ -199,22 +242,25 @@ def build_offline(settings: BackendSettings, documents: list[dict] | None = None
     elif library is not None:
         index = library
     else:
-        corpus = settings.default_corpus()
+        corpus = settings.default_corpus(download=True)
         if corpus is None:
-            raise CorpusError(
-                "no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format), set SPARKIT_CORPUS, "
-                "or place ../shared/data/scifact/corpus.jsonl beside the project"
-            )
+            raise CorpusError("no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format) or run `sparkit config corpus PATH`")
         if not corpus.exists():
             raise CorpusError(f"corpus not found: {corpus}")
         index_dir = Path(settings.index_dir).expanduser() if settings.index_dir else None
-        index = LocalIndex.open(corpus, index_dir or default_index_dir(corpus, sparkit_home()))
+        index_dir = index_dir or default_index_dir(corpus, sparkit_home())
+        if not (index_dir / "manifest.json").exists():  # the loading spinner keeps turning meanwhile
+            from agent.terminal import Progress
+
+            Progress().line(f"\nbuilding the offline index of {corpus} into {index_dir} (once; minutes for SciFact) ...")
+        index = LocalIndex.open(corpus, index_dir)
     embedder = shared_encoder()
     judge, stance_notes = offline_stance(settings)
     reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)
     calibrator, calibration_notes = calibrator_for(settings, stance)
     gate, gate_notes = relevance_gate()
     return Backend(
+        offline_calibrator=offline_calibrator(settings, stance, judge),
         name="offline",
         sources=[LocalSource(index)],
         embedder=embedder,
@@ -249,6 +295,7 @@ def live_backend(settings: BackendSettings, tools: Any) -> Backend:
     calibrator, calibration_notes = calibrator_for(settings, stance)
     gate, gate_notes = relevance_gate()
     return Backend(
+        offline_calibrator=offline_calibrator(settings, stance, judge),
         name="live",
         sources=list(tools.sources),
         embedder=embedder,

@@ -1,9 +1,13 @@
 """SQLite checkpointing for CLI and Python API runs, so a crashed run resumes without re-running
-finished nodes. The serializer allow-lists exactly our record classes (no arbitrary class loading)."""
+finished nodes. The serializer allow-lists exactly our record classes (no arbitrary class loading).
+
+Beside LangGraph's tables the same database keeps each run's settings (`sparkit_runs`: the explicit settings tree
+of the Context it started with), so `resume` continues a run with its own preset and overrides, not the defaults."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +19,7 @@ import agent.records as records
 import agent.routing as routing
 
 _MODELS = [
-    (records, ["Record", "Provenance", "Passage", "Hypothesis", "LedgerEntry", "Query", "Claim", "Citation", "Decision", "Usage", "Answer",
+    (records, ["Record", "Provenance", "Passage", "Hypothesis", "LedgerEntry", "Query", "Claim", "Citation", "Decision", "Usage", "Answer", "AnswerSentence",
                "Status", "ClaimVerdict", "HypothesisVerdict"]),
     (interfaces, ["Plan", "Draft", "CitedSentence", "StanceResult"]),
     (routing, ["AfterRetrieve", "AfterRerank", "AfterCourt", "AfterVerify"]),
@@ -48,3 +52,26 @@ async def sqlite_checkpointer(path: Path) -> AsyncIterator[object]:
         saver = AsyncSqliteSaver(conn, serde=serializer())
         await saver.setup()
         yield saver
+
+
+_RUNS_TABLE = "CREATE TABLE IF NOT EXISTS sparkit_runs (run_id TEXT PRIMARY KEY, settings TEXT NOT NULL)"
+
+
+async def has_run(saver: Any, run_id: str) -> bool:
+    """Whether a checkpoint exists for this run (thread id = run id)."""
+    return await saver.aget_tuple({"configurable": {"thread_id": run_id}}) is not None
+
+
+async def save_run_settings(saver: Any, run_id: str, settings: dict[str, Any]) -> None:
+    """Store the settings tree a run started with (kept on resume: the first write wins)."""
+    await saver.conn.execute(_RUNS_TABLE)
+    await saver.conn.execute("INSERT OR IGNORE INTO sparkit_runs (run_id, settings) VALUES (?, ?)", (run_id, json.dumps(settings, default=str)))
+    await saver.conn.commit()
+
+
+async def load_run_settings(saver: Any, run_id: str) -> dict[str, Any] | None:
+    """The settings tree a run started with, or None (a run checkpointed before settings were stored)."""
+    await saver.conn.execute(_RUNS_TABLE)
+    async with saver.conn.execute("SELECT settings FROM sparkit_runs WHERE run_id = ?", (run_id,)) as cursor:
+        row = await cursor.fetchone()
+    return json.loads(row[0]) if row else None

@@ -1,9 +1,11 @@
 """The `sparkit` command: ask, verify, resume, index build, library, mcp, presets, trace list/show/html.
 
 Errors print one line to stderr and exit 2 (bad input, missing corpus, corrupt index, configuration)
-or 1 (anything else); no traceback reaches the user. Everything printed (answers, JSON, errors, log lines)
-passes through `agent.redact`, so no key or authorization header is ever shown. `ask`, `verify`
-and `resume` write a local trace by default (`--no-trace` or SPARKIT_TRACE=0 to skip it).
+or 1 (anything else); no traceback reaches the user. Everything printed (answers, JSON, errors, progress, log lines)
+passes through `agent.terminal` (secrets redacted, escape sequences and control characters removed), so neither a key
+nor a crafted title or question can reach the terminal raw. `ask`, `verify` and `resume` print the run id first (on
+stderr, before any work, so a killed run can be resumed) and write a local trace by default (`--no-trace` or
+SPARKIT_TRACE=0 to skip it).
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent.errors import SparkitError
+from agent.errors import InputError, SparkitError
+from agent.llm_flags import add_llm_arguments, llm_overrides
+from agent.terminal import terminal_safe, terminal_text
+
 
 def _parse_set(items: list[str]) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
     for item in items:
         if "=" not in item:
-            raise SparkitError(f"--set needs key=value (got {item!r})")
+            raise InputError(f"--set needs NAME=VALUE, e.g. --set max_claims=3 (got {terminal_safe(item, 60)!r})")
         key, raw = item.split("=", 1)
         try:
             overrides[key.strip()] = json.loads(raw)
@@ -39,6 +44,7 @@ def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
         overrides["backend"] = "offline"
     if args.llm:
         overrides["llm"] = args.llm
+    overrides.update({k: v for k, v in llm_overrides(args).items() if k != "llm"})  # the chat-model roles (issue 17)
     if args.corpus:
         overrides["corpus_path"] = str(Path(args.corpus).expanduser().resolve())
     if args.index_dir:
@@ -47,13 +53,32 @@ def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _progress(event: dict[str, Any]) -> None:
+    """One progress line on stderr: a node starting, still working (heartbeat), cut, or what it did."""
     node = event.get("node", "?")
-    details = ", ".join(
-        f"{k}={_short(v)}" for k, v in event.items() if k != "node" and v not in (None, [], {})
-    )
-    from agent.redact import redact
+    kind = event.get("event")
+    if kind == "start":
+        text = f"  [{node}] ..." if node != "run" else f"run {event.get('run_id')}"
+    elif kind == "heartbeat":
+        text = f"  [{node}] still working ({event.get('elapsed_s', 0):.0f} s)"
+    else:
+        details = ", ".join(
+            f"{k}={_short(v)}" for k, v in event.items() if k not in ("node", "event") and v not in (None, [], {})
+        )
+        text = f"  [{node}] {kind + ': ' if kind else ''}{details}"
+    print(terminal_safe(text, 400), file=sys.stderr, flush=True)
 
-    print(redact(f"  [{node}] {details}"), file=sys.stderr, flush=True)
+
+def _run_events(args: argparse.Namespace):
+    """The run's event handler: the run id always (first, before any work), progress lines unless --quiet."""
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event.get("node") == "run" and event.get("event") == "start":
+            run_id = event.get("run_id")
+            print(terminal_safe(f"sparkit: run {run_id} (if it stops: sparkit resume {run_id})", 200), file=sys.stderr, flush=True)
+        elif not args.quiet:
+            _progress(event)
+
+    return on_event
 
 
 def _short(value: Any) -> str:
@@ -73,13 +98,20 @@ def render(answer: Any) -> str:
         lines.append(f"Verdict: {answer.verdict}")
     lines += ["", f"Answer: {answer.answer}"]
     for sentence in answer.sentences:
-        lines.append(f"  - {sentence['text']} [{', '.join(sentence['citations'])}]")
+        lines.append(f"  - {sentence.text} [{', '.join(sentence.citations)}]")
     if answer.faithfulness is not None:
         lines.append(f"Faithfulness: {answer.faithfulness:.2f} of the cited statements are supported by the passages they cite")
     if answer.hypotheses:
         lines += ["", "Hypotheses weighed (score, support / contradiction, verdict):"]
         for h in sorted(answer.hypotheses, key=lambda h: -h.score):
             lines.append(f"  {h.id} {h.score:+.3f}  {h.support:.2f}/{h.contradiction:.2f}  {h.verdict.value:<13} {h.text[:110]}")
+    if answer.adjudication is not None:  # issue 17: the model's choice, the evidence's, and the blend the answer follows
+        adj = answer.adjudication
+        blend = ", ".join(f"{hid} {value:.2f}" for hid, value in sorted(adj.blend.items(), key=lambda kv: -kv[1]))
+        lines += ["", f"Adjudication ({adj.model}): model chose {adj.model_choice or 'to abstain'}, evidence favours {adj.evidence_choice or 'none'}; "
+                      f"blend {blend}{' (contested)' if adj.contested else ''}{' (abstained)' if adj.abstained else ''}"]
+        for j in adj.judgements:
+            lines.append(f"  {j.hypothesis_id} {j.judgement:<9} p={j.probability:.2f} [{', '.join(j.evidence)}] {j.reason[:90]}")
     if answer.claims:
         lines += ["", "Claims checked:"]
         for c in answer.claims:
@@ -112,9 +144,9 @@ def _trace_flag(args: argparse.Namespace) -> bool:
 
 
 def _print_answer(answer: Any, args: argparse.Namespace, traced: bool) -> int:
-    from agent.tracing import redact, trace_path
+    from agent.tracing import trace_path
 
-    print(redact(answer.model_dump_json() if args.json else render(answer)))
+    print(terminal_text(answer.model_dump_json() if args.json else render(answer)))
     if traced and trace_path(answer.run_id).exists():
         print(f"trace: {trace_path(answer.run_id)}  (sparkit trace show {answer.run_id}; "
               f"sparkit trace html {answer.run_id} -o trace.html)", file=sys.stderr)
@@ -124,7 +156,7 @@ def _print_answer(answer: Any, args: argparse.Namespace, traced: bool) -> int:
 def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
     from agent.api import ask
 
-    on_event = None if args.quiet else _progress  # progress goes to stderr; with --json stdout stays one JSON object
+    on_event = _run_events(args)  # the run id and progress go to stderr; with --json stdout stays one JSON object
     documents = None
     if getattr(args, "documents", None):
         from agent.tools.local_index import load_corpus
@@ -140,25 +172,24 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     from agent.api import resume
 
     traced = _trace_flag(args)
-    answer = resume(args.run_id, on_event=None if args.quiet else _progress, trace=traced, **_settings_overrides(args))
+    answer = resume(args.run_id, on_event=_run_events(args), trace=traced, **_settings_overrides(args))
     return _print_answer(answer, args, traced)
 
 
 def _cmd_trace_list(args: argparse.Namespace) -> int:
-    from agent.tracing import list_traces, redact
+    from agent.tracing import list_traces
     from agent.tracing.render_text import render_list
 
     entries = list_traces()[: args.limit or None]
-    print(redact(json.dumps(entries) if args.json else render_list(entries)))
+    print(terminal_text(json.dumps(entries) if args.json else render_list(entries)))
     return 0
 
 
 def _cmd_trace_show(args: argparse.Namespace) -> int:
-    from agent.tracing import redact
     from agent.tracing.render_text import render_show
     from agent.tracing.view import load_view
 
-    print(redact(render_show(load_view(args.run_id))))
+    print(terminal_text(render_show(load_view(args.run_id))))
     return 0
 
 
@@ -171,7 +202,7 @@ def _cmd_trace_html(args: argparse.Namespace) -> int:
     target = Path(args.output).expanduser()
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(redact(render_html(view)), encoding="utf-8")
-    print(f"wrote {target} (run {view.run_id}; self-contained, opens offline)")
+    print(terminal_safe(f"wrote {target} (run {view.run_id}; self-contained, opens offline)", 1000))
     return 0
 
 
@@ -184,7 +215,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     from agent.tools.local_index import LocalIndex, default_index_dir
 
     settings = make_context(None, corpus_path=args.path)
-    corpus = settings.backend.default_corpus()
+    corpus = settings.backend.default_corpus(download=True)
     if corpus is None or not corpus.exists():
         raise CorpusError(f"corpus not found: {args.path or '(none configured)'}")
     target = Path(args.index_dir).expanduser() if args.index_dir else default_index_dir(corpus, sparkit_home())
@@ -218,6 +249,27 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_config(args: argparse.Namespace) -> int:
+    """Show the configuration in $SPARKIT_HOME/config.json, or set / unset one key."""
+    from agent.config import sparkit_home
+    from agent.corpus import CONFIG_KEYS, config_path, configured_corpus, load_config, set_config
+
+    home = sparkit_home()
+    if args.unset:
+        set_config(home, args.unset, None)
+    elif args.key and args.value:
+        set_config(home, args.key, args.value)
+    elif args.key and args.key not in CONFIG_KEYS:
+        raise InputError(f"unknown config key {args.key!r}; known: {', '.join(CONFIG_KEYS)}")
+    data = load_config(home)
+    print(terminal_safe(f"{config_path(home)}:", 1000))
+    for key, what in CONFIG_KEYS.items():
+        print(terminal_safe(f"  {key} = {data.get(key, '(not set)')}  -- {what}", 1000))
+    corpus = configured_corpus(home)
+    print(terminal_safe(f"offline corpus in use: {corpus or 'none set up: SciFact is downloaded on first use'}", 1000))
+    return 0
+
+
 def _cmd_mcp(args: argparse.Namespace) -> int:
     from agent.mcp_server import serve
 
@@ -233,6 +285,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     backend.add_argument("--offline", action="store_true", help="local index + packaged models (the default)")
     backend.add_argument("--live", action="store_true", help="real literature APIs and hosted models")
     parser.add_argument("--llm", help="chat model as provider:model (e.g. anthropic:claude-haiku-4-5)")
+    add_llm_arguments(parser, with_llm=False)  # per-role models and call settings (issue 17)
     parser.add_argument("--corpus", help="JSONL corpus for the offline index")
     parser.add_argument("--index-dir", help="where the offline index lives")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="any setting, e.g. --set verification.max_claims=3 or --set max_claims=3 (sparkit presets -v lists them)")
@@ -277,6 +330,12 @@ def build_parser() -> argparse.ArgumentParser:
     mcp_p = sub.add_parser("mcp", help="serve ask, verify, search_library and add_to_library to MCP clients over stdio")
     mcp_p.set_defaults(handler=_cmd_mcp)
 
+    config_p = sub.add_parser("config", help="choose defaults once, e.g. the offline corpus: sparkit config corpus PATH")
+    config_p.add_argument("key", nargs="?", help="corpus")
+    config_p.add_argument("value", nargs="?", help="the new value (a path for corpus)")
+    config_p.add_argument("--unset", metavar="KEY", help="remove a key")
+    config_p.set_defaults(handler=_cmd_config)
+
     presets_p = sub.add_parser("presets", help="list the named presets (and with -v every setting)")
     presets_p.add_argument("--verbose", "-v", action="store_true")
     presets_p.set_defaults(handler=_cmd_presets)
@@ -305,14 +364,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except SparkitError as exc:
-        print(redact(f"sparkit: error: {exc}"), file=sys.stderr)
+        print(terminal_safe(f"sparkit: error: {exc}", 1000), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("sparkit: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - last resort: one line, no traceback
         message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
-        print(f"sparkit: error: {type(exc).__name__}: {message}", file=sys.stderr)
+        print(terminal_safe(f"sparkit: error: {type(exc).__name__}: {message}", 400), file=sys.stderr)
         return 1
 
 

@@ -24,13 +24,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 PresetName = Literal["fast", "default", "research_max"]
 OfflineJudge = Literal["cross", "trained", "ensemble", "heuristic"]
 StanceModel = Literal["auto", "llm", OfflineJudge]
+ModelRole = Literal["fast", "strong", "second"]
+StructuredOutput = Literal["auto", "json_schema", "function_calling", "json_mode", "prompt"]
 
-DEFAULT_CORPUS_CANDIDATES = ("../shared/data/scifact/corpus.jsonl", "shared/data/scifact/corpus.jsonl")
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 
 
@@ -47,7 +48,7 @@ class BackendSettings(_Group):
     """What the backend is built from: sources, models, index. The backend cache is keyed on exactly these fields."""
 
     name: str = Field("offline", description="'offline' (local index + packaged models) or 'live' (real APIs, hosted models); flat name: backend.")
-    corpus_path: str | None = Field(None, description="JSONL corpus for the offline index (SciFact or generic format). Default: ../shared/data/scifact/corpus.jsonl when present.")
+    corpus_path: str | None = Field(None, description="JSONL corpus for the offline index (SciFact or generic format). Default: SPARKIT_CORPUS, else the corpus chosen with `sparkit config corpus PATH`, else ../shared/data/scifact/corpus.jsonl beside the project, else SciFact downloaded once (checksum-verified) into $SPARKIT_HOME/corpora.")
     index_dir: str | None = Field(None, description="Where the offline index is persisted. Default: $SPARKIT_HOME/index/<corpus name>.")
     sources: list[str] = Field(
         default_factory=lambda: ["arxiv", "semantic_scholar", "openalex", "crossref"],
@@ -66,18 +67,48 @@ class BackendSettings(_Group):
     enable_semantic_rerank: bool = Field(True, description="Ablation: semantic reranking (off: lexical only). Here because it changes the reranker the backend builds.")
     enable_entity_expansion: bool = Field(True, description="Ablation: expand chemical names via PubChem (live only). Here because it decides whether the backend builds the PubChem client.")
 
-    def default_corpus(self) -> Path | None:
-        """The configured corpus, else SPARKIT_CORPUS, else the shared SciFact corpus when present."""
+    # ---- chat-model roles (issue 17): which model does what, and how each is called --------------------------
+    llm_fast: str | None = Field(None, description="Fast model ('provider:model') for planning, query writing, hypotheses, claim extraction and stance batches. Unset: --llm.")
+    llm_strong: str | None = Field(None, description="Strong model ('provider:model') for adjudication (the model weighs each hypothesis's evidence and chooses) and synthesis. Unset: --llm.")
+    llm_second: str | None = Field(None, description="Second provider ('provider:model', seed 003): proposes hypotheses beside the fast model; their agreement is the embedding similarity of the two sets, and the court loops below court.agreement_threshold. Unset: the extractive hypotheses are the second opinion.")
+    llm_structured_output: StructuredOutput = Field("auto", description="How structured output is requested: json_schema, function_calling (tool calling), json_mode, or prompt (JSON asked for in the prompt and parsed); auto = json_schema for OpenAI, json_mode for an OpenAI-compatible server (llm_base_url set: llama.cpp's server, vLLM, Ollama), function_calling for other providers and local GGUF models.")
+    llm_base_url: str | None = Field(None, description="Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8080/v1) for 'openai:' models.")
+    llm_deadline_s: float = Field(120.0, gt=0, description="Per-call deadline of a chat-model role, in seconds, capped by the run's remaining wall time; a call past it (or with no wall time left) falls back to the offline role, recorded in usage.fallbacks.")
+    llm_breaker_failures: int = Field(2, ge=1, description="Consecutive provider failures (connection, timeout, 5xx after the SDK's retries, deadline) after which a model's circuit opens: its roles run offline without calling it.")
+    llm_breaker_cooldown_s: float = Field(300.0, ge=0, description="How long an open circuit stays open before the model is tried again.")
+    llm_parse_retries: int = Field(2, ge=0, le=5, description="Further attempts after an unusable reply (each with a changed prompt that names the error); each attempt is one LLM call of the budget.")
+    llm_stance_batch: int = Field(20, ge=1, le=50, description="Pairs per stance call; a batch the model cannot parse is split in halves (down to llm_stance_min_batch).")
+    llm_stance_min_batch: int = Field(4, ge=1, description="Smallest stance batch a failed batch is split into before its pairs fall back to the offline judge.")
+    llm_n_ctx: int = Field(8192, ge=512, description="Local GGUF models (llamacpp:): context length in tokens.")
+    llm_max_tokens: int = Field(1024, ge=16, description="Output tokens per call (local GGUF models and OpenAI-compatible servers).")
+    llm_n_threads: int | None = Field(None, ge=1, description="Local GGUF models: CPU threads (unset: llama.cpp's default, all cores).")
+    llm_price_per_mtok: tuple[float, float] | None = Field(None, description="USD per million (input, output) tokens for the models without a known price (agent/llm.py PRICES_PER_MTOK).")
+    llm_roles: dict[ModelRole, dict[str, Any]] = Field(default_factory=dict, description="Per-role overrides of the llm_* call settings, e.g. {\"strong\": {\"timeout_s\": 120, \"structured_output\": \"json_mode\", \"price_per_mtok\": [3, 15]}}; keys: temperature, timeout_s, max_retries, structured_output, base_url, deadline_s, parse_retries, n_ctx, max_tokens, n_threads, price_per_mtok.")
+    prompts_dir: str | None = Field(None, description="A folder of prompt templates (<role>.md) replacing the packaged ones in agent/prompts/; their placeholders are checked when the settings load.")
+
+    @field_validator("llm_roles")
+    @classmethod
+    def _check_roles(cls, roles: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        from agent.llm import RoleOptions
+
+        return {role: RoleOptions.model_validate(options).model_dump(exclude_none=True) for role, options in roles.items()}
+
+    @field_validator("prompts_dir")
+    @classmethod
+    def _check_prompts(cls, directory: str | None) -> str | None:
+        from agent.prompts import check_prompts
+
+        check_prompts(directory)
+        return directory
+
+    def default_corpus(self, *, download: bool = False) -> Path | None:
+        """The configured corpus, else SPARKIT_CORPUS, else the one chosen with `sparkit config corpus PATH`, else the
+        shared SciFact corpus beside the project; with `download`, else SciFact downloaded once (agent/corpus.py)."""
         if self.corpus_path:
             return Path(self.corpus_path).expanduser()
-        env = os.environ.get("SPARKIT_CORPUS")
-        if env:
-            return Path(env).expanduser()
-        for candidate in DEFAULT_CORPUS_CANDIDATES:
-            path = Path(candidate)
-            if path.exists():
-                return path.resolve()
-        return None
+        from agent.corpus import default_corpus
+
+        return default_corpus(sparkit_home(), download=download)
 
 
 class RetrievalSettings(_Group):
@@ -134,6 +165,11 @@ class CourtSettings(_Group):
     adversarial_hop_weight: float = Field(1.0, description="Weight of citation-hop passages for the adversarial hypothesis (1.5 enables seed 001's boost).")
     mcq_stance_share: float = Field(0.7, ge=0.0, le=1.0, description="MCQ option score = share x stance-based score share + (1 - share) x semantic evidence share (seed 000).")
     abstain_threshold: float = Field(0.3, description="The answer abstains (insufficient evidence) when the leading answer's confidence is below this.")
+    # ---- adjudication by the chat model (issue 17) ----
+    model_share: float = Field(0.7, ge=0.0, le=1.0, description="With a chat model, each hypothesis's final score = model_share x the model's adjudicated probability + (1 - model_share) x the evidence share (MCQ: the semantic evidence share, seed 000; claims and open questions: the stance score share).")
+    adjudication_abstain_below: float = Field(0.3, ge=0.0, le=1.0, description="With a chat model, the answer abstains when the chosen hypothesis's blended score is below this.")
+    adjudication_passages: int = Field(3, ge=1, le=8, description="Supporting and contradicting ledger passages (each) shown to the model per hypothesis when it adjudicates.")
+    contested_share: float = Field(0.7, ge=0.5, le=1.0, description="The model and the evidence disagree strongly (a contested point, and a reason for another discrimination round) when each gives its own choice at least this share.")
 
 
 class VerificationSettings(_Group):
@@ -286,13 +322,26 @@ class Context(BaseModel):
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """The JSON schema with the groups inlined (no $ref), so a form renderer such as LangGraph Studio's shows
-        each group as a titled, described section of fields with their defaults (list and dict defaults too)."""
+        each group as a titled, described section of fields.
+
+        A field's default is written into its description ("Default: 4; fast: 3; research_max: 5"), not as the
+        schema's `default`: a form fills every `default` into what it sends, and sent values are explicit, so they
+        would override the chosen preset. Left out, a field the user does not touch is not sent and the preset
+        decides it."""
         schema = _inline_refs(super().model_json_schema(*args, **kwargs))
         for group, model in GROUPS.items():
             defaults = model().model_dump(mode="json")
             for field, prop in schema["properties"][group]["properties"].items():
-                prop.setdefault("default", defaults[field])
+                prop.pop("default", None)
+                prop["description"] = f"{prop.get('description', '').rstrip()} {default_note(group, field, defaults[field])}".strip()
         return schema
+
+
+def default_note(group: str, field: str, default: Any) -> str:
+    """'Default: 4; fast: 3; research_max: 5.': the documented default and every preset that changes it."""
+    by_preset = [f"{name}: {json.dumps(tree[group][field])}" for name, tree in PRESETS.items()
+                 if field in tree.get(group, {}) and tree[group][field] != default]
+    return "; ".join([f"Default: {json.dumps(default)}", *by_preset]) + "."
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@
                                                                                                                       \\-> report -> END
 Every branch follows the Decision its source node recorded (agent/routing.py), so each route and its
 numbers are in the state and the trace; each branch is wired to exactly its Literal of routes. `graph` has no checkpointer (for `langgraph dev`);
-`compile_graph(checkpointer)` gives the CLI and Python API a resumable one.
+`compile_graph(checkpointer)` gives the CLI and Python API a resumable one; agent/server.py serves it to langgraph dev.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from agent.routing import CourtRoute, RerankRoute, RetrieveRoute, VerifyRoute, f
 from agent.state import InputState, OutputState, ResearchState
 
 
-def build_graph() -> StateGraph:
-    builder = StateGraph(ResearchState, context_schema=Context, input_schema=InputState, output_schema=OutputState)
+def build_graph(context_schema: type | None = Context) -> StateGraph:
+    builder = StateGraph(ResearchState, context_schema=context_schema, input_schema=InputState, output_schema=OutputState)
     builder.add_node("plan", node(plan))
     builder.add_node("retrieve", node(retrieve))
     builder.add_node("citation_hop", node(citation_hop))
@@ -67,3 +67,4 @@ def compile_graph(checkpointer: Any = None):
 
 
 graph = compile_graph()
+

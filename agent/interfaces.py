@@ -11,7 +11,7 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel, Field
 
-from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record, Stance, TaskType
+from agent.records import Claim, Hypothesis, HypothesisJudgement, LedgerEntry, Passage, Query, Record, Stance, TaskType
 
 
 class HopFilter(BaseModel):
@@ -71,6 +71,7 @@ class StanceResult(BaseModel):
     stance: Stance
     confidence: float = Field(ge=0.0, le=1.0)
     probabilities: dict[str, float] = Field(default_factory=dict)
+    judged_by: str | None = Field(default=None, description="'llm' when a chat model gave this judgement; None for an offline judge.")
 
     @classmethod
     def from_probabilities(cls, labels: tuple[str, ...], probabilities) -> "StanceResult":
@@ -127,6 +128,16 @@ class Draft(BaseModel):
     sentences: list[CitedSentence] = Field(default_factory=list)
     selected_hypothesis: str | None = None
     faithfulness: float | None = Field(default=None, description="Share of cited sentences whose cited passages support them (agent/scoring/faithfulness.py).")
+    alternative: "Draft | None" = Field(default=None, exclude=True, description="A draft to use instead when every sentence of this one is dropped by the citation and faithfulness checks (the chat reasoner's extractive draft).")
+
+
+class ModelVerdict(BaseModel):
+    """What a chat model returned when it adjudicated, its citations already checked against the passages it was shown."""
+
+    model: str
+    judgements: list[HypothesisJudgement] = Field(default_factory=list)
+    choice: str | None = Field(default=None, description="The hypothesis it chose; None when it abstained or named none shown.")
+    notes: list[str] = Field(default_factory=list, description="What was refused in its reply (uncited judgements, unknown ids).")
 
 
 class Reasoner(Protocol):
@@ -149,3 +160,9 @@ class Reasoner(Protocol):
     ) -> Draft: ...
 
     async def extract_claims(self, question: str, draft: Draft, max_claims: int) -> list[Claim]: ...
+
+    async def adjudicate(
+        self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], passages_each: int
+    ) -> ModelVerdict | None:
+        """The model's judgement of each hypothesis from its ledger passages (None: no model adjudicates, the evidence decides)."""
+        ...

@@ -60,3 +60,26 @@ def metered(llm_calls_left: int | None = None, cost_left: float | None = None) -
         yield meter
     finally:
         _current.reset(token)
+
+
+# ---- the run's wall clock, as seen from inside a node (issue 17: per-role deadlines inside the wall budget) ----
+_wall_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("sparkit_wall_deadline", default=None)
+
+
+def wall_time_left() -> float | None:
+    """Seconds the run has left on its wall budget (None outside a run): what a chat-model role may still spend.
+    The run's hard wall budget sets the deadline (`wall_clock`); roles only read it, so the two compose."""
+    import time
+
+    deadline = _wall_deadline.get()
+    return None if deadline is None else deadline - time.time()
+
+
+@contextlib.contextmanager
+def wall_clock(deadline: float | None) -> Iterator[None]:
+    """Inside this block `wall_time_left()` counts down to `deadline` (epoch seconds; None: unbounded)."""
+    token = _wall_deadline.set(deadline)
+    try:
+        yield
+    finally:
+        _wall_deadline.reset(token)

@@ -89,6 +89,7 @@ class Provenance(BaseModel):
     hypothesis_id: str | None = None
     via: Literal["search", "citation_hop", "claim_check", "entity_expansion"] = "search"
     source: str = ""
+    scores: dict[str, float] = Field(default_factory=dict, description="Why the source returned the record for this query, where it says: the local index gives its rank, BM25 score, dense cosine and the fused (reciprocal-rank) score.")
 
 
 class SourceLocation(BaseModel):
@@ -229,6 +230,7 @@ class LedgerEntry(BaseModel):
     confidence: float
     weight: float = 1.0
     via: str = "search"
+    judged_by: str | None = Field(default=None, description="'llm' when a chat model judged this passage's stance; None for the offline judge.")
 
 
 class Query(BaseModel):
@@ -331,6 +333,41 @@ class Usage(BaseModel):
         return merged
 
 
+class AnswerSentence(BaseModel):
+    """One sentence of the answer and the ids of the retrieved records it cites."""
+
+    text: str
+    citations: list[str] = Field(default_factory=list, description="Ids of records the run retrieved that this sentence relies on.")
+    role: str | None = Field(default=None, description="For an evidence statement: supports / qualifies / contradicts the answer.")
+
+
+class HypothesisJudgement(BaseModel):
+    """The chat model's judgement of one hypothesis when it adjudicates (issue 17), its citations checked in code."""
+
+    hypothesis_id: str
+    judgement: Literal["holds", "fails", "undecided"]
+    probability: float = Field(ge=0.0, le=1.0, description="The model's probability that this hypothesis is the right answer.")
+    evidence: list[str] = Field(default_factory=list, description="Record ids of the ledger passages it relied on (only passages it was shown).")
+    reason: str = ""
+
+
+class Adjudication(BaseModel):
+    """The model adjudicates, the evidence checks it: the model's judgements and choice, the evidence's choice, and the
+    blend the answer follows (score = model_share x model probability + (1 - model_share) x evidence share)."""
+
+    model: str = Field(description="The chat model that adjudicated ('provider:model').")
+    judgements: list[HypothesisJudgement] = Field(default_factory=list)
+    model_choice: str | None = Field(default=None, description="The hypothesis the model chose; None when it abstained.")
+    evidence_choice: str | None = Field(default=None, description="The hypothesis the evidence alone favours (largest evidence share); None when no evidence took a side.")
+    model_probability: dict[str, float] = Field(default_factory=dict, description="The model's probabilities, normalised over the hypotheses (an uncited or missing judgement counts as uninformative).")
+    evidence_share: dict[str, float] = Field(default_factory=dict, description="Each hypothesis's share of the evidence (MCQ: semantic evidence share; else stance score share).")
+    blend: dict[str, float] = Field(default_factory=dict, description="The final score of each hypothesis; the answer follows it.")
+    choice: str | None = Field(default=None, description="The hypothesis with the best blended score; None when the blend is below the abstention threshold.")
+    abstained: bool = False
+    contested: bool = Field(default=False, description="The model and the evidence each strongly favour a different hypothesis.")
+    notes: list[str] = Field(default_factory=list)
+
+
 class Answer(BaseModel):
     """What a run returns: the CLI's --json output and the Python API's return value."""
 
@@ -346,7 +383,7 @@ class Answer(BaseModel):
         default=None, ge=0.0, le=1.0, description="Probability that the court's leading answer is right; the run abstains when it is below abstain_threshold."
     )
     selected_option: int | None = None
-    sentences: list[dict] = Field(default_factory=list, description="Answer sentences with their citation ids.")
+    sentences: list[AnswerSentence] = Field(default_factory=list, description="Answer sentences with their citation ids.")
     abstained: bool = False
     hypotheses: list[Hypothesis] = Field(default_factory=list)
     ledger: list[LedgerEntry] = Field(default_factory=list)
@@ -362,4 +399,7 @@ class Answer(BaseModel):
     )
     relevance: dict | None = Field(
         default=None, description="The relevance gate's assessment: whether the evidence addresses the question, its probability, features and best match.",
+    )
+    adjudication: Adjudication | None = Field(
+        default=None, description="With a chat model: its judgement per hypothesis, its choice, the evidence's choice and the blend the answer follows.",
     )

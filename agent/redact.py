@@ -5,8 +5,9 @@ echoed env value), so every writer passes its text through `redact` instead of e
 It masks (1) the literal values of environment variables whose names end in `_API_KEY`, `_KEY`, `_TOKEN`,
 `_SECRET` or `_PASSWORD` (read at call time, so keys set after import are covered), (2) values registered
 with `register_secret` (keys passed in code rather than through the environment), and (3) secret-shaped
-text: `sk-…` keys, `Bearer …` credentials, `Authorization` / `x-api-key` / `X-Subscription-Token` headers
-and `api_key=` / `key=` / `token=` parameters.
+text: `sk-…` keys, `Bearer …` credentials, `Authorization` / `x-api-key` / `X-Subscription-Token` headers,
+`api_key=` / `access_token=` anywhere and `key=` / `token=` as URL query parameters (after `?` or `&`; in prose,
+`key=value` is not a secret).
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(\"?'?\s*[:=]\s*\"?'?)(bearer\s+|basic\s+|token\s+)?[^\s\"',;}&]+"), rf"\1\2\3{MASK}"),
     (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{4,}"), f"Bearer {MASK}"),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), MASK),
-    (re.compile(r"(?i)\b(api_key|apikey|api-key|access_token|auth_token|token|key)(=)[^&\s\"'<>]+"), rf"\1\2{MASK}"),
+    (re.compile(r"(?i)\b(api_key|apikey|api-key|access_token|auth_token)(=)[^&\s\"'<>]+"), rf"\1\2{MASK}"),
+    # `key=` and `token=` only as URL query parameters: "What does key=value mean?" is a question, not a secret
+    (re.compile(r"(?i)(?:(?<=[?&])|^)(token|key)(=)[^&\s\"'<>]+"), rf"\1\2{MASK}"),
     (re.compile(r"(?i)([\"'](?:api_key|apikey|api-key|access_token|auth_token|token|x-api-key|authorization)[\"']\s*:\s*[\"'])[^\"']+"), rf"\1{MASK}"),
 )
 _SECRET_NAME = re.compile(r"(?i)^(api[_-]?key|apikey|key|token|access[_-]?token|auth[_-]?token|secret|password|authorization|"

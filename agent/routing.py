@@ -38,14 +38,28 @@ class AfterVerify(Decision[VerifyRoute]):
     """Re-check contested claims, or report."""
 
 
-def routes(route_type: Any) -> list[str]:
-    """The node names of a route Literal, for `add_conditional_edges`."""
-    return list(get_args(route_type))
+ROUTE_LABELS: dict[str, str] = {
+    "citation_hop": "hop citations",
+    "rerank": "rank pool",
+    "hypothesize": "no hypotheses yet",
+    "court": "weigh evidence",
+    "discriminate": "low margin or disagreement",
+    "synthesize": "write the answer",
+    "target_claims": "contested claims",
+    "report": "finish",
+}
+"""The label each route's edge carries in the drawn graph (Studio, `draw_mermaid`): why the edge is taken."""
 
 
-def follow_decision(state: Mapping[str, Any]) -> Route:
-    """Edge function: the `next` of the latest decision."""
-    return state["decisions"][-1].next
+def routes(route_type: Any) -> dict[str, str]:
+    """The edge label -> node name of each route in a route Literal, for `add_conditional_edges`."""
+    return {ROUTE_LABELS[name]: name for name in get_args(route_type)}
+
+
+def follow_decision(state: Mapping[str, Any]) -> str:
+    """Edge function: the label of the latest decision's `next` (the edge's path map turns it into the node)."""
+    next_node: Route = state["decisions"][-1].next
+    return ROUTE_LABELS[next_node]
 
 
 def decide_after_retrieve(state: Mapping[str, Any], settings: Context) -> AfterRetrieve:
@@ -81,11 +95,13 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
             return AfterCourt(next="synthesize", reason="no evidence retrieved", **common)
     low_margin = margin is not None and margin < settings.court.margin_threshold
     disagreement = agreement is not None and agreement < settings.court.agreement_threshold
-    if not (low_margin or disagreement):
+    adjudication = state.get("adjudication")
+    contested = adjudication is not None and adjudication.contested  # the model and the evidence each strongly favour another answer
+    if not (low_margin or disagreement or contested):
         return AfterCourt(next="synthesize", reason=f"resolved: margin {margin or 0:.3f} >= {settings.court.margin_threshold}", **common)
     reasons = ([f"low margin ({margin:.3f} < {settings.court.margin_threshold})"] if low_margin else []) + (
         [f"provider disagreement ({agreement:.2f} < {settings.court.agreement_threshold})"] if disagreement else []
-    )
+    ) + ([f"model and evidence disagree (model {adjudication.model_choice}, evidence {adjudication.evidence_choice})"] if contested else [])
     why = " and ".join(reasons)
     if not settings.ablations.enable_discrimination:
         return AfterCourt(next="synthesize", reason=f"{why}, discrimination disabled", **common)

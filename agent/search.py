@@ -179,6 +179,11 @@ class SearchService:
 
 
 def _tagged(record: Record, tag: Provenance) -> Record:
+    """The record with `tag` added; the scores its source put on it for this hit (a provenance entry without a
+    query) move into the tag, so each query's provenance says why the record came back."""
+    last = record.provenance[-1] if record.provenance else None
+    if last is not None and last.scores and not last.query:
+        return record.model_copy(update={"provenance": [*record.provenance[:-1], tag.model_copy(update={"scores": last.scores})]})
     return record.model_copy(update={"provenance": [*record.provenance, tag]})
 
 

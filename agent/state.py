@@ -9,10 +9,27 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, TypedDict, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
+from pydantic import Field
+from typing_extensions import (
+    TypedDict,  # pydantic (and so the server's schema endpoints) needs it on Python < 3.12
+)
+
+from agent.inputs import Mode
 from agent.interfaces import Draft, Plan
-from agent.records import Answer, Claim, Decision, Hypothesis, LedgerEntry, Passage, Query, Record, Usage
+from agent.records import (
+    Adjudication,
+    Answer,
+    Claim,
+    Decision,
+    Hypothesis,
+    LedgerEntry,
+    Passage,
+    Query,
+    Record,
+    Usage,
+)
 
 
 def merge_records(current: dict[str, Record] | None, update: dict[str, Record] | None) -> dict[str, Record]:
@@ -30,14 +47,16 @@ def add_usage(current: Usage | None, update: Usage | None) -> Usage:
 class InputState(TypedDict, total=False):
     """What a caller gives: a question, optional options (multiple choice) and optional own documents."""
 
-    question: str
-    options: list[str]
-    mode: str  # "ask" (default) or "verify": treat the question as a claim to check
-    documents: list[dict[str, Any]]  # optional: answer only from these ({id, title, text|abstract, year?, doi?})
+    question: Annotated[str, Field(description="The question to answer, or with mode 'verify' the claim to check. Required.")]
+    options: Annotated[list[str], Field(description="Multiple choice: 2 to 26 distinct options; the answer picks one. Leave empty for an open or yes/no question.")]
+    mode: Annotated[Mode, Field(description="'ask' (default) answers the question; 'verify' checks it as a claim: SUPPORT, CONTRADICT or NOT_ENOUGH_INFO.")]
+    documents: Annotated[list[dict[str, Any]], Field(description="Optional: answer only from these documents, each {id, title, abstract or text, year?, doi?}; otherwise the configured corpus or live sources.")]
 
 
 class OutputState(TypedDict, total=False):
-    answer: Answer
+    """What a run returns: the answer with its citations, hypotheses, checked claims, stop reason and usage."""
+
+    answer: Annotated[Answer, Field(description="The cited answer: status, verdict, confidence, sentences with citations, references, stop reason and usage.")]
 
 
 class ResearchState(InputState, total=False):
@@ -54,6 +73,7 @@ class ResearchState(InputState, total=False):
     ledger: list[LedgerEntry]
     margin: float | None
     relevance: dict | None  # the relevance gate's assessment at the last court (agent/scoring/relevance.py)
+    adjudication: Adjudication | None  # the chat model's adjudication at the last court (issue 17)
     discrimination_rounds: int
     hops_done: int
     hopped_ids: Annotated[list[str], operator.add]
@@ -63,6 +83,7 @@ class ResearchState(InputState, total=False):
     decisions: Annotated[list[Decision], operator.add]
     usage: Annotated[Usage, add_usage]
     notes: Annotated[list[str], operator.add]
+    budget_stop: str | None  # the hard limit that stopped the run ("wall_time: max_wall_time_s=60 reached during court")
     answer: Answer
 
 
@@ -73,7 +94,9 @@ def reducers(schema: type) -> dict[str, tuple[Callable[[Any, Any], Any], Callabl
     for key, hint in get_type_hints(schema, include_extras=True).items():
         if get_origin(hint) is Annotated:
             base, *meta = get_args(hint)
-            found[key] = (next(m for m in reversed(meta) if callable(m)), get_origin(base) or base)
+            reducer = next((m for m in reversed(meta) if callable(m)), None)  # a Field(description=...) is not one
+            if reducer is not None:
+                found[key] = (reducer, get_origin(base) or base)
     return found
 
 

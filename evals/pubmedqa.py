@@ -25,7 +25,8 @@ from typing import Any
 
 from agent import Context, aask
 from training.dataset import pubmedqa_split
-from evals.report import calibration, macro_f1, parse_overrides, publish, selective
+from agent.llm_flags import add_llm_arguments, llm_overrides
+from evals.report import calibration, chat_model_usage, macro_f1, parse_overrides, publish, selective, write_answers
 
 LABELS = ("yes", "no", "maybe")
 DECISION = {"SUPPORT": "yes", "CONTRADICT": "no"}
@@ -59,12 +60,14 @@ def documents_of(pmid: str, item: dict) -> list[dict]:
     return [{"id": pmid, "title": "", "abstract": " ".join(sections)}]
 
 
-async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
+async def evaluate(items: dict[str, dict], context: Context, answers_path: Path | None = None) -> dict[str, Any]:
+    answers = []
     gold, predicted, strict, confidences, strict_confidences = [], [], [], [], []
     faithfulness, gate_declined = [], 0
     started = time.perf_counter()
     for pmid, item in items.items():
         answer = await aask(item["QUESTION"], mode="verify", documents=documents_of(pmid, item), context=context)
+        answers.append(answer)
         gold.append(item["final_decision"])
         predicted.append(decide_lean(answer))
         strict.append(decide_strict(answer))
@@ -74,6 +77,7 @@ async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
         if answer.faithfulness is not None:
             faithfulness.append(answer.faithfulness)
     elapsed = time.perf_counter() - started
+    write_answers(answers_path, answers)
     correct = [g == p for g, p in zip(gold, predicted)]
     ece, brier = calibration(confidences, correct)
     ece_strict, brier_strict = calibration(strict_confidences, [g == p for g, p in zip(gold, strict)])
@@ -92,6 +96,7 @@ async def evaluate(items: dict[str, dict], context: Context) -> dict[str, Any]:
         "declined_by_relevance_gate": gate_declined,
         "faithfulness": sum(faithfulness) / len(faithfulness) if faithfulness else None,
         "confusion": confusion,
+        **chat_model_usage(answers),
     }
 
 
@@ -104,15 +109,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--answers", type=Path, metavar="FILE", help="write each run's Answer as one JSON line (what the model did, question by question)")
+    add_llm_arguments(parser)
     args = parser.parse_args(argv)
     items = json.loads(args.data.read_text())
     if args.split == "heldout":
         items = {pmid: item for pmid, item in items.items() if pubmedqa_split(pmid) == "heldout"}
     if args.limit:
         items = dict(list(items.items())[: args.limit])
-    overrides = {"max_claims": 0, **parse_overrides(args.set)}
+    overrides = {"max_claims": 0, **llm_overrides(args), **parse_overrides(args.set)}
     context = Context(preset=args.preset, **overrides)
-    results = asyncio.run(evaluate(items, context))
+    results = asyncio.run(evaluate(items, context, args.answers))
     config = {"preset": args.preset, "split": args.split, "overrides": overrides}
     confusion_last = {k: v for k, v in results.items() if k != "confusion"} | {"confusion": results["confusion"]}
     publish(f"PubMedQA PQA-L reasoning-required, {results['questions']} questions", confusion_last, config, args.json)

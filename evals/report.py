@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -93,3 +95,63 @@ def parse_overrides(items: list[str] | None) -> dict[str, Any]:
         except json.JSONDecodeError:
             overrides[key] = raw
     return overrides
+
+
+_FAILURES = ("ModelUnavailable", "ValueError", "BudgetExceeded")
+
+
+def fallback_kind(note: str) -> str:
+    """'stance: heuristic judged 3 of 16 pairs (ModelUnavailable: ...)' -> 'stance ModelUnavailable': the role that fell
+    back and, where the note names one, the failure (deadline or provider, unusable reply, budget)."""
+    role = note.split(":", 1)[0].strip()
+    failure = next((name for name in _FAILURES if re.search(rf"\b{name}\b", note)), None)
+    return f"{role} {failure}" if failure else role
+
+
+def followed_blend(answer: Any) -> bool | None:
+    """Whether the answer follows the chat model's blend (None when no model adjudicated): it abstains when the blend
+    abstains, else it reports the blend's choice (the option, the claim's verdict, or the leading hypothesis)."""
+    adjudication = answer.adjudication
+    if adjudication is None:
+        return None
+    if adjudication.abstained or adjudication.choice is None:
+        return bool(answer.abstained)
+    chosen = next((h for h in answer.hypotheses if h.id == adjudication.choice), None)
+    if chosen is None or answer.abstained:
+        return False
+    if answer.selected_option is not None:
+        return answer.selected_option == chosen.option_index
+    if answer.verdict in ("SUPPORT", "CONTRADICT"):
+        return answer.verdict == ("SUPPORT" if chosen.polarity > 0 else "CONTRADICT")
+    leading = max((h for h in answer.hypotheses if h.origin != "abstain"), key=lambda h: h.score, default=None)
+    return leading is not None and leading.id == chosen.id
+
+
+def chat_model_usage(answers: Sequence[Any]) -> dict[str, Any]:
+    """What the chat model did over an eval's answers: calls per question, the fallbacks recorded (by kind), the share
+    of ledger stances the model judged, and how often it adjudicated, agreed with the evidence and the answer followed
+    the blend. Offline runs give zeros."""
+    n = len(answers) or 1
+    kinds = Counter(fallback_kind(note) for a in answers for note in a.usage.fallbacks)
+    ledger = [e for a in answers for e in a.ledger]
+    adjudicated = [a.adjudication for a in answers if a.adjudication is not None]
+    followed = [f for f in (followed_blend(a) for a in answers) if f is not None]
+    return {
+        "llm_calls_per_question": sum(a.usage.llm_calls for a in answers) / n,
+        "tokens_per_question": sum(a.usage.tokens_in + a.usage.tokens_out for a in answers) / n,
+        "fallbacks": sum(kinds.values()),
+        "fallbacks_by_kind": dict(sorted(kinds.items())),
+        "questions_with_fallbacks": sum(bool(a.usage.fallbacks) for a in answers),
+        "ledger_judged_by_model": sum(bool(e.judged_by) for e in ledger) / len(ledger) if ledger else 0.0,
+        "adjudicated": len(adjudicated),
+        "model_abstained": sum(adj.model_choice is None for adj in adjudicated),
+        "model_agrees_with_evidence": sum(adj.model_choice is not None and adj.model_choice == adj.evidence_choice for adj in adjudicated),
+        "contested": sum(adj.contested for adj in adjudicated),
+        "followed_blend": sum(followed),
+    }
+
+
+def write_answers(path: Path | None, answers: Sequence[Any]) -> None:
+    """Each run's Answer as one JSON line (--answers), to read what the model did question by question."""
+    if path is not None:
+        path.write_text("".join(a.model_dump_json() + "\n" for a in answers))

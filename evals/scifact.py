@@ -21,7 +21,8 @@ from typing import Any
 
 from agent import Context, averify
 from training.dataset import scifact_splits
-from evals.report import calibration, parse_overrides, prf, publish, selective
+from agent.llm_flags import add_llm_arguments, llm_overrides
+from evals.report import calibration, chat_model_usage, parse_overrides, prf, publish, selective, write_answers
 
 LABELS = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
 
@@ -53,7 +54,8 @@ def predictions_of(answer: Any, max_docs: int = 1) -> tuple[dict[str, str], dict
     return {d: answer.verdict for d in top}, {d: sentences.get(d, set()) for d in top}
 
 
-async def evaluate(claims: list[dict], context: Context, max_docs: int = 1) -> dict[str, Any]:
+async def evaluate(claims: list[dict], context: Context, max_docs: int = 1, answers_path: Path | None = None) -> dict[str, Any]:
+    answers = []
     correct_docs = predicted_docs = gold_docs = 0
     correct_sents = predicted_sents = gold_sents = 0
     claim_correct, confidences, seconds = [], [], []
@@ -63,6 +65,7 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1) -> d
         started = time.perf_counter()
         answer = await averify(claim["claim"], context=context)
         seconds.append(time.perf_counter() - started)
+        answers.append(answer)
         labels, sentences = predictions_of(answer, max_docs)
         predicted_docs += len(labels)
         gold_docs += len(gold_labels)
@@ -86,6 +89,7 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1) -> d
     sp, sr, sf = prf(correct_sents, predicted_sents, gold_sents)
     ece, brier = calibration(confidences, claim_correct)
     total = sum(seconds)
+    write_answers(answers_path, answers)
     return {
         "claims": len(claims),
         "abstract_label_precision": p, "abstract_label_recall": r, "abstract_label_f1": f,
@@ -99,6 +103,7 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1) -> d
         "claims_per_second": len(claims) / total if total else 0.0,
         "seconds_per_claim_mean": statistics.mean(seconds) if seconds else 0.0,
         "seconds_per_claim_p95": sorted(seconds)[int(0.95 * (len(seconds) - 1))] if seconds else 0.0,
+        **chat_model_usage(answers),
     }
 
 
@@ -122,12 +127,14 @@ def claims_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic (ablations)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--answers", type=Path, metavar="FILE", help="write each run's Answer as one JSON line (what the model did, question by question)")
+    add_llm_arguments(parser)
     return parser
 
 
 def corpus_context(args: argparse.Namespace) -> tuple[Context, dict[str, Any]]:
     """The run context over the given corpus (answer-claim verification off unless overridden) and its overrides."""
-    overrides = {"max_claims": 0, **parse_overrides(args.set)}
+    overrides = {"max_claims": 0, **llm_overrides(args), **parse_overrides(args.set)}
     return Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides), overrides
 
 
@@ -137,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     claims = load_claims(args.claims, args.split, args.limit)
     context, overrides = corpus_context(args)
-    results = asyncio.run(evaluate(claims, context, args.max_docs))
+    results = asyncio.run(evaluate(claims, context, args.max_docs, args.answers))
     config = {"split": args.split, "preset": args.preset, "overrides": overrides, "max_docs": args.max_docs}
     publish(f"SciFact open setting, {results['claims']} claims ({args.split})", results, config, args.json)
     return 0

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
-from evals.report import calibration, publish
+from evals.report import calibration, chat_model_usage, publish, write_answers
 from evals.scifact import claims_parser, corpus_context, load_claims
 
 QUESTION = "Which statement does the published evidence support?"
@@ -45,12 +46,13 @@ def question_of(index: int, supported: dict, contradicted: dict) -> tuple[list[s
     return [contradicted["claim"], supported["claim"]], 1
 
 
-async def evaluate(pairs: list[tuple[dict, dict]], context: Context) -> dict[str, Any]:
-    answered, confidences, correct = 0, [], []
+async def evaluate(pairs: list[tuple[dict, dict]], context: Context, answers_path: Path | None = None) -> dict[str, Any]:
+    answered, confidences, correct, answers = 0, [], [], []
     started = time.perf_counter()
     for i, (supported, contradicted) in enumerate(pairs):
         options, gold = question_of(i, supported, contradicted)
         answer = await aask(QUESTION, options=options, context=context)
+        answers.append(answer)
         answered += answer.selected_option is not None
         correct.append(answer.selected_option == gold)
         confidences.append(answer.confidence)
@@ -58,6 +60,7 @@ async def evaluate(pairs: list[tuple[dict, dict]], context: Context) -> dict[str
     elapsed = time.perf_counter() - started
     n = len(pairs)
     ece, brier = calibration(confidences, correct)
+    write_answers(answers_path, answers)
     return {
         "questions": n,
         "accuracy": right / n if n else 0.0,
@@ -65,6 +68,7 @@ async def evaluate(pairs: list[tuple[dict, dict]], context: Context) -> dict[str
         "coverage": answered / n if n else 0.0,
         "ece": ece, "brier": brier,
         "seconds_per_question": elapsed / n if n else 0.0,
+        **chat_model_usage(answers),
     }
 
 
@@ -73,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     args = claims_parser("python -m evals.scifact_mcq", __doc__.split("\n\n")[0]).parse_args(argv)
     pairs = contrast_pairs(load_claims(args.claims, args.split))[: args.limit]
     context, overrides = corpus_context(args)
-    results = asyncio.run(evaluate(pairs, context))
+    results = asyncio.run(evaluate(pairs, context, args.answers))
     config = {"split": args.split, "preset": args.preset, "overrides": overrides}
     publish(f"SciFact two-option MCQ, {results['questions']} questions ({args.split})", results, config, args.json)
     return 0

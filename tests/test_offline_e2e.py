@@ -54,7 +54,7 @@ def test_claims_are_answered_with_retrieved_citations(scifact_slice):
         ids = {c.id for c in answer.citations}
         assert ids <= set(pool) and ids <= slice_ids, "a citation is not a record this run retrieved"
         for sentence in answer.sentences:
-            assert sentence["citations"] and set(sentence["citations"]) <= set(pool)
+            assert sentence.citations and set(sentence.citations) <= set(pool)
         gold = {doc: sets[0]["label"] for doc, sets in claim["evidence"].items()}
         answered_with_gold += answer.status == Status.ANSWERED and bool(ids & set(gold))
         right_verdicts += answer.verdict in gold.values()

@@ -1,5 +1,6 @@
-"""`langgraph dev` smoke test: start the local Studio API server on a free port (analytics and version
-check off), create a thread, run the graph over REST with the user's own documents, check the final state."""
+"""`langgraph dev` over REST: start the local Studio API server on a free port (analytics and version check off),
+read the typed schemas, send careless input and get the real message back, stream a run's node updates, and run the
+graph with the user's own documents."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import json
 
 import httpx
 import pytest
@@ -30,8 +33,9 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def server(tmp_path):
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("studio")
     exe = shutil.which("langgraph", path=str(Path(sys.executable).parent)) or shutil.which("langgraph")
     if exe is None:
         pytest.fail("langgraph CLI not installed (pip install -e '.[dev]')")
@@ -63,18 +67,65 @@ def server(tmp_path):
         log.close()
 
 
+def test_schemas_are_typed_and_described(server):
+    with httpx.Client(base_url=server, timeout=60) as client:
+        assistant = client.post("/assistants/search", json={"graph_id": "sparkit"}).json()[0]["assistant_id"]
+        schemas = client.get(f"/assistants/{assistant}/schemas").json()
+    inputs = schemas["input_schema"]["properties"]
+    assert set(inputs) == {"question", "options", "mode", "documents"} and all(p.get("description") for p in inputs.values())
+    assert inputs["mode"]["enum"] == ["ask", "verify"]
+    assert list(schemas["output_schema"]["properties"]) == ["answer"] and schemas["output_schema"]["properties"]["answer"]["description"]
+    n_hypotheses = schemas["context_schema"]["properties"]["court"]["properties"]["n_hypotheses"]
+    assert "default" not in n_hypotheses and "fast: 3" in n_hypotheses["description"]
+
+
+@pytest.mark.parametrize(("payload", "message"), [
+    ({"input": {"question": "  "}}, "the question is empty"),
+    ({"input": {"question": 123}}, "the question must be text"),
+    ({"input": {"question": "Is water wet?", "mode": "verfy"}}, "unknown mode 'verfy'"),
+    ({"input": {"question": "Is water wet?"}, "context": {"max_hypothesis": 3}}, "invalid setting max_hypothesis"),
+    ({"input": {"question": "Is water wet?"}, "context": {"court": {"n_hypotheses": 99}}}, "invalid setting court.n_hypotheses"),
+    ({"input": {"question": "Is water wet?"}, "context": {"preset": "turbo"}}, "invalid setting preset"),
+])
+def test_bad_input_comes_back_with_its_real_message(server, payload, message):
+    with httpx.Client(base_url=server, timeout=120) as client:
+        thread = client.post("/threads", json={}).json()["thread_id"]
+        body = client.post(f"/threads/{thread}/runs/wait", json={"assistant_id": "sparkit", **payload}).json()
+    assert body["__error__"]["error"] == "InputError" and message in body["__error__"]["message"], body
+
+
+def _events(response: httpx.Response) -> list[tuple[str, object]]:
+    events, name = [], None
+    for line in response.iter_lines():
+        if line.startswith("event: "):
+            name = line[7:]
+        elif line.startswith("data: ") and name:
+            events.append((name, json.loads(line[6:])))
+    return events
+
+
 def test_graph_runs_over_rest(server):
-    with httpx.Client(base_url=server, timeout=240) as client:
+    with httpx.Client(base_url=server, timeout=400) as client:
         assistants = client.post("/assistants/search", json={"graph_id": "sparkit"}).json()
         assert assistants and assistants[0]["graph_id"] == "sparkit"
         thread = client.post("/threads", json={}).json()["thread_id"]
-        run = client.post(f"/threads/{thread}/runs/wait", json={
+        with client.stream("POST", f"/threads/{thread}/runs/stream", json={
             "assistant_id": "sparkit",
             "input": {"question": "Does vitamin D reduce fracture risk in older adults?", "documents": DOCUMENTS},
-            "context": {"preset": "fast", "max_claims": 2},
-        })
-        assert run.status_code == 200, run.text
+            "context": {"preset": "fast", "max_claims": 2, "court.n_hypotheses": 2},  # flat and dotted names reach the run
+            "stream_mode": ["updates", "values", "custom"],
+        }) as response:
+            assert response.status_code == 200
+            events = _events(response)
+        updates = [data for name, data in events if name == "updates"]
+        by_node = {node: update for chunk in updates for node, update in chunk.items()}
+        assert all(update for chunk in updates for update in chunk.values()), updates  # every node's real update, no nulls
+        assert next(c["retrieve"] for c in updates if "retrieve" in c)["round"] == 1 and by_node["plan"]["plan"]["task"]
+        assert [e["node"] for name, e in events if name == "custom" and e.get("event") == "start"][:2] == ["plan", "retrieve"]
+        values = [data for name, data in events if name == "values"]
+        assert values and set(values[-1]) == {"answer"}  # values keep to the output schema
         state = client.get(f"/threads/{thread}/state").json()
+        assert len(state["values"]["answer"]["claims"]) <= 2
         answer = state["values"]["answer"]
         assert answer["status"] in ("ANSWERED", "INSUFFICIENT_EVIDENCE")
         assert answer["citations"] and {c["id"] for c in answer["citations"]} <= {"d1", "d2", "d3"}

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from agent.library.progress import Progress, terminal_safe
+from agent.terminal import Progress, terminal_safe
 
 
 def _library(args: argparse.Namespace):

@@ -16,7 +16,7 @@ from typing import Any
 from agent.config import Context
 from agent.library.importers import Item
 from agent.library.models import AddReport, LibraryDocument
-from agent.library.progress import Progress
+from agent.terminal import Progress
 from agent.library.store import Library
 from agent.records import Record
 

@@ -7,7 +7,6 @@ agent.records and agent.errors.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -15,15 +14,7 @@ from pydantic import BaseModel, Field
 
 from agent.errors import SparkitError
 from agent.records import normalize_doi, split_arxiv_version, work_keys
-
-_UNSAFE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def strip_controls(text: str) -> str:
-    """Without escape sequences, control characters (newlines and tabs kept) and bidi overrides: text from a
-    user's files or an API that will be printed on a terminal."""
-    return _UNSAFE.sub("", text)
-
+from agent.terminal import strip_controls
 
 DocumentKind = Literal["pdf", "bibtex", "ris", "zotero", "csl-json", "jsonl", "fetch"]
 

@@ -38,7 +38,7 @@ from agent.config import BackendSettings, sparkit_home
 from agent.errors import CorpusError, InputError
 from agent.library.importers import Item, expand, read
 from agent.library.models import AddReport, BadFileError, LibraryDocument, Paragraph, Skipped, strip_controls
-from agent.library.progress import Progress
+from agent.terminal import Progress
 from agent.records import Record, SourceLocation, normalize_doi, normalize_title
 from agent.text import split_sentences
 from agent.tools.encoder import DIM

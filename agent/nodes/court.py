@@ -23,7 +23,8 @@ from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.lexicon import STANCE_FLIP
-from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
+from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
+from agent.scoring import adjudication as adjudication_scoring
 from agent.routing import decide_after_court
 from agent.scoring.chunking import section_window_passages, sentence_passages
 from agent.scoring.quantitative import quantitative_weight
@@ -136,6 +137,7 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
                         stance=stance, confidence=float(result.confidence),
                         weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id])),
                         via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
+                        judged_by=result.judged_by,
                     ))
                 h_scored, kept = score_hypothesis(h, entries, settings)
                 scored.append(h_scored)
@@ -143,11 +145,19 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
                 semantic.append(float(np.mean(np.sort(sims[:, j])[-3:])))
         else:
             scored = list(hypotheses)
-        if state["plan"].task == "mcq" and scored:
+        mcq = state["plan"].task == "mcq"
+        evidence_share = semantic_shares(semantic, len(scored)) if mcq else adjudication_scoring.shares([h.score for h in scored])
+        if mcq and scored:
             scored = _blend_mcq(scored, semantic, settings.court.mcq_stance_share)
+        adjudication = await _adjudicate(backend, state, scored, ledger, evidence_share, settings)
+        if adjudication is not None:
+            scored = adjudication_scoring.apply(scored, adjudication)
     margin = float(margin_of([h.score for h in scored])) if scored else None
-    emit({"node": "court", "round": state.get("round", 0), "margin": margin, "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored]})
-    update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage, "relevance": relevance}
+    emit({"node": "court", "round": state.get("round", 0), "margin": margin, "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored],
+          **({"adjudication": {"model": adjudication.model_choice, "evidence": adjudication.evidence_choice, "blend": adjudication.blend,
+                               "contested": adjudication.contested}} if adjudication else {})})
+    update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage, "relevance": relevance, "adjudication": adjudication,
+              "notes": [f"adjudication: {note}" for note in adjudication.notes] if adjudication else []}
     return {**update, "decisions": [decide_after_court(apply_update(state, update), settings)]}
 
 
@@ -172,11 +182,28 @@ def _source_types_by_record(records: list[Record]) -> dict[str, list[str]]:
     return types
 
 
+def semantic_shares(semantic: list[float], n: int) -> list[float]:
+    """Each option's share of the semantic evidence (its closest passages' cosine above the weakest option's)."""
+    sem = np.asarray(semantic or [0.0] * n)
+    return _shares([float(x) for x in sem - sem.min()]) if sem.size and sem.max() > sem.min() else [1.0 / n] * n if n else []
+
+
+async def _adjudicate(backend: Any, state: ResearchState, scored: list[Hypothesis], ledger: list[LedgerEntry], evidence_share: list[float],
+                      settings: Context) -> Adjudication | None:
+    """With a chat model: its judgement of each hypothesis from the ledger, blended with the evidence (agent/scoring/adjudication.py)."""
+    if not scored or not ledger:
+        return None
+    verdict = await backend.reasoner.adjudicate(state["question"], state["plan"], scored, ledger, settings.court.adjudication_passages)
+    if verdict is None:
+        return None
+    court = settings.court
+    return adjudication_scoring.blend(scored, verdict, evidence_share, court.model_share, court.adjudication_abstain_below, court.contested_share)
+
+
 def _blend_mcq(hypotheses: list[Hypothesis], semantic: list[float], stance_share_weight: float) -> list[Hypothesis]:
     """MCQ: stance-based net score share blended with the semantic evidence share (seed 000: 70 / 30)."""
     stance_share = _shares([h.score for h in hypotheses])
-    sem = np.asarray(semantic or [0.0] * len(hypotheses))
-    sem_share = _shares([float(x) for x in sem - sem.min()]) if sem.size and sem.max() > sem.min() else [1.0 / len(hypotheses)] * len(hypotheses)
+    sem_share = semantic_shares(semantic, len(hypotheses))
     return [
         h.model_copy(update={"score": float(stance_share_weight * st + (1 - stance_share_weight) * se)})
         for h, st, se in zip(hypotheses, stance_share, sem_share)

@@ -1,7 +1,8 @@
 """hypothesize: after round 1, distinct candidate answers grounded in the top evidence.
 
-With a second opinion (the extractive reasoner beside a chat model) the agreement between the two
-providers' top hypotheses is recorded; the court's edge loops on low agreement (seed 003).
+With a second opinion (a second provider, or the extractive reasoner beside one chat model) the agreement
+between the two providers' hypotheses is measured on meaning (agent/scoring/agreement.py) and the second
+provider's novel hypotheses join the candidates; the court's edge loops on low agreement (seed 003).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from agent.budget import node_meter
 from agent.config import Context
 from agent.scoring.chunking import sentence_passages
 from agent.state import ResearchState
-from agent.text import jaccard
+from agent.scoring.agreement import novel, own, set_agreement
 from agent.tracing.progress import emit
 
 async def hypothesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -31,8 +32,9 @@ async def hypothesize(state: ResearchState, runtime: Runtime[Context]) -> dict[s
         agreement = None
         if backend.second_opinion is not None and hypotheses:
             others = await backend.second_opinion.hypothesize(state["question"], state["plan"], evidence, n)
-            if others:
-                agreement = max(jaccard(hypotheses[0].statement, o.statement) for o in others[:2])
+            agreement = await set_agreement([h.statement for h in own(hypotheses)], [h.statement for h in own(others)], backend.embedder)
+            extra = await novel([h for h in others if h.origin == "llm"], hypotheses, backend.embedder)
+            hypotheses = [*hypotheses, *(h.model_copy(update={"id": f"H{len(hypotheses) + i + 1}"}) for i, h in enumerate(extra[: max(1, n // 2)]))]
     emit({"node": "hypothesize", "hypotheses": [h.text for h in hypotheses], "agreement": agreement})
     notes = [] if hypotheses else ["hypothesize: no evidence to ground a hypothesis"]
     return {"hypotheses": hypotheses, "agreement": agreement, "usage": meter.usage, "notes": notes}

@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.budget import node_meter
 from agent.config import Context
-from agent.inputs import validate_question
+from agent.inputs import validate_mode, validate_question
 from agent.records import Query
 from agent.state import ResearchState
 from agent.tracing.progress import emit
@@ -20,10 +20,11 @@ from agent.tracing.progress import emit
 async def plan(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     settings = runtime.context
     question, options = validate_question(state.get("question"), state.get("options"))
-    started_at = state.get("started_at") or time.time()
+    mode = validate_mode(state.get("mode"))
     backend = await abackend_for(settings, state.get("documents"))
+    started_at = state.get("started_at") or time.time()  # once the backend is ready: set-up is not the run's time
     with node_meter(state, settings) as meter:
-        the_plan = await backend.reasoner.plan(question, options, state.get("mode") or "ask")
+        the_plan = await backend.reasoner.plan(question, options, mode)
         queries = list(the_plan.queries)
         if backend.entity_expander is not None and settings.backend.enable_entity_expansion and the_plan.entities:
             queries += await _expanded_queries(backend.entity_expander, the_plan.entities[:3], queries[0].text)

@@ -18,7 +18,7 @@ from agent.calibration import evidence_score
 from agent.config import Context
 from agent.reasoners.compose import with_confidence
 from agent.reasoners.extractive import option_label, winner
-from agent.records import Answer, Citation, HypothesisVerdict, Status, Usage
+from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
 from agent.scoring.relevance import RelevanceAssessment
 from agent.state import ResearchState
 from agent.tracing.progress import emit
@@ -45,9 +45,22 @@ def _verdict(plan, best, decided: bool) -> str | None:
     return "SUPPORT" if best.polarity > 0 else "CONTRADICT"
 
 
+def _stopped_before_plan(state: ResearchState, stop: str) -> Answer:
+    """The answer of a run the hard budget stopped before it was planned (e.g. max_wall_time_s spent loading models)."""
+    return Answer(status=Status.BUDGET_EXHAUSTED, task="claim" if state.get("mode") == "verify" else "open",
+                  question=state.get("question") or "", answer=f"Budget exhausted before any evidence was gathered ({stop}).",
+                  confidence=0.0, abstained=True, stop_reason=f"budget_exhausted: {stop}", run_id=state.get("run_id", ""),
+                  usage=state.get("usage") or Usage(), notes=state.get("notes") or [], decisions=state.get("decisions") or [])
+
+
 async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     settings = runtime.context
-    plan = state["plan"]
+    plan = state.get("plan")
+    budget_stop = state.get("budget_stop")
+    if plan is None:
+        answer = _stopped_before_plan(state, budget_stop or "the run stopped before its plan")
+        emit({"node": "report", "status": answer.status.value, "confidence": 0.0, "citations": 0})
+        return {"answer": answer}
     pool = state.get("pool") or {}
     hypotheses = state.get("hypotheses") or []
     ledger = state.get("ledger") or []
@@ -55,13 +68,22 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     draft = state.get("draft")
     decisions = state.get("decisions") or []
     best = winner(hypotheses)
-    calibrator = (await abackend_for(settings, state.get("documents"))).calibrator
+    backend = await abackend_for(settings, state.get("documents"))
+    # the fitted maps hold for the judge they were fitted with: when the chat model judged no passage, the offline judge's apply
+    model_judged = any(e.judged_by for e in ledger)
+    calibrator = backend.calibrator if model_judged or backend.offline_calibrator is None else backend.offline_calibrator
     score = evidence_score(state.get("margin"), hypotheses, claims, ledger)
     leading = calibrator.leading(score)
     stop_reason = _stop_reason(decisions)
     has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and draft is not None and bool(draft.sentences or draft.answer_citations)
-    decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
-    abstained = not decided or leading < settings.court.abstain_threshold
+    adjudication = state.get("adjudication")
+    if adjudication is not None and best is not None:  # the model adjudicated: the answer follows the blend
+        leading = adjudication.blend.get(best.id, 0.0)
+        decided = has_evidence and not adjudication.abstained
+        abstained = not decided
+    else:
+        decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
+        abstained = not decided or leading < settings.court.abstain_threshold
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")
     if not pool:
@@ -72,11 +94,16 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         status, text = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no retrieved passage supports or contradicts any candidate answer."
     elif abstained:
         leaning = f" The evidence leans towards: {draft.answer}" if draft and draft.answer else ""
-        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's confidence is {leading:.2f}).{leaning}"
+        what = "blended score" if adjudication is not None else "confidence"
+        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's {what} is {leading:.2f}).{leaning}"
     else:
         status, text = Status.ANSWERED, with_confidence(draft.answer, conf)
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
         status = Status.BUDGET_EXHAUSTED
+    if budget_stop:  # a hard limit cut the run short: whatever was found is provisional
+        so_far = f" The evidence gathered so far leans towards: {draft.answer}" if has_evidence and draft.answer else ""
+        status, stop_reason = Status.BUDGET_EXHAUSTED, f"budget_exhausted: {budget_stop}"
+        text = f"Budget exhausted before the run finished ({budget_stop}).{so_far}"
     cited = list(dict.fromkeys((draft.answer_citations if draft else []) + [c for s in (draft.sentences if draft else []) for c in s.citations]
                                + [rid for claim in claims for rid in claim.supporting + claim.refuting]))
     citations = [Citation.of(pool[rid]) for rid in cited if rid in pool]
@@ -97,7 +124,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         ledger=ledger,
         claims=claims,
         citations=citations,
-        sentences=[s.model_dump() for s in draft.sentences] if draft else [],
+        sentences=[AnswerSentence(**s.model_dump()) for s in draft.sentences] if draft else [],
         stop_reason=stop_reason,
         decisions=decisions,
         run_id=state.get("run_id", ""),
@@ -105,6 +132,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         notes=state.get("notes") or [],
         relevance=relevance,
         faithfulness=draft.faithfulness if draft else None,
+        adjudication=adjudication,
     )
     emit({"node": "report", "status": status.value, "confidence": conf, "citations": len(citations)})
     return {"answer": answer}

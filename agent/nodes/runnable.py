@@ -6,32 +6,25 @@ event loop for the whole run: `ainvoke`, `astream`, `langgraph dev`). LangGraph 
 the coroutine to completion on a private loop (in a worker thread, with the caller's context variables, when the
 caller already runs a loop). Either path reads the run's Runtime with `langgraph.runtime.get_runtime`; a run
 started without a context gets the default Context, so a node always sees `runtime.context` as a Context.
+
+Around every node the wrapper also enforces the hard budget and reports progress (agent/nodes/guard.py): a
+`start` event, heartbeats while the node works, the wall-time cut, and skipping once a hard limit has stopped the run.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import contextvars
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain_core.runnables import RunnableLambda
 from langgraph.runtime import Runtime, get_runtime
 
+from agent.aio import run_coroutine_sync
 from agent.config import Context
+from agent.errors import ConfigurationError, ReportedConfigurationError
+from agent.nodes.guard import guarded
 
 NodeFunction = Callable[[Any, Runtime[Context]], Awaitable[dict[str, Any]]]
-
-
-def run_coroutine_sync(coro: Coroutine[Any, Any, Any]) -> Any:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    context = contextvars.copy_context()  # the run's config (and so its Runtime) lives in context variables
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(context.run, asyncio.run, coro).result()
 
 
 def run_runtime() -> Runtime[Context]:
@@ -46,7 +39,13 @@ def node(afunc: NodeFunction) -> RunnableLambda:
     """`afunc` as a graph node that works under `invoke` as well as `ainvoke` / `astream`."""
 
     async def arun(state: Any) -> dict[str, Any]:
-        return await afunc(state, run_runtime())
+        runtime = run_runtime()
+        try:
+            return await guarded(afunc.__name__, state, runtime.context, lambda: afunc(state, runtime))
+        except ConfigurationError as exc:
+            if isinstance(exc, ValueError):
+                raise
+            raise ReportedConfigurationError(str(exc)) from exc
 
     def run(state: Any) -> dict[str, Any]:
         return run_coroutine_sync(arun(state))

@@ -36,14 +36,23 @@ def check_citations(draft: Draft, retrieved: set[str]) -> tuple[Draft, list[str]
     return draft.model_copy(update={"sentences": kept, "answer_citations": answer_citations}), notes
 
 
+async def _checked(draft: Draft, pool: dict, backend: Any, settings: Context) -> tuple[Draft, list[str]]:
+    """Citations checked against the pool, then faithfulness: sentences their own citations contradict are dropped."""
+    draft, notes = check_citations(draft, set(pool))
+    kept, faithfulness, faith_notes = await check_faithfulness(draft.sentences, pool, backend.embedder, backend.stance, settings.court.stance_min_confidence)
+    return draft.model_copy(update={"sentences": kept, "faithfulness": faithfulness}), notes + faith_notes
+
+
 async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     settings = runtime.context
     backend = await abackend_for(settings, state.get("documents"))
     pool = state.get("pool") or {}
     with node_meter(state, settings) as meter:
         draft = await backend.reasoner.synthesize(state["question"], state["plan"], state.get("hypotheses") or [], state.get("ledger") or [], pool)
-    draft, notes = check_citations(draft, set(pool))
-    kept, faithfulness, faith_notes = await check_faithfulness(draft.sentences, pool, backend.embedder, backend.stance, settings.court.stance_min_confidence)
-    draft, notes = draft.model_copy(update={"sentences": kept, "faithfulness": faithfulness}), notes + faith_notes
+        draft, notes = await _checked(draft, pool, backend, settings)
+        if draft.alternative is not None and not draft.sentences:  # every model sentence was dropped: the evidence's own draft
+            meter.fallback("synthesize: extractive (every model sentence was dropped by the citation and faithfulness checks)")
+            draft, more = await _checked(draft.alternative, pool, backend, settings)
+            notes += more
     emit({"node": "synthesize", "answer": draft.answer, "sentences": len(draft.sentences)})
     return {"draft": draft, "usage": meter.usage, "notes": notes}

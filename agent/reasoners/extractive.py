@@ -133,6 +133,10 @@ class ExtractiveReasoner:
         own = [e.record_id for e in ledger if e.hypothesis_id == best.id and e.stance == "SUPPORT" and restates(e, best)]
         return Draft(answer=headline, answer_citations=list(dict.fromkeys(own)), sentences=sentences, selected_hypothesis=best.id)
 
+    async def adjudicate(self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], passages_each: int) -> None:
+        """No model adjudicates offline: the court's evidence scores decide."""
+        return None
+
     async def extract_claims(self, question: str, draft: Draft, max_claims: int) -> list[Claim]:
         claims: list[Claim] = []
         question_terms = set(content_terms(question))

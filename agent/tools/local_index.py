@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import shutil
 import tempfile
 import threading
@@ -24,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from agent.errors import CorpusError
-from agent.jsonl import parse_jsonl
 from agent.interfaces import HopFilter
-from agent.records import Record
+from agent.jsonl import parse_jsonl
+from agent.records import Provenance, Record
 from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
 
 INDEX_VERSION = 2
@@ -35,6 +36,47 @@ _RRF_K = 60
 
 
 def _record_from_json(obj: dict, line_no: int) -> Record:
+    """One corpus line (or caller document) as a Record; a field of the wrong type raises CorpusError naming it."""
+    if not isinstance(obj, dict):
+        raise CorpusError(f"corpus line {line_no} is not a JSON object")
+    try:
+        return _parse_record(obj, line_no)
+    except (ValueError, TypeError) as exc:
+        first = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+        raise CorpusError(f"corpus line {line_no}: {first}") from None
+
+
+def _list_field(obj: dict, name: str) -> list[str]:
+    value = obj.get(name) or []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list):
+        raise TypeError(f"'{name}' must be a list, not {type(value).__name__}")
+    return [str(v) for v in value]
+
+
+def _year(value: object) -> int | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise ValueError(f"'year' must be a number, not {value}")
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def _optional_text(obj: dict, name: str) -> str | None:
+    value = obj.get(name)
+    if value is None or value == "":
+        return None
+    if isinstance(value, (dict, list, bool)):
+        raise TypeError(f"'{name}' must be text, not {type(value).__name__}")
+    return str(value)
+
+
+def _parse_record(obj: dict, line_no: int) -> Record:
     if "doc_id" in obj:
         rid, abstract = obj["doc_id"], obj.get("abstract") or []
     elif "_id" in obj:
@@ -43,9 +85,13 @@ def _record_from_json(obj: dict, line_no: int) -> Record:
         rid, abstract = obj["id"], obj.get("abstract") or obj.get("text") or ""
     else:
         raise CorpusError(f"corpus line {line_no}: no 'doc_id', '_id' or 'id' field")
+    if isinstance(rid, (dict, list, bool)) or rid is None or str(rid).strip() == "":
+        raise TypeError("the id must be a string or a number")
+    if isinstance(abstract, dict):
+        raise TypeError("the abstract must be text or a list of sentences")
     sentences = [str(s).strip() for s in abstract if str(s).strip()] if isinstance(abstract, list) else []
     text = " ".join(sentences) if sentences else str(abstract)
-    year = obj.get("year")
+    count = obj.get("citation_count")
     return Record(
         id=str(rid),
         source="local",
@@ -53,12 +99,12 @@ def _record_from_json(obj: dict, line_no: int) -> Record:
         title=str(obj.get("title") or ""),
         abstract=text,
         sentences=sentences,
-        year=int(year) if isinstance(year, (int, float)) or (isinstance(year, str) and year.isdigit()) else None,
-        doi=obj.get("doi"),
-        authors=[str(a) for a in obj.get("authors") or []],
-        references=[str(r) for r in obj.get("references") or []],
-        citation_count=obj.get("citation_count"),
-        venue=obj.get("venue"),
+        year=_year(obj.get("year")),
+        doi=_optional_text(obj, "doi"),
+        authors=_list_field(obj, "authors"),
+        references=_list_field(obj, "references"),
+        citation_count=int(count) if isinstance(count, (int, float)) and not isinstance(count, bool) and math.isfinite(count) else None,
+        venue=_optional_text(obj, "venue"),
     )
 
 
@@ -71,17 +117,22 @@ def load_corpus(path: Path) -> list[Record]:
     """Read a JSONL corpus; a malformed line raises CorpusError naming the line."""
     if not path.exists():
         raise CorpusError(f"corpus not found: {path}")
+    if path.is_dir():
+        raise CorpusError(f"corpus {path} is a folder; give a JSONL file (or `sparkit library add` for a folder of papers)")
     records: list[Record] = []
     seen: set[str] = set()
-    with path.open(encoding="utf-8") as handle:
-        for line_no, obj in parse_jsonl(handle, lambda number, msg: CorpusError(f"corpus line {number} is not valid JSON: {msg}")):
-            if not isinstance(obj, dict):
-                raise CorpusError(f"corpus line {line_no} is not a JSON object")
-            record = _record_from_json(obj, line_no)
-            if record.id in seen:
-                continue
-            seen.add(record.id)
-            records.append(record)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line_no, obj in parse_jsonl(handle, lambda number, msg: CorpusError(f"corpus line {number} is not valid JSON: {msg}")):
+                record = _record_from_json(obj, line_no)
+                if record.id in seen:
+                    continue
+                seen.add(record.id)
+                records.append(record)
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"corpus {path} is not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise CorpusError(f"corpus {path} cannot be read: {exc.strerror or exc}") from None
     if not records:
         raise CorpusError(f"corpus is empty: {path}")
     return records
@@ -265,14 +316,22 @@ class LocalIndex:
 
     def search(self, query: str, limit: int, *, depth: int = 100) -> list[tuple[Record, float]]:
         """Hybrid search: BM25 and dense rankings fused by reciprocal rank."""
+        return [(record, scores["fused"]) for record, scores in self.search_scored(query, limit, depth=depth)]
+
+    def search_scored(self, query: str, limit: int, *, depth: int = 100) -> list[tuple[Record, dict[str, float]]]:
+        """`search` with each hit's reasons: its rank, BM25 score (0 outside BM25's top `depth`), dense cosine and fused score."""
         query_vector = shared_encoder().encode([query])[0]
         fused: dict[int, float] = defaultdict(float)
-        for rank, (doc, _) in enumerate(self.lexical(query, depth)):
+        bm25: dict[int, float] = {}
+        for rank, (doc, score) in enumerate(self.lexical(query, depth)):
             fused[doc] += 1.0 / (_RRF_K + rank + 1)
+            bm25[doc] = score
         for rank, (doc, _) in enumerate(self.dense(query_vector, depth)):
             fused[doc] += 1.0 / (_RRF_K + rank + 1)
         ranked = sorted(fused.items(), key=lambda item: -item[1])[:limit]
-        return [(self.records[doc], score) for doc, score in ranked]
+        return [(self.records[doc], {"rank": rank + 1, "bm25": round(bm25.get(doc, 0.0), 4),
+                                     "dense": round(float(self.embeddings[doc] @ query_vector), 4), "fused": round(score, 6)})
+                for rank, (doc, score) in enumerate(ranked)]
 
     def neighbours(self, record_id: str, limit: int | None = None) -> list[Record]:
         """Referenced and citing records inside the corpus (all of them when `limit` is None)."""
@@ -297,8 +356,10 @@ class LocalSource:
         self.supports_citations = index.has_citations
 
     async def search(self, query: str, *, limit: int) -> list[Record]:
-        hits = await asyncio.to_thread(self.index.search, query, limit)
-        return [record.model_copy(deep=True) for record, _ in hits]
+        """Copies of the hits, each carrying its scores in a provenance entry (the search service adds the query)."""
+        hits = await asyncio.to_thread(self.index.search_scored, query, limit)
+        return [record.model_copy(deep=True, update={"provenance": [*record.provenance, Provenance(source=self.name, scores=scores)]})
+                for record, scores in hits]
 
     async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         if not self.supports_citations:

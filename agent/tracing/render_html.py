@@ -3,8 +3,9 @@
 No external scripts, styles, fonts or images, and a Content-Security-Policy that forbids fetching anything,
 so opening a trace never contacts a host. DOIs and URLs of live records are shown as text, not links. The
 page holds: totals, the answer with citations linked to record sections on the page, per-node timing bars,
-the collapsible run tree (`<details>`; two small inline buttons expand or collapse all), route decisions,
-hypotheses, the evidence ledger, the claims table, usage per node, source calls, and the cited records.
+the collapsible run tree (`<details>`; two small inline buttons expand or collapse all of them, inputs and outputs
+included), route decisions, hypotheses, the evidence ledger, the claims table, usage per node, source calls, and the
+cited records, each with its whole abstract and the passages the run judged highlighted by stance.
 """
 
 from __future__ import annotations
@@ -39,10 +40,11 @@ details.run{margin:2px 0 2px 14px;border-left:2px solid #e1e6ec;padding-left:6px
 .timeline .ms{width:80px;text-align:right;flex:none}
 article.record{border:1px solid #e3e8ee;border-radius:6px;padding:6px 10px;margin:8px 0}article.record:target{outline:2px solid #5b8dd6}
 .ids code{margin-right:10px}
+mark{background:#fff3b0}mark.support{background:#cdeccf}mark.contradict{background:#f7c9c9}mark.neutral{background:#e6e9ee}
 """
 
 SCRIPT = """
-function setAll(open){document.querySelectorAll('details.run').forEach(function(d){d.open=open;});}
+function setAll(open){document.querySelectorAll('details').forEach(function(d){d.open=open;});}
 function revealTarget(){var t=location.hash&&document.getElementById(location.hash.slice(1));
  for(var e=t;e;e=e.parentElement){if(e.tagName==='DETAILS'){e.open=true;}}}
 window.addEventListener('hashchange',revealTarget);revealTarget();
@@ -99,7 +101,17 @@ def _json_block(label: str, value: Any, *, collapsed: bool = False) -> str:
     return f'<div class="muted">{_e(label)}</div>{pre}'
 
 
-def _run_details(node: RunNode, depth: int) -> str:
+def _query_details(query: dict[str, Any], view: TraceView) -> str:
+    """One query as a child run of the node that sent it: its hits with the scores that brought them in."""
+    rows = [[_ref(str(h.get("id")), view) if str(h.get("id")) in view.records else f"<code>{_e(h.get('id'))}</code>", _e(h.get("title")),
+             _e(h.get("source")), fmt_num(h.get("rank"), "{}"), fmt_num(h.get("bm25")), fmt_num(h.get("dense")), fmt_num(h.get("fused"), "{:.4f}"),
+             fmt_num(h.get("rerank_rank"), "{}"), fmt_num(h.get("rerank"))] for h in query.get("hits") or []]
+    table = _table(["record", "title", "source", "rank", "BM25", "dense", "fused", "rerank #", "rerank"], rows, {3, 4, 5, 6, 7, 8}) if rows else _NONE
+    return (f'<details class="run query" data-run-type="query"><summary><b class="name">query</b> <span class="badge">{_e(query.get("via"))}</span> '
+            f'<q>{_e(query.get("query"))}</q> <span class="muted">{len(rows)} hits in the pool</span></summary><div class="runbody">{table}</div></details>')
+
+
+def _run_details(node: RunNode, depth: int, view: TraceView | None = None) -> str:
     run = node.run
     attrs = f' id="run-{_e(run["id"])}" data-run-type="{_e(run.get("run_type"))}"'
     if run.get("node"):
@@ -126,7 +138,9 @@ def _run_details(node: RunNode, depth: int) -> str:
         body.append(f'<div class="muted">error</div><pre>{_e(run["error"])}</pre>')
     body.append(_json_block("inputs", run.get("inputs"), collapsed=True))
     body.append(_json_block("outputs", run.get("outputs"), collapsed=True))
-    body += [_run_details(child, depth + 1) for child in node.children]
+    if view is not None and depth == 1:
+        body += [_query_details(q, view) for q in view.queries_of(node)]
+    body += [_run_details(child, depth + 1, view) for child in node.children]
     opened = " open" if depth == 0 else ""
     return f'<details class="run"{attrs}{opened}><summary>{" ".join(bits)}</summary><div class="runbody">{"".join(body)}</div></details>'
 
@@ -233,6 +247,28 @@ def _source_calls(view: TraceView) -> str:
     return _table(["node", "source", "host", "request", "status", "attempts", "cache", "time", "error"], rows, {4, 5, 7})
 
 
+def highlighted(abstract: str, cited: list[dict[str, Any]]) -> str:
+    """The whole abstract, escaped, with each passage the run judged wrapped in <mark> (titled with its stance)."""
+    spans: list[tuple[int, int, dict[str, Any]]] = []
+    for passage in cited:
+        text = str(passage.get("text") or "")
+        start = abstract.find(text) if text else -1
+        if start >= 0 and not any(a < start + len(text) and start < b for a, b, _ in spans):
+            spans.append((start, start + len(text), passage))
+    out, at = [], 0
+    for start, end, passage in sorted(spans, key=lambda s: s[0]):
+        stance = str(passage.get("stance") or "").lower()
+        out.append(_e(abstract[at:start]))
+        out.append(f'<mark class="{_e(stance)}" title="{_e(passage.get("stance"))} {fmt_num(passage.get("confidence"), "{:.2f}")}">'
+                   f'{_e(abstract[start:end])}</mark>')
+        at = end
+    out.append(_e(abstract[at:]))
+    missing = [p for p in cited if not any(p is q for _, _, q in spans)]
+    notes = "".join(f'<li><mark class="{_e(str(p.get("stance") or "").lower())}">{_e(p.get("text"))}</mark> '
+                    f'<span class="muted">{_e(p.get("stance"))}</span></li>' for p in missing)
+    return "".join(out) + (f'<ul class="muted">{notes}</ul>' if notes else "")
+
+
 def _records(view: TraceView) -> str:
     out = []
     for rid, r in view.records.items():
@@ -249,7 +285,7 @@ def _records(view: TraceView) -> str:
             f'<article class="record" id="{anchor(rid)}"><div><code>{_e(rid)}</code> <b>{_e(r.get("title"))}</b> '
             f'<span class="muted">({_e(r.get("year") or "n.d.")}) {_e(r.get("venue") or "")} · {_e(r.get("source"))}</span></div>'
             f'<div class="muted">{_e(", ".join(r.get("authors") or []))}</div><div class="ids">{"".join(ids)}</div>'
-            f'<p>{_e(r.get("abstract"))}</p></article>'
+            f'<p class="abstract">{highlighted(str(r.get("abstract") or ""), r.get("cited") or [])}</p></article>'
         )
     return "".join(out) or '<p class="muted">no cited records</p>'
 
@@ -273,7 +309,7 @@ def render_html(view: TraceView) -> str:
         ("timeline", "Time per node", _timeline(view)),
         ("tree", "Run tree", '<p><button type="button" onclick="setAll(true)">expand all</button> '
                              '<button type="button" onclick="setAll(false)">collapse all</button></p>'
-                             + "".join(_run_details(root, 0) for root in view.roots)),
+                             + "".join(_run_details(root, 0, view) for root in view.roots)),
         ("decisions", "Route decisions", _decisions(view)),
         ("hypotheses", "Hypotheses", _hypotheses(view)),
         ("ledger", "Evidence ledger", _ledger(view)),

@@ -58,6 +58,15 @@ def _tree_lines(node: RunNode, prefix: str, last: bool, depth: int, total: float
         _tree_lines(child, child_prefix, i == len(node.children) - 1, depth + 1, total, start_of, out)
 
 
+def marked(abstract: str, cited: list[dict[str, Any]]) -> str:
+    """The whole abstract with each judged passage in [[...]] and its stance after it."""
+    for passage in cited:
+        text = str(passage.get("text") or "")
+        if text and text in abstract:
+            abstract = abstract.replace(text, f"[[{text}]]({str(passage.get('stance') or '').lower()})", 1)
+    return abstract
+
+
 def render_show(view: TraceView) -> str:
     """The run tree with timings, LLM tokens/cost, route decisions, usage per node and source calls."""
     meta, totals = view.meta, view.totals()
@@ -91,6 +100,19 @@ def render_show(view: TraceView) -> str:
     by_node = view.usage.get("by_node") or {}
     if by_node:
         lines += ["", "Usage by node:", render_by_node(by_node)]
+    if view.queries:
+        lines += ["", "Queries and the records they brought in (rank, BM25, dense, fused; rerank rank and score in the last ranking):"]
+        for q in view.queries:
+            lines.append(f"  r{q.get('round')} {q.get('node')} [{q.get('via')}] {q.get('query')}")
+            for h in (q.get("hits") or [])[:10]:
+                lines.append(f"      {str(h.get('id'))[:24]:<24} #{fmt_num(h.get('rank'), '{}'):>3} bm25 {fmt_num(h.get('bm25'), '{:.2f}'):>6} "
+                             f"dense {fmt_num(h.get('dense')):>6} fused {fmt_num(h.get('fused'), '{:.4f}'):>7} "
+                             f"rerank #{fmt_num(h.get('rerank_rank'), '{}')} {fmt_num(h.get('rerank'))}  {str(h.get('title') or '')[:60]}")
+    if view.records:
+        lines += ["", "Cited records (passages the run judged in [[...]]):"]
+        for rid, record in view.records.items():
+            lines.append(f"  [{rid}] {record.get('title') or ''} ({record.get('year') or 'n.d.'})")
+            lines.append(f"      {marked(str(record.get('abstract') or ''), record.get('cited') or [])}")
     if view.source_calls:
         lines += ["", "Source calls:", f"  {'NODE':<14} {'SOURCE':<17} {'HOST':<28} {'STATUS':>6} {'TRIES':>5} {'CACHE':>5} {'TIME':>8}  ERROR"]
         for c in view.source_calls:

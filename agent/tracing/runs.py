@@ -4,6 +4,10 @@ Each record keeps what a reviewer needs to follow a run: ids (run, parent, trace
 LangGraph node and step, start/end/latency, summarised inputs and outputs, the error, and for LLM runs the
 model, tokens and dollar cost (priced with agent.llm.PRICES_PER_MTOK). A node's inner runnable repeats its
 parent's inputs and outputs, so those are stored once and marked `same_as_parent`.
+
+A graph node's input is the whole state, which says little about the node; its output is the update it made, the
+state change. So a node run keeps its outputs and, of its inputs, only the state's keys and round
+(`{"state_keys": [...], "round": 2}`): the trace shows what each node changed, not a dump of the state per node.
 """
 
 from __future__ import annotations
@@ -109,6 +113,14 @@ def _fingerprint(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
+def state_keys(state: Mapping[str, Any]) -> dict[str, Any]:
+    """What a node run keeps of the state it received: the keys present and the round."""
+    out: dict[str, Any] = {"state_keys": sorted(str(k) for k in state)}
+    if isinstance(state.get("round"), int):
+        out["round"] = state["round"]
+    return out
+
+
 def run_records(root: Any) -> list[dict[str, Any]]:
     """One record per run of the tree under `root` (see module docstring)."""
     records: list[dict[str, Any]] = []
@@ -141,6 +153,8 @@ def run_records(root: Any) -> list[dict[str, Any]]:
             for key in ("inputs", "outputs"):
                 if record[key] and _fingerprint(record[key]) == _fingerprint(parent_values[key]):
                     record[key] = {"same_as_parent": True}
+        if run.name == meta.get("langgraph_node") and isinstance(run.inputs, Mapping) and record["inputs"] != {"same_as_parent": True}:
+            record["inputs"] = state_keys(run.inputs)
         if run.run_type in ("llm", "chat_model"):
             model = model_of(run)
             tokens = llm_tokens(run)

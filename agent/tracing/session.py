@@ -94,6 +94,7 @@ class TraceSession:
         for root in self.tracer.roots:
             out += run_records(root)
             out += decision_records(sorted(root.child_runs or [], key=lambda r: r.start_time), self.settings)
+        out += query_records(self.final_state)
         out += source_call_records(self.calls)
         out += self.progress
         total = answer.usage.model_dump(mode="json", exclude={"by_node"}) if answer else {}
@@ -131,16 +132,55 @@ def cited_ids(answer: Answer) -> list[str]:
     """Every record id the answer points at: citations, sentence citations, ledger and claim evidence."""
     ids: list[str] = [c.id for c in answer.citations]
     for sentence in answer.sentences:
-        ids += [str(c) for c in sentence.get("citations") or []]
+        ids += sentence.citations
     ids += [e.record_id for e in answer.ledger]
     for claim in answer.claims:
         ids += [*claim.supporting, *claim.refuting, *(e.record_id for e in claim.dossier)]
     return list(dict.fromkeys(ids))
 
 
-def cited_record_records(answer: Answer, pool: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A `record` entry per cited record in the pool: enough to read and find the paper, nothing fetched."""
+QUERY_NODE = {"search": "retrieve", "entity_expansion": "retrieve", "claim_check": "verify_claims"}
+"""The node that sends each kind of query (Provenance.via), so the viewers can hang a query under its node run."""
+
+
+def query_records(state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One `query` record per query the run sent, with the records it found that are in the pool: each hit's rank,
+    BM25, dense and fused scores from its source (where the source gives them) and, for records in the last ranking,
+    the reranker's rank and score: why each record is there."""
+    pool = state.get("pool") or {}
+    ranked = {p.record_id: (i + 1, p.score) for i, p in enumerate(state.get("ranked") or [])}
+    queries: dict[tuple[int, str, str], list[dict[str, Any]]] = {}
+    for rid, record in pool.items():
+        for tag in record.provenance:
+            if tag.via not in QUERY_NODE or not tag.query:
+                continue
+            hit: dict[str, Any] = {"id": rid, "title": cut(record.title, 160), "source": tag.source, **tag.scores}
+            if rid in ranked:
+                hit["rerank_rank"], hit["rerank"] = ranked[rid][0], round(float(ranked[rid][1]), 4)
+            queries.setdefault((tag.round, tag.query, tag.via), []).append(hit)
     out = []
+    for (round_, text, via), hits in sorted(queries.items(), key=lambda item: (item[0][0], item[0][2], item[0][1])):
+        hits.sort(key=lambda h: (h.get("rank") is None, h.get("rank") or 0, h.get("rerank_rank") or 10**6))
+        out.append({"kind": "query", "round": round_, "query": cut(text, 300), "via": via, "node": QUERY_NODE[via], "hits": hits[:50]})
+    return out
+
+
+def cited_passages(answer: Answer) -> dict[str, list[dict[str, Any]]]:
+    """Record id -> the passages of it the run judged (the court's ledger and the claims' dossiers), each with its
+    stance: what the trace viewer highlights in the record's abstract to answer "why this record"."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for entry in [*answer.ledger, *(e for claim in answer.claims for e in claim.dossier)]:
+        passages = out.setdefault(entry.record_id, [])
+        if all(p["text"] != entry.text for p in passages):
+            passages.append({"text": cut(entry.text, 2000), "stance": entry.stance, "confidence": round(entry.confidence, 3)})
+    return out
+
+
+def cited_record_records(answer: Answer, pool: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A `record` entry per cited record in the pool: enough to read and find the paper, nothing fetched; its whole
+    abstract and the passages of it the run judged."""
+    out = []
+    judged = cited_passages(answer)
     for rid in cited_ids(answer):
         record = pool.get(rid)
         if record is None:
@@ -159,7 +199,8 @@ def cited_record_records(answer: Answer, pool: Mapping[str, Any]) -> list[dict[s
             "pmid": record.pmid,
             "url": cut(record.url, 400) if record.url else None,
             "alt_ids": summarize(record.alt_ids),
-            "abstract": cut(record.abstract, 2000),
+            "abstract": cut(record.abstract, 50_000),
+            "cited": judged.get(rid, []),
         }
         out.append({k: v for k, v in data.items() if v not in (None, "", [], {})})
     return out

@@ -47,6 +47,13 @@ class TraceView:
     usage: dict[str, Any]
     answer: dict[str, Any] | None
     records: dict[str, dict[str, Any]]
+    queries: list[dict[str, Any]] = field(default_factory=list)
+
+    def queries_of(self, node: RunNode) -> list[dict[str, Any]]:
+        """The queries a node run sent (retrieve, verify_claims), matched by node and round: its child runs for
+        "why this record"."""
+        rnd = round_of(node)
+        return [q for q in self.queries if q.get("node") == node.run.get("node") == node.name and q.get("round") == rnd]
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -122,6 +129,7 @@ def build_view(run_id: str, records: list[dict[str, Any]]) -> TraceView:
         usage=usage,
         answer=answer,
         records={str(r["id"]): r for r in records if r.get("kind") == "record"},
+        queries=[r for r in records if r.get("kind") == "query"],
     )
 
 

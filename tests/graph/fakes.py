@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+from dataclasses import replace
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
 
 from agent.backend import Backend
 from agent.calibration import RawScore
 from agent.config import BackendSettings
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, StanceResult
+from agent.llm import CircuitBreaker, RoleModel, role_config
+from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import Record
 from agent.text import content_terms
@@ -114,6 +120,37 @@ class ScriptedChatModel(GenericFakeChatModel):
         return self
 
 
+class SchemaChat(BaseChatModel):
+    """A scripted chat model that answers by the schema it was asked for: `replies[schema name]` is a list of
+    replies used in turn (the last one repeats). A dict is returned as that schema's tool call, a str as text
+    content, an Exception is raised. `requests` records (schema name, messages) of every call."""
+
+    replies: dict[str, list[Any]]
+    bound: str | None = None
+    requests: list[tuple[str | None, list[Any]]] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "schema-fake"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> "SchemaChat":
+        tool = tools[0]
+        return self.model_copy(update={"bound": tool.__name__ if isinstance(tool, type) else str(tool)})
+
+    def _generate(self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        self.requests.append((self.bound, list(messages)))
+        queue = self.replies.get(self.bound or "text") or self.replies.get("*") or [""]
+        reply = queue.pop(0) if len(queue) > 1 else queue[0]
+        if isinstance(reply, Exception):
+            raise reply
+        usage = {"input_tokens": 100, "output_tokens": 20, "total_tokens": 120}
+        if isinstance(reply, str):
+            message = AIMessage(content=reply, usage_metadata=usage)
+        else:
+            message = AIMessage(content="", tool_calls=[{"name": self.bound, "args": reply, "id": "call-1"}], usage_metadata=usage)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
 def tool_message(name: str, args: dict[str, Any]) -> AIMessage:
     return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call-{name}"}],
                      usage_metadata={"input_tokens": 100, "output_tokens": 20, "total_tokens": 120})
@@ -123,8 +160,22 @@ def scripted_chat(messages: Iterable[AIMessage]) -> ScriptedChatModel:
     return ScriptedChatModel(messages=iter(list(messages)))
 
 
+def role_model(model: Any, spec: str = "fake:model", **options: Any) -> RoleModel:
+    """A RoleModel around a (scripted) chat model with the default call settings, its own circuit breaker and the
+    class-default structured-output method; `options` override BackendSettings' llm_* fields (without the prefix)."""
+    settings = BackendSettings(llm=spec, **{f"llm_{k}" if k != "llm_roles" else k: v for k, v in options.items()})
+    config = replace(role_config(settings, "fast"), structured_output=options.get("structured_output", "function_calling"))
+    return RoleModel(model, config, CircuitBreaker(config.breaker_failures, config.breaker_cooldown_s))
+
+
+def chat_reasoner(model: Any, embedder: Any = None, spec: str = "fake:model", **options: Any) -> ChatReasoner:
+    """The chat reasoner with one scripted model in both roles (fast and strong)."""
+    role = role_model(model, spec, **options)
+    return ChatReasoner(role, role, ExtractiveReasoner(embedder or BagOfWordsEmbedder()))
+
+
 def make_backend(sources: list[ListSource], stance: Any = None, reasoner: Any = None, second_opinion: Any = None,
-                 calibrator: Any = None) -> Callable[[BackendSettings, Any], Backend]:
+                 calibrator: Any = None, offline_calibrator: Any = None) -> Callable[[BackendSettings, Any], Backend]:
     """A backend factory for register_backend()."""
     embedder = BagOfWordsEmbedder()
 
@@ -138,6 +189,7 @@ def make_backend(sources: list[ListSource], stance: Any = None, reasoner: Any = 
             reasoner=reasoner or ExtractiveReasoner(embedder),
             second_opinion=second_opinion,
             calibrator=calibrator or RawScore(),
+            offline_calibrator=offline_calibrator,
         )
 
     return factory

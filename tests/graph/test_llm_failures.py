@@ -14,7 +14,7 @@ from agent.llm import ModelUnavailable, structured_call
 from agent.metering import metered
 from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner
-from tests.graph.fakes import BagOfWordsEmbedder, RuleStance
+from tests.graph.fakes import BagOfWordsEmbedder, RuleStance, role_model
 
 KEY = "sk-live-SECRET1234567890"
 
@@ -54,12 +54,12 @@ PAIRS = [("Statins increase muscle pain", "Statins increases muscle pain in olde
 ])
 async def test_stance_falls_back_to_the_offline_judge_and_says_so(error):
     model = FailingModel(error)
-    judge = LLMStanceJudge(model, "fake:model", RuleStance())
+    judge = LLMStanceJudge(role_model(model), RuleStance())
     with metered() as meter:
         results = await judge.judge(PAIRS)
     assert [r.stance for r in results] == ["SUPPORT", "CONTRADICT"]  # the offline judge's readings
     assert model.requests == 1, "the SDK already retried; the call is not repeated on top"
-    assert meter.usage.fallbacks == ["stance: rule (ModelUnavailable)"]
+    assert len(meter.usage.fallbacks) == 1 and meter.usage.fallbacks[0].startswith("stance: rule judged 2 of 2 pairs (ModelUnavailable")
     assert KEY not in " ".join(meter.usage.fallbacks)
 
 
@@ -71,7 +71,7 @@ async def test_provider_failure_message_is_redacted():
 
 @pytest.mark.parametrize("error", [ModelAuthenticationError(f"invalid x-api-key {KEY}"), StatusError("model not found", 404)])
 async def test_a_refused_key_or_model_fails_loudly(error):
-    judge = LLMStanceJudge(FailingModel(error), "fake:model", RuleStance())
+    judge = LLMStanceJudge(role_model(FailingModel(error)), RuleStance())
     with metered(), pytest.raises(ConfigurationError, match="refused the request") as caught:
         await judge.judge(PAIRS)
     assert KEY not in str(caught.value)
@@ -79,7 +79,8 @@ async def test_a_refused_key_or_model_fails_loudly(error):
 
 async def test_reasoner_roles_fall_back_to_extractive():
     extractive = ExtractiveReasoner(BagOfWordsEmbedder())
-    chat = ChatReasoner(FailingModel(ModelTimeoutError("Request timed out.")), "fake:model", extractive)
+    role = role_model(FailingModel(ModelTimeoutError("Request timed out.")))
+    chat = ChatReasoner(role, role, extractive)
     with metered() as meter:
         plan = await chat.plan("Do statins increase muscle pain?", [])
     assert plan == await extractive.plan("Do statins increase muscle pain?", [])

@@ -10,13 +10,13 @@ from agent.config import Context
 from agent.graph import graph
 from agent.interfaces import CitedSentence, Draft
 from agent.llm import register_chat_model, unregister_chat_model
-from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import ClaimVerdict, Status
 from agent.routing import decide_after_court, decide_after_verify
 from tests.graph.fakes import (
     BagOfWordsEmbedder,
     ListSource,
+    chat_reasoner,
     RuleStance,
     make_backend,
     record,
@@ -86,7 +86,7 @@ def test_provider_disagreement_triggers_discrimination():
     register_chat_model("fake:disagree", scripted_chat(messages))
     try:
         extractive = ExtractiveReasoner(embedder)
-        chat = ChatReasoner(scripted_chat(messages), "fake:disagree", extractive)
+        chat = chat_reasoner(scripted_chat(messages), embedder, "fake:disagree")
         backend = make_backend([ListSource(SUPPORTING)], reasoner=chat, second_opinion=extractive)
         answer = run("What does metformin do to insulin sensitivity?", backend, max_claims=0, max_discrimination_rounds=1)
     finally:
@@ -155,7 +155,7 @@ def test_model_extracted_claims_carry_the_citations_of_the_sentence_they_came_fr
     ])
     messages = [tool_message("ClaimsOut", {"claims": ["Metformin decreases insulin sensitivity in obesity trials",
                                                        "Metformin increases insulin sensitivity among prediabetic adults"]})]
-    chat = ChatReasoner(scripted_chat(messages), "fake:claims", ExtractiveReasoner(BagOfWordsEmbedder()))
+    chat = chat_reasoner(scripted_chat(messages), spec="fake:claims")
     claims = asyncio.run(chat.extract_claims("What does metformin do?", draft, 6))
     assert [(c.text.split()[1], c.sources) for c in claims] == [("decreases", ["o1"]), ("increases", ["s0"])]
 

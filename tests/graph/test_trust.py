@@ -94,7 +94,7 @@ def test_the_answer_is_one_sentence_with_its_confidence_and_distinct_evidence():
     rt = runtime(sources_override=[ListSource(RECORDS + [structured])])
     state, answer = _answer(rt, None)
     assert answer.answer == f"Yes: the evidence indicates that statins increase muscle pain (confidence {answer.confidence:.2f})."
-    texts = [s["text"] for s in answer.sentences]
+    texts = [s.text for s in answer.sentences]
     assert 1 <= len(texts) <= 4
     quotes = [t.split('"')[1].lower() for t in texts]
     for i, a in enumerate(quotes):  # no statement repeated, or contained in another (a window and its sentences once)
@@ -102,9 +102,9 @@ def test_the_answer_is_one_sentence_with_its_confidence_and_distinct_evidence():
         assert a.rstrip(".") != "statins increase muscle pain"  # nor the answer restated
     stance = {e.text: e.stance for e in state["ledger"] if e.hypothesis_id == state["draft"].selected_hypothesis}
     for sentence in answer.sentences:
-        judged = next(s for text, s in stance.items() if sentence["text"].split('"')[1].rstrip("…") in text.replace("RESULTS: ", ""))
-        assert (sentence["role"] == "contradicts") == (judged == "CONTRADICT"), (sentence, judged)
-        assert sentence["text"].lower().startswith(sentence["role"])
+        judged = next(s for text, s in stance.items() if sentence.text.split('"')[1].rstrip("…") in text.replace("RESULTS: ", ""))
+        assert (sentence.role == "contradicts") == (judged == "CONTRADICT"), (sentence, judged)
+        assert sentence.text.lower().startswith(sentence.role)
 
 
 def test_a_negated_claim_reads_as_a_negation_not_an_antonym():

@@ -71,3 +71,30 @@ def test_run_tree_renders_and_a_node_expands_in_chromium(tmp_path):
     # what the browser built: the citations point at record sections on the page
     for citation in answer.citations:
         assert f'href="#rec-{citation.id}"' in dom and f'id="rec-{citation.id}"' in dom
+
+
+EXPAND_ALL = """
+<script>
+(function () {
+  document.querySelector('button[onclick="setAll(true)"]').click();
+  var closed = Array.prototype.filter.call(document.querySelectorAll('details'), function (d) { return !d.open; }).length;
+  var marks = document.querySelectorAll('article.record mark').length;
+  var out = document.createElement('pre');
+  out.id = 'probe-result';
+  out.textContent = JSON.stringify({closed: closed, total: document.querySelectorAll('details').length, marks: marks});
+  document.body.appendChild(out);
+})();
+</script>
+"""
+
+
+def test_expand_all_opens_everything_and_cited_passages_are_marked_in_chromium(tmp_path):
+    answer, _ = traced_run()
+    page = tmp_path / "trace.html"
+    page.write_text(render_html(load_view(answer.run_id)).replace("</body>", EXPAND_ALL + "</body>"), encoding="utf-8")
+    dom = dump_dom(page.as_uri(), tmp_path)
+    match = re.search(r'<pre id="probe-result">(.*?)</pre>', dom, re.S)
+    assert match, "the probe script did not run"
+    result = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    assert result["total"] > 10 and result["closed"] == 0  # inputs and outputs too, not only the run tree
+    assert result["marks"] >= 1  # the passages the run judged, highlighted in the cited abstracts

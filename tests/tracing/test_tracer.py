@@ -37,9 +37,10 @@ def test_run_tree_has_every_node_with_ids_timings_and_summaries():
         assert run["run_type"] in ("chain", "llm", "tool", "retriever", "prompt", "parser")
         assert run["start"] <= run["end"] and run["latency_s"] >= 0
     retrieve = next(r for r in node_runs if r["node"] == "retrieve")
-    # the state is summarised, not copied: the pool is a count and ids, never the records themselves
+    # a node run shows the state change it made, not a dump of the state it received: the state's keys and round
     court = next(r for r in node_runs if r["node"] == "court")
-    assert set(court["inputs"]["pool"]) >= {"count", "ids"} and court["inputs"]["pool"]["count"] == len(DOCS)
+    assert "pool" in court["inputs"]["state_keys"] and "pool" not in court["inputs"] and court["inputs"]["round"] >= 1
+    assert set(court["outputs"]) >= {"hypotheses", "ledger", "margin"}
     assert retrieve["outputs"]["round"] == 1
     # a node's inner runnable repeats its inputs: stored once
     inner = [r for r in runs if r["parent_id"] == court["id"] and r["name"] == "court"]
@@ -81,7 +82,10 @@ def test_progress_events_are_recorded_with_their_round():
     events = []
     answer, records = traced_run(on_event=events.append)
     recorded = [p["event"] for p in kinds(records, "progress")]
-    assert [e["node"] for e in recorded] == [e["node"] for e in events]
+    assert events[0] == {"node": "run", "event": "start", "run_id": answer.run_id}  # the run id first, before any work
+    assert [e["node"] for e in recorded] == [e["node"] for e in events[1:]]
+    assert [e["node"] for e in events if e.get("event") == "start"][:3] == ["run", "plan", "retrieve"]  # each node says it started
+    events = [e for e in events if "event" not in e]  # what each node reported when it ended
     hypothesize = next(e for e in events if e["node"] == "hypothesize")
     assert hypothesize["round"] == 1 and hypothesize["hypotheses"]  # round filled in by the API
     court = next(e for e in events if e["node"] == "court")
@@ -226,3 +230,19 @@ def test_a_trace_that_cannot_be_written_costs_a_note_not_the_answer(monkeypatch,
     assert answer.status == Status.ANSWERED
     assert any(n.startswith("trace not written: OSError") and "No space left" in n for n in answer.notes)
     assert "trace for run" in caplog.text and not trace_path(answer.run_id).exists()
+
+
+def test_cited_records_keep_their_whole_abstract_and_the_judged_passages():
+    from agent.tracing.render_html import render_html
+    from agent.tracing.render_text import render_show
+    from agent.tracing.view import load_view
+
+    answer, records = traced_run()
+    cited = {r["id"]: r for r in kinds(records, "record")}
+    judged = {e.record_id for e in answer.ledger}
+    assert judged and judged <= set(cited)
+    some = cited[sorted(judged)[0]]
+    assert some["cited"] and all(p["text"] in some["abstract"] for p in some["cited"])
+    page = render_html(load_view(answer.run_id))
+    assert '<mark class="support"' in page and "querySelectorAll('details')" in page  # expand all opens every section
+    assert f"[[{some['cited'][0]['text']}]]" in render_show(load_view(answer.run_id))

@@ -1,0 +1,41 @@
+"""The offline path is unchanged by the chat-model work (issue 17): three scripted runs (a claim, an MCQ, an open
+question) give exactly the answers recorded at c4f668c, before it (tests/graph/offline_pinned.json: status, answer
+line, verdict, confidence, scores, routes, sentences, claims, ledger). Sentences are
+compared as dicts (issue 18 made them typed AnswerSentence records)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.backend import register_backend
+from agent.config import Context
+from agent.graph import graph
+from tests.graph.fakes import ListSource, make_backend, record, unique_backend_name
+
+PINNED = json.loads((Path(__file__).parent / "offline_pinned.json").read_text())
+SUPPORTING = [record(f"s{i}", f"Metformin and insulin sensitivity study {i}",
+                     f"Metformin increases insulin sensitivity in adults with prediabetes, cohort {i}.",
+                     f"Insulin sensitivity was measured in {100 + i} adults.") for i in range(4)]
+OPPOSING = [record("o0", "Metformin insulin sensitivity trial 0", "Metformin decreases insulin sensitivity in adults with obesity, trial 0.")]
+CASES = {
+    "claim": ("Metformin increases insulin sensitivity in adults", [], "verify"),
+    "mcq": ("Which drug increases insulin sensitivity in adults with prediabetes?", ["metformin", "aspirin"], "ask"),
+    "open": ("What does metformin do to insulin sensitivity in adults?", [], "ask"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_offline_answers_match_the_ones_pinned_before_the_chat_model_work(case):
+    question, options, mode = CASES[case]
+    name = unique_backend_name()
+    register_backend(name, make_backend([ListSource(SUPPORTING + OPPOSING)]))
+    a = graph.invoke({"question": question, "options": options, "mode": mode}, {"recursion_limit": 100}, context=Context(backend=name))["answer"]
+    got = {"status": a.status.value, "answer": a.answer, "verdict": a.verdict, "confidence": a.confidence,
+           "selected": a.selected_option, "scores": [[h.id, round(h.score, 6), h.verdict.value] for h in a.hypotheses],
+           "routes": [f"{d.at}->{d.next}" for d in a.decisions], "sentences": [s.model_dump() for s in a.sentences], "claims": [[c.text, c.verdict.value] for c in a.claims],
+           "ledger": [[e.hypothesis_id, e.record_id, e.stance, round(e.confidence * e.weight, 6)] for e in a.ledger]}
+    assert got == PINNED[case]
+    assert a.adjudication is None and not a.usage.fallbacks
