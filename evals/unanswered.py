@@ -1,0 +1,86 @@
+"""Why claims with evidence got no verdict: reads the answers an `evals.scifact --answers FILE` run wrote, beside
+the claims, and sorts every claim that has gold evidence into where its verdict was lost.
+
+    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl \
+        --split val --answers /tmp/val_answers.jsonl --json
+    python -m evals.unanswered --claims ../shared/data/scifact/claims_train.jsonl --answers /tmp/val_answers.jsonl [--json]
+
+Issue 16 asks that >= 90 % of such claims get a verdict; this says which part of the pipeline stands in the way:
+- `gate`: the relevance gate declined the question;
+- `judge_neutral`: no passage took a side although a gold abstract was judged (the stance judge read it as neutral);
+- `gold_not_judged`: no passage took a side and no gold abstract reached the court (retrieval / reranking);
+- `abstained`: some passage took a side but the leading answer's confidence was below the abstention threshold
+  (`abstained_leaning_right` counts those whose leaning verdict was the gold one);
+- `answered`, with `answered_right`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from evals.scifact import gold_of
+
+NO_SIDE = "no retrieved passage supports or contradicts"
+OUTCOMES = ("answered", "abstained", "judge_neutral", "gold_not_judged", "gate")
+
+
+def outcome(answer: dict, gold_docs: set[str]) -> str:
+    """Where this claim's verdict went (module docstring)."""
+    relevance = answer.get("relevance") or {}
+    if relevance and not relevance.get("relevant", True):
+        return "gate"
+    if answer["status"] == "ANSWERED":
+        return "answered"
+    if NO_SIDE in answer.get("answer", ""):
+        judged = {str(entry["record_id"]) for entry in answer.get("ledger") or []}
+        return "judge_neutral" if judged & gold_docs else "gold_not_judged"
+    return "abstained"
+
+
+def tally(claims: list[dict], answers: list[dict]) -> dict:
+    """Counts and shares per outcome over the claims with gold evidence (answers matched by claim text)."""
+    by_text = {claim["claim"].strip(): claim for claim in claims}
+    counts: Counter[str] = Counter()
+    unmatched = 0
+    for answer in answers:
+        claim = by_text.get(answer["question"].strip())
+        if claim is None:
+            unmatched += 1
+            continue
+        labels, _, claim_label = gold_of(claim)
+        if not labels:
+            continue
+        where = outcome(answer, set(labels))
+        counts[where] += 1
+        if where in ("answered", "abstained") and answer.get("verdict") == claim_label:
+            counts[f"{where}_right"] += 1
+    total = sum(counts[o] for o in OUTCOMES)
+    return {"evidence_claims": total, "unmatched_answers": unmatched, **{k: counts[k] for k in (*OUTCOMES, "answered_right", "abstained_right")},
+            "shares": {o: round(counts[o] / total, 4) if total else 0.0 for o in OUTCOMES}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evals.unanswered", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claims", type=Path, required=True, help="SciFact claims JSON lines (with evidence)")
+    parser.add_argument("--answers", type=Path, required=True, help="the --answers file of an evals.scifact run")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    for path in (args.claims, args.answers):
+        if not path.is_file():
+            parser.error(f"no such file: {path}")
+    claims = [json.loads(line) for line in args.claims.read_text(encoding="utf-8").splitlines() if line.strip()]
+    answers = [json.loads(line) for line in args.answers.read_text(encoding="utf-8").splitlines() if line.strip()]
+    result = tally(claims, answers)
+    for name in OUTCOMES:
+        print(f"{name:<18}{result[name]:>5}  {result['shares'][name]:.3f}")
+    print(f"{'evidence claims':<18}{result['evidence_claims']:>5}  (answered right {result['answered_right']}, abstained leaning right {result['abstained_right']})")
+    if args.json:
+        print(json.dumps(result, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
