@@ -129,10 +129,14 @@ def role_config(settings: Any, role: str) -> RoleConfig | None:
 
 def default_method(spec: str, base_url: str | None) -> str:
     """A structured-output method the provider serves: OpenAI's own API takes json_schema; an OpenAI-compatible
-    server (llama.cpp's, vLLM, Ollama's /v1) reliably takes JSON mode; others (and local GGUF) tool calling."""
+    server (llama.cpp's, vLLM, Ollama's /v1) reliably takes JSON mode; a local GGUF model the JSON asked for in the
+    prompt (ChatLlamaCpp's with_structured_output takes no method, and its forced tool call needs a function-calling
+    chat format that small instruct models lack); others tool calling."""
     provider = spec.split(":", 1)[0]
     if provider in ("openai", "azure_openai"):
         return "json_mode" if base_url else "json_schema"
+    if provider == "llamacpp":
+        return "prompt"
     return "function_calling"
 
 
