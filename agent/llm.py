@@ -20,6 +20,8 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -53,6 +55,8 @@ PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
 
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _registry: dict[str, Any] = {}
+# The monotonic deadline of the role call in progress; copied into the executor thread a local model generates in.
+call_deadline: ContextVar[float | None] = ContextVar("sparkit_call_deadline", default=None)
 
 
 def register_chat_model(spec: str, model: Any) -> None:
@@ -129,10 +133,14 @@ def role_config(settings: Any, role: str) -> RoleConfig | None:
 
 def default_method(spec: str, base_url: str | None) -> str:
     """A structured-output method the provider serves: OpenAI's own API takes json_schema; an OpenAI-compatible
-    server (llama.cpp's, vLLM, Ollama's /v1) reliably takes JSON mode; others (and local GGUF) tool calling."""
+    server (llama.cpp's, vLLM, Ollama's /v1) reliably takes JSON mode; a local GGUF model the JSON asked for in the
+    prompt (ChatLlamaCpp's with_structured_output takes no method, and its forced tool call needs a function-calling
+    chat format that small instruct models lack); others tool calling."""
     provider = spec.split(":", 1)[0]
     if provider in ("openai", "azure_openai"):
         return "json_mode" if base_url else "json_schema"
+    if provider == "llamacpp":
+        return "prompt"
     return "function_calling"
 
 
@@ -178,7 +186,60 @@ def _local_gguf(model_path: str, temperature: float, n_ctx: int, max_tokens: int
     except ImportError:
         raise ConfigurationError("a local GGUF model needs the 'local' extra: pip install 'sparkit[local]'") from None
     threads = {"n_threads": n_threads} if n_threads else {}
-    return ChatLlamaCpp(model_path=str(path), temperature=temperature, n_ctx=n_ctx, max_tokens=max_tokens, verbose=False, **threads)
+    return _local_chat_class()(model_path=str(path), temperature=temperature, n_ctx=n_ctx, max_tokens=max_tokens, verbose=False, **threads)
+
+
+class LocalModelGuard:
+    """A local model generates in an executor thread that outlives a role's deadline (asyncio cannot stop it): one
+    generation at a time on the model's context (llama.cpp's is not thread-safe), none started past the deadline, and a
+    running one ends at the deadline (the end-of-text token is forced) instead of running on for minutes."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+    def run(self, generate: Callable[[list], T], eos: int) -> T:
+        """`generate(logits_processors)` under the lock, with a processor that ends the reply once the deadline passes."""
+        deadline = call_deadline.get()
+        with self.lock:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError("the role's deadline passed while the local model was busy")
+            return generate([] if deadline is None else [stop_at(deadline, eos)])
+
+
+def stop_at(deadline: float, eos: int) -> Callable[[Any, Any], Any]:
+    """A llama.cpp logits processor: past `deadline`, only the end-of-text token can be sampled."""
+    import numpy as np
+
+    def processor(_input_ids: Any, scores: Any) -> Any:
+        if time.monotonic() < deadline:
+            return scores
+        forced = np.full_like(scores, -np.inf)
+        forced[eos] = 0.0
+        return forced
+
+    return processor
+
+
+_local_guards: dict[int, LocalModelGuard] = {}
+
+
+def _local_chat_class() -> type:
+    """ChatLlamaCpp whose generations go through the model's LocalModelGuard (imported lazily: extra 'local')."""
+    import llama_cpp
+    from langchain_community.chat_models import ChatLlamaCpp
+
+    class LocalChat(ChatLlamaCpp):
+        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
+            guard = _local_guards.setdefault(id(self.client), LocalModelGuard())
+            parent = super()._generate
+
+            def generate(processors: list) -> Any:
+                extra = {"logits_processor": llama_cpp.LogitsProcessorList(processors)} if processors else {}
+                return parent(messages, stop, run_manager, **kwargs, **extra)
+
+            return guard.run(generate, self.client.token_eos())
+
+    return LocalChat
 
 
 def _first_line(exc: Exception) -> str:
@@ -330,6 +391,7 @@ class RoleModel:
         if seconds < MIN_CALL_SECONDS:
             raise ModelUnavailable(f"chat model {self.spec}: no wall time left for the {self.config.role} role")
         deadline = time.monotonic() + seconds
+        call_deadline.set(deadline)  # a local model's generation stops here too (LocalModelGuard)
         schema_text = json.dumps(schema.model_json_schema())
         messages: list[tuple[str, str]] = [("system", system), ("user", user)]
         last_error = "no reply"

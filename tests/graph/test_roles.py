@@ -32,7 +32,7 @@ def test_structured_output_defaults_per_provider():
     assert default_method("openai:gpt-4o-mini", None) == "json_schema"
     assert default_method("openai:qwen2.5", "http://127.0.0.1:8080/v1") == "json_mode"  # llama.cpp's server and friends
     assert default_method("anthropic:claude-haiku-4-5", None) == "function_calling"
-    assert default_method("llamacpp:/models/x.gguf", None) == "function_calling"
+    assert default_method("llamacpp:/models/x.gguf", None) == "prompt"  # ChatLlamaCpp takes no method=
 
 
 def test_a_bad_role_option_fails_when_the_settings_load():

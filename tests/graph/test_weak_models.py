@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import numpy as np
 import pytest
+from pydantic import Field
 
 from agent.backend import register_backend
 from agent.config import Context
 from agent.graph import graph
 from agent.judges.llm import LLMStanceJudge
-from agent.llm import parse_reply
+from agent.llm import LocalModelGuard, call_deadline, parse_reply, stop_at
 from agent.metering import metered, wall_clock
 from agent.reasoners.chat import PlanOut
 from agent.reasoners.checks import usable_answer_line, usable_hypothesis
@@ -237,6 +239,66 @@ async def test_a_slow_model_degrades_to_the_offline_role_at_its_deadline():
     with metered() as meter, wall_clock(time.time() + 0.5):  # the run's wall budget has half a second left
         await chat.plan("Does metformin increase insulin sensitivity?", [])
     assert "no wall time left" in meter.usage.fallbacks[0]
+
+
+class LocalLike(SchemaChat):
+    """A local model as ChatLlamaCpp runs it: a blocking generation in an executor thread (which asyncio's deadline
+    cannot stop) of up to 200 tokens at 50 ms each, through a LocalModelGuard; records overlap and tokens generated."""
+
+    guard: Any = None
+    stats: dict[str, Any] = Field(default_factory=lambda: {"active": 0, "overlap": 0, "generated": []})  # shared by bound copies
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        stats = self.stats
+
+        def generate(processors):
+            stats["active"] += 1
+            stats["overlap"] = max(stats["overlap"], stats["active"])
+            tokens = 0
+            try:
+                for tokens in range(1, 201):
+                    time.sleep(0.05)
+                    scores = np.zeros(8)
+                    for processor in processors:
+                        scores = processor(None, scores)
+                    if np.isinf(scores[1:]).all():  # only the end-of-text token (0) can follow
+                        break
+            finally:
+                stats["active"] -= 1
+                stats["generated"].append(tokens)
+            return super(LocalLike, self)._generate(messages, stop, run_manager, **kwargs)
+
+        return self.guard.run(generate, 0)
+
+
+async def test_a_local_model_stops_generating_at_the_deadline_and_never_runs_twice_at_once():
+    """A call past its deadline used to leave llama.cpp generating in its thread (up to max_tokens, minutes on 2 cores)
+    while the next call started a second generation on the same, not thread-safe, context."""
+    model = LocalLike(replies={"PlanOut": [{"queries": ["metformin insulin sensitivity"]}]}, guard=LocalModelGuard())
+    chat = chat_reasoner(model, deadline_s=2.0, breaker_failures=10)
+    with metered() as meter:
+        await chat.plan("Does metformin increase insulin sensitivity?", [])
+        await chat.plan("Does metformin increase insulin sensitivity?", [])
+    await asyncio.sleep(1.0)
+    assert model.stats["overlap"] == 1, "two generations ran on one local model at once"
+    generated = model.stats["generated"]
+    assert len(generated) == 2 and max(generated) < 60, f"generation ran on past the 2 s deadline: {generated} tokens"
+    assert len(meter.usage.fallbacks) == 2 and all("deadline" in f for f in meter.usage.fallbacks)
+
+
+def test_a_local_model_starts_no_generation_past_the_deadline():
+    guard, calls = LocalModelGuard(), []
+    token = call_deadline.set(time.monotonic() - 1)
+    try:
+        with pytest.raises(TimeoutError):
+            guard.run(calls.append, 0)
+    finally:
+        call_deadline.reset(token)
+    assert calls == []
+    assert guard.run(lambda processors: processors, 0) == [], "no deadline: no processor"
+    forced = stop_at(time.monotonic() - 1, 2)(None, np.zeros(4))
+    assert forced[2] == 0 and np.isneginf(np.delete(forced, 2)).all()
+    assert (stop_at(time.monotonic() + 60, 2)(None, np.ones(4)) == 1).all()
 
 
 async def test_tokens_are_estimated_when_the_provider_reports_none():
