@@ -48,7 +48,8 @@ def test_titles_from_data_cannot_drive_the_terminal(tmp_path, encoder, capsys):
     assert terminal_safe("a\x1b[31mred\x1b[0m\tb\nc") == "ared b c"
 
 
-def test_progress_bars_only_when_asked_or_on_a_terminal(tmp_path, pdfs, encoder, capsys):
+def test_progress_bars_only_when_asked_or_on_a_terminal(tmp_path, pdfs, encoder, capsys, monkeypatch):
+    monkeypatch.delenv("SPARKIT_PROGRESS", raising=False)  # the user's own setting would decide instead of the terminal
     assert main(["library", "add", str(pdfs["okafor2010"])]) == 0
     assert "reading" not in capsys.readouterr().err  # stderr is not a terminal here
     assert main(["library", "add", str(pdfs["lindqvist2011"]), "--progress"]) == 0
