@@ -2,13 +2,16 @@
 the claims, and sorts every claim that has gold evidence into where its verdict was lost.
 
     python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl \
-        --split val --answers /tmp/val_answers.jsonl --json
+        --split val --set neutral_kept=16 --answers /tmp/val_answers.jsonl --json
     python -m evals.unanswered --claims ../shared/data/scifact/claims_train.jsonl --answers /tmp/val_answers.jsonl [--json]
 
 Issue 16 asks that >= 90 % of such claims get a verdict; this says which part of the pipeline stands in the way:
 - `gate`: the relevance gate declined the question;
 - `judge_neutral`: no passage took a side although a gold abstract was judged (the stance judge read it as neutral);
-- `gold_not_judged`: no passage took a side and no gold abstract reached the court (retrieval / reranking);
+- `gold_not_judged`: no passage took a side and no passage of a gold abstract was among those the court judged
+  (retrieval, reranking or the choice of the closest sentences). The ledger keeps only `neutral_kept` neutral
+  passages per hypothesis (2 by default), so run the eval with `--set neutral_kept=16` (= sentences_per_hypothesis,
+  which changes no verdict): with fewer, a gold passage judged neutral but not kept counts here;
 - `abstained`: some passage took a side but the leading answer's confidence was below the abstention threshold
   (`abstained_leaning_right` counts those whose leaning verdict was the gold one);
 - `answered`, with `answered_right`.
