@@ -64,10 +64,12 @@ async def test_a_failing_source_is_reported_and_the_others_are_kept(tmp_path, en
 
 
 async def test_fetch_validates_its_arguments(tmp_path):
+    router = Router()  # no routes: a request that got past the checks would fail the test, never reach a host
     with pytest.raises(InputError, match="needs a query"):
-        await fetch_into_library(Library(tmp_path / "lib"), "  ")
+        await fetch_into_library(Library(tmp_path / "lib"), "  ", transport=router.transport)
     with pytest.raises(InputError, match="between 1 and 200"):
-        await fetch_into_library(Library(tmp_path / "lib"), "q", limit=0)
+        await fetch_into_library(Library(tmp_path / "lib"), "q", limit=0, transport=router.transport)
+    assert router.requests == []
 
 
 def test_interleave_takes_each_source_in_turn_and_merges_the_same_work():
