@@ -24,7 +24,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from evals.scifact import gold_of
+from evals.scifact import gold_of, load_claims
 
 NO_SIDE = "no retrieved passage supports or contradicts"
 OUTCOMES = ("answered", "abstained", "judge_neutral", "gold_not_judged", "gate")
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in (args.claims, args.answers):
         if not path.is_file():
             parser.error(f"no such file: {path}")
-    claims = [json.loads(line) for line in args.claims.read_text(encoding="utf-8").splitlines() if line.strip()]
+    claims = load_claims(args.claims, "all")  # answers are matched by claim text, whatever split the eval ran
     answers = [json.loads(line) for line in args.answers.read_text(encoding="utf-8").splitlines() if line.strip()]
     result = tally(claims, answers)
     for name in OUTCOMES:
