@@ -9,7 +9,8 @@ shipped) learns from the even ones, so this is the split on which the two can be
 
 Two decision rules are scored: `strict` (verdict SUPPORT -> yes, CONTRADICT -> no, NOT_ENOUGH_INFO or
 abstention -> maybe) and `lean` (when the system abstains, the side its court's hypothesis scores favour;
-maybe only when the court saw no evidence either way). `accuracy` is the lean rule's. Calibration is
+maybe only when the court saw no evidence either way). `accuracy` is the lean rule's. With `--rule FILE` (a rule
+`evals.pubmedqa_rule` chose by cross-validation on pqal_dev), `accuracy_rule` and its confusion are added. Calibration is
 scored for both: `ece` with the lean rule (the leading answer's confidence when the run abstained but leaned)
 and `ece_strict` with the reported confidence (an abstention's is the probability that "maybe" is right).
 """
@@ -26,9 +27,9 @@ from typing import Any
 from agent import Context, aask
 from training.dataset import pubmedqa_split
 from agent.llm_flags import add_llm_arguments, llm_overrides
+from evals.pubmedqa_rule import LABELS, Rule, confusion as confusion_of, evidence_of, load_rule
 from evals.report import calibration, chat_model_usage, macro_f1, parse_overrides, publish, selective, write_answers
 
-LABELS = ("yes", "no", "maybe")
 DECISION = {"SUPPORT": "yes", "CONTRADICT": "no"}
 
 
@@ -60,7 +61,7 @@ def documents_of(pmid: str, item: dict) -> list[dict]:
     return [{"id": pmid, "title": "", "abstract": " ".join(sections)}]
 
 
-async def evaluate(items: dict[str, dict], context: Context, answers_path: Path | None = None) -> dict[str, Any]:
+async def evaluate(items: dict[str, dict], context: Context, answers_path: Path | None = None, rule: Rule | None = None) -> dict[str, Any]:
     answers = []
     gold, predicted, strict, confidences, strict_confidences = [], [], [], [], []
     faithfulness, gate_declined = [], 0
@@ -81,7 +82,13 @@ async def evaluate(items: dict[str, dict], context: Context, answers_path: Path 
     correct = [g == p for g, p in zip(gold, predicted)]
     ece, brier = calibration(confidences, correct)
     ece_strict, brier_strict = calibration(strict_confidences, [g == p for g, p in zip(gold, strict)])
-    confusion = {f"{g}->{p}": sum(1 for a, b in zip(gold, predicted) if a == g and b == p) for g in LABELS for p in LABELS}
+    confusion = confusion_of(gold, predicted)
+    by_rule = {}
+    if rule is not None:
+        ruled = [rule.decide(*evidence_of(answer.model_dump())) for answer in answers]
+        by_rule = {"accuracy_rule": sum(g == p for g, p in zip(gold, ruled)) / len(gold) if gold else 0.0,
+                   "macro_f1_rule": macro_f1(gold, ruled, LABELS),
+                   "confusion_rule": confusion_of(gold, ruled)}
     return {
         "questions": len(gold),
         "accuracy": sum(correct) / len(gold) if gold else 0.0,
@@ -96,6 +103,7 @@ async def evaluate(items: dict[str, dict], context: Context, answers_path: Path 
         "declined_by_relevance_gate": gate_declined,
         "faithfulness": sum(faithfulness) / len(faithfulness) if faithfulness else None,
         "confusion": confusion,
+        **by_rule,
         **chat_model_usage(answers),
     }
 
@@ -110,8 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", metavar="KEY=VALUE")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--answers", type=Path, metavar="FILE", help="write each run's Answer as one JSON line (what the model did, question by question)")
+    parser.add_argument("--rule", type=Path, metavar="FILE", help="also score a yes / no / maybe rule `evals.pubmedqa_rule --write` stored")
     add_llm_arguments(parser)
     args = parser.parse_args(argv)
+    try:
+        rule = load_rule(args.rule) if args.rule else None
+    except (OSError, ValueError) as exc:
+        parser.exit(2, f"evals.pubmedqa: --rule {args.rule}: {exc}\n")
     items = json.loads(args.data.read_text())
     if args.split == "heldout":
         items = {pmid: item for pmid, item in items.items() if pubmedqa_split(pmid) == "heldout"}
@@ -119,9 +132,10 @@ def main(argv: list[str] | None = None) -> int:
         items = dict(list(items.items())[: args.limit])
     overrides = {"max_claims": 0, **llm_overrides(args), **parse_overrides(args.set)}
     context = Context(preset=args.preset, **overrides)
-    results = asyncio.run(evaluate(items, context, args.answers))
+    results = asyncio.run(evaluate(items, context, args.answers, rule))
     config = {"preset": args.preset, "split": args.split, "overrides": overrides}
-    confusion_last = {k: v for k, v in results.items() if k != "confusion"} | {"confusion": results["confusion"]}
+    confusions = ("confusion", "confusion_rule")
+    confusion_last = {k: v for k, v in results.items() if k not in confusions} | {k: results[k] for k in confusions if k in results}
     publish(f"PubMedQA PQA-L reasoning-required, {results['questions']} questions", confusion_last, config, args.json)
     return 0
 
