@@ -11,7 +11,9 @@ from that score:
 - abstention: P(NOT_ENOUGH_INFO is right), over the runs that abstained.
 
 The maps hold for the stance judge they were fitted with, whose name is stored in the table. Prints the
-in-sample reliability of both confidences; the held-out numbers come from evals/scifact.py.
+in-sample reliability of both confidences and, by `--folds`-fold cross-validation over the same runs (each
+claim's confidence from maps fitted on the other folds), their out-of-fold reliability; the held-out numbers
+come from evals/scifact.py.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from agent.calibration import CalibrationTable, PlattScale, default_table_path
 from agent.judges.cross import default_cross_weights_path
 from agent.judges.packaged import weights_digest
 from agent.reasoners.extractive import winner
+from evals.pubmedqa_rule import stratified_folds
 from evals.report import calibration, commit, parse_overrides, print_table
 from evals.scifact import gold_of, load_claims
 
@@ -56,6 +59,32 @@ def platt(scores: list[float], outcomes: list[bool]) -> PlattScale:
     return PlattScale(slope=round(float(model.coef_[0][0]), 4), intercept=round(float(model.intercept_[0]), 4))
 
 
+def fitted_maps(rows: list[dict]) -> tuple[PlattScale, PlattScale]:
+    """(leading, abstention) maps from these runs; ValueError when a map lacks right or wrong outcomes."""
+    led = [r for r in rows if r["lead"]]
+    abstained = [r for r in rows if r["abstained"]]
+    if len({r["lead"] == r["gold"] for r in led}) < 2 or len({r["gold"] == "NOT_ENOUGH_INFO" for r in abstained}) < 2:
+        raise ValueError("each map needs both right and wrong outcomes among the runs: use more claims")
+    return (platt([r["score"] for r in led], [r["lead"] == r["gold"] for r in led]),
+            platt([r["score"] for r in abstained], [r["gold"] == "NOT_ENOUGH_INFO" for r in abstained]))
+
+
+def confidence_of(row: dict, leading: PlattScale, abstention: PlattScale) -> float:
+    return abstention(row["score"]) if row["abstained"] else leading(row["score"])
+
+
+def out_of_fold(rows: list[dict], folds: int, seed: int = 0) -> list[float]:
+    """Each run's calibrated confidence from maps fitted on the other folds (folds stratified by correctness)."""
+    fold_of = stratified_folds([str(r["verdict"] == r["gold"]) + str(r["abstained"]) for r in rows], folds, seed)
+    confidences = [0.0] * len(rows)
+    for fold in range(folds):
+        leading, abstention = fitted_maps([r for r, f in zip(rows, fold_of) if f != fold])
+        for i, (row, f) in enumerate(zip(rows, fold_of)):
+            if f == fold:
+                confidences[i] = confidence_of(row, leading, abstention)
+    return confidences
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--claims", required=True, type=Path)
@@ -63,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="first N validation claims (quick check)")
     parser.add_argument("--out", type=Path, default=default_table_path())
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds for the out-of-fold reliability (0: skip)")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=cross (the maps hold for that judge)")
     args = parser.parse_args(argv)
     claims = load_claims(args.claims, "val", args.limit)
@@ -71,26 +101,32 @@ def main(argv: list[str] | None = None) -> int:
     rows = asyncio.run(observations(claims, context))
     led = [r for r in rows if r["lead"]]
     abstained = [r for r in rows if r["abstained"]]
-    if len({r["lead"] == r["gold"] for r in led}) < 2 or len({r["gold"] == "NOT_ENOUGH_INFO" for r in abstained}) < 2:
-        raise SystemExit("each map needs both right and wrong outcomes among the runs: use more claims")
+    try:
+        leading, abstention = fitted_maps(rows)
+        cross_validated = out_of_fold(rows, args.folds) if args.folds > 1 else None
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from exc
     table = CalibrationTable(
         stance_model=judge,
         stance_weights_sha256=weights_digest(default_cross_weights_path()),
-        leading=platt([r["score"] for r in led], [r["lead"] == r["gold"] for r in led]),
-        abstention=platt([r["score"] for r in abstained], [r["gold"] == "NOT_ENOUGH_INFO" for r in abstained]),
+        leading=leading,
+        abstention=abstention,
         fitted_on=f"SciFact claims_train validation part, {len(rows)} claims, preset fast, max_claims 0, judge {judge}",
         examples=len(rows),
         commit=commit(),
     )
     correct = [r["verdict"] == r["gold"] for r in rows]
-    fitted = [table.abstention(r["score"]) if r["abstained"] else table.leading(r["score"]) for r in rows]
     raw_ece, raw_brier = calibration([r["score"] for r in rows], correct)
-    ece, brier = calibration(fitted, correct)
-    print_table(f"Calibration fitted on {len(rows)} validation claims (in-sample)", [
+    ece, brier = calibration([confidence_of(r, leading, abstention) for r in rows], correct)
+    lines = [
         ("judge", judge), ("leading map", table.leading.model_dump()), ("abstention map", table.abstention.model_dump()),
         ("runs with a leading answer / abstained", f"{len(led)} / {len(abstained)}"),
-        ("ECE raw -> fitted", f"{raw_ece:.3f} -> {ece:.3f}"), ("Brier raw -> fitted", f"{raw_brier:.3f} -> {brier:.3f}"),
-    ])
+        ("ECE raw -> fitted (in-sample)", f"{raw_ece:.3f} -> {ece:.3f}"), ("Brier raw -> fitted (in-sample)", f"{raw_brier:.3f} -> {brier:.3f}"),
+    ]
+    if cross_validated is not None:
+        cv_ece, cv_brier = calibration(cross_validated, correct)
+        lines += [(f"ECE / Brier out-of-fold ({args.folds}-fold)", f"{cv_ece:.3f} / {cv_brier:.3f}")]
+    print_table(f"Calibration fitted on {len(rows)} validation claims", lines)
     if not args.no_write:
         args.out.write_text(table.model_dump_json(indent=2) + "\n")
         print(f"wrote {args.out}")
