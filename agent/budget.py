@@ -15,10 +15,12 @@ from agent.metering import Meter, metered
 from agent.records import Usage
 
 
-def spent_reason(usage: Usage | None, started_at: float | None, settings: Context) -> str | None:
-    """Name of the first exhausted budget ('wall_time', 'llm_calls', 'source_calls', 'cost'), else None."""
+def spent_reason(usage: Usage | None, deadline: float | None, settings: Context) -> str | None:
+    """Name of the first exhausted budget ('wall_time', 'llm_calls', 'source_calls', 'cost'), else None.
+    `deadline` is the run clock's (`run_clock(state).deadline(settings)`), the one the node guard cuts at, so
+    the routing and the guard never disagree about the set-up time excluded from the wall budget."""
     usage = usage or Usage()
-    if started_at is not None and time.time() - started_at >= settings.budget.max_wall_time_s:
+    if deadline is not None and time.time() >= deadline:
         return "wall_time"
     if usage.llm_calls >= settings.budget.max_llm_calls and settings.backend.llm:
         return "llm_calls"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
-from agent.budget import spent_reason
+from agent.budget import run_clock, spent_reason
 from agent.config import Context
 from agent.records import ClaimVerdict, Decision, Route
 
@@ -69,7 +69,7 @@ def decide_after_retrieve(state: Mapping[str, Any], settings: Context) -> AfterR
         return AfterRetrieve(at="retrieve", next="rerank", reason="round-1 evidence: rerank before hypotheses", round=round_)
     hops = state.get("hops_done", 0)
     if settings.ablations.enable_citation_hop and hops < settings.retrieval.citation_hops and settings.retrieval.citation_hop_top > 0:
-        if spent := spent_reason(state.get("usage"), state.get("started_at"), settings):
+        if spent := spent_reason(state.get("usage"), run_clock(state).deadline(settings), settings):
             return AfterRetrieve(at="retrieve", next="rerank", reason=f"citation hop skipped: budget spent ({spent})", round=round_)
         return AfterRetrieve(at="retrieve", next="citation_hop", reason=f"citation hop {hops + 1} of {settings.retrieval.citation_hops}", round=round_)
     return AfterRetrieve(at="retrieve", next="rerank", reason="no citation hop left", round=round_)
@@ -105,7 +105,7 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
     why = " and ".join(reasons)
     if not settings.ablations.enable_discrimination:
         return AfterCourt(next="synthesize", reason=f"{why}, discrimination disabled", **common)
-    if spent := spent_reason(state.get("usage"), state.get("started_at"), settings):
+    if spent := spent_reason(state.get("usage"), run_clock(state).deadline(settings), settings):
         return AfterCourt(next="synthesize", reason=f"{why}, budget_exhausted: {spent}", **common)
     if extra_rounds >= settings.court.max_discrimination_rounds:
         return AfterCourt(next="synthesize", reason=f"{why}, max_discrimination_rounds ({settings.court.max_discrimination_rounds}) reached", **common)
@@ -120,6 +120,6 @@ def decide_after_verify(state: Mapping[str, Any], settings: Context) -> AfterVer
         return AfterVerify(next="report", reason=f"claims settled: {contested} contested <= {settings.verification.contested_threshold}", **common)
     if state.get("escalations", 0) >= settings.verification.max_escalations:
         return AfterVerify(next="report", reason=f"{contested} contested, max_escalations ({settings.verification.max_escalations}) reached", **common)
-    if spent := spent_reason(state.get("usage"), state.get("started_at"), settings):
+    if spent := spent_reason(state.get("usage"), run_clock(state).deadline(settings), settings):
         return AfterVerify(next="report", reason=f"{contested} contested, budget_exhausted: {spent}", **common)
     return AfterVerify(next="target_claims", reason=f"{contested} contested claims > {settings.verification.contested_threshold}: targeted retrieval", **common)

@@ -355,6 +355,27 @@ def test_zero_dollars_means_zero_not_off():
     assert spent_reason(Usage(cost_usd=0.0), None, settings) is None  # nothing paid, nothing spent
 
 
+def test_the_routing_reads_the_same_wall_clock_as_the_node_guard():
+    """The loop edges stop on the run clock's deadline, which excludes set-up (models, index), not on `started_at`."""
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    from agent.budget import RUN_CLOCK_KEY, RunClock
+    from agent.records import Hypothesis
+    from agent.routing import decide_after_court
+
+    settings = Context(max_wall_time_s=5)
+    state = {"started_at": time.time() - 10, "margin": 0.0, "ledger": [], "pool": {"a": object()}, "discrimination_rounds": 1,
+             "hypotheses": [Hypothesis(id="H1", text="x")]}
+    for setup_s, expected in ((20.0, "discriminate"), (0.0, "synthesize")):
+        token = var_child_runnable_config.set({"configurable": {RUN_CLOCK_KEY: RunClock(start=time.time() - 10, setup_s=setup_s)}})
+        try:
+            decision = decide_after_court(state, settings)
+        finally:
+            var_child_runnable_config.reset(token)
+        assert decision.next == expected, decision.reason
+    assert "budget_exhausted: wall_time" in decision.reason
+
+
 def test_loading_models_does_not_spend_the_wall_time_budget():
     """Building the backend (models, index) is set-up paid once per process: the clock stops while it runs."""
     inner = make_backend([ListSource(DOCS)])
