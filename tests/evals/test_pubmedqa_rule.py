@@ -116,3 +116,30 @@ def test_cli_refuses_an_answer_whose_question_is_not_in_the_data(tmp_path, capsy
         pubmedqa_rule.main(["--data", str(data), "--answers", str(answers)])
     assert exit_info.value.code == 2
     assert "Is the moon cheese?" in capsys.readouterr().err
+
+
+def test_the_pubmedqa_eval_scores_a_stored_rule_beside_its_own(monkeypatch, tmp_path, capsys):
+    import asyncio
+
+    from agent import Context
+    from agent.records import Answer, Hypothesis, Status
+    from evals import pubmedqa
+
+    evidence = {"Does A work?": (0.9, 0.0), "Does B work?": (0.0, 0.8), "Does C work?": (1.2, 1.1)}
+
+    async def fake_aask(question, **_):
+        s, c = evidence[question]
+        return Answer(status=Status.INSUFFICIENT_EVIDENCE, task="open", question=question, answer="x", confidence=0.5, abstained=True,
+                      hypotheses=[Hypothesis(id="H1", text=question, polarity=1, support=s, contradiction=c, score=s - c)])
+
+    monkeypatch.setattr(pubmedqa, "aask", fake_aask)
+    items = {str(i): {"QUESTION": q, "CONTEXTS": ["x"], "final_decision": g}
+             for i, (q, g) in enumerate(zip(evidence, ["yes", "no", "maybe"]))}
+    results = asyncio.run(pubmedqa.evaluate(items, Context(), rule=Rule(threshold=0.0, mixed=1.0)))
+    assert results["accuracy_rule"] == 1.0 and results["confusion_rule"]["maybe->maybe"] == 1
+    assert "accuracy_rule" not in asyncio.run(pubmedqa.evaluate(items, Context()))
+    bad = tmp_path / "rule.json"
+    bad.write_text("{not json")
+    with pytest.raises(SystemExit) as exit_info:
+        pubmedqa.main(["--data", str(tmp_path / "none.json"), "--rule", str(bad)])
+    assert exit_info.value.code == 2 and "--rule" in capsys.readouterr().err
