@@ -201,11 +201,12 @@ def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Cali
     from agent.judges.cross import default_cross_weights_path
     from agent.judges.packaged import weights_digest
 
-    same_weights = table is not None and (not table.stance_weights_sha256 or table.stance_weights_sha256 == weights_digest(default_cross_weights_path()))
+    in_use = Path(settings.stance_weights).expanduser() if settings.stance_weights else default_cross_weights_path()  # a user's judge, else the packaged one
+    same_weights = table is not None and (not table.stance_weights_sha256 or table.stance_weights_sha256 == weights_digest(in_use))
     if table is not None and table.stance_model == stance.name and same_weights:
         return PlattCalibrator(table), []
     why = ("no fitted table" if table is None else f"the fitted maps are for the {table.stance_model} judge, not {stance.name}"
-           if table.stance_model != stance.name else "the fitted maps are for other cross-encoder weights than the packaged ones")
+           if table.stance_model != stance.name else "the fitted maps are for other cross-encoder weights than the ones in use")
     return RawScore(), [f"calibration: {why}; confidence is the raw evidence score"]
 
 

@@ -89,3 +89,10 @@ def test_maps_fitted_for_other_weights_of_the_same_judge_are_not_applied(monkeyp
     weights.write_bytes(b"retrained weights")
     raw, notes = calibrator_for(Context().backend, _judge("ensemble(heuristic+cross)"))
     assert isinstance(raw, RawScore) and "other cross-encoder weights" in notes[0]
+    # A judge the user trained (`stance_weights=FILE`) is checked against the maps, not the packaged file.
+    weights.write_bytes(b"first weights")
+    assert isinstance(calibrator_for(Context().backend, _judge("ensemble(heuristic+cross)"))[0], PlattCalibrator)
+    own = tmp_path / "mine.npz"
+    own.write_bytes(b"a user's judge")
+    raw, notes = calibrator_for(Context(stance_weights=str(own)).backend, _judge("ensemble(heuristic+cross)"))
+    assert isinstance(raw, RawScore) and "other cross-encoder weights than the ones in use" in notes[0]

@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(str(exc)) from exc
     table = CalibrationTable(
         stance_model=judge,
-        stance_weights_sha256=weights_digest(default_cross_weights_path()),
+        stance_weights_sha256=weights_digest(Path(context.backend.stance_weights).expanduser() if context.backend.stance_weights else default_cross_weights_path()),
         leading=leading,
         abstention=abstention,
         fitted_on=f"SciFact claims_train validation part, {len(rows)} claims, preset fast, max_claims 0, judge {judge}",
