@@ -1,11 +1,12 @@
-"""`library fetch` through the live clients, replayed from the recorded fixtures: records and abstracts land in the
-library, only the sources' API hosts are contacted (a PDF link in a result is kept, never requested), and a
-repeated fetch is served by the shared HTTP cache."""
+"""`library fetch` through the live clients, replayed from the recorded fixtures by an `httpx.MockTransport` (nothing
+leaves the machine): records and abstracts land in the library, only the sources' API hosts are asked (a PDF link in
+a result is kept, never requested), and a repeated fetch is served by the shared HTTP cache."""
 
 from __future__ import annotations
 
 import random
 
+import httpx
 import pytest
 
 from agent.errors import InputError
@@ -35,7 +36,7 @@ async def test_fetch_adds_records_from_every_source_and_reuses_the_cache(tmp_pat
     router = Router(clock)
     _routes(router)
     library = Library(tmp_path / "lib")
-    options = {"transport": router.transport, "cache_dir": tmp_path / "http-cache", "clock": clock, "rng": random.Random(1)}
+    options = {"transport": httpx.MockTransport(router.handler), "cache_dir": tmp_path / "http-cache", "clock": clock, "rng": random.Random(1)}
     report = await fetch_into_library(library, "testing", limit=8, **options)
     docs = library.documents()
     assert report.added == [d.id for d in docs] and len(docs) == 8
@@ -59,16 +60,17 @@ async def test_a_failing_source_is_reported_and_the_others_are_kept(tmp_path, en
     _routes(router)
     router.add("GET", CROSSREF, json_response({"status": "error"}, status=400))
     report = await fetch_into_library(Library(tmp_path / "lib"), "testing", limit=3, sources=["crossref", "semantic_scholar"],
-                                      transport=router.transport, use_cache=False, clock=clock, rng=random.Random(1))
+                                      transport=httpx.MockTransport(router.handler), use_cache=False, clock=clock, rng=random.Random(1))
     assert report.added and any(note.startswith("source failed: crossref") for note in report.notes)
 
 
 async def test_fetch_validates_its_arguments(tmp_path):
     router = Router()  # no routes: a request that got past the checks would fail the test, never reach a host
+    replay = httpx.MockTransport(router.handler)
     with pytest.raises(InputError, match="needs a query"):
-        await fetch_into_library(Library(tmp_path / "lib"), "  ", transport=router.transport)
+        await fetch_into_library(Library(tmp_path / "lib"), "  ", transport=replay)
     with pytest.raises(InputError, match="between 1 and 200"):
-        await fetch_into_library(Library(tmp_path / "lib"), "q", limit=0, transport=router.transport)
+        await fetch_into_library(Library(tmp_path / "lib"), "q", limit=0, transport=replay)
     assert router.requests == []
 
 
