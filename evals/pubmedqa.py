@@ -27,8 +27,8 @@ from typing import Any
 from agent import Context, aask
 from training.dataset import pubmedqa_split
 from agent.llm_flags import add_llm_arguments, llm_overrides
-from evals.pubmedqa_rule import LABELS, Rule, confusion as confusion_of, evidence_of, load_rule
-from evals.report import calibration, chat_model_usage, macro_f1, parse_overrides, publish, selective, write_answers
+from evals.pubmedqa_rule import LABELS, Rule, evidence_of, load_rule
+from evals.report import calibration, chat_model_usage, confusion as confusion_of, macro_f1, parse_overrides, publish, selective, write_answers
 
 DECISION = {"SUPPORT": "yes", "CONTRADICT": "no"}
 
@@ -82,13 +82,13 @@ async def evaluate(items: dict[str, dict], context: Context, answers_path: Path 
     correct = [g == p for g, p in zip(gold, predicted)]
     ece, brier = calibration(confidences, correct)
     ece_strict, brier_strict = calibration(strict_confidences, [g == p for g, p in zip(gold, strict)])
-    confusion = confusion_of(gold, predicted)
+    confusion = confusion_of(gold, predicted, LABELS)
     by_rule = {}
     if rule is not None:
         ruled = [rule.decide(*evidence_of(answer.model_dump())) for answer in answers]
         by_rule = {"accuracy_rule": sum(g == p for g, p in zip(gold, ruled)) / len(gold) if gold else 0.0,
                    "macro_f1_rule": macro_f1(gold, ruled, LABELS),
-                   "confusion_rule": confusion_of(gold, ruled)}
+                   "confusion_rule": confusion_of(gold, ruled, LABELS)}
     return {
         "questions": len(gold),
         "accuracy": sum(correct) / len(gold) if gold else 0.0,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
@@ -27,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 
-from evals.report import macro_f1, publish
+from evals.report import confusion, macro_f1, publish, read_answers, stratified_folds
 
 LABELS = ("yes", "no", "maybe")
 THRESHOLDS = tuple(round(float(x), 2) for x in np.arange(-1.5, 1.51, 0.05))
@@ -80,23 +79,6 @@ def fit(evidence: Sequence[tuple[float, float]], gold: Sequence[str]) -> Rule:
     return best[1]
 
 
-def stratified_folds(gold: Sequence[str], folds: int, seed: int) -> list[int]:
-    """Fold of each item: every label dealt round-robin over the folds after a seeded shuffle."""
-    by_label: dict[str, list[int]] = defaultdict(list)
-    for i, label in enumerate(gold):
-        by_label[label].append(i)
-    fold_of = [0] * len(gold)
-    rng = random.Random(seed)
-    offset = 0
-    for label in sorted(by_label):
-        items = by_label[label]
-        rng.shuffle(items)
-        for k, i in enumerate(items):
-            fold_of[i] = (k + offset) % folds
-        offset += len(items)
-    return fold_of
-
-
 def cross_validate(evidence: Sequence[tuple[float, float]], gold: Sequence[str], folds: int = 10, seed: int = 0) -> tuple[list[str], list[Rule]]:
     """Out-of-fold predictions and the rule fitted for each fold."""
     fold_of = stratified_folds(gold, folds, seed)
@@ -110,10 +92,6 @@ def cross_validate(evidence: Sequence[tuple[float, float]], gold: Sequence[str],
             if fold_of[i] == fold:
                 predicted[i] = rule.decide(*evidence[i])
     return predicted, rules
-
-
-def confusion(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, int]:
-    return {f"{g}->{p}": sum(1 for a, b in zip(gold, predicted) if a == g and b == p) for g in LABELS for p in LABELS}
 
 
 def load_rule(path: Path) -> Rule:
@@ -131,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         items = json.loads(args.data.read_text(encoding="utf-8"))
-        answers = [json.loads(line) for line in args.answers.read_text(encoding="utf-8").splitlines() if line.strip()]
+        answers = read_answers(args.answers)
     except (OSError, ValueError) as exc:
         parser.exit(2, f"evals.pubmedqa_rule: {exc}\n")
     by_question: dict[str, list[str]] = defaultdict(list)
@@ -158,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         "fitted_rule": final.model_dump(),
         "in_sample_accuracy": accuracy(final, evidence, gold),
         "fold_rules": [r.model_dump() for r in rules],
-        "confusion": confusion(gold, predicted),
+        "confusion": confusion(gold, predicted, LABELS),
     }
     publish(f"PubMedQA yes / no / maybe rule, {args.folds}-fold cross-validation over {len(gold)} answers", results,
             {"answers": args.answers.name, "seed": args.seed}, args.json)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import subprocess
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,29 @@ def prf(correct: int, predicted: int, gold: int) -> tuple[float, float, float]:
     recall = correct / gold if gold else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return precision, recall, f1
+
+
+def confusion(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> dict[str, int]:
+    """Counts of every "gold->predicted" label pair, in `labels` order."""
+    counts = Counter(zip(gold, predicted))
+    return {f"{g}->{p}": counts[(g, p)] for g in labels for p in labels}
+
+
+def stratified_folds(labels: Sequence[str], folds: int, seed: int) -> list[int]:
+    """Fold of each item for cross-validation: every label's items dealt round-robin over the folds after a seeded shuffle."""
+    by_label: dict[str, list[int]] = defaultdict(list)
+    for i, label in enumerate(labels):
+        by_label[label].append(i)
+    fold_of = [0] * len(labels)
+    rng = random.Random(seed)
+    offset = 0
+    for label in sorted(by_label):
+        items = by_label[label]
+        rng.shuffle(items)
+        for k, i in enumerate(items):
+            fold_of[i] = (k + offset) % folds
+        offset += len(items)
+    return fold_of
 
 
 def macro_f1(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> float:
@@ -155,3 +179,8 @@ def write_answers(path: Path | None, answers: Sequence[Any]) -> None:
     """Each run's Answer as one JSON line (--answers), to read what the model did question by question."""
     if path is not None:
         path.write_text("".join(a.model_dump_json() + "\n" for a in answers))
+
+
+def read_answers(path: Path) -> list[dict[str, Any]]:
+    """The answers `write_answers` wrote, as dicts (for the evals that read a run afterwards)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

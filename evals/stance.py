@@ -24,7 +24,7 @@ from typing import Any
 
 from agent import stance_judge
 from agent.records import STANCE_LABELS
-from evals.report import parse_overrides, prf, print_json, print_table
+from evals.report import confusion as confusion_of, parse_overrides, prf, print_json, print_table
 from training.dataset import scifact_splits
 from training.formats import FormatError, LabelledPair, read_pairs
 
@@ -41,8 +41,7 @@ def score(gold: list[str], predicted: list[str]) -> dict[str, Any]:
         results.update({f"{label.lower()}_precision": p, f"{label.lower()}_recall": r, f"{label.lower()}_f1": f})
         f1s.append(f)
     results["macro_f1"] = sum(f1s) / len(f1s)
-    counts = Counter(zip(gold, predicted))
-    results["confusion"] = {f"{g}->{p}": counts[(g, p)] for g in STANCE_LABELS for p in STANCE_LABELS}
+    results["confusion"] = confusion_of(gold, predicted, STANCE_LABELS)
     return results
 
 

@@ -24,6 +24,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from evals.report import read_answers
 from evals.scifact import gold_of, load_claims
 
 NO_SIDE = "no retrieved passage supports or contradicts"
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         if not path.is_file():
             parser.error(f"no such file: {path}")
     claims = load_claims(args.claims, "all")  # answers are matched by claim text, whatever split the eval ran
-    answers = [json.loads(line) for line in args.answers.read_text(encoding="utf-8").splitlines() if line.strip()]
+    answers = read_answers(args.answers)
     result = tally(claims, answers)
     for name in OUTCOMES:
         print(f"{name:<18}{result[name]:>5}  {result['shares'][name]:.3f}")
