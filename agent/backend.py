@@ -198,10 +198,10 @@ def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Cali
         if table is None:
             raise ConfigurationError("calibration 'fitted' needs agent/models/calibration.json: run training/fit_calibration.py")
         return PlattCalibrator(table), []
-    from agent.judges.cross import default_cross_weights_path
+    from agent.judges.cross import cross_weights_in_use
     from agent.judges.packaged import weights_digest
 
-    in_use = Path(settings.stance_weights).expanduser() if settings.stance_weights else default_cross_weights_path()  # a user's judge, else the packaged one
+    in_use = cross_weights_in_use(settings.stance_weights)
     same_weights = table is not None and (not table.stance_weights_sha256 or table.stance_weights_sha256 == weights_digest(in_use))
     if table is not None and table.stance_model == stance.name and same_weights:
         return PlattCalibrator(table), []

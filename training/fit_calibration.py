@@ -29,11 +29,10 @@ from sklearn.linear_model import LogisticRegression
 from agent import Context, averify
 from agent.backend import backend_for
 from agent.calibration import CalibrationTable, PlattScale, default_table_path
-from agent.judges.cross import default_cross_weights_path
+from agent.judges.cross import cross_weights_in_use
 from agent.judges.packaged import weights_digest
 from agent.reasoners.extractive import winner
-from evals.pubmedqa_rule import stratified_folds
-from evals.report import calibration, commit, parse_overrides, print_table
+from evals.report import calibration, commit, parse_overrides, print_table, stratified_folds
 from evals.scifact import gold_of, load_claims
 
 
@@ -108,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(str(exc)) from exc
     table = CalibrationTable(
         stance_model=judge,
-        stance_weights_sha256=weights_digest(Path(context.backend.stance_weights).expanduser() if context.backend.stance_weights else default_cross_weights_path()),
+        stance_weights_sha256=weights_digest(cross_weights_in_use(context.backend.stance_weights)),
         leading=leading,
         abstention=abstention,
         fitted_on=f"SciFact claims_train validation part, {len(rows)} claims, preset fast, max_claims 0, judge {judge}",

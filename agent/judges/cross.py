@@ -31,6 +31,12 @@ def default_cross_weights_path() -> Path:
     return Path(__file__).resolve().parents[1] / "models" / WEIGHTS_FILE
 
 
+def cross_weights_in_use(stance_weights: str | None) -> Path:
+    """The cross-encoder file a run loads: the user's `stance_weights`, else the packaged one (what the calibration's
+    weights digest is checked against)."""
+    return Path(stance_weights).expanduser() if stance_weights else default_cross_weights_path()
+
+
 def build_network():
     """MiniLM encoder + masked mean pooling + a linear 3-way head (LABELS order), as a torch module."""
     import torch
