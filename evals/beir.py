@@ -19,7 +19,6 @@ query; `--json` prints one JSON object on the last line for `--reranker`/`--conf
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -33,7 +32,7 @@ from agent.errors import CorpusError
 from agent.tools.encoder import shared_encoder
 from agent.tools.local_index import LocalIndex, default_index_dir, load_corpus
 from agent.tools.offline_rerank import HybridReranker, SentenceStore
-from evals.report import commit, print_json
+from evals.report import commit, print_json, read_jsonl, read_or_exit
 from evals.rerank_cv import cross_validated_scores, features, grouped_folds
 
 CONFIGS = ("bm25", "dense", "hybrid", "rerank", "rerank+sentences", "learned-cv")
@@ -81,7 +80,7 @@ def load_qrels(path: Path) -> Qrels:
 
 def load_queries(path: Path, qrels: Qrels) -> list[tuple[str, str]]:
     """(id, text) of every query that has judgements, in file order."""
-    queries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    queries = read_jsonl(path)
     return [(str(q["_id"]), q["text"]) for q in queries if str(q["_id"]) in qrels]
 
 
@@ -190,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown configuration(s) {', '.join(unknown)}; choose from {', '.join(CONFIGS)}")
     qrels = load_qrels(args.qrels)
-    queries = load_queries(args.queries, qrels)
+    queries = read_or_exit(parser, lambda: load_queries(args.queries, qrels))
     queries = queries[: args.limit] if args.limit else queries
     index = open_index(args.corpus, args.index_dir)
     shared_encoder().encode(["warm-up"])  # model load is not query time

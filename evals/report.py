@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import re
 import subprocess
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from agent.errors import InputError
+from agent.jsonl import parse_jsonl
+
+T = TypeVar("T")
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -181,6 +187,21 @@ def write_answers(path: Path | None, answers: Sequence[Any]) -> None:
         path.write_text("".join(a.model_dump_json() + "\n" for a in answers))
 
 
+def read_jsonl(path: Path) -> list[Any]:
+    """Every non-blank line of a JSON Lines file (claims, queries, answers); a line that is not JSON is an InputError
+    naming the file and the line."""
+    with path.open(encoding="utf-8") as handle:
+        return [value for _, value in parse_jsonl(handle, lambda number, msg: InputError(f"{path} line {number} is not JSON: {msg}"))]
+
+
+def read_or_exit(parser: argparse.ArgumentParser, read: Callable[[], T]) -> T:
+    """Run a reader of an eval's input files: a missing or broken file ends the eval with one line and exit 2."""
+    try:
+        return read()
+    except (InputError, OSError) as exc:
+        parser.exit(2, f"{parser.prog}: {exc}\n")
+
+
 def read_answers(path: Path) -> list[dict[str, Any]]:
     """The answers `write_answers` wrote, as dicts (for the evals that read a run afterwards)."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return read_jsonl(path)

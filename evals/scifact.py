@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 from agent import Context, averify
 from training.dataset import scifact_splits
 from agent.llm_flags import add_llm_arguments, llm_overrides
-from evals.report import calibration, chat_model_usage, parse_overrides, prf, publish, selective, write_answers
+from evals.report import calibration, chat_model_usage, parse_overrides, prf, publish, read_jsonl, read_or_exit, selective, write_answers
 
 LABELS = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
 
@@ -109,7 +108,7 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1, answ
 
 def load_claims(path: Path, split: str, limit: int | None = None) -> list[dict]:
     """Claims of one split (claims_train's fixed hold-out, validation part, or all), first `limit` of them."""
-    claims = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    claims = read_jsonl(path)
     if split != "all" and any("evidence" in c for c in claims):
         splits = scifact_splits(claims)
         claims = [c for c in claims if splits.get(c["id"]) == split]
@@ -142,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = claims_parser("python -m evals.scifact", __doc__.split("\n\n")[0])
     parser.add_argument("--max-docs", type=int, default=1, help="evidence abstracts predicted per claim (strongest first)")
     args = parser.parse_args(argv)
-    claims = load_claims(args.claims, args.split, args.limit)
+    claims = read_or_exit(parser, lambda: load_claims(args.claims, args.split, args.limit))
     context, overrides = corpus_context(args)
     results = asyncio.run(evaluate(claims, context, args.max_docs, args.answers))
     config = {"split": args.split, "preset": args.preset, "overrides": overrides, "max_docs": args.max_docs}

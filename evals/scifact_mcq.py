@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
-from evals.report import calibration, chat_model_usage, publish, write_answers
+from evals.report import calibration, chat_model_usage, publish, read_or_exit, write_answers
 from evals.scifact import claims_parser, corpus_context, load_claims
 
 QUESTION = "Which statement does the published evidence support?"
@@ -74,8 +74,9 @@ async def evaluate(pairs: list[tuple[dict, dict]], context: Context, answers_pat
 
 def main(argv: list[str] | None = None) -> int:
     """Both claims of a pair always fall in the same split (claims sharing an abstract are grouped)."""
-    args = claims_parser("python -m evals.scifact_mcq", __doc__.split("\n\n")[0]).parse_args(argv)
-    pairs = contrast_pairs(load_claims(args.claims, args.split))[: args.limit]
+    parser = claims_parser("python -m evals.scifact_mcq", __doc__.split("\n\n")[0])
+    args = parser.parse_args(argv)
+    pairs = contrast_pairs(read_or_exit(parser, lambda: load_claims(args.claims, args.split)))[: args.limit]
     context, overrides = corpus_context(args)
     results = asyncio.run(evaluate(pairs, context, args.answers))
     config = {"split": args.split, "preset": args.preset, "overrides": overrides}

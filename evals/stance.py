@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import time
 from collections import Counter
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 
 from agent import stance_judge
 from agent.records import STANCE_LABELS
-from evals.report import confusion as confusion_of, parse_overrides, prf, print_json, print_table
+from evals.report import confusion as confusion_of, parse_overrides, prf, print_json, print_table, read_jsonl
 from training.dataset import scifact_splits
 from training.formats import FormatError, LabelledPair, read_pairs
 
@@ -60,7 +59,7 @@ def scifact_split(path: Path, fmt: str, pairs: list[LabelledPair], split: str) -
     """SciFact claims_train pairs of one split of training/dataset.py's rule (other files pass through)."""
     if fmt != "multivers_jsonl":
         return pairs
-    claims = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    claims = read_jsonl(path)
     if split == "all" or not claims or "cited_doc_ids" not in claims[0]:
         return pairs
     splits = scifact_splits(claims)

@@ -24,7 +24,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from evals.report import read_answers
+from evals.report import read_answers, read_or_exit
 from evals.scifact import gold_of, load_claims
 
 NO_SIDE = "no retrieved passage supports or contradicts"
@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in (args.claims, args.answers):
         if not path.is_file():
             parser.error(f"no such file: {path}")
-    claims = load_claims(args.claims, "all")  # answers are matched by claim text, whatever split the eval ran
-    answers = read_answers(args.answers)
+    claims = read_or_exit(parser, lambda: load_claims(args.claims, "all"))  # answers are matched by claim text, whatever split the eval ran
+    answers = read_or_exit(parser, lambda: read_answers(args.answers))
     result = tally(claims, answers)
     for name in OUTCOMES:
         print(f"{name:<18}{result[name]:>5}  {result['shares'][name]:.3f}")

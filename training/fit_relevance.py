@@ -40,7 +40,7 @@ from agent.tools.encoder import MODEL_NAME, shared_encoder
 from agent.tools.local_index import LocalIndex, default_index_dir, records_from_dicts
 from agent.tools.offline_rerank import HybridReranker
 from evals.pubmedqa import documents_of
-from evals.report import commit
+from evals.report import commit, read_jsonl
 from training.dataset import pubmedqa_split, scifact_splits
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,7 +51,7 @@ ASPIRIN = [{"id": "aspirin-1", "title": "Aspirin and colorectal cancer risk",
 
 
 def load_off_topic(path: Path = OFF_TOPIC) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return read_jsonl(path)
 
 
 async def focus_of(reasoner: ExtractiveReasoner, question: str, mode: str = "ask") -> str:
@@ -79,7 +79,7 @@ async def rows(corpus: Path, index_dir: Path | None, claims_path: Path, pubmedqa
         features, best, _ = await relevance_features(focus, records[:TOP_RECORDS], encoder)
         out.append({"kind": kind, "split": split, "question": question, "best": best, **features, **extra})
 
-    claims = [json.loads(line) for line in claims_path.read_text().splitlines() if line.strip()]
+    claims = read_jsonl(claims_path)
     splits = scifact_splits(claims)
     for claim in claims:
         focus = await focus_of(reasoner, claim["claim"], "verify")
@@ -102,7 +102,7 @@ async def claim_record_rows(corpus: Path, index_dir: Path | None, claims_path: P
     encoder = shared_encoder()
     index = LocalIndex.open(corpus, index_dir or default_index_dir(corpus, sparkit_home()))
     by_id = {r.id: r for r in index.records}
-    claims = [json.loads(line) for line in claims_path.read_text().splitlines() if line.strip()]
+    claims = read_jsonl(claims_path)
     splits = scifact_splits(claims)
     out = []
     for claim in claims:
