@@ -6,7 +6,8 @@ score = sum(top support_cap support conf x weight) - contradiction_weight x sum(
 contradiction conf x weight) (seeds 001/002); weight = relevance ((rank + 1) ** -relevance_decay, the record's
 place in the reranking; MCQ options use option_relevance_decay) x quantitative (1.5x) x section x (1 + triangulation) and,
 behind a flag, 1.5x for citation-hop passages of the adversarial hypothesis (seed 001 risk).
-MCQ blends the stance-based net score with the semantic evidence score (court.mcq_stance_share, seed 000: 70 / 30).
+A record whose title and abstract do not name both the statement's subject and its object takes no side on it
+(agent/reasoners/aspect.py). MCQ blends the stance-based net score with the semantic evidence score (court.mcq_stance_share, seed 000: 70 / 30).
 margin = gap between the top two hypotheses' shares of the positive score mass.
 """
 
@@ -23,6 +24,7 @@ from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.lexicon import STANCE_FLIP
+from agent.reasoners.aspect import aspects_of_hypothesis, record_addresses
 from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.scoring import adjudication as adjudication_scoring
 from agent.routing import decide_after_court
@@ -110,6 +112,7 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
             passages = []  # nothing here addresses the question: no stance is judged, the answer declines
     with node_meter(state, settings) as meter:
         ledger, scored, semantic = [], [], []
+        off_aspect: set[tuple[str, str]] = set()  # (statement, record) pairs whose sides the aspect check removed
         if passages and hypotheses:
             statements = list(dict.fromkeys(h.statement for h in hypotheses))
             vectors = await backend.embedder.embed(statements + [p.text for p in passages], kind="document")
@@ -128,9 +131,12 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
                 for i in chosen[h.statement]:
                     result = stance_of[(h.statement, passages[i].text)]
                     stance, confidence = result.side_taken(settings.court.stance_min_confidence, settings.court.stance_side_floor)
+                    record = pool[passages[i].record_id]
+                    if stance != "NEUTRAL" and settings.ablations.enable_aspect_check and not record_addresses(aspects_of_hypothesis(h), record):
+                        stance = "NEUTRAL"  # the record is about something else: it cannot take a side
+                        off_aspect.add((h.statement, record.id))
                     if h.polarity < 0:
                         stance = STANCE_FLIP[stance]
-                    record = pool[passages[i].record_id]
                     entries.append(LedgerEntry(
                         hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index,
                         sentence_end=passages[i].sentence_end, text=passages[i].text,
@@ -157,8 +163,17 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
           **({"adjudication": {"model": adjudication.model_choice, "evidence": adjudication.evidence_choice, "blend": adjudication.blend,
                                "contested": adjudication.contested}} if adjudication else {})})
     update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage, "relevance": relevance, "adjudication": adjudication,
-              "notes": [f"adjudication: {note}" for note in adjudication.notes] if adjudication else []}
+              "notes": _aspect_notes(off_aspect) + ([f"adjudication: {note}" for note in adjudication.notes] if adjudication else [])}
     return {**update, "decisions": [decide_after_court(apply_update(state, update), settings)]}
+
+
+def _aspect_notes(off_aspect: set[tuple[str, str]]) -> list[str]:
+    """Which records the aspect check kept from taking a side, so a reader of the trace sees why they count as neutral."""
+    records = sorted({record_id for _, record_id in off_aspect})
+    if not records:
+        return []
+    return [f"court: {len(records)} record(s) read as neutral: they do not name both the subject and the object of a hypothesis they were "
+            f"judged against (aspect check): {', '.join(records[:8])}{' …' if len(records) > 8 else ''}"]
 
 
 async def _relevance(backend: Any, state: ResearchState, hypotheses: list[Hypothesis], records: list[Record]) -> Any:

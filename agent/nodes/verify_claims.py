@@ -21,6 +21,7 @@ from agent.backend import abackend_for
 from agent.backend import Backend
 from agent.budget import node_meter
 from agent.config import Context, VerificationSettings
+from agent.reasoners.aspect import aspects_of, record_addresses
 from agent.records import Claim, ClaimVerdict, LedgerEntry, Record
 from agent.routing import decide_after_verify
 from agent.scoring.chunking import sentence_passages
@@ -67,8 +68,12 @@ NO_INDEPENDENT_SOURCE = "no independent source found"
 
 
 async def about_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> list[Record]:
-    """The candidates about the claim: a title or sentence at least `claim_floor` close to it (the relevance model's
-    fitted floor, training/fit_relevance.py), before their sentences count for or against it; all without a gate."""
+    """The candidates about the claim: naming its subject and its object (the court's aspect check,
+    agent/reasoners/aspect.py) and with a title or sentence at least `claim_floor` close to it (the relevance model's
+    fitted floor, training/fit_relevance.py), before their sentences count for or against it."""
+    if settings.ablations.enable_aspect_check:
+        aspects = aspects_of(claim.text)
+        candidates = [record for record in candidates if record_addresses(aspects, record)]
     if backend.relevance is None or not settings.ablations.enable_relevance_gate:
         return candidates
     return [record for record in candidates if await backend.relevance.about(claim.text, record)]

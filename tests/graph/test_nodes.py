@@ -210,6 +210,31 @@ def test_a_side_below_the_argmax_counts_once_it_reaches_the_side_floor():
     assert {e.confidence for e in floored["ledger"] if e.stance == "SUPPORT"} == {0.4}
 
 
+class GullibleStance:
+    """A judge that reads every passage as support: what a small judge does with a passage on another outcome."""
+
+    name = "gullible"
+
+    async def judge(self, pairs):
+        return [StanceResult(stance="SUPPORT", confidence=0.9) for _ in pairs]
+
+
+def test_a_record_on_another_outcome_takes_no_side():
+    cholesterol = record("a5", "Statin therapy and LDL cholesterol", "Statins increases LDL clearance in 3,000 adults.")
+
+    def courted(**settings):
+        name = unique_backend_name()
+        register_backend(name, make_backend([ListSource([*RECORDS, cholesterol])], stance=GullibleStance()))
+        return _courted(Runtime(context=Context(backend=name, enable_relevance_gate=False, support_cap=20, **settings)))
+
+    checked, unchecked = courted(), courted(enable_aspect_check=False)
+    sides = lambda state: {e.record_id for e in state["ledger"] if e.hypothesis_id == "H1" and e.stance == "SUPPORT"}  # noqa: E731
+    assert "a5" in sides(unchecked)  # without the check the gullible judge's reading stands
+    assert sides(checked) == sides(unchecked) - {"a5"} and {"a1", "a2", "a3"} <= sides(checked)
+    assert any(e.record_id == "a5" and e.stance == "NEUTRAL" for e in checked["ledger"] if e.hypothesis_id == "H1")
+    assert any("aspect check" in note and "a5" in note for note in checked["notes"])
+
+
 def test_court_relevance_decay_discounts_lower_ranked_records():
     assert relevance_weight(0, 2.0) == 1.0 and relevance_weight(1, 2.0) == pytest.approx(0.25) and relevance_weight(4, 0.0) == 1.0
     flat, decayed = _courted(runtime(relevance_decay=0.0)), _courted(runtime(relevance_decay=2.0))
@@ -408,6 +433,15 @@ def test_non_findings_are_recognised():
     assert not is_finding("Whether minor hypoglycemic episodes increase risk of dementia is unknown.")
     assert not is_finding("Does aspirin work?")
     assert is_finding("CONCLUSIONS Severe hypoglycemia was associated with a greater risk of dementia.")
+    # what a review discusses and what no one has studied are about the literature, not findings (seen in the demo
+    # answer as "Supports" and "Contradicts")
+    assert not is_finding("Here, we discuss the updated understanding of the antigluconeogenic action of metformin in the liver.")
+    assert not is_finding("This review summarizes the human studies of the Rb-p16 pathway in lung carcinogenesis.")
+    assert not is_finding("Although acute hypoglycemia may be associated with cognitive impairment in children, no studies to date have "
+                          "evaluated whether hypoglycemia is a risk factor for dementia in older patients.")
+    assert not is_finding("The impact of the SNS on the immune modulation of social defeat has not been examined.")
+    assert not is_finding("However, little is known about the molecules that anchor these complexes to centrosomes.")
+    assert is_finding("We propose that HuR controls translation of a subset of target mRNAs by influencing lincRNA-p21 levels.")
     assert strip_section_label("RESULTS At least 1 episode was seen.") == "At least 1 episode was seen."
 
 

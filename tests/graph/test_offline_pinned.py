@@ -1,7 +1,9 @@
 """The offline path is unchanged by the chat-model work (issue 17): three scripted runs (a claim, an MCQ, an open
 question) give exactly the answers recorded at c4f668c, before it (tests/graph/offline_pinned.json: status, answer
 line, verdict, confidence, scores, routes, sentences, claims, ledger). Sentences are
-compared as dicts (issue 18 made them typed AnswerSentence records)."""
+compared as dicts (issue 18 made them typed AnswerSentence records). One deliberate change since: the MCQ case was
+re-pinned when the court's aspect check landed (agent/reasoners/aspect.py): the metformin studies no longer support
+the option "aspirin" (it had been SUPPORTED at 0.35 by them), so metformin wins with confidence 0.73 instead of 0.42."""
 
 from __future__ import annotations
 

@@ -138,6 +138,33 @@ def test_verification_counts_the_own_source_first_and_other_records_only_when_ab
             assert claim.verdict == ClaimVerdict.UNVERIFIED and claim.note == "no independent source found" and claim.supporting == ["a1"]
 
 
+def test_verification_counts_no_record_that_does_not_name_the_claims_subject_and_object():
+    """The gullible judge supports the claim with the cholesterol record; the aspect check keeps that record out."""
+    from agent.interfaces import CitedSentence, Draft
+    from agent.nodes.retrieve import retrieve
+    from agent.nodes.verify_claims import verify_claims
+    from tests.graph.test_nodes import GullibleStance
+
+    cholesterol = record("d8", "Statin therapy and LDL cholesterol", "Statins increases LDL clearance in 3,000 adults.")
+    quoted = CitedSentence(text='Supports: "Statins increases muscle pain in older adults (OR 1.8)." (Statins increase muscle pain)', citations=["a1"])
+
+    def dossier(**settings):
+        name = unique_backend_name()
+        embedder = BagOfWordsEmbedder()
+        register_backend(name, lambda context, documents=None: Backend(
+            name="scripted", sources=[ListSource([RECORDS[0], cholesterol])], embedder=embedder, reranker=OverlapReranker(),
+            stance=GullibleStance(), reasoner=ExtractiveReasoner(embedder), calibrator=RawScore()))
+        rt = SimpleNamespace(context=Context(backend=name, max_claims=1, enable_relevance_gate=False, **settings))
+        state = base_state(rt)
+        state.update(run(retrieve, state, rt))
+        state["draft"] = Draft(answer="x", sentences=[quoted])
+        [claim] = run(verify_claims, state, rt)["claims"]
+        return {e.record_id for e in claim.dossier}, claim.note
+
+    assert dossier(enable_aspect_check=False)[0] == {"d8"}
+    assert dossier() == (set(), "no independent source found")
+
+
 def test_faithfulness_is_measured_and_a_sentence_its_citation_contradicts_is_dropped():
     from agent.interfaces import CitedSentence
     from agent.scoring.faithfulness import check_faithfulness

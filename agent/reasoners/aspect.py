@@ -1,0 +1,95 @@
+"""Does a record speak of a statement's subject and its object at all?
+
+A passage can share a claim's subject and verb and be about something else: "Metformin reduces stroke incidence"
+is no evidence that metformin reduces cancer incidence, and a colorectal-cancer abstract's "associated with 50% lower
+risk" says nothing about fractures; the stance judge reads both as support (seen in the offline demo). So the court
+lets a record take a side on a statement only when its title or abstract names the statement's subject and its
+object: at least one content word of each side of the statement's finite verb (5-letter prefixes, so "fractures"
+meets "fracture"), words of relation, measure and population ("risk", "increases", "associated", "adults", ...) left
+out because most abstracts have them. Where the grammar finds no finite verb, or a side has no content word left, nothing is checked.
+
+Which statement is checked depends on the hypothesis: a claim and its negation, the claim; an MCQ option, the option's
+own words as the subject and, when the option reads under its stem ("Which drug increases insulin sensitivity:
+metformin"), the stem's object; an open question's hypotheses are sentences of the retrieved records themselves and
+are not checked.
+
+The test is lexical on purpose: it only removes a side, never adds one, and a synonym it cannot see ("birds" for
+"Galliformes") costs a gold record; measured in evals/README.md ("Aspect check").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from agent.lexicon import DOWN, HEDGES, NEGATIONS, UP
+from agent.reasoners.grammar import finite_verb
+from agent.records import Hypothesis, Record
+from agent.text import content_terms
+
+PREFIX = 5
+
+# Words that state a relation, a measure or a population rather than name the thing studied: most abstracts have some.
+RELATION_WORDS = UP | DOWN | NEGATIONS | HEDGES | frozenset(
+    """risk risks level levels rate rates ratio amount amounts concentration concentrations number numbers high low
+    associated association associations correlated correlation linked related relationship effect effects effective
+    efficacy role roles impact influence influences important importance significant significantly significance
+    change changes changed alter alters altered affect affects affected regulate regulates regulated mediate
+    mediates mediated required requires essential necessary involved contribute contributes result results
+    cause causes caused lead leads led used use using compared than patients subjects individuals people humans human
+    cells cell mice mouse rats rat model models outcome outcomes response responses expression activity function
+    functions treatment therapy incidence prevalence frequency occurrence severity duration likelihood probability odds
+    adults adult children child women men older elderly young participants population cohort""".split()
+)
+
+
+@dataclass(frozen=True)
+class Aspects:
+    """A statement's content words on each side of its finite verb, as prefixes; empty when not checkable."""
+
+    subject: frozenset[str]
+    object: frozenset[str]
+
+    @property
+    def checkable(self) -> bool:
+        return bool(self.subject and self.object)
+
+
+def _prefixes(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
+    return frozenset(term[:PREFIX] for term in content_terms(text) if term not in drop)
+
+
+@lru_cache(maxsize=4096)
+def aspects_of(statement: str) -> Aspects:
+    """Subject words before the finite verb, object words after it (relation words left out of both)."""
+    verb = finite_verb(statement)
+    if verb is None:
+        return Aspects(frozenset(), frozenset())
+    words = statement.split()
+    before, after = " ".join(words[: verb[0]]), " ".join(words[verb[0] + 1:])
+    return Aspects(_prefixes(before, RELATION_WORDS), _prefixes(after, RELATION_WORDS))
+
+
+NOT_CHECKED = Aspects(frozenset(), frozenset())
+
+
+def aspects_of_hypothesis(hypothesis: Hypothesis) -> Aspects:
+    """The aspects a record must name to take a side on this hypothesis (module docstring)."""
+    if hypothesis.origin in ("claim", "negation"):
+        return aspects_of(hypothesis.statement)
+    if hypothesis.origin == "option":
+        if hypothesis.statement == hypothesis.text:  # a full statement under a meta stem
+            return aspects_of(hypothesis.statement)
+        option = _prefixes(hypothesis.text, RELATION_WORDS)
+        stem = hypothesis.statement[: -len(hypothesis.text)].rstrip().rstrip(":")
+        return Aspects(option, aspects_of(stem).object or option)
+    return NOT_CHECKED
+
+
+def record_addresses(aspects: Aspects, record: Record) -> bool:
+    """True when the record's title or abstract names a subject word and an object word, or when the aspects cannot
+    be checked."""
+    if not aspects.checkable:
+        return True
+    words = _prefixes(record.text)
+    return bool(aspects.subject & words) and bool(aspects.object & words)
