@@ -93,7 +93,8 @@ def test_the_answer_is_one_sentence_with_its_confidence_and_distinct_evidence():
 
     rt = runtime(sources_override=[ListSource(RECORDS + [structured])])
     state, answer = _answer(rt, None)
-    assert answer.answer == f"Yes: the evidence indicates that statins increase muscle pain (confidence {answer.confidence:.2f})."
+    verb = "indicates" if answer.confidence >= 0.75 else "suggests" if answer.confidence >= 0.6 else "weakly suggests"
+    assert answer.answer == f"Yes: the evidence {verb} that statins increase muscle pain (confidence {answer.confidence:.2f})."
     texts = [s.text for s in answer.sentences]
     assert 1 <= len(texts) <= 4
     quotes = [t.split('"')[1].lower() for t in texts]
@@ -105,6 +106,18 @@ def test_the_answer_is_one_sentence_with_its_confidence_and_distinct_evidence():
         judged = next(s for text, s in stance.items() if sentence.text.split('"')[1].rstrip("…") in text.replace("RESULTS: ", ""))
         assert (sentence.role == "contradicts") == (judged == "CONTRADICT"), (sentence, judged)
         assert sentence.text.lower().startswith(sentence.role)
+
+
+def test_the_answer_lines_verb_is_as_strong_as_its_confidence():
+    from agent.reasoners.compose import with_confidence
+
+    yes = "Yes: the evidence indicates that statins increase muscle pain."
+    assert with_confidence(yes, 0.82) == "Yes: the evidence indicates that statins increase muscle pain (confidence 0.82)."
+    assert with_confidence(yes, 0.66) == "Yes: the evidence suggests that statins increase muscle pain (confidence 0.66)."
+    assert with_confidence(yes, 0.55) == "Yes: the evidence weakly suggests that statins increase muscle pain (confidence 0.55)."
+    claim = "The evidence contradicts the claim: Statins do not increase muscle pain."
+    assert with_confidence(claim, 0.7).startswith("The evidence tends to contradict the claim: Statins do not")
+    assert with_confidence("(A) metformin", 0.4) == "(A) metformin (confidence 0.40)."  # no evidence verb: unchanged
 
 
 def test_a_negated_claim_reads_as_a_negation_not_an_antonym():
