@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from agent.interfaces import CitedSentence
 from agent.records import Hypothesis, LedgerEntry, Record
-from agent.text import is_finding, jaccard, strip_section_label, truncate
+from agent.text import is_finding, jaccard, split_sentences, strip_section_label, truncate
 
 STRONG = 0.6
 # The answer line's verb, graded by the calibrated confidence: a verdict right 6 times in 10 is a suggestion, not a
@@ -80,12 +80,36 @@ def evidence_entries(ledger: list[LedgerEntry], hypothesis: Hypothesis, limit: i
     return sorted(chosen, key=lambda e: (e.stance != "SUPPORT", -e.confidence * e.weight))
 
 
-def evidence_statement(entry: LedgerEntry, records: dict[str, Record]) -> CitedSentence:
+def quote_of(text: str, focus: str, limit: int = QUOTE_CHARS) -> str:
+    """The passage as a quote of at most `limit` characters made of whole sentences: a window too long to quote whole
+    keeps the sentences closest to the answer's statement (word overlap), in their order, an omission marked "[…]"
+    as a scientist marks one, instead of breaking off mid-sentence. A single sentence too long is cut with "…"."""
+    text = " ".join(strip_section_label(text).split())
+    sentences = split_sentences(text)
+    if len(text) <= limit or len(sentences) < 2:
+        return truncate(text, limit)
+    by_closeness = sorted(range(len(sentences)), key=lambda i: (-jaccard(sentences[i], focus), i))
+    chosen: list[int] = []
+    for i in by_closeness:
+        if sum(len(sentences[j]) + 4 for j in chosen) + len(sentences[i]) <= limit:
+            chosen.append(i)
+    if not chosen:
+        return truncate(sentences[by_closeness[0]], limit)
+    chosen.sort()
+    parts = [sentences[chosen[0]]]
+    for before, i in zip(chosen, chosen[1:]):
+        parts.append(("[…] " if i > before + 1 else "") + sentences[i])
+    return " ".join(parts)
+
+
+def evidence_statement(entry: LedgerEntry, records: dict[str, Record], focus: str = "") -> CitedSentence:
+    """'Supports: "quote" (title, year)' citing the entry's record; `focus` (the answer's statement) chooses what a
+    long window's quote keeps."""
     record = records.get(entry.record_id)
     source = truncate(record.title, 90) if record and record.title else entry.record_id
     year = f", {record.year}" if record and record.year else ""
     role = role_of(entry) or "supports"
-    quote = truncate(strip_section_label(entry.text), QUOTE_CHARS)
+    quote = quote_of(entry.text, focus)
     return CitedSentence(text=f'{role.capitalize()}: "{quote}" ({source}{year})', citations=[entry.record_id], role=role)
 
 

@@ -108,6 +108,21 @@ def test_the_answer_is_one_sentence_with_its_confidence_and_distinct_evidence():
         assert sentence.text.lower().startswith(sentence.role)
 
 
+def test_a_long_window_is_quoted_in_whole_sentences_with_the_omission_marked():
+    from agent.reasoners.compose import QUOTE_CHARS, quote_of
+
+    window = ("RESULTS Dementia was diagnosed in 1822 of 16667 patients (11%) during a follow-up of 27 years in the regional "
+              "health plan, and hypoglycemia was diagnosed in 1465 of them (8.8%) over the same period of observation. "
+              "Enrolment, baseline laboratory values and medications were recorded for each participant by trained staff at "
+              "every one of the annual visits. Patients with severe hypoglycemia had a higher risk of dementia (HR 1.94).")
+    assert len(window) > QUOTE_CHARS
+    quote = quote_of(window, "Hypoglycemia increases the risk of dementia")
+    assert quote.endswith("Patients with severe hypoglycemia had a higher risk of dementia (HR 1.94).")  # the finding is kept
+    assert "[…] Patients with severe" in quote and "Enrolment" not in quote  # the sentence left out is marked
+    assert len(quote) <= QUOTE_CHARS and "…" not in quote.replace("[…]", "") and not quote.startswith("RESULTS")
+    assert quote_of("Short enough.", "anything") == "Short enough."
+
+
 def test_the_answer_lines_verb_is_as_strong_as_its_confidence():
     from agent.reasoners.compose import with_confidence
 
