@@ -39,6 +39,20 @@ _NON_FINDING = re.compile(
 )
 
 
+_TENTATIVE = re.compile(
+    r"\b(requires?|warrants?|needs?|deserves?) further (investigation|study|studies|research|evaluation|exploration|confirmation)\b"
+    r"|\bfurther (studies|research|investigations?|trials|work) (is|are|will be) (needed|required|warranted|necessary)\b"
+    r"|\bremains? (speculative|to be (confirmed|tested|shown|proven))\b",
+    re.I,
+)
+
+
+def is_tentative(sentence: str) -> bool:
+    """A sentence that says its own point still needs confirming ('these effects require further investigation'):
+    at most a qualification, whatever the judge reads (43 of the SciFact corpus's 45,952 sentences)."""
+    return bool(_TENTATIVE.search(sentence))
+
+
 def section_label_match(sentence: str) -> re.Match[str] | None:
     """The structured-abstract label a sentence starts with ('RESULTS', 'Methods:'), as a match, or None."""
     return _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence)

@@ -2,7 +2,8 @@
 
 Each evidence statement quotes one judged passage with its record and its role towards the answer as stated,
 read from the stance judge's ledger for the winning hypothesis: `supports` (judged SUPPORT with confidence at or
-above STRONG), `qualifies` (judged SUPPORT, but weakly) or `contradicts` (judged CONTRADICT). A statement is
+above STRONG), `qualifies` (judged SUPPORT, but weakly, or a passage that says its point needs further
+investigation) or `contradicts` (judged CONTRADICT). A statement is
 never repeated or nested: a sentence inside a window already quoted (or a window around a quoted sentence) is
 counted once, as the stronger reading, and a passage that merely restates the answer is not quoted.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from agent.interfaces import CitedSentence
 from agent.records import Hypothesis, LedgerEntry, Record
-from agent.text import is_finding, jaccard, split_sentences, strip_section_label, truncate
+from agent.text import is_finding, is_tentative, jaccard, split_sentences, strip_section_label, truncate
 
 STRONG = 0.6
 # The answer line's verb, graded by the calibrated confidence: a verdict right 6 times in 10 is a suggestion, not a
@@ -30,10 +31,11 @@ RESTATES = 0.8
 
 
 def role_of(entry: LedgerEntry) -> str | None:
+    """The judge's reading as a role; a confident support that says it needs confirming only qualifies."""
     if entry.stance == "CONTRADICT":
         return "contradicts"
     if entry.stance == "SUPPORT":
-        return "supports" if entry.confidence >= STRONG else "qualifies"
+        return "supports" if entry.confidence >= STRONG and not is_tentative(entry.text) else "qualifies"
     return None
 
 

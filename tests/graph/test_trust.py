@@ -123,6 +123,15 @@ def test_a_long_window_is_quoted_in_whole_sentences_with_the_omission_marked():
     assert quote_of("Short enough.", "anything") == "Short enough."
 
 
+def test_a_passage_that_says_it_needs_confirming_only_qualifies():
+    from agent.reasoners.compose import role_of
+
+    tentative = LedgerEntry(hypothesis_id="H1", record_id="m", stance="SUPPORT", confidence=0.9,
+                            text="Metformin might influence tumourigenesis; however, these effects require further investigation.")
+    assert role_of(tentative) == "qualifies"
+    assert role_of(tentative.model_copy(update={"text": "Metformin users had fewer incident cancers (HR 0.63)."})) == "supports"
+
+
 def test_the_answer_lines_verb_is_as_strong_as_its_confidence():
     from agent.reasoners.compose import with_confidence
 
