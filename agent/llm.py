@@ -20,6 +20,7 @@ import json
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -220,7 +221,19 @@ def stop_at(deadline: float, eos: int) -> Callable[[Any, Any], Any]:
     return processor
 
 
-_local_guards: dict[int, LocalModelGuard] = {}
+# One guard per loaded llama.cpp model, forgotten with the model (keyed by the model object, not its id(), which a
+# later model may reuse); the lock makes "get or create" atomic, so two threads never get two guards for one model.
+_local_guards: weakref.WeakKeyDictionary[Any, LocalModelGuard] = weakref.WeakKeyDictionary()
+_local_guards_lock = threading.Lock()
+
+
+def local_guard(model: Any) -> LocalModelGuard:
+    """The guard that serialises generations on `model` (created on first use)."""
+    with _local_guards_lock:
+        guard = _local_guards.get(model)
+        if guard is None:
+            guard = _local_guards[model] = LocalModelGuard()
+        return guard
 
 
 def _local_chat_class() -> type:
@@ -230,7 +243,7 @@ def _local_chat_class() -> type:
 
     class LocalChat(ChatLlamaCpp):
         def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
-            guard = _local_guards.setdefault(id(self.client), LocalModelGuard())
+            guard = local_guard(self.client)
             parent = super()._generate
 
             def generate(processors: list) -> Any:

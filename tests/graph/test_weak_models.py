@@ -15,7 +15,7 @@ from agent.backend import register_backend
 from agent.config import Context
 from agent.graph import graph
 from agent.judges.llm import LLMStanceJudge
-from agent.llm import LocalModelGuard, call_deadline, parse_reply, stop_at
+from agent.llm import LocalModelGuard, call_deadline, local_guard, parse_reply, stop_at
 from agent.metering import metered, wall_clock
 from agent.reasoners.chat import PlanOut
 from agent.reasoners.checks import usable_answer_line, usable_hypothesis
@@ -312,3 +312,18 @@ async def test_tokens_are_estimated_when_the_provider_reports_none():
     with metered() as meter:
         await role_model(NoUsage(replies={"PlanOut": [{"queries": ["metformin insulin sensitivity"]}]})).structured("s" * 400, "u" * 400, PlanOut)
     assert meter.usage.tokens_in >= 200 and meter.usage.tokens_out > 0
+
+
+def test_each_local_model_has_one_guard_forgotten_with_the_model():
+    import gc
+    import weakref
+
+    class Model:  # stands in for a llama_cpp.Llama
+        pass
+
+    first, second = Model(), Model()
+    assert local_guard(first) is local_guard(first) and local_guard(first) is not local_guard(second)
+    guard = weakref.ref(local_guard(second))
+    del second
+    gc.collect()
+    assert guard() is None  # the guard went with its model: a later model cannot inherit it through a reused id()
