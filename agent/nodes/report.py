@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.calibration import evidence_score
 from agent.config import Context
-from agent.reasoners.compose import with_confidence
+from agent.reasoners.compose import with_citations, with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
 from agent.scoring.relevance import RelevanceAssessment
@@ -97,7 +97,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         what = "blended score" if adjudication is not None else "confidence"
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's {what} is {leading:.2f}).{leaning}"
     else:
-        status, text = Status.ANSWERED, with_confidence(draft.answer, conf)
+        status, text = Status.ANSWERED, with_confidence(with_citations(draft.answer, draft.answer_citations), conf)
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
         status = Status.BUDGET_EXHAUSTED
     if budget_stop:  # a hard limit cut the run short: whatever was found is provisional

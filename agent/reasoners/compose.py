@@ -139,6 +139,14 @@ def graded(sentence: str, confidence: float) -> str:
     return sentence
 
 
+def with_citations(sentence: str, record_ids: list[str]) -> str:
+    """'... defects [33740844].': the answer line cites the records it quotes (an open question's finding is a
+    sentence of a record), as the evidence statements do."""
+    if not record_ids:
+        return sentence
+    return f"{sentence.rstrip().rstrip('.')} [{', '.join(record_ids)}]."
+
+
 def with_confidence(sentence: str, confidence: float) -> str:
     """'... (confidence 0.62).' on the answer sentence, its verb graded by that confidence."""
     return f"{graded(sentence, confidence).rstrip().rstrip('.')} (confidence {confidence:.2f})."

@@ -437,6 +437,7 @@ def test_non_findings_are_recognised():
     # answer as "Supports" and "Contradicts")
     assert not is_finding("Here, we discuss the updated understanding of the antigluconeogenic action of metformin in the liver.")
     assert not is_finding("This review summarizes the human studies of the Rb-p16 pathway in lung carcinogenesis.")
+    assert not is_finding("In this review, we will summarize the mechanisms that link vitamin D and neural tube defects.")
     assert not is_finding("Although acute hypoglycemia may be associated with cognitive impairment in children, no studies to date have "
                           "evaluated whether hypoglycemia is a risk factor for dementia in older patients.")
     assert not is_finding("The impact of the SNS on the immune modulation of social defeat has not been examined.")

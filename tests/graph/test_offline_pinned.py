@@ -4,7 +4,8 @@ line, verdict, confidence, scores, routes, sentences, claims, ledger). Sentences
 compared as dicts (issue 18 made them typed AnswerSentence records). One deliberate change since: the MCQ case was
 re-pinned when the court's aspect check landed (agent/reasoners/aspect.py): the metformin studies no longer support
 the option "aspirin" (it had been SUPPORTED at 0.35 by them), so metformin wins with confidence 0.73 instead of 0.42; and the claim's answer line reads "tends to support" since
-its verb is graded by its confidence (0.73 < 0.75, agent/reasoners/compose.py)."""
+its verb is graded by its confidence (0.73 < 0.75, agent/reasoners/compose.py); the open answer's line, a sentence
+of record s0, cites it ("[s0]")."""
 
 from __future__ import annotations
 

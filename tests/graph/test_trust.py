@@ -132,6 +132,14 @@ def test_a_passage_that_says_it_needs_confirming_only_qualifies():
     assert role_of(tentative.model_copy(update={"text": "Metformin users had fewer incident cancers (HR 0.63)."})) == "supports"
 
 
+def test_an_answer_line_that_quotes_records_cites_them():
+    from agent.reasoners.compose import with_citations, with_confidence
+
+    line = with_confidence(with_citations("Folic acid supplementation reduced the risk of neural tube defects.", ["33740844"]), 0.52)
+    assert line == "Folic acid supplementation reduced the risk of neural tube defects [33740844] (confidence 0.52)."
+    assert with_citations("Yes: the evidence suggests that X.", []) == "Yes: the evidence suggests that X."
+
+
 def test_the_answer_lines_verb_is_as_strong_as_its_confidence():
     from agent.reasoners.compose import with_confidence
 
