@@ -8,10 +8,12 @@ object: at least one content word of each side of the statement's finite verb (5
 meets "fracture"), words of relation, measure and population ("risk", "increases", "associated", "adults", ...) left
 out because most abstracts have them. Where the grammar finds no finite verb, or a side has no content word left, nothing is checked.
 
-Which statement is checked depends on the hypothesis: a claim and its negation, the claim; an MCQ option, the option's
-own words as the subject and, when the option reads under its stem ("Which drug increases insulin sensitivity:
-metformin"), the stem's object; an open question's hypotheses are sentences of the retrieved records themselves and
-are not checked.
+Which statement is checked depends on the hypothesis: a claim and its negation, the claim; a short MCQ option under
+its stem ("Which drug increases insulin sensitivity: metformin"), the option's own words as the subject and the
+stem's object. Not checked: options that are whole statements (they compete on the same evidence, and a check that
+drops a record for one paraphrase and keeps it for the other decides between them on wording: on the SciFact
+two-option questions it cost 3 of 92 answers), and an open question's hypotheses (sentences of the retrieved
+records themselves).
 
 The test is lexical on purpose: it only removes a side, never adds one, and a synonym it cannot see ("birds" for
 "Galliformes") costs a gold record; measured in evals/README.md ("Aspect check").
@@ -55,6 +57,9 @@ class Aspects:
         return bool(self.subject and self.object)
 
 
+NOT_CHECKED = Aspects(frozenset(), frozenset())
+
+
 def _prefixes(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
     return frozenset(term[:PREFIX] for term in content_terms(text) if term not in drop)
 
@@ -64,22 +69,17 @@ def aspects_of(statement: str) -> Aspects:
     """Subject words before the finite verb, object words after it (relation words left out of both)."""
     verb = finite_verb(statement)
     if verb is None:
-        return Aspects(frozenset(), frozenset())
+        return NOT_CHECKED
     words = statement.split()
     before, after = " ".join(words[: verb[0]]), " ".join(words[verb[0] + 1:])
     return Aspects(_prefixes(before, RELATION_WORDS), _prefixes(after, RELATION_WORDS))
-
-
-NOT_CHECKED = Aspects(frozenset(), frozenset())
 
 
 def aspects_of_hypothesis(hypothesis: Hypothesis) -> Aspects:
     """The aspects a record must name to take a side on this hypothesis (module docstring)."""
     if hypothesis.origin in ("claim", "negation"):
         return aspects_of(hypothesis.statement)
-    if hypothesis.origin == "option":
-        if hypothesis.statement == hypothesis.text:  # a full statement under a meta stem
-            return aspects_of(hypothesis.statement)
+    if hypothesis.origin == "option" and hypothesis.statement != hypothesis.text:
         option = _prefixes(hypothesis.text, RELATION_WORDS)
         stem = hypothesis.statement[: -len(hypothesis.text)].rstrip().rstrip(":")
         return Aspects(option, aspects_of(stem).object or option)

@@ -47,7 +47,10 @@ def test_an_mcq_option_is_checked_by_its_own_words_and_its_stems_object():
     assert record_addresses(aspects_of_hypothesis(metformin), trial) and not record_addresses(aspects_of_hypothesis(aspirin), trial)
 
 
-def test_an_open_questions_hypotheses_are_not_checked():
+def test_an_open_questions_hypotheses_and_whole_statement_options_are_not_checked():
     finding = Hypothesis(id="H1", text="Insulin sensitivity was measured in 102 adults.", origin="evidence")
     assert not aspects_of_hypothesis(finding).checkable
+    statement = "Lack of FGF21 in mice increases life expectancy."  # an option under "Which statement is supported?"
+    option = Hypothesis(id="H2", text=statement, origin="option", option_index=1, claim=option_statement("Which statement is supported?", statement))
+    assert option.statement == statement and not aspects_of_hypothesis(option).checkable
     assert record_addresses(aspects_of_hypothesis(finding), STROKE)
