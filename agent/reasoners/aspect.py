@@ -5,8 +5,8 @@ is no evidence that metformin reduces cancer incidence, and a colorectal-cancer 
 risk" says nothing about fractures; the stance judge reads both as support (seen in the offline demo). So the court
 lets a record take a side on a statement only when its title or abstract names the statement's subject and its
 object: at least one content word of each side of the statement's finite verb (5-letter prefixes, so "fractures"
-meets "fracture"), words of relation, measure and population ("risk", "increases", "associated", "adults", ...) left
-out because most abstracts have them. Where the grammar finds no finite verb, or a side has no content word left, nothing is checked.
+meets "fracture"), words of relation, measure, population and judgement ("risk", "increases", "associated", "adults",
+"safe", ...) left out because most abstracts have them. Where the grammar finds no finite verb, or a side has no content word left, nothing is checked.
 
 Which statement is checked depends on the hypothesis: a claim and its negation, the claim; a short MCQ option under
 its stem ("Which drug increases insulin sensitivity: metformin"), the option's own words as the subject and the
@@ -31,7 +31,8 @@ from agent.text import content_terms
 
 PREFIX = 5
 
-# Words that state a relation, a measure or a population rather than name the thing studied: most abstracts have some.
+# Words that state a relation, a measure, a population or a judgement ("is safe", "is worth the effort": PubMedQA's
+# questions) rather than name the thing studied: most abstracts have some, and a judgement is what the study decides.
 RELATION_WORDS = UP | DOWN | NEGATIONS | HEDGES | frozenset(
     """risk risks level levels rate rates ratio amount amounts concentration concentrations number numbers high low
     associated association associations correlated correlation linked related relationship effect effects effective
@@ -41,7 +42,11 @@ RELATION_WORDS = UP | DOWN | NEGATIONS | HEDGES | frozenset(
     cause causes caused lead leads led used use using compared than patients subjects individuals people humans human
     cells cell mice mouse rats rat model models outcome outcomes response responses expression activity function
     functions treatment therapy incidence prevalence frequency occurrence severity duration likelihood probability odds
-    adults adult children child women men older elderly young participants population cohort""".split()
+    adults adult children child women men older elderly young participants population cohort
+    safe safety possible feasible feasibility useful usefulness worthwhile worth effort necessary needed need advantage
+    advantages advantageous beneficial benefit benefits appropriate accurate accuracy reliable valid difference making
+    always really reasonable justified improvement room better worse good poor adequate sufficient successful success
+    helpful value valuable predictive predictor""".split()
 )
 
 

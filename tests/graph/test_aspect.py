@@ -36,6 +36,9 @@ def test_statements_whose_aspects_cannot_be_read_are_not_checked():
     assert not aspects_of("Colorectal cancer").checkable  # no finite verb
     assert record_addresses(aspects_of("Colorectal cancer"), STROKE)
     assert record_addresses(aspects_of("It increases the risk"), STROKE)  # nothing but relation words after the verb
+    # a judgement is what the study decides, not a thing its abstract must name (PubMedQA: "... is safe", "... worth the effort")
+    assert not aspects_of("Therapeutic anticoagulation in the trauma patient is safe").checkable
+    assert not aspects_of("Volumetric analysis of paragangliomas is worth the effort").checkable
 
 
 def test_an_mcq_option_is_checked_by_its_own_words_and_its_stems_object():
