@@ -97,7 +97,8 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         what = "blended score" if adjudication is not None else "confidence"
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's {what} is {leading:.2f}).{leaning}"
     else:
-        status, text = Status.ANSWERED, with_confidence(with_citations(draft.answer, draft.answer_citations), conf)
+        firm = bool(draft.answer_citations) or any(s.role == "supports" for s in draft.sentences) or not any(s.role for s in draft.sentences)
+        status, text = Status.ANSWERED, with_confidence(with_citations(draft.answer, draft.answer_citations), conf, firm)
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
         status = Status.BUDGET_EXHAUSTED
     if budget_stop:  # a hard limit cut the run short: whatever was found is provisional

@@ -127,11 +127,12 @@ def verdict_sentence(hypothesis: Hypothesis, task: str, polar: bool) -> str:
     return f"{statement}."
 
 
-def graded(sentence: str, confidence: float) -> str:
+def graded(sentence: str, confidence: float, firm: bool = True) -> str:
     """The answer line with its evidence verb as strong as the confidence allows ('the evidence indicates' at 0.75 or
-    more, 'suggests' from 0.6, 'weakly suggests' below); a sentence without one (an MCQ option, a chat model's own
-    wording) is left as it is."""
-    grade = sum(confidence < bound for bound in GRADES)
+    more, 'suggests' from 0.6, 'weakly suggests' below, and below whatever the confidence when no quoted passage
+    firmly supports the answer, `firm` False: three passages that only qualify do not 'suggest'); a sentence without
+    one (an MCQ option, a chat model's own wording) is left as it is."""
+    grade = sum(confidence < bound for bound in GRADES) if firm else len(GRADES)
     for verb, forms in EVIDENCE_VERBS.items():
         phrase = f"evidence {verb} "
         if phrase in sentence:
@@ -147,6 +148,6 @@ def with_citations(sentence: str, record_ids: list[str]) -> str:
     return f"{sentence.rstrip().rstrip('.')} [{', '.join(record_ids)}]."
 
 
-def with_confidence(sentence: str, confidence: float) -> str:
-    """'... (confidence 0.62).' on the answer sentence, its verb graded by that confidence."""
-    return f"{graded(sentence, confidence).rstrip().rstrip('.')} (confidence {confidence:.2f})."
+def with_confidence(sentence: str, confidence: float, firm: bool = True) -> str:
+    """'... (confidence 0.62).' on the answer sentence, its verb graded by that confidence (and `firm`, see graded)."""
+    return f"{graded(sentence, confidence, firm).rstrip().rstrip('.')} (confidence {confidence:.2f})."

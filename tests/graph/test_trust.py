@@ -140,6 +140,23 @@ def test_an_answer_line_that_quotes_records_cites_them():
     assert with_citations("Yes: the evidence suggests that X.", []) == "Yes: the evidence suggests that X."
 
 
+def test_an_answer_whose_passages_only_qualify_it_is_only_weakly_suggested():
+    from agent.interfaces import StanceResult
+    from tests.graph.fakes import make_backend
+
+    class Lukewarm:  # supports every passage, never firmly (below compose.STRONG): every quote only qualifies
+        name = "lukewarm"
+
+        async def judge(self, pairs):
+            return [StanceResult(stance="SUPPORT", confidence=0.55) for _ in pairs]
+
+    name = unique_backend_name()
+    register_backend(name, make_backend([ListSource(RECORDS)], stance=Lukewarm(), calibrator=RawScore()))
+    state, answer = _answer(SimpleNamespace(context=Context(backend=name, enable_relevance_gate=False)), None)
+    assert answer.sentences and {s.role for s in answer.sentences} == {"qualifies"}
+    assert answer.confidence >= 0.6 and answer.answer.startswith("Yes: the evidence weakly suggests that statins increase muscle pain")
+
+
 def test_the_answer_lines_verb_is_as_strong_as_its_confidence():
     from agent.reasoners.compose import with_confidence
 
@@ -150,6 +167,8 @@ def test_the_answer_lines_verb_is_as_strong_as_its_confidence():
     claim = "The evidence contradicts the claim: Statins do not increase muscle pain."
     assert with_confidence(claim, 0.7).startswith("The evidence tends to contradict the claim: Statins do not")
     assert with_confidence("(A) metformin", 0.4) == "(A) metformin (confidence 0.40)."  # no evidence verb: unchanged
+    # passages that only qualify the answer never make it more than weakly suggested
+    assert with_confidence(yes, 0.82, firm=False).startswith("Yes: the evidence weakly suggests that")
 
 
 def test_a_negated_claim_reads_as_a_negation_not_an_antonym():
