@@ -112,7 +112,7 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
             passages = []  # nothing here addresses the question: no stance is judged, the answer declines
     with node_meter(state, settings) as meter:
         ledger, scored, semantic = [], [], []
-        off_aspect: set[tuple[str, str]] = set()  # (statement, record) pairs whose sides the aspect check removed
+        off_aspect: set[str] = set()  # records whose sides the aspect check removed (for some hypothesis)
         if passages and hypotheses:
             statements = list(dict.fromkeys(h.statement for h in hypotheses))
             vectors = await backend.embedder.embed(statements + [p.text for p in passages], kind="document")
@@ -134,7 +134,7 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
                     record = pool[passages[i].record_id]
                     if stance != "NEUTRAL" and settings.ablations.enable_aspect_check and not record_addresses(aspects_of_hypothesis(h), record):
                         stance = "NEUTRAL"  # the record is about something else: it cannot take a side
-                        off_aspect.add((h.statement, record.id))
+                        off_aspect.add(record.id)
                     if h.polarity < 0:
                         stance = STANCE_FLIP[stance]
                     entries.append(LedgerEntry(
@@ -167,9 +167,9 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
     return {**update, "decisions": [decide_after_court(apply_update(state, update), settings)]}
 
 
-def _aspect_notes(off_aspect: set[tuple[str, str]]) -> list[str]:
+def _aspect_notes(off_aspect: set[str]) -> list[str]:
     """Which records the aspect check kept from taking a side, so a reader of the trace sees why they count as neutral."""
-    records = sorted({record_id for _, record_id in off_aspect})
+    records = sorted(off_aspect)
     if not records:
         return []
     return [f"court: {len(records)} record(s) read as neutral: they do not name both the subject and the object of a hypothesis they were "

@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.calibration import evidence_score
 from agent.config import Context
-from agent.reasoners.compose import with_citations, with_confidence
+from agent.reasoners.compose import answer_line, with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
 from agent.scoring.relevance import RelevanceAssessment
@@ -97,8 +97,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         what = "blended score" if adjudication is not None else "confidence"
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's {what} is {leading:.2f}).{leaning}"
     else:
-        firm = bool(draft.answer_citations) or any(s.role == "supports" for s in draft.sentences) or not any(s.role for s in draft.sentences)
-        status, text = Status.ANSWERED, with_confidence(with_citations(draft.answer, draft.answer_citations), conf, firm)
+        status, text = Status.ANSWERED, answer_line(draft, conf)
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
         status = Status.BUDGET_EXHAUSTED
     if budget_stop:  # a hard limit cut the run short: whatever was found is provisional

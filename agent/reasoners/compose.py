@@ -10,7 +10,7 @@ counted once, as the stronger reading, and a passage that merely restates the an
 
 from __future__ import annotations
 
-from agent.interfaces import CitedSentence
+from agent.interfaces import CitedSentence, Draft
 from agent.records import Hypothesis, LedgerEntry, Record
 from agent.text import is_finding, is_tentative, jaccard, split_sentences, strip_section_label, truncate
 
@@ -151,3 +151,12 @@ def with_citations(sentence: str, record_ids: list[str]) -> str:
 def with_confidence(sentence: str, confidence: float, firm: bool = True) -> str:
     """'... (confidence 0.62).' on the answer sentence, its verb graded by that confidence (and `firm`, see graded)."""
     return f"{graded(sentence, confidence, firm).rstrip().rstrip('.')} (confidence {confidence:.2f})."
+
+
+def answer_line(draft: Draft, confidence: float) -> str:
+    """The answered run's line: the draft's sentence citing the records it quotes, its verb graded by the confidence
+    and by whether any quoted passage firmly supports it (a draft whose sentences carry no roles, a chat model's,
+    counts as firm)."""
+    roles = [s.role for s in draft.sentences if s.role]
+    firm = bool(draft.answer_citations) or "supports" in roles or not roles
+    return with_confidence(with_citations(draft.answer, draft.answer_citations), confidence, firm)
