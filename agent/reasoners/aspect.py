@@ -6,7 +6,8 @@ risk" says nothing about fractures; the stance judge reads both as support (seen
 lets a record take a side on a statement only when its title or abstract names the statement's subject and its
 object: at least one content word of each side of the statement's finite verb (5-letter prefixes, so "fractures"
 meets "fracture"), words of relation, measure, population and judgement ("risk", "increases", "associated", "adults",
-"safe", ...) left out because most abstracts have them. Where the grammar finds no finite verb, or a side has no content word left, nothing is checked.
+"safe", ...) left out because most abstracts have them. Where the grammar finds no finite verb, or a side has no
+content word left, nothing is checked.
 
 Which statement is checked depends on the hypothesis: a claim and its negation, the claim; a short MCQ option under
 its stem ("Which drug increases insulin sensitivity: metformin"), the option's own words as the subject and the
@@ -15,7 +16,7 @@ drops a record for one paraphrase and keeps it for the other decides between the
 two-option questions it cost 3 of 92 answers), and an open question's hypotheses (sentences of the retrieved
 records themselves).
 
-The test is lexical on purpose: it only removes a side, never adds one, and a synonym it cannot see ("birds" for
+The test is lexical on purpose: it only removes a side, never adds one, and a synonym it cannot see ("chicken" for
 "Galliformes") costs a gold record; measured in evals/README.md ("Aspect check").
 """
 
@@ -43,7 +44,7 @@ RELATION_WORDS = UP | DOWN | NEGATIONS | HEDGES | frozenset(
     cells cell mice mouse rats rat model models outcome outcomes response responses expression activity function
     functions treatment therapy incidence prevalence frequency occurrence severity duration likelihood probability odds
     adults adult children child women men older elderly young participants population cohort
-    safe safety possible feasible feasibility useful usefulness worthwhile worth effort necessary needed need advantage
+    safe safety possible feasible feasibility useful usefulness worthwhile worth effort needed need advantage
     advantages advantageous beneficial benefit benefits appropriate accurate accuracy reliable valid difference making
     always really reasonable justified improvement room better worse good poor adequate sufficient successful success
     helpful value valuable predictive predictor""".split()
