@@ -24,7 +24,7 @@ from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.lexicon import STANCE_FLIP
-from agent.reasoners.aspect import aspects_of_hypothesis, record_addresses
+from agent.reasoners.aspect import NOT_CHECKED, aspects_of_hypothesis, record_addresses
 from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.scoring import adjudication as adjudication_scoring
 from agent.routing import decide_after_court
@@ -127,12 +127,13 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
             rank_of = {record.id: rank for rank, record in enumerate(records)}
             for h in hypotheses:
                 j = statements.index(h.statement)
+                aspects = aspects_of_hypothesis(h) if settings.ablations.enable_aspect_check else NOT_CHECKED
                 entries = []
                 for i in chosen[h.statement]:
                     result = stance_of[(h.statement, passages[i].text)]
                     stance, confidence = result.side_taken(settings.court.stance_min_confidence, settings.court.stance_side_floor)
                     record = pool[passages[i].record_id]
-                    if stance != "NEUTRAL" and settings.ablations.enable_aspect_check and not record_addresses(aspects_of_hypothesis(h), record):
+                    if stance != "NEUTRAL" and not record_addresses(aspects, record):
                         stance = "NEUTRAL"  # the record is about something else: it cannot take a side
                         off_aspect.add(record.id)
                     if h.polarity < 0:

@@ -97,5 +97,11 @@ def record_addresses(aspects: Aspects, record: Record) -> bool:
     be checked."""
     if not aspects.checkable:
         return True
-    words = _prefixes(record.text)
+    words = _words_of(record.text)
     return bool(aspects.subject & words) and bool(aspects.object & words)
+
+
+@lru_cache(maxsize=1024)
+def _words_of(text: str) -> frozenset[str]:
+    """A record's words as prefixes, once per record text: the court asks for every passage of a record it judges."""
+    return _prefixes(text)
