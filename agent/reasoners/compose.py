@@ -92,9 +92,11 @@ def quote_of(text: str, focus: str, limit: int = QUOTE_CHARS) -> str:
         return truncate(text, limit)
     by_closeness = sorted(range(len(sentences)), key=lambda i: (-jaccard(sentences[i], focus), i))
     chosen: list[int] = []
+    used = 0  # characters taken, each chosen sentence with room for a "[…] " mark
     for i in by_closeness:
-        if sum(len(sentences[j]) + 4 for j in chosen) + len(sentences[i]) <= limit:
+        if used + len(sentences[i]) <= limit:
             chosen.append(i)
+            used += len(sentences[i]) + 4
     if not chosen:
         return truncate(sentences[by_closeness[0]], limit)
     chosen.sort()
