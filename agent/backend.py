@@ -102,10 +102,10 @@ def backend_for(settings: Context | BackendSettings, documents: list[dict] | Non
 
         with Spinner(f"loading the {settings.name} backend (models, index)"):
             backend = factory(settings, documents)
-    with _lock:
-        _cache[key] = backend
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+        with _lock:  # cached before the build lock is released, so a waiting second build finds it
+            _cache[key] = backend
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
     return backend
 
 

@@ -6,8 +6,11 @@ of the Context it started with), so `resume` continues a run with its own preset
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import sqlite3
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -48,10 +51,27 @@ async def sqlite_checkpointer(path: Path) -> AsyncIterator[object]:
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     path.parent.mkdir(parents=True, exist_ok=True)
+    await asyncio.to_thread(ensure_wal, path)
     async with aiosqlite.connect(str(path)) as conn:
         saver = AsyncSqliteSaver(conn, serde=serializer())
         await saver.setup()
         yield saver
+
+
+def ensure_wal(path: Path, attempts: int = 8) -> None:
+    """Switch the database to write-ahead logging before the saver's setup does. SQLite refuses that switch at once,
+    without waiting, while another connection has the file open, so two first runs at the same time in a fresh home
+    failed with "database is locked"; here the switch is retried briefly. Once set, WAL persists in the file and later
+    opens do not need the exclusive lock."""
+    for attempt in range(attempts):
+        try:
+            with contextlib.closing(sqlite3.connect(path, timeout=5)) as conn:
+                conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.02 * 2**attempt)
 
 
 _RUNS_TABLE = "CREATE TABLE IF NOT EXISTS sparkit_runs (run_id TEXT PRIMARY KEY, settings TEXT NOT NULL)"
