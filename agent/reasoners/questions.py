@@ -138,17 +138,27 @@ def negate(statement: str) -> str:
     return negate_claim(statement)
 
 
+# Antonym words that are as often part of a term ("the common cold", "high blood pressure", "low-dose aspirin",
+# "negative symptoms") as a statement's direction: swapped only where they are the predicate ("is common").
+_ATTRIBUTIVE = frozenset({"common", "rare", "high", "low", "positive", "negative", "stable", "unstable"})
+_CONTRARY_OVERRIDES = {"lower": "higher"}  # ANTONYMS reads "lower" as the verb (opposite "raise"); claims mostly compare
+_PREDICATE_BEFORE = frozenset({*_COPULAS, "be", "been", "being", "remain", "remains", "remained", "become", "becomes", "became"})
+
+
 def contrary(statement: str) -> str:
     """A falsifying search query: the first direction word swapped for its antonym ('X decreases Y'), which finds
     evidence for the opposite effect; else the negation. For retrieval only: the contrary is a stronger claim
-    than the negation, so it is never a hypothesis."""
+    than the negation, so it is never a hypothesis. A word that may belong to a term is swapped only as the
+    predicate: "Vitamin C prevents the common cold" is not contradicted by "... the rare cold"."""
     words = statement.split()
-    for i, word in enumerate(words):
-        core = word.strip(".,;:()").lower()
-        if core in ANTONYMS:
-            words[i] = word.lower().replace(core, ANTONYMS[core])
-            return " ".join(words)
-    return negate_claim(statement)
+    swappable = [(i, core) for i, word in enumerate(words) if (core := word.strip(".,;:()").lower()) in ANTONYMS
+                 and (core not in _ATTRIBUTIVE or i > 0 and words[i - 1].lower() in _PREDICATE_BEFORE)]
+    if not swappable:
+        return negate_claim(statement)
+    # "associated with lower mortality": the direction is the comparative's; "unassociated" only when nothing else
+    i, core = next(((i, core) for i, core in swappable if core != "associated"), swappable[0])
+    words[i] = words[i].lower().replace(core, _CONTRARY_OVERRIDES.get(core, ANTONYMS[core]))
+    return " ".join(words)
 
 
 # Words of a stem that only asks which option is right ("Which statement does the evidence support?").

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.reasoners.questions import is_polar, option_statement, polar_to_claim
+from agent.reasoners.questions import contrary, is_polar, option_statement, polar_to_claim
 
 CASES = [
     ("Does hypoglycemia increase the risk of dementia?", "Hypoglycemia increases the risk of dementia"),
@@ -53,3 +53,16 @@ def test_an_option_under_a_meta_stem_is_judged_alone():
 
 def test_a_short_option_keeps_its_stem():
     assert option_statement("What is the boiling point of water at sea level?", "100 °C") == "What is the boiling point of water at sea level: 100 °C"
+
+
+@pytest.mark.parametrize(("statement", "query"), [
+    ("Metformin improves insulin sensitivity", "Metformin worsens insulin sensitivity"),
+    # a term's adjective is not the statement's direction: the negation, not "the rare cold"
+    ("Vitamin C prevents the common cold", "Vitamin C does not prevent the common cold"),
+    ("High blood pressure increases the risk of stroke", "High blood pressure decreases the risk of stroke"),
+    ("Side effects of statins are common", "Side effects of statins are rare"),
+    # the comparative carries the direction, and "lower" is compared, not the verb "to lower"
+    ("Exercise is associated with lower mortality", "Exercise is associated with higher mortality"),
+])
+def test_a_falsifying_query_swaps_the_statements_direction(statement, query):
+    assert contrary(statement) == query
