@@ -53,6 +53,31 @@ def is_tentative(sentence: str) -> bool:
     return bool(_TENTATIVE.search(sentence))
 
 
+_ANAPHORS = frozenset("this these those it its they their them such".split())
+_SELF_REFERENCE = frozenset(
+    """study studies paper review trial trials article work research analysis analyses report investigation cohort
+    meta-analysis survey result results finding findings data experiment experiments""".split()
+)
+
+
+def opens_on_reference(sentence: str) -> bool:
+    """Whether a sentence's first words point back at an earlier sentence ("These include glioblastoma ...", "Of
+    these, 62 patients ...", "When this is altered ..."), so that quoted alone it does not say what it is about. A
+    paper's reference to itself ("This prospective, randomized study", "These results") and an expletive "it" ("It
+    is well established that ...") need nothing before them; neither does "those who"."""
+    raw = [w.strip(",;:().") for w in strip_section_label(sentence).split()[:10]]
+    words = [w.lower() for w in raw]
+    for i, word in enumerate(words[:4]):
+        if word not in _ANAPHORS or raw[i].isupper() and len(raw[i]) > 1:  # "IT innovations"
+            continue
+        after = words[i + 1:i + 7]
+        if any(w in _SELF_REFERENCE for w in after) or word == "it" and ({"that", "whether"} & set(after)) \
+                or word == "those" and after[:1] == ["who"]:
+            return False
+        return True
+    return False
+
+
 def section_label_match(sentence: str) -> re.Match[str] | None:
     """The structured-abstract label a sentence starts with ('RESULTS', 'Methods:'), as a match, or None."""
     return _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence)

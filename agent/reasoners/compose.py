@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from agent.interfaces import CitedSentence, Draft
 from agent.records import Hypothesis, LedgerEntry, Record
-from agent.text import is_finding, is_tentative, jaccard, split_sentences, strip_section_label, truncate
+from agent.text import is_finding, is_tentative, jaccard, opens_on_reference, split_sentences, strip_section_label, truncate
 
 STRONG = 0.6
 # The answer line's verb, graded by the calibrated confidence: a verdict right 6 times in 10 is a suggestion, not a
@@ -106,6 +106,20 @@ def quote_of(text: str, focus: str, limit: int = QUOTE_CHARS) -> str:
     return " ".join(parts)
 
 
+def with_antecedent(entry: LedgerEntry, record: Record | None, limit: int = QUOTE_CHARS) -> str:
+    """The entry's text, after the record's sentence before it when the entry opens by pointing back at that one
+    ("They also engraft as cholangiocytes ...") and both fit in a quote: a scientist quotes what "they" are. Only
+    where the entry's index is the record's sentence index (abstracts; a full text's windows count otherwise)."""
+    i = entry.sentence_index
+    if record is None or not i or i >= len(record.sentences) or not opens_on_reference(entry.text):
+        return entry.text
+    before, first = strip_section_label(record.sentences[i - 1]), strip_section_label(record.sentences[i])
+    text = strip_section_label(entry.text)
+    if not first or not text.startswith(first[:60]) or not before or len(before) + 1 + len(text) > limit:
+        return entry.text
+    return f"{before} {text}"
+
+
 def evidence_statement(entry: LedgerEntry, records: dict[str, Record], focus: str = "") -> CitedSentence:
     """'Supports: "quote" (title, year)' citing the entry's record; `focus` (the answer's statement) chooses what a
     long window's quote keeps."""
@@ -113,7 +127,7 @@ def evidence_statement(entry: LedgerEntry, records: dict[str, Record], focus: st
     source = truncate(record.title, 90) if record and record.title else entry.record_id
     year = f", {record.year}" if record and record.year else ""
     role = role_of(entry) or "supports"
-    quote = quote_of(entry.text, focus)
+    quote = quote_of(with_antecedent(entry, record), focus)
     return CitedSentence(text=f'{role.capitalize()}: "{quote}" ({source}{year})', citations=[entry.record_id], role=role)
 
 

@@ -123,6 +123,24 @@ def test_a_long_window_is_quoted_in_whole_sentences_with_the_omission_marked():
     assert quote_of("Short enough.", "anything") == "Short enough."
 
 
+def test_a_quote_that_points_back_is_given_the_sentence_it_points_to():
+    from agent.reasoners.compose import evidence_statement
+
+    source = record("h", "Hepatic progenitor transplantation", "Human liver progenitors were expanded as organoids.",
+                    "They also engraft as cholangiocytes into bile ducts of injured mice.", "Controls did not.")
+    pointing = LedgerEntry(hypothesis_id="H1", record_id="h", stance="SUPPORT", confidence=0.9, sentence_index=1,
+                           text="They also engraft as cholangiocytes into bile ducts of injured mice.")
+    quote = evidence_statement(pointing, {"h": source}).text
+    assert '"Human liver progenitors were expanded as organoids. They also engraft' in quote  # who "they" are
+    plain = pointing.model_copy(update={"sentence_index": 2, "text": "Controls did not."})
+    assert '"Controls did not."' in evidence_statement(plain, {"h": source}).text
+    # a paper speaking of itself, or an expletive "it", needs nothing before it
+    from agent.text import opens_on_reference
+    assert opens_on_reference("Of these, 62 patients (51.7%) were given metoclopramide.")
+    assert not opens_on_reference("This prospective, randomized, double-blind study compared two blocks.")
+    assert not opens_on_reference("It is well established that schizophrenia alters brain structure.")
+
+
 def test_a_passage_that_says_it_needs_confirming_only_qualifies():
     from agent.reasoners.compose import role_of
 
