@@ -90,16 +90,18 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
     relevance = state.get("relevance")
     if relevance is not None and not relevance["relevant"]:
         return AfterCourt(next="synthesize", reason=f"relevance gate: off-topic evidence (relevance {relevance['probability']:.2f} < threshold)", **common)
-    if not state.get("ledger"):
-        if not state.get("pool"):
-            return AfterCourt(next="synthesize", reason="no evidence retrieved", **common)
+    if not state.get("ledger") and not state.get("pool"):
+        return AfterCourt(next="synthesize", reason="no evidence retrieved", **common)
+    # An MCQ's margin blends in how close each option is to the passages; with no passage on any side that closeness
+    # separates nothing, so the question is open still, not "resolved".
+    unjudged = bool(state.get("hypotheses")) and not any(e.stance != "NEUTRAL" for e in state.get("ledger") or [])
     low_margin = margin is not None and margin < settings.court.margin_threshold
     disagreement = agreement is not None and agreement < settings.court.agreement_threshold
     adjudication = state.get("adjudication")
     contested = adjudication is not None and adjudication.contested  # the model and the evidence each strongly favour another answer
-    if not (low_margin or disagreement or contested):
+    if not (unjudged or low_margin or disagreement or contested):
         return AfterCourt(next="synthesize", reason=f"resolved: margin {margin or 0:.3f} >= {settings.court.margin_threshold}", **common)
-    reasons = ([f"low margin ({margin:.3f} < {settings.court.margin_threshold})"] if low_margin else []) + (
+    reasons = (["no passage took a side"] if unjudged else [f"low margin ({margin:.3f} < {settings.court.margin_threshold})"] if low_margin else []) + (
         [f"provider disagreement ({agreement:.2f} < {settings.court.agreement_threshold})"] if disagreement else []
     ) + ([f"model and evidence disagree (model {adjudication.model_choice}, evidence {adjudication.evidence_choice})"] if contested else [])
     why = " and ".join(reasons)

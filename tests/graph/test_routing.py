@@ -11,7 +11,7 @@ from agent.graph import graph
 from agent.interfaces import CitedSentence, Draft
 from agent.llm import register_chat_model, unregister_chat_model
 from agent.reasoners.extractive import ExtractiveReasoner
-from agent.records import ClaimVerdict, Status
+from agent.records import ClaimVerdict, Hypothesis, LedgerEntry, Status
 from agent.routing import decide_after_court, decide_after_verify
 from tests.graph.fakes import (
     BagOfWordsEmbedder,
@@ -136,6 +136,20 @@ def test_unit_decisions_cover_each_branch():
     off = Context(enable_discrimination=False)
     assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}}, off).next == "synthesize"
     assert decide_after_verify({"claims": []}, settings).next == "report"
+
+
+def test_a_margin_of_closeness_alone_does_not_resolve_the_question():
+    # An MCQ's margin blends in each option's closeness to the passages; when no passage took a side, that margin
+    # separated nothing: the court looks for evidence again instead of calling the question resolved.
+    options = [Hypothesis(id=f"H{i}", text=t, claim=t, origin="option") for i, t in enumerate(("IL-17", "IL-4"), 1)]
+    neutral = [LedgerEntry(hypothesis_id="H1", record_id="a", stance="NEUTRAL", confidence=0.8, text="Psoriasis plaques.")]
+    state = {"margin": 0.23, "hypotheses": options, "ledger": neutral, "pool": {"a": 1}, "discrimination_rounds": 1}
+    looped = decide_after_court(state, Context())
+    assert looped.next == "discriminate" and "no passage took a side" in looped.reason
+    final = decide_after_court({**state, "discrimination_rounds": 3}, Context())
+    assert final.next == "synthesize" and final.reason.startswith("no passage took a side, max_discrimination_rounds")
+    sided = [neutral[0].model_copy(update={"stance": "SUPPORT"})]
+    assert decide_after_court({**state, "ledger": sided}, Context()).reason.startswith("resolved")
 
 
 def test_the_recursion_limit_setting_is_what_langgraph_enforces():
