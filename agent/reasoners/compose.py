@@ -3,7 +3,8 @@
 Each evidence statement quotes one judged passage with its record and its role towards the answer as stated,
 read from the stance judge's ledger for the winning hypothesis: `supports` (judged SUPPORT with confidence at or
 above STRONG), `qualifies` (judged SUPPORT, but weakly, or a passage that says its point needs further
-investigation) or `contradicts` (judged CONTRADICT). A statement is
+investigation, or one whose statistics are all non-significant for an answer that claims an effect) or
+`contradicts` (judged CONTRADICT). A statement is
 never repeated or nested: a sentence inside a window already quoted (or a window around a quoted sentence) is
 counted once, as the stronger reading, and a passage that merely restates the answer is not quoted.
 """
@@ -11,7 +12,9 @@ counted once, as the stronger reading, and a passage that merely restates the an
 from __future__ import annotations
 
 from agent.interfaces import CitedSentence, Draft
+from agent.lexicon import NEGATION_MARKER, NULL_PHRASES
 from agent.records import Hypothesis, LedgerEntry, Record
+from agent.scoring.significance import only_non_significant
 from agent.text import is_finding, is_tentative, jaccard, opens_on_reference, split_sentences, strip_section_label, truncate
 
 STRONG = 0.6
@@ -30,13 +33,22 @@ QUOTE_CHARS = 320
 RESTATES = 0.8
 
 
-def role_of(entry: LedgerEntry) -> str | None:
-    """The judge's reading as a role; a confident support that says it needs confirming only qualifies."""
+def role_of(entry: LedgerEntry, asserted: str = "") -> str | None:
+    """The judge's reading as a role. A confident support only qualifies when it says its point needs confirming,
+    or when `asserted` (what the answer states) claims an effect and the passage's statistics are all
+    non-significant: "HR 0·63 (95% CI 0·35-1·13, p=0·12)" does not show that aspirin reduces the risk, however its
+    authors word it; for "X does not reduce Y" such a passage is support."""
     if entry.stance == "CONTRADICT":
         return "contradicts"
     if entry.stance == "SUPPORT":
-        return "supports" if entry.confidence >= STRONG and not is_tentative(entry.text) else "qualifies"
+        null_for_effect = _claims_an_effect(asserted) and only_non_significant(entry.text)
+        return "supports" if entry.confidence >= STRONG and not is_tentative(entry.text) and not null_for_effect else "qualifies"
     return None
+
+
+def _claims_an_effect(statement: str) -> bool:
+    lowered = statement.lower()
+    return bool(statement) and not NEGATION_MARKER.search(statement) and not any(phrase in lowered for phrase in NULL_PHRASES)
 
 
 def _span(entry: LedgerEntry) -> set[int]:
@@ -120,14 +132,15 @@ def with_antecedent(entry: LedgerEntry, record: Record | None, limit: int = QUOT
     return f"{before} {text}"
 
 
-def evidence_statement(entry: LedgerEntry, records: dict[str, Record], focus: str = "") -> CitedSentence:
-    """'Supports: "quote" (title, year)' citing the entry's record; `focus` (the answer's statement) chooses what a
-    long window's quote keeps."""
+def evidence_statement(entry: LedgerEntry, records: dict[str, Record], answer: Hypothesis | None = None) -> CitedSentence:
+    """'Supports: "quote" (title, year)' citing the entry's record. The answer's statement chooses what a long
+    window's quote keeps; what it asserts (its text: "X does not reduce Y" for a negation) decides whether
+    non-significant statistics support it (role_of)."""
     record = records.get(entry.record_id)
     source = truncate(record.title, 90) if record and record.title else entry.record_id
     year = f", {record.year}" if record and record.year else ""
-    role = role_of(entry) or "supports"
-    quote = quote_of(with_antecedent(entry, record), focus)
+    role = role_of(entry, answer.text if answer else "") or "supports"
+    quote = quote_of(with_antecedent(entry, record), answer.statement if answer else "")
     return CitedSentence(text=f'{role.capitalize()}: "{quote}" ({source}{year})', citations=[entry.record_id], role=role)
 
 

@@ -129,7 +129,7 @@ class ExtractiveReasoner:
             headline = f"({option_label(best.option_index)}) {best.text}"
         else:
             headline = verdict_sentence(best, plan.task, polar=plan.task == "open")
-        sentences = [evidence_statement(entry, records, best.statement) for entry in evidence_entries(ledger, best)]
+        sentences = [evidence_statement(entry, records, best) for entry in evidence_entries(ledger, best)]
         own = [e.record_id for e in ledger if e.hypothesis_id == best.id and e.stance == "SUPPORT" and restates(e, best)]
         return Draft(answer=headline, answer_citations=list(dict.fromkeys(own)), sentences=sentences, selected_hypothesis=best.id)
 

@@ -141,6 +141,20 @@ def test_a_quote_that_points_back_is_given_the_sentence_it_points_to():
     assert not opens_on_reference("It is well established that schizophrenia alters brain structure.")
 
 
+def test_a_non_significant_estimate_only_qualifies_a_claimed_effect():
+    from agent.reasoners.compose import evidence_statement
+
+    trial = record("t", "Aspirin in hereditary colorectal cancer", "Time to first colorectal cancer showed a hazard ratio "
+                   "(HR) of 0·63 (95% CI 0·35-1·13, p=0·12).")
+    entry = LedgerEntry(hypothesis_id="H1", record_id="t", stance="SUPPORT", confidence=0.9, sentence_index=0, text=trial.sentences[0])
+    effect = Hypothesis(id="H1", text="Aspirin reduces the risk of colorectal cancer", origin="claim")
+    null = Hypothesis(id="H2", text="Aspirin does not reduce the risk of colorectal cancer", claim=effect.text, origin="negation", polarity=-1)
+    assert evidence_statement(entry, {"t": trial}, effect).role == "qualifies"  # p = 0.12 shows no reduction
+    assert evidence_statement(entry, {"t": trial}, null).role == "supports"  # it does support "no reduction"
+    significant = entry.model_copy(update={"text": "The hazard ratio was 0·63 (95% CI 0·45-0·83, p=0·001)."})
+    assert evidence_statement(significant, {"t": trial}, effect).role == "supports"
+
+
 def test_a_passage_that_says_it_needs_confirming_only_qualifies():
     from agent.reasoners.compose import role_of
 
