@@ -12,9 +12,8 @@ counted once, as the stronger reading, and a passage that merely restates the an
 from __future__ import annotations
 
 from agent.interfaces import CitedSentence, Draft
-from agent.lexicon import NEGATION_MARKER, NULL_PHRASES
 from agent.records import Hypothesis, LedgerEntry, Record
-from agent.scoring.significance import only_non_significant
+from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.text import is_finding, is_tentative, jaccard, opens_on_reference, split_sentences, strip_section_label, truncate
 
 STRONG = 0.6
@@ -41,14 +40,9 @@ def role_of(entry: LedgerEntry, asserted: str = "") -> str | None:
     if entry.stance == "CONTRADICT":
         return "contradicts"
     if entry.stance == "SUPPORT":
-        null_for_effect = _claims_an_effect(asserted) and only_non_significant(entry.text)
+        null_for_effect = claims_an_effect(asserted) and only_non_significant(entry.text)
         return "supports" if entry.confidence >= STRONG and not is_tentative(entry.text) and not null_for_effect else "qualifies"
     return None
-
-
-def _claims_an_effect(statement: str) -> bool:
-    lowered = statement.lower()
-    return bool(statement) and not NEGATION_MARKER.search(statement) and not any(phrase in lowered for phrase in NULL_PHRASES)
 
 
 def _span(entry: LedgerEntry) -> set[int]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from agent.lexicon import NEGATION_MARKER, NULL_PHRASES
+
 ALPHA = 0.05
 _NUM = r"[-−–]?\d*[.·]?\d+"
 # "p = 0.12", "P<.001", "p-value of 0.3", "P = 2.5 × 10−11" (the exponent marks a tiny p), "P=NS"
@@ -71,3 +73,11 @@ def only_non_significant(text: str) -> bool:
     p_significant, p_not = _p_values(text)
     ci_significant, ci_not = _intervals(text)
     return p_significant + ci_significant == 0 and p_not + ci_not > 0
+
+
+def claims_an_effect(statement: str) -> bool:
+    """A statement of an effect or association ("aspirin reduces the risk"), not of its absence ("does not", "no
+    difference", "similar"): the kind that non-significant statistics fail to show."""
+    lowered = statement.lower()
+    return bool(statement) and not NEGATION_MARKER.search(statement) and not any(phrase in lowered for phrase in NULL_PHRASES)
+
