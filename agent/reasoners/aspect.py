@@ -105,3 +105,22 @@ def record_addresses(aspects: Aspects, record: Record) -> bool:
 def _words_of(text: str) -> frozenset[str]:
     """A record's words as prefixes, once per record text: the court asks for every passage of a record it judges."""
     return _prefixes(text)
+
+
+# Words that ask rather than name what is asked about ("What is known about the mechanisms by which ...").
+QUESTION_WORDS = frozenset(
+    """what which who whom whose when where why how can could should would will known know current currently state
+    evidence literature studies study research mechanism mechanisms pathway pathways basis factor factors main major
+    key primary new recent latest work works act acts happen happens explain explains way ways kind kinds type types
+    best most""".split()
+)
+
+
+def unnamed_terms(question: str, records: list[Record]) -> list[str]:
+    """The question's topic words (as the question writes them) that none of `records` names, read as record_addresses
+    reads them: an open question on "the role of IL-17 in psoriasis" answered from IL-17 papers that never mention
+    psoriasis gets ["psoriasis"], so the answer can say what its sources leave out."""
+    named = frozenset().union(*(_words_of(r.text) for r in records))
+    asked = [t for t in content_terms(question) if t not in RELATION_WORDS and t not in QUESTION_WORDS]
+    as_written = {word.strip("?!.,;:()\"'").lower(): word.strip("?!.,;:()\"'") for word in question.split()}
+    return [as_written.get(t, t) for t in asked if t[:PREFIX] not in named]
