@@ -78,6 +78,20 @@ def opens_on_reference(sentence: str) -> bool:
     return False
 
 
+_CONNECTIVE = re.compile(
+    r"^(?:thus|therefore|hence|consequently|together|taken together|collectively|in conclusion|in summary|overall|finally|"
+    r"moreover|furthermore|in addition|additionally|however|importantly|notably|interestingly|indeed|accordingly),\s+(?=\S)",
+    re.I,
+)
+
+
+def without_connective(sentence: str) -> str:
+    """'Thus, the biologic activity of IL-17 ...' -> 'The biologic activity of IL-17 ...': a sentence lifted from an
+    abstract to stand alone as an answer loses the word that tied it to the sentence before."""
+    stripped = _CONNECTIVE.sub("", sentence.strip(), count=1)
+    return stripped[:1].upper() + stripped[1:] if stripped != sentence.strip() else stripped
+
+
 def section_label_match(sentence: str) -> re.Match[str] | None:
     """The structured-abstract label a sentence starts with ('RESULTS', 'Methods:'), as a match, or None."""
     return _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence)

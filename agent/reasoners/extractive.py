@@ -17,7 +17,7 @@ from agent.interfaces import Draft, Embedder, Plan
 from agent.reasoners.compose import evidence_entries, evidence_statement, restates, verdict_sentence
 from agent.reasoners.questions import classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
-from agent.text import content_terms, is_finding, jaccard, strip_section_label, tokens
+from agent.text import content_terms, is_finding, jaccard, opens_on_reference, strip_section_label, tokens, without_connective
 
 CONTRAST_JACCARD = 0.25
 DISTINCT_COSINE = 0.85
@@ -68,7 +68,9 @@ class ExtractiveReasoner:
 
     async def _evidence_hypotheses(self, question: str, evidence: list[Passage], n: int) -> list[Hypothesis]:
         """Open question: the top distinct evidence sentences, best first, at most one per record first."""
-        sentences = [p.model_copy(update={"text": strip_section_label(p.text)}) for p in evidence if len(p.text) >= 20 and is_finding(p.text)]
+        # a finding that stands alone: no "These include ..." (it needs the sentence before), no leading "Thus,"
+        sentences = [p.model_copy(update={"text": without_connective(strip_section_label(p.text))}) for p in evidence
+                     if len(p.text) >= 20 and is_finding(p.text) and not opens_on_reference(p.text)]
         if not sentences:
             return []
         vectors = await self.embedder.embed([question] + [p.text for p in sentences], kind="document")

@@ -17,7 +17,7 @@ from agent.nodes.synthesize import synthesize
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import Hypothesis, LedgerEntry, Status, Usage
 from agent.scoring.relevance import RelevanceGate, RelevanceModel
-from tests.graph.fakes import BagOfWordsEmbedder, ListSource, OverlapReranker, RuleStance, record, unique_backend_name
+from tests.graph.fakes import BagOfWordsEmbedder, ListSource, OverlapReranker, RuleStance, make_backend, record, unique_backend_name
 from tests.graph.test_nodes import RECORDS, _courted, base_state, run
 
 GATE = RelevanceModel(weights={"best_cosine": 10.0, "coverage": 0.0}, intercept=-4.0, claim_floor=0.5)  # passes at cosine >= 0.4
@@ -153,6 +153,32 @@ def test_a_non_significant_estimate_only_qualifies_a_claimed_effect():
     assert evidence_statement(entry, {"t": trial}, null).role == "supports"  # it does support "no reduction"
     significant = entry.model_copy(update={"text": "The hazard ratio was 0·63 (95% CI 0·45-0·83, p=0·001)."})
     assert evidence_statement(significant, {"t": trial}, effect).role == "supports"
+
+
+def test_an_open_answer_says_what_the_question_asks_that_its_records_never_mention():
+    from agent.api import ask
+
+    name = unique_backend_name()
+    register_backend(name, make_backend([ListSource(RECORDS)]))
+    settings = dict(backend=name, max_claims=0, enable_relevance_gate=False)
+    athletes = ask("What is the role of statins in muscle pain among athletes?", **settings)
+    assert athletes.status == Status.ANSWERED and athletes.answer.endswith("The records it rests on do not mention athletes.")
+    assert "do not mention" not in ask("What is the role of statins in muscle pain?", **settings).answer
+    from agent.reasoners.aspect import unnamed_terms
+    assert unnamed_terms("What is known about the mechanisms of IL-17 in psoriasis?", RECORDS) == ["IL-17", "psoriasis"]
+
+
+def test_an_open_questions_findings_stand_alone():
+    from agent.text import without_connective
+
+    assert without_connective("Thus, the biologic activity of IL-17 depends on IL-17RA.") == "The biologic activity of IL-17 depends on IL-17RA."
+    assert without_connective("Statins increase muscle pain.") == "Statins increase muscle pain."
+    reasoner = ExtractiveReasoner(BagOfWordsEmbedder())
+    from agent.records import Passage
+    evidence = [Passage(record_id="p", text="These include statins, which increase muscle pain in adults.", score=1.0),
+                Passage(record_id="q", text="Thus, statins increase muscle pain in older adults.", score=1.0)]
+    [finding] = asyncio.run(reasoner._evidence_hypotheses("What do statins do to muscles?", evidence, 2))
+    assert finding.text == "Statins increase muscle pain in older adults."  # not "These include ...", no "Thus,"
 
 
 def test_a_passage_that_says_it_needs_confirming_only_qualifies():
