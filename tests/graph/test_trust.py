@@ -168,6 +168,18 @@ def test_an_open_answer_says_what_the_question_asks_that_its_records_never_menti
     assert unnamed_terms("What is known about the mechanisms of IL-17 in psoriasis?", RECORDS) == ["IL-17", "psoriasis"]
 
 
+def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
+    from agent.api import ask
+
+    name = unique_backend_name()
+    register_backend(name, make_backend([ListSource(RECORDS)]))  # two records for the claim, a3 against it
+    settings = dict(backend=name, mode="verify", max_claims=0, enable_relevance_gate=False)
+    mixed = ask("Statins increase muscle pain", verdict_min_evidence=0.3, **settings)  # a3's weight (0.33) is enough
+    assert mixed.status == Status.ANSWERED
+    assert mixed.answer.endswith("The evidence is mixed: 1 of the 3 records that take a side read against it.")
+    assert "mixed" not in ask("Statins increase muscle pain", **settings).answer  # at 0.5 it is not
+
+
 def test_an_open_questions_findings_stand_alone():
     from agent.text import without_connective
 
