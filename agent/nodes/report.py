@@ -16,36 +16,12 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.calibration import evidence_score
 from agent.config import Context
-from agent.reasoners.aspect import unnamed_terms
-from agent.reasoners.compose import answer_line, with_confidence
+from agent.reasoners.compose import answer_line, mixed_sentence, unnamed_sentence, with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
 from agent.scoring.relevance import RelevanceAssessment
 from agent.state import ResearchState
 from agent.tracing.progress import emit
-
-
-def _mixed(best: Any, ledger: list, enough: float) -> str:
-    """A sentence saying the evidence is mixed when the weighted evidence against the answer would on its own be
-    enough for a verdict (`verdict_min_evidence`): of SciFact answers (all held-out and validation claims, 1dd97b8)
-    such answers were right 11 times in 22, the others 111 in 169."""
-    if best is None or best.origin not in ("claim", "negation") or best.contradiction < enough:
-        return ""
-    sides = [e for e in ledger if e.hypothesis_id == best.id and e.stance != "NEUTRAL"]
-    judged, against = {e.record_id for e in sides}, {e.record_id for e in sides if e.stance == "CONTRADICT"}
-    return f" The evidence is mixed: {len(against)} of the {len(judged)} records that take a side read against it."
-
-
-def _unnamed(question: str, task: str, draft: Any, pool: dict) -> str:
-    """For an open question: a sentence naming what it asks about that none of the records the answer rests on
-    mentions (claims and options are held to their subject and object in the court, by the aspect check)."""
-    if task != "open":
-        return ""
-    rests_on = dict.fromkeys(draft.answer_citations + [c for s in draft.sentences for c in s.citations])
-    missing = unnamed_terms(question, [pool[rid] for rid in rests_on if rid in pool])
-    if not missing:
-        return ""
-    return f" The records it rests on do not mention {', '.join(missing[:-1]) + ' or ' if len(missing) > 1 else ''}{missing[-1]}."
 
 
 def _stop_reason(decisions) -> str:
@@ -121,7 +97,8 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         what = "blended score" if adjudication is not None else "confidence"
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's {what} is {leading:.2f}).{leaning}"
     else:
-        status, text = Status.ANSWERED, answer_line(draft, conf) + _mixed(best, ledger, settings.court.verdict_min_evidence) + _unnamed(state["question"], plan.task, draft, pool)
+        text = answer_line(draft, conf) + mixed_sentence(best, ledger, settings.court.verdict_min_evidence)
+        status, text = Status.ANSWERED, text + (unnamed_sentence(state["question"], draft, pool) if plan.task == "open" else "")
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
         status = Status.BUDGET_EXHAUSTED
     if budget_stop:  # a hard limit cut the run short: whatever was found is provisional
