@@ -136,7 +136,8 @@ def offline_stance(settings: BackendSettings) -> tuple[StanceJudge, list[str]]:
     from agent.judges import offline_stance_judge
 
     kind = settings.stance_model if settings.stance_model in OFFLINE_JUDGES else "auto"
-    judge = offline_stance_judge(kind, Path(settings.stance_weights).expanduser() if settings.stance_weights else None)
+    judge = offline_stance_judge(kind, Path(settings.stance_weights).expanduser() if settings.stance_weights else None,
+                                 Path(settings.stance_direction_weights).expanduser() if settings.stance_direction_weights else None)
     notes = [f"stance: cross-encoder weights absent, using the {judge.name} judge"] if kind == "auto" and "cross" not in judge.name else []
     return judge, notes
 
@@ -193,7 +194,10 @@ def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Cali
     """The fitted maps when asked for, or (auto) when they were fitted with this run's judge; else the raw score."""
     if settings.calibration == "raw":
         return RawScore(), []
-    table = load_table()
+    chosen = Path(settings.calibration_table).expanduser() if settings.calibration_table else None
+    if chosen is not None and not chosen.is_file():
+        raise ConfigurationError(f"calibration_table {chosen} does not exist: write one with `python -m training.fit_calibration --out FILE`")
+    table = load_table(chosen)
     if settings.calibration == "fitted":
         if table is None:
             raise ConfigurationError("calibration 'fitted' needs agent/models/calibration.json: run training/fit_calibration.py")

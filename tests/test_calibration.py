@@ -96,3 +96,14 @@ def test_maps_fitted_for_other_weights_of_the_same_judge_are_not_applied(monkeyp
     own.write_bytes(b"a user's judge")
     raw, notes = calibrator_for(Context(stance_weights=str(own)).backend, _judge("ensemble(heuristic+cross)"))
     assert isinstance(raw, RawScore) and "other cross-encoder weights than the ones in use" in notes[0]
+
+
+def test_a_calibration_table_of_ones_own_is_used_and_a_missing_one_is_an_error(tmp_path):
+    table = CalibrationTable(stance_model="ensemble(heuristic+cross)/direction(mine)", leading=PlattScale(slope=2, intercept=-1),
+                             abstention=PlattScale(slope=-2, intercept=0.5), fitted_on="test", examples=10)
+    own = tmp_path / "mine.json"
+    own.write_text(table.model_dump_json())
+    fitted, notes = calibrator_for(Context(calibration_table=str(own)).backend, _judge("ensemble(heuristic+cross)/direction(mine)"))
+    assert isinstance(fitted, PlattCalibrator) and fitted.leading(0.5) == pytest.approx(0.5) and notes == []
+    with pytest.raises(ConfigurationError, match="does not exist"):
+        calibrator_for(Context(calibration_table=str(tmp_path / "absent.json")).backend, _judge("x"))

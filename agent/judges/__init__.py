@@ -16,30 +16,36 @@ from typing import Literal
 from agent.errors import ConfigurationError
 from agent.interfaces import StanceJudge
 from agent.judges.cross import CrossStanceJudge, default_cross_weights_path
-from agent.judges.ensemble import MeanStanceJudge
+from agent.judges.ensemble import DirectionFromJudge, MeanStanceJudge
 from agent.judges.heuristic import HeuristicStanceJudge
 from agent.judges.trained import TrainedStanceJudge, default_weights_path
 
-__all__ = ["CrossStanceJudge", "HeuristicStanceJudge", "MeanStanceJudge", "TrainedStanceJudge", "offline_stance_judge"]
+__all__ = ["CrossStanceJudge", "DirectionFromJudge", "HeuristicStanceJudge", "MeanStanceJudge", "TrainedStanceJudge", "offline_stance_judge"]
 
 OfflineKind = Literal["auto", "cross", "trained", "ensemble", "heuristic"]
 
 
-def offline_stance_judge(kind: OfflineKind = "auto", cross_weights: Path | None = None) -> StanceJudge:
+def offline_stance_judge(kind: OfflineKind = "auto", cross_weights: Path | None = None, direction_weights: Path | None = None) -> StanceJudge:
     """The offline judge for a `Context.stance_model` value.
 
     'cross' and 'trained' load their weights now, so a missing or stale file fails at start-up with a
     ConfigurationError rather than mid-run; 'auto' is 'ensemble' (heuristic + cross-encoder) when the
     cross-encoder's weights are present, else 'trained' when the MLP's are, else the heuristic. `cross_weights`
-    replaces the packaged cross-encoder file (for judges trained with training/train_judge.py).
+    replaces the packaged cross-encoder file (for judges trained with training/train_judge.py); `direction_weights`
+    adds a second cross-encoder that decides the ensemble's direction (DirectionFromJudge).
     """
     if kind == "auto":
         kind = "ensemble" if (cross_weights or default_cross_weights_path()).is_file() else "trained" if default_weights_path().is_file() else "heuristic"
+    if direction_weights is not None and kind != "ensemble":
+        raise ConfigurationError(f"stance_direction_weights decides the direction of the ensemble judge, not of {kind!r}: use stance_model 'ensemble'")
     if kind == "heuristic":
         return HeuristicStanceJudge()
     if kind == "ensemble":
-        members = [HeuristicStanceJudge(), offline_stance_judge("cross", cross_weights)]
-        return MeanStanceJudge(members)
+        cross = offline_stance_judge("cross", cross_weights)
+        ensemble = MeanStanceJudge([HeuristicStanceJudge(), cross])
+        if direction_weights is None:
+            return ensemble
+        return DirectionFromJudge(ensemble, MeanStanceJudge([cross, offline_stance_judge("cross", direction_weights)]))
     if kind == "cross":
         judge: CrossStanceJudge | TrainedStanceJudge = CrossStanceJudge(cross_weights)
     elif kind == "trained":

@@ -32,3 +32,31 @@ class MeanStanceJudge:
             mean = [sum(r.probabilities.get(label, 0.0) for r in row) / len(row) for label in LABELS]
             results.append(StanceResult.from_probabilities(LABELS, mean))
         return results
+
+
+class DirectionFromJudge:
+    """StanceJudge that takes whether a passage takes a side from `base` and which side from `direction`.
+
+    The default ensemble's verdicts rest on a cross-encoder that reads relatedness (with its +1 SUPPORT prior it
+    almost never says CONTRADICT) beside a heuristic that reads direction from lexical cues, and its commonest
+    verdict error is a contradiction read as support. A second reader's likelier side (SUPPORT vs CONTRADICT)
+    replaces the base's where they differ, by swapping the two probabilities: the base's confidence, and so the
+    court's coverage, is kept; only the direction changes.
+    """
+
+    def __init__(self, base: StanceJudge, direction: StanceJudge):
+        self.base, self.direction = base, direction
+        self.name = f"{base.name}/direction({direction.name})"
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
+        if not pairs:
+            return []
+        base, direction = await asyncio.gather(self.base.judge(pairs), self.direction.judge(pairs))
+        results = []
+        for mine, theirs in zip(base, direction, strict=True):
+            probs = {label: mine.probabilities.get(label, 0.0) for label in LABELS}
+            says_support = theirs.probabilities.get("SUPPORT", 0.0) > theirs.probabilities.get("CONTRADICT", 0.0)
+            if says_support != (probs["SUPPORT"] > probs["CONTRADICT"]):
+                probs["SUPPORT"], probs["CONTRADICT"] = probs["CONTRADICT"], probs["SUPPORT"]
+            results.append(StanceResult.from_probabilities(LABELS, [probs[label] for label in LABELS]))
+        return results
