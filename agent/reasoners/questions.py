@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agent.lexicon import ANTONYMS
+from agent.lexicon import ANTONYMS, DIRECTION_SWAPS
 from agent.reasoners.grammar import negate_claim, polar_statement, predicative_index
 from agent.records import TaskType
 from agent.text import content_terms
@@ -141,7 +141,8 @@ def negate(statement: str) -> str:
 # Antonym words that are as often part of a term ("the common cold", "high blood pressure", "low-dose aspirin",
 # "negative symptoms") as a statement's direction: swapped only where they are the predicate ("is common").
 _ATTRIBUTIVE = frozenset({"common", "rare", "high", "low", "positive", "negative", "stable", "unstable"})
-_CONTRARY_OVERRIDES = {"lower": "higher"}  # ANTONYMS reads "lower" as the verb (opposite "raise"); claims mostly compare
+# ANTONYMS reads "lower" as the verb (opposite "raise"); claims mostly compare, as DIRECTION_SWAPS reads it ("higher")
+_CONTRARY_OVERRIDES = {"lower": DIRECTION_SWAPS["lower"]}
 _PREDICATE_BEFORE = frozenset({*_COPULAS, "be", "been", "being", "remain", "remains", "remained", "become", "becomes", "became"})
 
 
