@@ -103,7 +103,7 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
     return answer
 
 
-async def _traced_run(graph_input: dict[str, Any] | None, settings: Context, run_id: str, question: str,
+async def _traced_run(graph_input: dict[str, Any] | None, settings: Context, run_id: str, asked: dict[str, Any],
                       on_event: EventHandler | None, callbacks: list | None, trace: bool | None) -> Answer:
     """Run, turning failures inside the run into a resumable ERROR answer, and write the trace when on.
 
@@ -118,7 +118,7 @@ async def _traced_run(graph_input: dict[str, Any] | None, settings: Context, run
         await _save_trace(session, None, by_node, f"{type(exc).__name__}: {exc}")
         raise
     except Exception as exc:  # noqa: BLE001 - reported as an ERROR answer, resumable
-        answer = _error_answer(question, run_id, exc)
+        answer = _error_answer(asked, run_id, exc)
         answer.usage.by_node = by_node.as_dict()
     await _save_trace(session, answer, by_node, answer.answer if answer.status == Status.ERROR else None)
     return answer
@@ -138,9 +138,14 @@ async def _save_trace(session: TraceSession | None, answer: Answer | None, by_no
             answer.notes.append(f"trace not written: {reason}")
 
 
-def _error_answer(question: str, run_id: str, exc: Exception) -> Answer:
+def _error_answer(asked: dict[str, Any], run_id: str, exc: Exception) -> Answer:
+    """The answer of a run that failed inside: it names the question and task that failed, and how to resume."""
+    from agent.reasoners.questions import classify_task
+
     message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
-    return Answer(status=Status.ERROR, task="open", question=question, answer=f"Run failed: {type(exc).__name__}: {message}",
+    question = asked.get("question") or ""
+    task = classify_task(question, asked.get("options") or [], asked.get("mode") or "ask")
+    return Answer(status=Status.ERROR, task=task, question=question, answer=f"Run failed: {type(exc).__name__}: {message}",
                   confidence=0.0, run_id=run_id, stop_reason=f"error in run; resume with `sparkit resume {run_id}`")
 
 
@@ -172,7 +177,7 @@ async def aask(
     graph_input: dict[str, Any] = {"question": question, "options": options, "mode": mode}
     if documents:
         graph_input["documents"] = documents
-    return await _traced_run(graph_input, settings, run_id, question, on_event, callbacks, trace)
+    return await _traced_run(graph_input, settings, run_id, graph_input, on_event, callbacks, trace)
 
 
 async def averify(claim: str, **kwargs: Any) -> Answer:
@@ -185,7 +190,7 @@ async def aresume(run_id: str, *, context: Context | dict[str, Any] | None = Non
     """Continue a checkpointed run from where it stopped, with the settings it started with; `context` and keyword
     settings apply on top (a new `preset` re-applies that preset under them). A traced run's trace gets a new segment.
     An unknown run id raises InputError, and nothing is written."""
-    from agent.checkpoint import has_run, load_run_settings, sqlite_checkpointer
+    from agent.checkpoint import has_run, load_run_question, load_run_settings, sqlite_checkpointer
     from agent.tracing.store import trace_path
 
     trace_path(run_id)  # checks the id's shape
@@ -194,10 +199,11 @@ async def aresume(run_id: str, *, context: Context | dict[str, Any] | None = Non
         if not await has_run(saver, run_id):
             raise InputError(f"no checkpointed run {run_id!r} in {checkpoint_path()} (`sparkit trace list` shows recent runs)")
         stored = await load_run_settings(saver, run_id) or {}
+        asked = await load_run_question(saver, run_id)
     given = context.explicit() if isinstance(context, Context) else settings_tree(context)
     settings = make_context(merge_trees(stored, given), **overrides)
     _announce(run_id, on_event)
-    return await _traced_run(None, settings, run_id, "", on_event, callbacks, trace)
+    return await _traced_run(None, settings, run_id, asked, on_event, callbacks, trace)
 
 
 def ensure_home() -> Path:

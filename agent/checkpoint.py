@@ -82,6 +82,14 @@ async def has_run(saver: Any, run_id: str) -> bool:
     return await saver.aget_tuple({"configurable": {"thread_id": run_id}}) is not None
 
 
+async def load_run_question(saver: Any, run_id: str) -> dict[str, Any]:
+    """What a checkpointed run was asked (question, options, mode), so that a resumed run that fails again still
+    says which question failed; {} when the run has no checkpoint."""
+    found = await saver.aget_tuple({"configurable": {"thread_id": run_id}})
+    values = found.checkpoint.get("channel_values", {}) if found else {}
+    return {key: values[key] for key in ("question", "options", "mode") if values.get(key) is not None}
+
+
 async def save_run_settings(saver: Any, run_id: str, settings: dict[str, Any]) -> None:
     """Store the settings tree a run started with (kept on resume: the first write wins)."""
     await saver.conn.execute(_RUNS_TABLE)

@@ -18,6 +18,7 @@ from agent.calibration import evidence_score
 from agent.config import Context
 from agent.reasoners.compose import answer_line, mixed_sentence, unnamed_sentence, with_confidence
 from agent.reasoners.extractive import option_label, winner
+from agent.reasoners.questions import classify_task
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
 from agent.scoring.relevance import RelevanceAssessment
 from agent.state import ResearchState
@@ -47,7 +48,8 @@ def _verdict(plan, best, decided: bool) -> str | None:
 
 def _stopped_before_plan(state: ResearchState, stop: str) -> Answer:
     """The answer of a run the hard budget stopped before it was planned (e.g. max_wall_time_s spent loading models)."""
-    return Answer(status=Status.BUDGET_EXHAUSTED, task="claim" if state.get("mode") == "verify" else "open",
+    task = classify_task(state.get("question") or "", state.get("options") or [], state.get("mode") or "ask")
+    return Answer(status=Status.BUDGET_EXHAUSTED, task=task,
                   question=state.get("question") or "", answer=f"Budget exhausted before any evidence was gathered ({stop}).",
                   confidence=0.0, abstained=True, stop_reason=f"budget_exhausted: {stop}", run_id=state.get("run_id", ""),
                   usage=state.get("usage") or Usage(), notes=state.get("notes") or [], decisions=state.get("decisions") or [])

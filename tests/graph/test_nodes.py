@@ -451,3 +451,14 @@ def test_only_known_section_labels_are_stripped():
 
     assert strip_section_label("HIV Infection rates rose in 2010.") == "HIV Infection rates rose in 2010."
     assert strip_section_label("Methods: we sampled 40 sites.") == "we sampled 40 sites."
+
+
+@pytest.mark.parametrize("question, options, mode, task", [
+    ("Do statins increase muscle pain?", ["yes", "no"], "ask", "mcq"),
+    ("Statins increase muscle pain", [], "ask", "claim"),
+    ("Do statins increase muscle pain?", [], "ask", "open"),
+])
+def test_a_run_stopped_before_its_plan_reports_the_task_it_was_asked(question, options, mode, task):
+    state = {"question": question, "options": options, "mode": mode, "budget_stop": "wall_time: max_wall_time_s=1 reached"}
+    answer = run(report, state, runtime())["answer"]
+    assert (answer.status, answer.task, answer.question) == (Status.BUDGET_EXHAUSTED, task, question)

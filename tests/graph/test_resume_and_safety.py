@@ -75,3 +75,24 @@ def test_crash_message_with_a_key_is_redacted_in_the_checkpoint(monkeypatch):
     answer = ask("Exercise increases hippocampal volume in older adults", mode="verify", backend=name, max_claims=0)
     assert answer.status == Status.ERROR and "SECRET1234567890" not in answer.model_dump_json()
     assert b"SECRET1234567890" not in checkpoint_path().read_bytes()
+
+
+class BrokenStance(RuleStance):
+    """Fails every time, so a resumed run fails again."""
+
+    async def judge(self, pairs):
+        raise RuntimeError("stance service down")
+
+
+@pytest.mark.parametrize("question, mode, options, task", [
+    ("Exercise increases hippocampal volume in older adults", "verify", None, "claim"),
+    ("Does exercise increase hippocampal volume in older adults?", "ask", ["yes", "no"], "mcq"),
+])
+def test_a_failed_run_and_its_failed_resume_name_the_question_and_task(question, mode, options, task):
+    name = unique_backend_name()
+    register_backend(name, make_backend([ListSource(DOCS)], stance=BrokenStance()))
+    first = ask(question, options, mode=mode, backend=name, max_claims=0)
+    assert (first.status, first.task, first.question) == (Status.ERROR, task, question)
+    again = resume(first.run_id, backend=name, max_claims=0)
+    assert (again.status, again.task, again.question) == (Status.ERROR, task, question)
+    assert "stance service down" in again.answer and first.run_id in again.stop_reason
