@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.calibration import evidence_score
 from agent.config import Context
-from agent.reasoners.compose import answer_line, mixed_sentence, unnamed_sentence, with_confidence
+from agent.reasoners.compose import abstention_line, abstention_reason, answer_line, lean_sentence, mixed_sentence, unnamed_sentence, with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.reasoners.questions import classify_task
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
@@ -95,16 +95,17 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     elif not has_evidence:
         status, text = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no retrieved passage supports or contradicts any candidate answer."
     elif abstained:
-        leaning = f" The evidence leans towards: {draft.answer}" if draft and draft.answer else ""
-        what = "blended score" if adjudication is not None else "confidence"
-        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence to decide (the leading answer's {what} is {leading:.2f}).{leaning}"
+        sides = len({e.record_id for e in ledger if e.stance != "NEUTRAL"})
+        thin = best is None or best.verdict == HypothesisVerdict.INSUFFICIENT
+        reason = abstention_reason(sides, leading, settings.court.abstain_threshold, thin, adjudication is not None)
+        status, text = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason)
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, settings.court.verdict_min_evidence)
         status, text = Status.ANSWERED, text + (unnamed_sentence(state["question"], draft, pool) if plan.task == "open" else "")
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
         status = Status.BUDGET_EXHAUSTED
     if budget_stop:  # a hard limit cut the run short: whatever was found is provisional
-        so_far = f" The evidence gathered so far leans towards: {draft.answer}" if has_evidence and draft.answer else ""
+        so_far = lean_sentence(best, plan.task, ledger) if has_evidence else ""
         status, stop_reason = Status.BUDGET_EXHAUSTED, f"budget_exhausted: {budget_stop}"
         text = f"Budget exhausted before the run finished ({budget_stop}).{so_far}"
     cited = list(dict.fromkeys((draft.answer_citations if draft else []) + [c for s in (draft.sentences if draft else []) for c in s.citations]

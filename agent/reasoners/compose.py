@@ -28,6 +28,7 @@ EVIDENCE_VERBS = {
     "contradicts": ("contradicts", "tends to contradict", "weakly contradicts"),
 }
 MAX_STATEMENTS = 4
+LEAN_CITATIONS = 3
 MAX_AGAINST = 1
 QUOTE_CHARS = 320
 RESTATES = 0.8
@@ -139,6 +140,10 @@ def evidence_statement(entry: LedgerEntry, records: dict[str, Record], answer: H
     return CitedSentence(text=f'{role.capitalize()}: "{quote}" ({source}{year})', citations=[entry.record_id], role=role)
 
 
+def option_label(index: int) -> str:
+    return chr(ord("A") + index)
+
+
 def verdict_sentence(hypothesis: Hypothesis, task: str, polar: bool) -> str:
     """The answer in one plain sentence, before its confidence is known ('Yes: the evidence indicates that ...')."""
     statement = hypothesis.text.strip().rstrip(".")
@@ -205,3 +210,44 @@ def unnamed_sentence(question: str, draft: Draft, records: dict[str, Record]) ->
     if not missing:
         return ""
     return f" The records it rests on do not mention {', '.join(missing[:-1]) + ' or ' if len(missing) > 1 else ''}{missing[-1]}."
+
+
+def abstention_line(best: Hypothesis | None, task: str, ledger: list[LedgerEntry], reason: str) -> str:
+    """The abstaining run's line: why it does not decide, in words a reader can check, then which way what evidence
+    there is leans ('Insufficient evidence to decide: the one record that takes a side weighs too little for a
+    verdict. What evidence there is leans towards the claim [19278208].')."""
+    return f"Insufficient evidence to decide: {reason}.{lean_sentence(best, task, ledger)}"
+
+
+def lean_sentence(best: Hypothesis | None, task: str, ledger: list[LedgerEntry]) -> str:
+    """' What evidence there is leans towards the claim [ids].' for a run that gives no verdict (abstained, or cut by
+    the budget): the side and the records it rests on, never the draft's verdict sentence nested inside ("leans
+    towards: The evidence supports the claim: ..."); empty when nothing supports the leading answer."""
+    if best is None or best.support <= 0:
+        return ""
+    leaning = list(dict.fromkeys(e.record_id for e in ledger if e.hypothesis_id == best.id and e.stance == "SUPPORT"))
+    cited = f" [{', '.join(leaning[:LEAN_CITATIONS])}]" if leaning else ""
+    return f" What evidence there is leans {_lean_side(best, task)}{cited}."
+
+
+def _lean_side(best: Hypothesis, task: str) -> str:
+    statement = best.text.strip().rstrip(".")
+    if best.origin in ("claim", "negation") and task == "open":  # a yes / no question
+        lowered = statement[:1].lower() + statement[1:] if statement[1:2].islower() else statement
+        return f"towards {'yes' if best.polarity > 0 else 'no'} (that {lowered})"
+    if best.origin in ("claim", "negation"):
+        return "towards the claim" if best.polarity > 0 else "against the claim"
+    if best.option_index is not None:
+        return f"towards ({option_label(best.option_index)}) {statement}"
+    return f"towards: {statement}"
+
+
+def abstention_reason(sides: int, leading: float, threshold: float, thin: bool, adjudicated: bool) -> str:
+    """Why an abstaining run does not decide: too little evidence takes a side (the court's verdict threshold), the
+    leading answer's confidence is below the abstention threshold, or the adjudicating model abstained."""
+    if adjudicated:
+        return f"the adjudicating model abstained (the leading answer's blended score is {leading:.2f})"
+    if thin:
+        return ("the one record that takes a side weighs too little for a verdict" if sides == 1
+                else f"the {sides} records that take a side weigh too little for a verdict")
+    return f"the leading answer's confidence is {leading:.2f}, below the {threshold:.2f} needed to answer"

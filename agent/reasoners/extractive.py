@@ -14,17 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from agent.interfaces import Draft, Embedder, Plan
-from agent.reasoners.compose import evidence_entries, evidence_statement, restates, verdict_sentence
+from agent.reasoners.compose import evidence_entries, evidence_statement, option_label, restates, verdict_sentence
 from agent.reasoners.questions import classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
 from agent.text import content_terms, is_finding, jaccard, opens_on_reference, strip_section_label, tokens, without_connective
 
 CONTRAST_JACCARD = 0.25
 DISTINCT_COSINE = 0.85
-
-
-def option_label(index: int) -> str:
-    return chr(ord("A") + index)
 
 
 def winner(hypotheses: list[Hypothesis]) -> Hypothesis | None:

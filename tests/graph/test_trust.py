@@ -331,3 +331,30 @@ def test_the_cli_and_json_show_the_verdict_sentence_roles_and_faithfulness():
     assert any(line.strip().startswith(("- Supports:", "- Qualifies:", "- Contradicts:")) for line in text.splitlines())
     data = json.loads(answer.model_dump_json())
     assert data["faithfulness"] == answer.faithfulness and all(s["role"] in ("supports", "qualifies", "contradicts") for s in data["sentences"])
+
+
+def test_an_abstention_says_why_and_which_way_the_evidence_leans_without_nesting_a_verdict():
+    from tests.graph.test_nodes import FixedCalibrator, _reported
+
+    unsure = _reported(FixedCalibrator(0.25, 0.7))
+    assert unsure.status == Status.INSUFFICIENT_EVIDENCE
+    assert unsure.answer == ("Insufficient evidence to decide: the leading answer's confidence is 0.25, below the 0.30 needed to "
+                             "answer. What evidence there is leans towards yes (that statins increase muscle pain) [a1, a2].")
+    thin = _reported(FixedCalibrator(0.62, 0.4), verdict_min_evidence=50)  # a confident map, but too little evidence takes a side
+    assert thin.status == Status.INSUFFICIENT_EVIDENCE and "confidence is 0.62" not in thin.answer
+    assert thin.answer.startswith("Insufficient evidence to decide: the 3 records that take a side weigh too little for a verdict.")
+    assert "evidence indicates" not in thin.answer and "evidence suggests" not in thin.answer
+
+
+def test_the_lean_of_an_unanswered_claim_or_option_names_its_side_and_records():
+    from agent.reasoners.compose import lean_sentence
+
+    negation = Hypothesis(id="H2", text="Smoking does not lower the risk of preeclampsia", claim="Smoking lowers the risk of preeclampsia",
+                          origin="negation", polarity=-1, support=0.4)
+    option = Hypothesis(id="H1", text="metformin", origin="option", option_index=1, support=0.3)
+    ledger = [LedgerEntry(hypothesis_id="H2", record_id="r9", text="t", stance="SUPPORT", confidence=0.7),
+              LedgerEntry(hypothesis_id="H2", record_id="r8", text="t", stance="NEUTRAL", confidence=0.7),
+              LedgerEntry(hypothesis_id="H1", record_id="r7", text="t", stance="SUPPORT", confidence=0.7)]
+    assert lean_sentence(negation, "claim", ledger) == " What evidence there is leans against the claim [r9]."
+    assert lean_sentence(option, "mcq", ledger) == " What evidence there is leans towards (B) metformin [r7]."
+    assert lean_sentence(negation.model_copy(update={"support": 0.0}), "claim", ledger) == ""
