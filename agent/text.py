@@ -38,6 +38,35 @@ _NON_FINDING = re.compile(
     re.I,
 )
 
+# What was done, not what was found: "Patients were randomized to ...", "During the first week, patients ... took 500 mg
+# metformin ...", "We performed DNA methylation profiling ...". The stance judge reads such a sentence as support for a
+# claim that names its drug; a reader does not. Only when the sentence has no word of a result (_RESULT_WORD).
+_STUDIED = (r"(?:we|patients|participants|subjects|volunteers|women|men|children|infants|adults|mice|rats|animals|individuals|"
+            r"cases|controls|(?:\w+[- ]){0,3}(?:patients|participants|subjects|women|men|children|mice|rats))")
+_LEAD_IN = r"(?:(?:during|after|before|at|over|for|within|in) [^,]{0,60}, )?(?:in (?:this|a|the) [\w\s,-]{0,60}(?:study|trial|analysis|cohort),? )?"
+_DESIGN = re.compile(
+    rf"^{_LEAD_IN}{_STUDIED} (?:(?:who|with|without|aged|from|in) [^,]{{0,80}}?)?(?:were|was) (?:then |subsequently |also |each |randomly )?"
+    r"(?:randomi[sz]ed|assigned|allocated|enrolled|recruited|included|selected|followed|treated|given|asked|instructed|invited|"
+    r"screened|stratified|matched|divided|exposed|fed|injected|administered|immuni[sz]ed|infected|studied|examined|evaluated|"
+    r"interviewed|genotyped|sampled)\b"
+    rf"|^{_LEAD_IN}{_STUDIED} (?:[^,]{{0,80}}? )?(?:took|received|underwent|completed|consumed|ingested) "
+    r"|^we (?:performed|conducted|used|measured|analy[sz]ed|enrolled|recruited|collected|obtained|designed|developed|carried out|"
+    r"undertook|studied|examined|assessed|evaluated|compared|included|searched|identified|reviewed|retrieved|applied|tested|"
+    r"investigated|sequenced|genotyped|generated|constructed|followed|calculated|estimated|modell?ed|surveyed|interviewed)\b",
+    re.I,
+)
+_RESULT_WORD = re.compile(
+    r"\b(?:found|find|show(?:s|ed|n)?|demonstrat|reveal|signific|increas|decreas|reduc|improv|associat|higher|lower|greater|"
+    r"less|more|fewer|p ?[<=>]|odds ratio|hazard|risk|correlat|predict|confirm|suggest|indicat|identif(?:ied|y) (?:a|an|\d))",
+    re.I,
+)
+
+
+def is_design(sentence: str) -> bool:
+    """A sentence saying what was done (who was randomized, what they took, what we measured) and no result."""
+    text = strip_section_label(sentence)
+    return bool(_DESIGN.search(text)) and not _RESULT_WORD.search(text)
+
 
 _TENTATIVE = re.compile(
     r"\b(requires?|warrants?|needs?|deserves?) further (investigation|study|studies|research|evaluation|exploration|confirmation)\b"
@@ -105,10 +134,11 @@ def strip_section_label(sentence: str) -> str:
 
 
 def is_finding(sentence: str) -> bool:
-    """False for aims, objectives, questions, what a review discusses and what has not been studied: sentences that
-    state no result. Of the SciFact corpus, 3 of the 732 rationale sentences of the training claims match, and 1,599 of
-    the 45,220 others (the review and not-yet-studied patterns add none of the former and 437 of the latter)."""
-    return not _NON_FINDING.search(strip_section_label(sentence))
+    """False for aims, objectives, questions, what a review discusses, what has not been studied and what was done
+    (is_design): sentences that state no result. Of the SciFact corpus, 3 of the 732 rationale sentences of the
+    training claims match, and 1,599 of the 45,220 others (the review and not-yet-studied patterns add none of the
+    former and 437 of the latter; the design patterns none of the former and about 700 of the latter)."""
+    return not _NON_FINDING.search(strip_section_label(sentence)) and not is_design(sentence)
 
 
 def split_sentences(text: str) -> list[str]:

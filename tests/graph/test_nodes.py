@@ -444,6 +444,13 @@ def test_non_findings_are_recognised():
     assert not is_finding("However, little is known about the molecules that anchor these complexes to centrosomes.")
     assert is_finding("We propose that HuR controls translation of a subset of target mRNAs by influencing lincRNA-p21 levels.")
     assert strip_section_label("RESULTS At least 1 episode was seen.") == "At least 1 episode was seen."
+    # what was done is not what was found (the MCQ demo quoted the first as "Supports" metformin as first-line therapy)
+    assert not is_finding("During the first week, type 2 diabetes patients (T2D) who experienced metformin GI intolerance took "
+                          "500 mg metformin along with their assigned NM504 (GIMM) or placebo treatment with breakfast and with dinner.")
+    assert not is_finding("METHODS Ninety-three patients were randomized into a comprehensive group, a ziwuliuzhu group and a prozac group.")
+    assert not is_finding("We performed comprehensive DNA methylation profiling of promoter regions in aging mouse intestine.")
+    assert is_finding("Patients who received metformin had a lower incidence of cancer (HR 0.63).")
+    assert is_finding("We found that patients were randomized unevenly.")
 
 
 def test_only_known_section_labels_are_stripped():
