@@ -42,7 +42,8 @@ _NON_FINDING = re.compile(
 # metformin ...", "We performed DNA methylation profiling ...". The stance judge reads such a sentence as support for a
 # claim that names its drug; a reader does not. Only when the sentence has no word of a result (_RESULT_WORD).
 _STUDIED = (r"(?:we|patients|participants|subjects|volunteers|women|men|children|infants|adults|mice|rats|animals|individuals|"
-            r"cases|controls|(?:\w+[- ]){0,3}(?:patients|participants|subjects|women|men|children|mice|rats))")
+            r"cases|controls|(?:\w+[- ]){0,3}(?:patients|participants|subjects|women|men|children|mice|rats)|"
+            r"(?:the )?(?:\w+ )?(?:groups?|arms?)(?: \w+)?(?: \([^)]{0,40}\))?)")
 _LEAD_IN = r"(?:(?:during|after|before|at|over|for|within|in) [^,]{0,60}, )?(?:in (?:this|a|the) [\w\s,-]{0,60}(?:study|trial|analysis|cohort),? )?"
 _DESIGN = re.compile(
     rf"^{_LEAD_IN}{_STUDIED} (?:(?:who|with|without|aged|from|in) [^,]{{0,80}}?)?(?:were|was) (?:then |subsequently |also |each |randomly )?"
@@ -168,6 +169,10 @@ def jaccard(a: str, b: str) -> float:
 
 def truncate(text: str, limit: int = 200) -> str:
     """One short line: whitespace collapsed, cut to `limit` characters with an ellipsis (titles in answers, error
-    messages)."""
+    messages), at a word boundary when one is near."""
     text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    at_word = cut.rsplit(" ", 1)[0] if " " in cut[-25:] else cut  # not mid-word ("folate intake d…") when a space is near
+    return at_word.rstrip(" ,;:") + "…"

@@ -222,12 +222,15 @@ def abstention_line(best: Hypothesis | None, task: str, ledger: list[LedgerEntry
 def lean_sentence(best: Hypothesis | None, task: str, ledger: list[LedgerEntry]) -> str:
     """' What evidence there is leans towards the claim [ids].' for a run that gives no verdict (abstained, or cut by
     the budget): the side and the records it rests on, never the draft's verdict sentence nested inside ("leans
-    towards: The evidence supports the claim: ..."); empty when nothing supports the leading answer."""
-    if best is None or best.support <= 0:
+    towards: The evidence supports the claim: ..."); empty unless some passage firmly supports the leading answer
+    (role "supports"): a passage that only qualifies it is shown as such, and is no lean."""
+    if best is None:
         return ""
-    leaning = list(dict.fromkeys(e.record_id for e in ledger if e.hypothesis_id == best.id and e.stance == "SUPPORT"))
-    cited = f" [{', '.join(leaning[:LEAN_CITATIONS])}]" if leaning else ""
-    return f" What evidence there is leans {_lean_side(best, task)}{cited}."
+    firm = [e.record_id for e in ledger if e.hypothesis_id == best.id and role_of(e, best.text) == "supports" and is_finding(e.text)]
+    if not firm:
+        return ""
+    leaning = list(dict.fromkeys(firm))
+    return f" What evidence there is leans {_lean_side(best, task)} [{', '.join(leaning[:LEAN_CITATIONS])}]."
 
 
 def _lean_side(best: Hypothesis, task: str) -> str:

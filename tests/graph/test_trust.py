@@ -344,6 +344,7 @@ def test_an_abstention_says_why_and_which_way_the_evidence_leans_without_nesting
     assert thin.status == Status.INSUFFICIENT_EVIDENCE and "confidence is 0.62" not in thin.answer
     assert thin.answer.startswith("Insufficient evidence to decide: the 3 records that take a side weigh too little for a verdict.")
     assert "evidence indicates" not in thin.answer and "evidence suggests" not in thin.answer
+    assert thin.answer.endswith("What evidence there is leans towards yes (that statins increase muscle pain) [a1, a2].")
 
 
 def test_the_lean_of_an_unanswered_claim_or_option_names_its_side_and_records():
@@ -352,9 +353,22 @@ def test_the_lean_of_an_unanswered_claim_or_option_names_its_side_and_records():
     negation = Hypothesis(id="H2", text="Smoking does not lower the risk of preeclampsia", claim="Smoking lowers the risk of preeclampsia",
                           origin="negation", polarity=-1, support=0.4)
     option = Hypothesis(id="H1", text="metformin", origin="option", option_index=1, support=0.3)
-    ledger = [LedgerEntry(hypothesis_id="H2", record_id="r9", text="t", stance="SUPPORT", confidence=0.7),
-              LedgerEntry(hypothesis_id="H2", record_id="r8", text="t", stance="NEUTRAL", confidence=0.7),
-              LedgerEntry(hypothesis_id="H1", record_id="r7", text="t", stance="SUPPORT", confidence=0.7)]
+    finding = "Smoking was associated with a lower risk of preeclampsia."
+    ledger = [LedgerEntry(hypothesis_id="H2", record_id="r9", text=finding, stance="SUPPORT", confidence=0.7),
+              LedgerEntry(hypothesis_id="H2", record_id="r8", text=finding, stance="NEUTRAL", confidence=0.7),
+              LedgerEntry(hypothesis_id="H2", record_id="r6", text=finding, stance="SUPPORT", confidence=0.4),  # only qualifies
+              LedgerEntry(hypothesis_id="H1", record_id="r7", text=finding, stance="SUPPORT", confidence=0.7)]
     assert lean_sentence(negation, "claim", ledger) == " What evidence there is leans against the claim [r9]."
     assert lean_sentence(option, "mcq", ledger) == " What evidence there is leans towards (B) metformin [r7]."
-    assert lean_sentence(negation.model_copy(update={"support": 0.0}), "claim", ledger) == ""
+    # a passage that only qualifies the leading answer is no lean (the demo: a folate paper "leaning" towards a smoking claim)
+    assert lean_sentence(negation, "claim", [e for e in ledger if e.record_id != "r9"]) == ""
+
+
+def test_a_quote_too_long_is_cut_at_a_word_not_inside_one():
+    from agent.text import truncate
+
+    text = ("The reduced risk associated with dietary folate intake during pregnancy was only seen for severe preeclampsia "
+            "and our study results suggest that folic acid supplementation and higher dietary folate intake decrease it.")
+    cut = truncate(text, 200)
+    assert cut.endswith("higher dietary folate…") and len(cut) <= 200  # was "... folate i…"
+    assert truncate("x" * 80, 30) == "x" * 29 + "…"  # no space to cut at: cut where the limit falls
