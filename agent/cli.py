@@ -19,6 +19,7 @@ from typing import Any
 from agent.errors import InputError, SparkitError
 from agent.llm_flags import add_llm_arguments, llm_overrides
 from agent.terminal import terminal_safe, terminal_text
+from agent.text import truncate
 
 
 def _parse_set(items: list[str]) -> dict[str, Any]:
@@ -88,7 +89,7 @@ def _short(value: Any) -> str:
         shown = "; ".join(_short(v) for v in value[:4])
         return f"[{shown}{'; …' if len(value) > 4 else ''}]"
     text = str(value)
-    return text if len(text) <= 70 else text[:69] + "…"
+    return truncate(text, 70)
 
 
 def render(answer: Any) -> str:
@@ -104,7 +105,7 @@ def render(answer: Any) -> str:
     if answer.hypotheses:
         lines += ["", "Hypotheses weighed (score, support / contradiction, verdict):"]
         for h in sorted(answer.hypotheses, key=lambda h: -h.score):
-            lines.append(f"  {h.id} {h.score:+.3f}  {h.support:.2f}/{h.contradiction:.2f}  {h.verdict.value:<13} {h.text[:110]}")
+            lines.append(f"  {h.id} {h.score:+.3f}  {h.support:.2f}/{h.contradiction:.2f}  {h.verdict.value:<13} {truncate(h.text, 110)}")
     if answer.adjudication is not None:  # issue 17: the model's choice, the evidence's, and the blend the answer follows
         adj = answer.adjudication
         blend = ", ".join(f"{hid} {value:.2f}" for hid, value in sorted(adj.blend.items(), key=lambda kv: -kv[1]))
@@ -116,7 +117,7 @@ def render(answer: Any) -> str:
         lines += ["", "Claims checked:"]
         for c in answer.claims:
             note = f"; {c.note}" if c.note else ""
-            lines.append(f"  {c.verdict.value:<10} {c.text[:110]}  (support {c.supporting}, refute {c.refuting}{note})")
+            lines.append(f"  {c.verdict.value:<10} {truncate(c.text, 110)}  (support {c.supporting}, refute {c.refuting}{note})")
     if answer.citations:
         lines += ["", "References:"]
         for c in answer.citations:

@@ -372,3 +372,13 @@ def test_a_quote_too_long_is_cut_at_a_word_not_inside_one():
     cut = truncate(text, 200)
     assert cut.endswith("higher dietary folate…") and len(cut) <= 200  # was "... folate i…"
     assert truncate("x" * 80, 30) == "x" * 29 + "…"  # no space to cut at: cut where the limit falls
+
+
+def test_the_gates_reason_quotes_its_best_match_cut_at_a_word():
+    from agent.scoring.relevance import RelevanceAssessment
+
+    text = ("This limits mobility impaired children from exploring their home environment safely, which in turn impacts "
+            "their cognitive development.")
+    reason = RelevanceAssessment(relevant=False, probability=0.22, features={"best_cosine": 0.44}, best_record="108886332",
+                                 best_text=text).reason()
+    assert '"This limits mobility impaired children from exploring their home environment safely, which in turn impacts their…"' in reason
