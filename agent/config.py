@@ -152,6 +152,7 @@ class CourtSettings(_Group):
     verdict_min_evidence: float = Field(0.5, description="Weighted stance evidence (sum of confidence x weight) a hypothesis needs on one side before the court calls it SUPPORTED or CONTRADICTED rather than INSUFFICIENT.")
     stance_min_confidence: float = Field(0.5, description="Stance confidence below which a passage counts as neutral (court and claim checks).")
     stance_side_floor: float = Field(0.5, ge=0.0, le=1.0, description="In the court, a passage the judge reads as NEUTRAL still takes the likelier side (SUPPORT or CONTRADICT) when that side's probability reaches this floor; it counts with that probability as its confidence. 0.5 or more: off (the judge's argmax only).")
+    null_results_contradict: bool = Field(False, description="Read a passage whose every stated statistic is non-significant (p >= 0.05, intervals spanning no effect) and that names the claim's outcome as against a claim of an effect (CONTRADICT, with the judge's probability of not-support as its confidence), whatever the judge read: the judge does not read 'no significant difference' as against a claimed effect (PubMedQA 'no' answers). Measured in evals/README.md.")
     quantitative_weight: float = Field(1.5, description="Weight of passages carrying quantitative claims.")
     section_weights: dict[str, float] = Field(
         default_factory=lambda: {

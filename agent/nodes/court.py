@@ -24,12 +24,13 @@ from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.lexicon import STANCE_FLIP
-from agent.reasoners.aspect import NOT_CHECKED, aspects_of_hypothesis, record_addresses
+from agent.reasoners.aspect import NOT_CHECKED, aspects_of_hypothesis, names_object, record_addresses
 from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.scoring import adjudication as adjudication_scoring
 from agent.routing import decide_after_court
 from agent.scoring.chunking import section_window_passages, sentence_passages
 from agent.scoring.quantitative import quantitative_weight
+from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.scoring.triangulation import triangulation_score
 from agent.state import ResearchState, apply_update
 from agent.text import is_finding
@@ -132,6 +133,9 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
                 for i in chosen[h.statement]:
                     result = stance_of[(h.statement, passages[i].text)]
                     stance, confidence = result.side_taken(settings.court.stance_min_confidence, settings.court.stance_side_floor)
+                    if settings.court.null_results_contradict and h.origin in ("claim", "negation"):
+                        stance, confidence = null_result_reading(h.statement, passages[i].text, result, stance, confidence,
+                                                                 settings.court.stance_min_confidence)
                     record = pool[passages[i].record_id]
                     if stance != "NEUTRAL" and not record_addresses(aspects, record):
                         stance = "NEUTRAL"  # the record is about something else: it cannot take a side
@@ -166,6 +170,20 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
     update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage, "relevance": relevance, "adjudication": adjudication,
               "notes": _aspect_notes(off_aspect) + ([f"adjudication: {note}" for note in adjudication.notes] if adjudication else [])}
     return {**update, "decisions": [decide_after_court(apply_update(state, update), settings)]}
+
+
+def null_result_reading(statement: str, passage: str, result: StanceResult, stance: str, confidence: float,
+                        min_confidence: float) -> tuple[str, float]:
+    """A claim of an effect against a passage that names its outcome and whose every statistic is non-significant:
+    the passage shows no effect, so it reads as CONTRADICT with the judge's probability that it does not support
+    the claim (NEUTRAL when that is below `min_confidence`: the judge firmly reads support, which a non-significant
+    estimate cannot give). Otherwise, and for a judge without probabilities (a chat model), the judge's reading."""
+    if stance == "CONTRADICT" or not result.probabilities or not claims_an_effect(statement):
+        return stance, confidence
+    if not only_non_significant(passage) or not names_object(statement, passage):
+        return stance, confidence
+    against = 1.0 - result.probabilities.get("SUPPORT", 0.0)
+    return ("CONTRADICT", against) if against >= min_confidence else ("NEUTRAL", result.probabilities.get("NEUTRAL", 0.0))
 
 
 def _aspect_notes(off_aspect: set[str]) -> list[str]:

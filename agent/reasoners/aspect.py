@@ -101,6 +101,14 @@ def record_addresses(aspects: Aspects, record: Record) -> bool:
     return bool(aspects.subject & words) and bool(aspects.object & words)
 
 
+def names_object(statement: str, text: str) -> bool:
+    """Whether `text` itself names a content word of the statement's object (False when it has none to name): a
+    passage's "no significant difference (p = 0.4)" is about the claim's outcome only if it names it, not about the
+    groups' ages at baseline."""
+    wanted = aspects_of(statement).object
+    return bool(wanted & _words_of(text))
+
+
 @lru_cache(maxsize=1024)
 def _words_of(text: str) -> frozenset[str]:
     """A record's words as prefixes, once per record text: the court asks for every passage of a record it judges."""

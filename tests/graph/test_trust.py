@@ -382,3 +382,51 @@ def test_the_gates_reason_quotes_its_best_match_cut_at_a_word():
     reason = RelevanceAssessment(relevant=False, probability=0.22, features={"best_cosine": 0.44}, best_record="108886332",
                                  best_text=text).reason()
     assert '"This limits mobility impaired children from exploring their home environment safely, which in turn impacts their…"' in reason
+
+
+def test_a_non_significant_result_on_the_claims_outcome_reads_against_a_claimed_effect_when_asked():
+    from agent.interfaces import StanceResult
+    from agent.nodes.court import null_result_reading
+
+    neutral = StanceResult.from_probabilities(["SUPPORT", "CONTRADICT", "NEUTRAL"], [0.3, 0.1, 0.6])
+    firm = StanceResult.from_probabilities(["SUPPORT", "CONTRADICT", "NEUTRAL"], [0.8, 0.05, 0.15])
+    null = "High-dose aspirin had no significant effect on colorectal adenomas (relative risk 0.96, 95% CI 0.81-1.13)."
+    claim = "High-dose aspirin prevents colorectal adenomas"
+    assert null_result_reading(claim, null, neutral, "NEUTRAL", 0.6, 0.5) == ("CONTRADICT", 0.7)
+    assert null_result_reading(claim, null, firm, "SUPPORT", 0.8, 0.5) == ("NEUTRAL", 0.15)  # no support from a null estimate
+    # not the claim's outcome (a baseline comparison), not a claim of an effect, or a significant result: the judge's reading
+    assert null_result_reading(claim, "The groups were similar in age (p = 0.4).", neutral, "NEUTRAL", 0.6, 0.5) == ("NEUTRAL", 0.6)
+    assert null_result_reading("High-dose aspirin does not prevent colorectal adenomas", null, neutral, "NEUTRAL", 0.6, 0.5) == ("NEUTRAL", 0.6)
+    assert null_result_reading(claim, null.replace("0.81-1.13", "0.71-0.93").replace("no significant", "an"), neutral, "NEUTRAL", 0.6, 0.5) == ("NEUTRAL", 0.6)
+
+
+class LeaningNeutralStance:
+    """Reads every passage as NEUTRAL, with probabilities (as the offline judges give)."""
+
+    name = "neutral"
+
+    async def judge(self, pairs):
+        from agent.interfaces import StanceResult
+
+        return [StanceResult.from_probabilities(["SUPPORT", "CONTRADICT", "NEUTRAL"], [0.2, 0.1, 0.7]) for _ in pairs]
+
+
+def test_the_court_reads_null_results_against_a_claimed_effect_only_when_the_setting_is_on():
+    from agent.nodes.hypothesize import hypothesize
+    from agent.nodes.rerank import rerank
+    from agent.nodes.retrieve import retrieve
+
+    records = [record("n1", "High-dose aspirin and colorectal adenomas: a randomised trial",
+                      "High-dose aspirin had no significant effect on colorectal adenomas (relative risk 0.96, 95% CI 0.81-1.13).")]
+
+    def contradictions(on: bool) -> list[str]:
+        name = unique_backend_name()
+        register_backend(name, make_backend([ListSource(records)], stance=LeaningNeutralStance()))
+        rt = SimpleNamespace(context=Context(backend=name, enable_relevance_gate=False, null_results_contradict=on))
+        state = base_state(rt, question="High-dose aspirin prevents colorectal adenomas")
+        for node in (retrieve, rerank, hypothesize, court):
+            state.update(run(node, state, rt))
+        return [e.record_id for e in state["ledger"] if e.hypothesis_id == "H1" and e.stance == "CONTRADICT"]
+
+    assert contradictions(True) == ["n1"]
+    assert contradictions(False) == []
