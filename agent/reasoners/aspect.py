@@ -22,6 +22,7 @@ The test is lexical on purpose: it only removes a side, never adds one, and a sy
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -129,6 +130,25 @@ def unnamed_terms(question: str, records: list[Record]) -> list[str]:
     reads them: an open question on "the role of IL-17 in psoriasis" answered from IL-17 papers that never mention
     psoriasis gets ["psoriasis"], so the answer can say what its sources leave out."""
     named = frozenset().union(*(_words_of(r.text) for r in records))
+    if any(_DOSE.search(r.text) for r in records):
+        named |= DOSE_WORDS  # "81 mg" names a dose: "low-dose" is not missing from it
     asked = [t for t in content_terms(question) if t not in RELATION_WORDS and t not in QUESTION_WORDS]
     as_written = {word.strip("?!.,;:()\"'").lower(): word.strip("?!.,;:()\"'") for word in question.split()}
-    return [as_written.get(t, t) for t in asked if t[:PREFIX] not in named]
+    return [as_written.get(t, t) for t in asked if not _named(t, named)]
+
+
+DOSE_WORDS = frozenset({"dose", "doses", "dosag", "dosin", "dosed"})
+_DOSE = re.compile(r"\d\s*(?:mg|g|µg|μg|mcg|ug|ng|iu|IU|units?|ml|mL)(?:/(?:kg|day|d|m2))?\b")
+
+
+def _named(term: str, named: frozenset[str]) -> bool:
+    """A term is named when its prefix is, or, for a compound of words ("low-dose", "insulin-resistant"), when each
+    of its words that is not a relation word is: "low-dose" asks for a dose, and a record giving one in mg names it.
+    A name such as "IL-17" is not split (a record's "IL-6" and "17 patients" do not name it)."""
+    if term[:PREFIX] in named:
+        return True
+    words = term.split("-")
+    if len(words) < 2 or not all(word.isalpha() and len(word) >= 3 for word in words):
+        return False
+    kept = [word for word in words if word not in RELATION_WORDS]
+    return bool(kept) and all(word[:PREFIX] in named for word in kept)

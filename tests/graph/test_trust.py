@@ -166,6 +166,11 @@ def test_an_open_answer_says_what_the_question_asks_that_its_records_never_menti
     assert "do not mention" not in ask("What is the role of statins in muscle pain?", **settings).answer
     from agent.reasoners.aspect import unnamed_terms
     assert unnamed_terms("What is known about the mechanisms of IL-17 in psoriasis?", RECORDS) == ["IL-17", "psoriasis"]
+    # a dose given in mg names "low-dose" (the answer said its aspirin trial did not mention low-dose); a name is not split
+    trial = record("d1", "Aspirin and colorectal cancer: a randomised trial", "Aspirin 81 mg reduced the incidence of any adenoma.")
+    assert unnamed_terms("Does low-dose aspirin reduce the risk of colorectal adenomas?", [trial]) == []
+    assert unnamed_terms("Does high-dose vitamin C prevent colds?", [record("c", "Vitamin C and colds", "Vitamin C shortened colds.")]) == ["high-dose"]
+    assert unnamed_terms("Is IL-17 raised?", [record("i", "IL-6 in 17 patients", "IL-6 was raised in 17 patients.")]) == ["IL-17"]
 
 
 def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
