@@ -75,9 +75,15 @@ def only_non_significant(text: str) -> bool:
     return p_significant + ci_significant == 0 and p_not + ci_not > 0
 
 
+# A predicate that denies the effect in one word ("is unrelated to", "fails to reduce", "is ineffective"); not the
+# wider NEGATIONS, whose "absence" or "independent" name things ("an independent predictor of") as often.
+_NULL_PREDICATE = re.compile(r"\b(?:unrelated|unaffected|unchanged|unassociated|uncorrelated|unaltered|ineffective|fail(?:s|ed)? to)\b", re.I)
+
+
 def claims_an_effect(statement: str) -> bool:
     """A statement of an effect or association ("aspirin reduces the risk"), not of its absence ("does not", "no
-    difference", "similar"): the kind that non-significant statistics fail to show."""
+    difference", "similar", "is unrelated to", "fails to"): the kind that non-significant statistics fail to show."""
     lowered = statement.lower()
-    return bool(statement) and not NEGATION_MARKER.search(statement) and not any(phrase in lowered for phrase in NULL_PHRASES)
+    return (bool(statement) and not NEGATION_MARKER.search(statement) and not _NULL_PREDICATE.search(statement)
+            and not any(phrase in lowered for phrase in NULL_PHRASES))
 

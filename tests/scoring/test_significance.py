@@ -31,3 +31,18 @@ def test_only_non_significant_statistics(text):
 ])
 def test_significant_or_unreadable_statistics(text):
     assert not only_non_significant(text)
+
+
+@pytest.mark.parametrize("statement, effect", [
+    ("Aspirin reduces the risk of colorectal cancer", True),
+    ("CRP is an independent predictor of death", True),  # "independent" names a kind of predictor here
+    ("Aspirin does not reduce the risk of colorectal cancer", False),
+    ("There is no difference in mortality between the arms", False),
+    ("Hypothalamic glutamate neurotransmission is unrelated to energy balance", False),
+    ("Metformin fails to reduce body weight", False),
+    ("Cognitive behavioral therapy is ineffective for insomnia", False),
+])
+def test_a_claim_of_an_effect_is_told_from_a_claim_of_none(statement, effect):
+    from agent.scoring.significance import claims_an_effect
+
+    assert claims_an_effect(statement) is effect
