@@ -7,7 +7,8 @@ contradiction conf x weight) (seeds 001/002); weight = relevance ((rank + 1) ** 
 place in the reranking; MCQ options use option_relevance_decay) x quantitative (1.5x) x section x (1 + triangulation) and,
 behind a flag, 1.5x for citation-hop passages of the adversarial hypothesis (seed 001 risk).
 A record whose title and abstract do not name both the statement's subject and its object takes no side on it
-(agent/reasoners/aspect.py). MCQ blends the stance-based net score with the semantic evidence score (court.mcq_stance_share, seed 000: 70 / 30).
+(agent/reasoners/aspect.py). A passage naming a claim's outcome whose every statistic is non-significant reads as
+against a claim of an effect, whatever the judge read (null_result_reading; court.null_results_contradict). MCQ blends the stance-based net score with the semantic evidence score (court.mcq_stance_share, seed 000: 70 / 30).
 margin = gap between the top two hypotheses' shares of the positive score mass.
 """
 
