@@ -41,6 +41,8 @@ def test_significant_or_unreadable_statistics(text):
     ("Hypothalamic glutamate neurotransmission is unrelated to energy balance", False),
     ("Metformin fails to reduce body weight", False),
     ("Cognitive behavioral therapy is ineffective for insomnia", False),
+    ("Risk-adjusted mortality rates are similar in teaching and non-teaching hospitals", False),
+    ("Outcomes were broadly equivalent between the arms", False),
 ])
 def test_a_claim_of_an_effect_is_told_from_a_claim_of_none(statement, effect):
     from agent.scoring.significance import claims_an_effect
