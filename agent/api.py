@@ -190,16 +190,16 @@ async def aresume(run_id: str, *, context: Context | dict[str, Any] | None = Non
     """Continue a checkpointed run from where it stopped, with the settings it started with; `context` and keyword
     settings apply on top (a new `preset` re-applies that preset under them). A traced run's trace gets a new segment.
     An unknown run id raises InputError, and nothing is written."""
-    from agent.checkpoint import has_run, load_run_question, load_run_settings, sqlite_checkpointer
+    from agent.checkpoint import load_run_question, load_run_settings, sqlite_checkpointer
     from agent.tracing.store import trace_path
 
     trace_path(run_id)  # checks the id's shape
     ensure_home()
     async with sqlite_checkpointer(checkpoint_path()) as saver:
-        if not await has_run(saver, run_id):
+        asked = await load_run_question(saver, run_id)  # one read: whether the run exists, and what it was asked
+        if asked is None:
             raise InputError(f"no checkpointed run {run_id!r} in {checkpoint_path()} (`sparkit trace list` shows recent runs)")
         stored = await load_run_settings(saver, run_id) or {}
-        asked = await load_run_question(saver, run_id)
     given = context.explicit() if isinstance(context, Context) else settings_tree(context)
     settings = make_context(merge_trees(stored, given), **overrides)
     _announce(run_id, on_event)

@@ -77,16 +77,13 @@ def ensure_wal(path: Path, attempts: int = 8) -> None:
 _RUNS_TABLE = "CREATE TABLE IF NOT EXISTS sparkit_runs (run_id TEXT PRIMARY KEY, settings TEXT NOT NULL)"
 
 
-async def has_run(saver: Any, run_id: str) -> bool:
-    """Whether a checkpoint exists for this run (thread id = run id)."""
-    return await saver.aget_tuple({"configurable": {"thread_id": run_id}}) is not None
-
-
-async def load_run_question(saver: Any, run_id: str) -> dict[str, Any]:
+async def load_run_question(saver: Any, run_id: str) -> dict[str, Any] | None:
     """What a checkpointed run was asked (question, options, mode), so that a resumed run that fails again still
-    says which question failed; {} when the run has no checkpoint."""
+    says which question failed; None when no checkpoint exists for the run (thread id = run id)."""
     found = await saver.aget_tuple({"configurable": {"thread_id": run_id}})
-    values = found.checkpoint.get("channel_values", {}) if found else {}
+    if found is None:
+        return None
+    values = found.checkpoint.get("channel_values", {})
     return {key: values[key] for key in ("question", "options", "mode") if values.get(key) is not None}
 
 
