@@ -96,8 +96,8 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         status, text = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no retrieved passage supports or contradicts any candidate answer."
     elif abstained:
         sides = len({e.record_id for e in ledger if e.stance != "NEUTRAL"})
-        thin = best is None or best.verdict == HypothesisVerdict.INSUFFICIENT
-        reason = abstention_reason(sides, leading, settings.court.abstain_threshold, thin, adjudication is not None)
+        # not decided (without a model): no hypothesis reached a verdict, too little evidence took a side
+        reason = abstention_reason(sides, leading, settings.court.abstain_threshold, not decided, adjudication is not None)
         status, text = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason)
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, settings.court.verdict_min_evidence)
