@@ -23,7 +23,7 @@ from agent.interfaces import HopFilter, StanceResult
 from agent.llm import CircuitBreaker, RoleModel, role_config
 from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner
-from agent.records import Record
+from agent.records import STANCE_LABELS, Record
 from agent.text import content_terms
 
 
@@ -97,6 +97,18 @@ class RuleStance:
             else:
                 out.append(StanceResult(stance="NEUTRAL", confidence=0.9))
         return out
+
+
+class FixedStance:
+    """A judge that gives every pair the same probabilities (STANCE_LABELS order), as the offline judges give them."""
+
+    def __init__(self, name: str, probabilities: list[float]):
+        self.name, self.probabilities = name, probabilities
+        self.calls: list[list[tuple[str, str]]] = []
+
+    async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
+        self.calls.append(pairs)
+        return [StanceResult.from_probabilities(STANCE_LABELS, self.probabilities) for _ in pairs]
 
 
 class FlakyStance(RuleStance):

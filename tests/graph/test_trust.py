@@ -17,7 +17,7 @@ from agent.nodes.synthesize import synthesize
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import Hypothesis, LedgerEntry, Status, Usage
 from agent.scoring.relevance import RelevanceGate, RelevanceModel
-from tests.graph.fakes import BagOfWordsEmbedder, ListSource, OverlapReranker, RuleStance, make_backend, record, unique_backend_name
+from tests.graph.fakes import BagOfWordsEmbedder, FixedStance, ListSource, OverlapReranker, RuleStance, make_backend, record, unique_backend_name
 from tests.graph.test_nodes import RECORDS, _courted, base_state, run
 
 GATE = RelevanceModel(weights={"best_cosine": 10.0, "coverage": 0.0}, intercept=-4.0, claim_floor=0.5)  # passes at cosine >= 0.4
@@ -405,17 +405,6 @@ def test_a_non_significant_result_on_the_claims_outcome_reads_against_a_claimed_
     assert null_result_reading(claim, null.replace("0.81-1.13", "0.71-0.93").replace("no significant", "an"), neutral, "NEUTRAL", 0.6, 0.5) == ("NEUTRAL", 0.6)
 
 
-class LeaningNeutralStance:
-    """Reads every passage as NEUTRAL, with probabilities (as the offline judges give)."""
-
-    name = "neutral"
-
-    async def judge(self, pairs):
-        from agent.interfaces import StanceResult
-
-        return [StanceResult.from_probabilities(["SUPPORT", "CONTRADICT", "NEUTRAL"], [0.2, 0.1, 0.7]) for _ in pairs]
-
-
 def test_the_court_reads_null_results_against_a_claimed_effect_only_when_the_setting_is_on():
     from agent.nodes.hypothesize import hypothesize
     from agent.nodes.rerank import rerank
@@ -426,7 +415,7 @@ def test_the_court_reads_null_results_against_a_claimed_effect_only_when_the_set
 
     def contradictions(on: bool) -> list[str]:
         name = unique_backend_name()
-        register_backend(name, make_backend([ListSource(records)], stance=LeaningNeutralStance()))
+        register_backend(name, make_backend([ListSource(records)], stance=FixedStance("neutral", [0.2, 0.1, 0.7])))
         rt = SimpleNamespace(context=Context(backend=name, enable_relevance_gate=False, null_results_contradict=on))
         state = base_state(rt, question="High-dose aspirin prevents colorectal adenomas")
         for node in (retrieve, rerank, hypothesize, court):

@@ -4,22 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.interfaces import StanceResult
 from agent.judges import MeanStanceJudge, offline_stance_judge
-from agent.records import STANCE_LABELS as LABELS
+from tests.graph.fakes import FixedStance as FixedJudge
 from tests.judges.conftest import assert_well_formed
-
-
-class FixedJudge:
-    """A judge that gives every pair the same probabilities (LABELS order)."""
-
-    def __init__(self, name: str, probabilities: list[float]):
-        self.name, self.probabilities = name, probabilities
-        self.calls: list[list[tuple[str, str]]] = []
-
-    async def judge(self, pairs):
-        self.calls.append(pairs)
-        return [StanceResult.from_probabilities(LABELS, self.probabilities) for _ in pairs]
 
 
 async def test_mean_of_members_decides():
