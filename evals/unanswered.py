@@ -44,6 +44,16 @@ def outcome(answer: dict, gold_docs: set[str]) -> str:
     return "abstained"
 
 
+def leaning_verdict(answer: dict) -> str | None:
+    """The side an answer's court leaned to: its verdict when it answered, else the hypothesis the scores favour
+    (an abstention's `verdict` is NOT_ENOUGH_INFO, so comparing that to the gold label never counts a lean)."""
+    if answer["status"] == "ANSWERED":
+        return answer.get("verdict")
+    scores = {h.get("polarity"): h.get("score") or 0.0 for h in answer.get("hypotheses") or []}
+    claim, negation = scores.get(1, 0.0), scores.get(-1, 0.0)
+    return None if claim == negation else ("SUPPORT" if claim > negation else "CONTRADICT")
+
+
 def tally(claims: list[dict], answers: list[dict]) -> dict:
     """Counts and shares per outcome over the claims with gold evidence (answers matched by claim text)."""
     by_text = {claim["claim"].strip(): claim for claim in claims}
@@ -59,7 +69,7 @@ def tally(claims: list[dict], answers: list[dict]) -> dict:
             continue
         where = outcome(answer, set(labels))
         counts[where] += 1
-        if where in ("answered", "abstained") and answer.get("verdict") == claim_label:
+        if where in ("answered", "abstained") and leaning_verdict(answer) == claim_label:
             counts[f"{where}_right"] += 1
     total = sum(counts[o] for o in OUTCOMES)
     return {"evidence_claims": total, "unmatched_answers": unmatched, **{k: counts[k] for k in (*OUTCOMES, "answered_right", "abstained_right")},

@@ -14,8 +14,9 @@ def claim(i: int, label: str | None) -> dict:
     return {"id": i, "claim": f"Claim {i}.", "evidence": evidence}
 
 
-def answer(i: int, status: str, text: str = "", verdict: str | None = None, ledger=(), relevant: bool = True) -> dict:
-    return {"question": f"Claim {i}.", "status": status, "answer": text, "verdict": verdict,
+def answer(i: int, status: str, text: str = "", verdict: str | None = None, ledger=(), relevant: bool = True, scores=(0.0, 0.0)) -> dict:
+    hypotheses = [{"polarity": 1, "score": scores[0]}, {"polarity": -1, "score": scores[1]}]
+    return {"question": f"Claim {i}.", "status": status, "answer": text, "verdict": verdict, "hypotheses": hypotheses,
             "ledger": [{"record_id": r} for r in ledger], "relevance": {"relevant": relevant}}
 
 
@@ -23,7 +24,8 @@ CLAIMS = [claim(i, label) for i, label in enumerate(["SUPPORT", "SUPPORT", "CONT
 ANSWERS = [
     answer(0, "ANSWERED", "Yes.", "SUPPORT"),
     answer(1, "ANSWERED", "No.", "CONTRADICT"),
-    answer(2, "INSUFFICIENT_EVIDENCE", "Insufficient evidence to decide.", "CONTRADICT"),
+    # an abstention's verdict is NOT_ENOUGH_INFO; its lean is the side its hypothesis scores favour
+    answer(2, "INSUFFICIENT_EVIDENCE", "Insufficient evidence to decide.", "NOT_ENOUGH_INFO", scores=(-0.1, 0.1)),
     answer(3, "INSUFFICIENT_EVIDENCE", f"Insufficient evidence: {SIDE}.", None, ledger=["103", "9"]),
     answer(4, "INSUFFICIENT_EVIDENCE", f"Insufficient evidence: {SIDE}.", None, ledger=["9"]),
     answer(5, "INSUFFICIENT_EVIDENCE", "Insufficient evidence: off topic.", None, relevant=False),
