@@ -168,8 +168,8 @@ async def aask(
     Answer with status ERROR whose run_id can be resumed. `trace=True` writes a local trace to
     $SPARKIT_HOME/traces/<run_id>.jsonl (`sparkit trace show RUN_ID`); None follows SPARKIT_TRACE, off when unset.
     """
-    question, options = validate_question(question, options)
     mode = validate_mode(mode)
+    question, options = validate_question(question, options, mode)
     settings = make_context(context, **overrides)
     ensure_home()
     run_id = run_id or new_run_id()

@@ -161,8 +161,17 @@ class CourtSettings(_Group):
             "design": 0.7, "setting": 0.7, "participants": 0.7, "patients": 0.7, "materials and methods": 0.7,
             "measurements": 0.7, "intervention": 0.7, "interventions": 0.7, "main outcome measure": 0.7,
             "main outcome measures": 0.7,
+            "study objective": 0.5, "study objectives": 0.5, "purpose of review": 0.5, "motivation": 0.5, "hypothesis": 0.5,
+            "methodology": 0.7, "review methods": 0.7, "search methods": 0.7, "search strategy": 0.7, "selection criteria": 0.7,
+            "data source": 0.7, "data sources": 0.7, "study selection": 0.7, "data extraction": 0.7, "data collection and analysis": 0.7,
+            "experimental design": 0.7, "research design": 0.7, "study design": 0.7, "settings": 0.7, "subjects": 0.7,
+            "material and methods": 0.7, "exposure": 0.7, "exposures": 0.7, "main outcome": 0.7, "main outcomes": 0.7,
+            "main outcomes and measures": 0.7, "main outcome and measures": 0.7, "main outcome measurement": 0.7,
+            "main outcome measurements": 0.7, "outcome measure": 0.7, "outcome measures": 0.7, "measurement": 0.7,
+            "availability": 0.0, "availability and implementation": 0.0, "contact": 0.0, "funding": 0.0,
+            "trial registration": 0.0, "clinical trial registration": 0.0,
         },
-        description="Weight of a passage by its structured-abstract section (enable_section_weight): background and aims say what was asked, methods how; sections not listed (results, conclusions) weigh 1.",
+        description="Weight of a passage by its structured-abstract section (enable_section_weight): background and aims say what was asked, methods how, and a trial's registration, funding or software availability nothing about the question; sections not listed (results, conclusions) weigh 1, and a joined label not listed ('patients and methods') as its most result-like part.",
     )
     relevance_decay: float = Field(2.0, ge=0.0, description="Passage weight x (record rank + 1) ** -relevance_decay: evidence from the best-reranked records counts more (0: rank ignored; 2 chosen on SciFact validation claims).")
     option_relevance_decay: float = Field(0.0, ge=0.0, description="relevance_decay for the evidence of MCQ options: an option's records sit below the question's best ones, so rank says little (0 chosen on SciFact two-option MCQ validation questions: accuracy 0.583 vs 0.167 at 2).")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal, get_args
 
 from agent.errors import InputError
@@ -31,8 +32,49 @@ def clean_text(text: str, what: str) -> str:
     return " ".join(strip_controls(text).split())
 
 
-def validate_question(question: Any, options: Any = None) -> tuple[str, list[str]]:
-    """Clean question and options, or InputError with a one-line reason."""
+# Option markers written inside a question: "(A) x (B) y", "[a] x [b] y", "A) x B) y", "A. x B. y", "A: x B: y".
+_MARKER_STYLES = (r"\(({L})\)", r"\[({L})\]", r"({L})\)", r"({L})\.", r"({L}):")
+_WH_STEM = re.compile(r"^(?:which|what|who|whom|whose|where|when|how|why)\b", re.IGNORECASE)
+_OPTION_TAIL = re.compile(r"(?:[\s,;]+(?:or|and)?)+$|\s+(?:or|and)$", re.IGNORECASE)
+
+
+def inline_options(question: str) -> tuple[str, list[str]] | None:
+    """'Which is more effective: (A) varenicline or (B) nicotine patch?' -> ('Which is more effective?',
+    ['varenicline', 'nicotine patch']): options written into the question, lettered from A (or a) in order and in one
+    style, at least two, after a stem. None when the question has no such list. Without this the question is read
+    as open and answered with whatever sentence the literature offers, not as a choice between the two."""
+    best: list[re.Match[str]] = []
+    for style in _MARKER_STYLES:
+        for letters in ("A-Z", "a-z"):
+            marker = re.compile(rf"(?:(?<=\s)|^){style.format(L=f'[{letters}]')}(?=\s)")
+            run: list[re.Match[str]] = []
+            for match in marker.finditer(question):
+                expected = chr(ord(letters[0]) + len(run))
+                if match.group(1) == expected:
+                    run.append(match)
+                elif match.group(1) == letters[0]:  # a new list starts: keep the longer
+                    run = [match] if len(run) < 2 else run
+            if len(run) > len(best):
+                best = run
+    if len(best) < 2:
+        return None
+    stem = question[: best[0].start()].strip()
+    if not re.search(r"\w", stem) or not (stem[-1] in "?:.,;–-" or _WH_STEM.match(stem)):
+        return None  # "the IL-6 (A) and (B) subunits": letters inside a sentence, not a list after a stem
+    ends = [m.start() for m in best[1:]] + [len(question)]
+    options = [_OPTION_TAIL.sub("", question[m.end(): end].strip()).strip() for m, end in zip(best, ends)]
+    options[-1] = options[-1].rstrip("?.!").strip()
+    if any(not option for option in options):
+        return None
+    stem = stem.rstrip(":;,-– ").strip()
+    if question.rstrip().endswith("?") and not stem.endswith("?"):
+        stem = stem.rstrip(".") + "?"
+    return stem, options
+
+
+def validate_question(question: Any, options: Any = None, mode: Mode = "ask") -> tuple[str, list[str]]:
+    """Clean question and options, or InputError with a one-line reason. Options written into a question to be
+    answered ("(A) x (B) y") are taken out of it when none are given separately; a claim to verify is left whole."""
     if question is not None and not isinstance(question, str):
         raise InputError(f"the question must be text, not {type(question).__name__}")
     question = clean_text(question or "", "question")
@@ -43,6 +85,8 @@ def validate_question(question: Any, options: Any = None) -> tuple[str, list[str
     if isinstance(options, (str, bytes)) or (options is not None and not isinstance(options, (list, tuple))):
         raise InputError(f"options must be a list of strings, not {type(options).__name__}")
     options = list(options or [])
+    if not options and mode == "ask" and (inline := inline_options(question)) is not None:
+        question, options = inline
     if options:
         if not all(isinstance(o, str) for o in options):
             raise InputError("options must be strings")

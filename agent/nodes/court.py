@@ -14,6 +14,8 @@ margin = gap between the top two hypotheses' shares of the positive score mass.
 
 from __future__ import annotations
 
+import re
+
 from collections import defaultdict
 from typing import Any
 
@@ -54,8 +56,17 @@ def margin_of(scores: list[float]) -> float:
 
 def section_weight(section: str | None, weights: dict[str, float]) -> float:
     """Background and aims say what was asked, not what was found: they count less than results. The section
-    is the passage's (the label that opened it), so a whole section counts, not only its labelled first sentence."""
-    return weights.get(section, 1.0) if section else 1.0
+    is the passage's (the label that opened it), so a whole section counts, not only its labelled first sentence.
+    A joined label not listed as such weighs as its most result-like part: "patients and methods" as methods,
+    "methods and results" as results."""
+    if not section:
+        return 1.0
+    if section in weights:
+        return weights[section]
+    return max(weights.get(part, 1.0) for part in _LABEL_PARTS.split(section) if part)
+
+
+_LABEL_PARTS = re.compile(r"\s*(?:,\s*and\s+|,|\band\b|/)\s*")
 
 
 def relevance_weight(rank: int, decay: float) -> float:

@@ -19,8 +19,8 @@ from agent.tracing.progress import emit
 
 async def plan(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     settings = runtime.context
-    question, options = validate_question(state.get("question"), state.get("options"))
     mode = validate_mode(state.get("mode"))
+    question, options = validate_question(state.get("question"), state.get("options"), mode)
     backend = await abackend_for(settings, state.get("documents"))
     started_at = state.get("started_at") or time.time()  # once the backend is ready: set-up is not the run's time
     with node_meter(state, settings) as meter:

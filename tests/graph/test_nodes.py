@@ -65,6 +65,14 @@ def test_plan_classifies_and_writes_queries():
     assert mcq["plan"].task == "mcq" and len(mcq["queries"]) == 4
 
 
+def test_options_written_into_the_question_make_it_a_multiple_choice_question():
+    """Seen as a user: "... cessation: (A) varenicline or (B) nicotine patch?" was read as an open question and
+    answered with an unrelated sentence about varenicline plus bupropion."""
+    update = run(plan, {"question": "Which is more effective for smoking cessation: (A) varenicline or (B) nicotine patch?", "options": []}, runtime())
+    assert update["plan"].task == "mcq"
+    assert (update["question"], update["options"]) == ("Which is more effective for smoking cessation?", ["varenicline", "nicotine patch"])
+
+
 def test_plan_rejects_bad_input():
     rt = runtime()
     for bad in ({"question": "   "}, {"question": "x" * 20_001}, {"question": "Q?", "options": ["a"]}, {"question": "Q?", "options": ["a", "A"]}):
@@ -458,6 +466,35 @@ def test_only_known_section_labels_are_stripped():
 
     assert strip_section_label("HIV Infection rates rose in 2010.") == "HIV Infection rates rose in 2010."
     assert strip_section_label("Methods: we sampled 40 sites.") == "we sampled 40 sites."
+    assert strip_section_label("ANALYSIS of 500 patients showed a rise.") == "ANALYSIS of 500 patients showed a rise."
+
+
+@pytest.mark.parametrize("sentence, label, body", [
+    # seen quoted as "AND RELEVANCE Among cigarette smokers ..." and "AUTHORS' CONCLUSIONS NRT, bupropion ..."
+    ("CONCLUSIONS AND RELEVANCE Among smokers, abstinence rose.", "conclusions and relevance", "Among smokers, abstinence rose."),
+    ("AUTHORS' CONCLUSIONS NRT and varenicline help.", "authors' conclusions", "NRT and varenicline help."),
+    ("DESIGN, SETTING, AND PARTICIPANTS Randomized trial.", "design, setting, and participants", "Randomized trial."),
+    ("METHODOLOGY/PRINCIPAL FINDINGS We found a rise.", "methodology/principal findings", "We found a rise."),
+    ("MAIN OUTCOMES AND MEASURES Death at one year.", "main outcomes and measures", "Death at one year."),
+    ("Design, setting, and participants: a cohort.", "design, setting, and participants", "a cohort."),
+])
+def test_the_labels_of_structured_abstracts_are_read_whole(sentence, label, body):
+    from agent.scoring.chunking import structured_label
+    from agent.text import strip_section_label
+
+    assert (structured_label(sentence), strip_section_label(sentence)) == (label, body)
+
+
+def test_a_joined_section_label_weighs_as_its_most_result_like_part():
+    from agent.nodes.court import section_weight
+
+    weights = Context().court.section_weights
+    assert section_weight("patients and methods", weights) == 0.7
+    assert section_weight("background and aims", weights) == 0.5
+    assert section_weight("methods and results", weights) == 1.0
+    assert section_weight("design, setting, and participants", weights) == 0.7
+    assert section_weight("trial registration", weights) == 0.0
+    assert section_weight(None, weights) == 1.0
 
 
 @pytest.mark.parametrize("question, options, mode, task", [

@@ -66,3 +66,33 @@ def test_a_short_option_keeps_its_stem():
 ])
 def test_a_falsifying_query_swaps_the_statements_direction(statement, query):
     assert contrary(statement) == query
+
+
+@pytest.mark.parametrize(("question", "stem", "options"), [
+    ("Which is more effective for smoking cessation: (A) varenicline or (B) nicotine patch?",
+     "Which is more effective for smoking cessation?", ["varenicline", "nicotine patch"]),
+    ("Which drug is first-line for type 2 diabetes? A) metformin B) insulin C) a sulfonylurea",
+     "Which drug is first-line for type 2 diabetes?", ["metformin", "insulin", "a sulfonylurea"]),
+    ("What raises blood pressure? a. salt and pepper, b. sugar, or c. both.", "What raises blood pressure?", ["salt and pepper", "sugar", "both"]),
+    ("Which gene is mutated: [A] BRCA1; [B] TP53; [C] KRAS?", "Which gene is mutated?", ["BRCA1", "TP53", "KRAS"]),
+    ("Which is larger (A) the proton or (B) the electron?", "Which is larger?", ["the proton", "the electron"]),
+])
+def test_options_written_into_a_question_are_taken_out_of_it(question, stem, options):
+    from agent.inputs import validate_question
+
+    assert validate_question(question) == (stem, options)
+    assert validate_question(question, ["x", "y"]) == (question, ["x", "y"])  # options given separately win
+    assert validate_question(question, mode="verify") == (question, [])  # a claim to check is checked whole
+
+
+@pytest.mark.parametrize("text", [
+    "Vitamin A deficiency causes night blindness.",
+    "Is hepatitis A. B. C. common?",
+    "The IL-6 (A) and (B) subunits bind the receptor.",  # letters inside a sentence, after no stem
+    "(A) aspirin (B) placebo",  # no stem
+    "Which arm did better: (A) aspirin or (C) placebo?",  # not lettered in order
+])
+def test_text_that_is_not_a_list_of_options_stays_one_question(text):
+    from agent.inputs import validate_question
+
+    assert validate_question(text) == (text, [])
