@@ -10,8 +10,8 @@ meets "fracture"), words of relation, measure, population and judgement ("risk",
 content word left, nothing is checked.
 
 Which statement is checked depends on the hypothesis: a claim and its negation, the claim; a short MCQ option under
-its stem ("Which drug increases insulin sensitivity: metformin"), the option's own words as the subject and the
-stem's object. Not checked: options that are whole statements (they compete on the same evidence, and a check that
+its stem ("Which drug increases insulin sensitivity?" answered "Metformin increases insulin sensitivity"), the
+option's own words as the subject and the stem's other words as the object. Not checked: options that are whole statements (they compete on the same evidence, and a check that
 drops a record for one paraphrase and keeps it for the other decides between them on wording: on the SciFact
 two-option questions it cost 3 of 92 answers), and an open question's hypotheses (sentences of the retrieved
 records themselves).
@@ -87,9 +87,11 @@ def aspects_of_hypothesis(hypothesis: Hypothesis) -> Aspects:
     if hypothesis.origin in ("claim", "negation"):
         return aspects_of(hypothesis.statement)
     if hypothesis.origin == "option" and hypothesis.statement != hypothesis.text:
+        # the stem's words, wherever the option sits: "Metformin increases insulin sensitivity", "The boiling point
+        # of water is 100 °C", "What causes scurvy: vitamin C deficiency"
         option = _prefixes(hypothesis.text, RELATION_WORDS)
-        stem = hypothesis.statement[: -len(hypothesis.text)].rstrip().rstrip(":")
-        return Aspects(option, aspects_of(stem).object or option)
+        whole = aspects_of(hypothesis.statement)
+        return Aspects(option, (whole.subject | whole.object) - option or option)
     return NOT_CHECKED
 
 

@@ -70,8 +70,11 @@ def _overlaps(entry: LedgerEntry, kept: list[LedgerEntry]) -> bool:
 
 
 def restates(entry: LedgerEntry, hypothesis: Hypothesis) -> bool:
-    """The passage says what the answer line already says (its own source, for an open question's finding)."""
-    return _normalised(entry.text) == _normalised(hypothesis.statement) or jaccard(entry.text, hypothesis.statement) >= RESTATES
+    """The passage says what the answer line already says (its own source, for an open question's finding). An
+    option's line shows the option ("(A) metformin"), not the statement its stem makes of it ("Metformin increases
+    insulin sensitivity"): a passage saying the latter is the evidence for the line, not a repetition of it."""
+    shown = hypothesis.text if hypothesis.origin == "option" else hypothesis.statement
+    return _normalised(entry.text) == _normalised(shown) or jaccard(entry.text, shown) >= RESTATES
 
 
 def evidence_entries(ledger: list[LedgerEntry], hypothesis: Hypothesis, limit: int = MAX_STATEMENTS) -> list[LedgerEntry]:

@@ -46,13 +46,13 @@ class ExtractiveReasoner:
         if len(terms) >= 3 and " ".join(terms[:12]) != " ".join(tokens(queries[0].text)):  # not the same query in lower case
             queries.append(Query(text=" ".join(terms[:12]), intent="primary"))
         for i, option in enumerate(options):
-            queries.append(Query(text=option_statement(question, option), intent="primary", hypothesis_id=f"H{i + 1}"))
+            queries.append(Query(text=option_statement(question, option, _others(options, i)), intent="primary", hypothesis_id=f"H{i + 1}"))
         return Plan(task=task, options=options, entities=entities(question), numbers=numbers(question), queries=queries, claim=claim)
 
     async def hypothesize(self, question: str, plan: Plan, evidence: list[Passage], n: int) -> list[Hypothesis]:
         if plan.task == "mcq":
             return [
-                Hypothesis(id=f"H{i + 1}", text=option, origin="option", option_index=i, claim=option_statement(question, option))
+                Hypothesis(id=f"H{i + 1}", text=option, origin="option", option_index=i, claim=option_statement(question, option, _others(plan.options, i)))
                 for i, option in enumerate(plan.options)
             ]
         if plan.claim:  # the claim and that it does not hold (the court reads the claim's stances reversed)
@@ -156,3 +156,8 @@ class ExtractiveReasoner:
             if len(claims) >= max_claims:
                 break
         return claims
+
+
+def _others(options: list[str], i: int) -> tuple[str, ...]:
+    """The options besides the i-th, which a comparative stem's statement names ("more effective than ...")."""
+    return tuple(option for k, option in enumerate(options) if k != i)

@@ -393,6 +393,30 @@ def _restore_auxiliary(words: list[str], i: int) -> str:
     return " ".join([*words[:i], _replace_core(words[i], base), *words[i + 1:]])
 
 
+def is_verb_form(word: str, strict: bool = True) -> bool:
+    """Whether `word` is a present-tense third-person verb, not an auxiliary ('lowers'; not 'does', not 'statins');
+    `strict`: only a verb ('lowers', but not 'increases', which can be a noun)."""
+    return _has_form(word, "VBZ") and _core(word) not in AUXILIARIES and not (strict and _can_be_noun_or_adjective(word))
+
+
+def agreeing_verb(subject: str, verb: str) -> str:
+    """`verb` in the form its new subject needs: ('statins', 'lowers') -> 'lower', ('metformin', 'is') -> 'is',
+    ('statins', 'was') -> 'were'. A word that is not a present or past copula or a present-tense verb is returned
+    as it is."""
+    words = subject.split()
+    plural = bool(words) and (_is_plural_subject_word(words[-1]) or any(_core(w) == "and" for w in words))
+    core = _core(verb)
+    copula = {"is": "are", "are": "is", "was": "were", "were": "was"}
+    if core in copula:
+        wanted = ("are" if core in ("is", "are") else "were") if plural else ("is" if core in ("is", "are") else "was")
+        return _replace_core(verb, wanted)
+    if _has_form(verb, "VBZ") and plural:
+        return _inflected(verb, "VBP")
+    if _has_form(verb, "VB") and not plural and not _can_be_noun_or_adjective(verb):
+        return _inflected(verb, "VBZ")
+    return verb
+
+
 # ----------------------------------------------------------------------------------- question -> claim
 _POLAR = re.compile(r"^\s*(?P<aux>does|do|did|is|are|was|were|can|could|will|would|should|shall|has|have|had|may|might|must)\s+(?P<rest>.+?)\s*\??\s*$", re.I | re.S)
 

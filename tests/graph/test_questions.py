@@ -51,8 +51,21 @@ def test_an_option_under_a_meta_stem_is_judged_alone():
     assert option_statement("Which of the following is true?", " X binds Y ") == "X binds Y"
 
 
-def test_a_short_option_keeps_its_stem():
-    assert option_statement("What is the boiling point of water at sea level?", "100 °C") == "What is the boiling point of water at sea level: 100 °C"
+@pytest.mark.parametrize(("stem", "option", "others", "statement"), [
+    ("What is the boiling point of water at sea level?", "100 °C", (), "The boiling point of water at sea level is 100 °C"),
+    # two options and a comparative: the statement names what the evidence must separate
+    ("Which is more effective for smoking cessation?", "varenicline", ("nicotine patch",),
+     "Varenicline is more effective than nicotine patch for smoking cessation"),
+    ("Which is safer in pregnancy?", "labetalol", ("enalapril",), "Labetalol is safer than enalapril in pregnancy"),
+    ("Which drug is first-line therapy for type 2 diabetes?", "metformin", ("insulin", "glipizide"), "Metformin is first-line therapy for type 2 diabetes"),
+    ("Which drug class lowers LDL cholesterol?", "statins", ("beta blockers",), "Statins lower LDL cholesterol"),  # the verb agrees
+    ("Which cell type produces insulin?", "beta cells", ("alpha cells",), "Beta cells produce insulin"),
+    # no subject for the option to take: the stem is kept, the option after it
+    ("What does metformin inhibit?", "complex I", (), "What does metformin inhibit: complex I"),
+    ("Which results show a rise?", "trial 2", (), "Which results show a rise: trial 2"),
+])
+def test_a_short_option_answers_its_stem(stem, option, others, statement):
+    assert option_statement(stem, option, others) == statement
 
 
 @pytest.mark.parametrize(("statement", "query"), [

@@ -424,3 +424,20 @@ def test_the_court_reads_null_results_against_a_claimed_effect_only_when_the_set
 
     assert contradictions(True) == ["n1"]
     assert contradictions(False) == []
+
+
+def test_a_passage_saying_what_an_options_statement_says_is_its_evidence_not_a_repetition():
+    """The stem answered by the option ("Metformin increases insulin sensitivity ...") is what the court judges; the
+    answer line shows "(A) metformin". A passage stating the former supports the line and is quoted; for a claim,
+    a passage that repeats the claim shown in the line is not."""
+    from agent.reasoners.compose import evidence_entries
+    from agent.reasoners.questions import option_statement
+
+    text = "Metformin increases insulin sensitivity in adults with prediabetes."
+    stem = "Which drug increases insulin sensitivity in adults with prediabetes?"
+    option = Hypothesis(id="H1", text="metformin", origin="option", option_index=0, claim=option_statement(stem, "metformin", ("aspirin",)))
+    claim = Hypothesis(id="H1", text=text, origin="claim", claim=text, polarity=1)
+    entry = LedgerEntry(hypothesis_id="H1", record_id="m", stance="SUPPORT", confidence=0.9, sentence_index=0, text=text)
+    assert option.statement.rstrip(".") == text.rstrip(".")
+    assert evidence_entries([entry], option) == [entry]
+    assert evidence_entries([entry], claim) == []
