@@ -1,7 +1,8 @@
 """report: assemble the answer object: status, verdict, confidence, hypotheses, claims, citations, stop reason, usage.
 
-Status: INSUFFICIENT_EVIDENCE when nothing retrieved bears on the question or the leading answer's
-confidence falls below the abstention threshold (the answer then says so and never invents);
+Status: INSUFFICIENT_EVIDENCE when nothing retrieved bears on the question, an open answer's records never mention a
+name the question asks about, or the leading answer's confidence falls below the abstention threshold (the answer
+then says so and never invents);
 BUDGET_EXHAUSTED when a budget ended the loop; otherwise ANSWERED. The reported confidence is the
 calibrator's probability that what is reported is right: the leading answer's, or the abstention's.
 """
@@ -16,7 +17,7 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.calibration import evidence_score
 from agent.config import Context
-from agent.reasoners.compose import abstention_line, abstention_reason, answer_line, lean_sentence, mixed_sentence, unnamed_sentence, with_confidence
+from agent.reasoners.compose import abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, unnamed_names, unnamed_sentence, with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.reasoners.questions import classify_task
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
@@ -86,6 +87,9 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
         abstained = not decided or leading < settings.court.abstain_threshold
+    # an open answer whose records never mention a name the question asks about ("TNF-alpha") does not address it
+    unaddressed = unnamed_names(state["question"], draft, pool) if plan.task == "open" and not plan.claim and draft and has_evidence else []
+    abstained = abstained or bool(unaddressed)
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")
     if not pool:
@@ -94,6 +98,9 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {RelevanceAssessment.model_validate(relevance).reason()}."
     elif not has_evidence:
         status, text = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no retrieved passage supports or contradicts any candidate answer."
+    elif unaddressed:
+        status, text = Status.INSUFFICIENT_EVIDENCE, (f"Insufficient evidence: the records found do not mention {listed(unaddressed)}, which the "
+                                                      "question asks about; what they say is about something else.")
     elif abstained:
         sides = len({e.record_id for e in ledger if e.stance != "NEUTRAL"})
         # not decided (without a model): no hypothesis reached a verdict, too little evidence took a side

@@ -67,8 +67,12 @@ class Aspects:
 NOT_CHECKED = Aspects(frozenset(), frozenset())
 
 
+# Greek letters spelled out, on both sides: a record's "TNF-α" names a question's "TNF-alpha" and the other way round.
+_GREEK = str.maketrans({"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "κ": "kappa", "ε": "epsilon", "λ": "lambda"})
+
+
 def _prefixes(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
-    return frozenset(term[:PREFIX] for term in content_terms(text) if term not in drop)
+    return frozenset(term[:PREFIX] for term in content_terms(text.translate(_GREEK)) if term not in drop)
 
 
 @lru_cache(maxsize=4096)
@@ -134,6 +138,7 @@ def unnamed_terms(question: str, records: list[Record]) -> list[str]:
     named = frozenset().union(*(_words_of(r.text) for r in records))
     if any(_DOSE.search(r.text) for r in records):
         named |= DOSE_WORDS  # "81 mg" names a dose: "low-dose" is not missing from it
+    question = question.translate(_GREEK)
     asked = [t for t in content_terms(question) if t not in RELATION_WORDS and t not in QUESTION_WORDS]
     as_written = {word.strip("?!.,;:()\"'").lower(): word.strip("?!.,;:()\"'") for word in question.split()}
     return [as_written.get(t, t) for t in asked if not _named(t, named)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from agent.interfaces import CitedSentence, Draft
 from agent.reasoners.aspect import unnamed_terms
+from agent.reasoners.questions import entities
 from agent.records import Hypothesis, LedgerEntry, Record
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.text import is_finding, is_tentative, jaccard, opens_on_reference, split_sentences, strip_section_label, truncate
@@ -208,11 +209,26 @@ def mixed_sentence(best: Hypothesis | None, ledger: list[LedgerEntry], enough: f
 def unnamed_sentence(question: str, draft: Draft, records: dict[str, Record]) -> str:
     """' The records it rests on do not mention psoriasis.' for an open question: what it asks about that none of
     the records the answer cites mentions (claims and options are held to their subject and object in the court)."""
+    missing = _unnamed(question, draft, records)
+    return f" The records it rests on do not mention {listed(missing)}." if missing else ""
+
+
+def unnamed_names(question: str, draft: Draft, records: dict[str, Record]) -> list[str]:
+    """The names the question asks about ("TNF-alpha", "IL-17", "CRISPR") that none of the records the answer would
+    cite mentions. An open answer about IL-6 to "What is the role of TNF-alpha in rheumatoid arthritis?" does not
+    address the question, however well its records support what they say: the run declines (agent.nodes.report)."""
+    names = [name.lower() for name in entities(question)]
+    return [term for term in _unnamed(question, draft, records) if term.lower() in names]
+
+
+def _unnamed(question: str, draft: Draft, records: dict[str, Record]) -> list[str]:
     rests_on = dict.fromkeys(draft.answer_citations + [c for s in draft.sentences for c in s.citations])
-    missing = unnamed_terms(question, [records[rid] for rid in rests_on if rid in records])
-    if not missing:
-        return ""
-    return f" The records it rests on do not mention {', '.join(missing[:-1]) + ' or ' if len(missing) > 1 else ''}{missing[-1]}."
+    return unnamed_terms(question, [records[rid] for rid in rests_on if rid in records])
+
+
+def listed(terms: list[str]) -> str:
+    """'a', 'a or b', 'a, b or c'."""
+    return f"{', '.join(terms[:-1]) + ' or ' if len(terms) > 1 else ''}{terms[-1]}"
 
 
 def abstention_line(best: Hypothesis | None, task: str, ledger: list[LedgerEntry], reason: str) -> str:

@@ -173,6 +173,25 @@ def test_an_open_answer_says_what_the_question_asks_that_its_records_never_menti
     assert unnamed_terms("Is IL-17 raised?", [record("i", "IL-6 in 17 patients", "IL-6 was raised in 17 patients.")]) == ["IL-17"]
 
 
+def test_an_open_answer_whose_records_never_mention_a_name_the_question_asks_about_declines():
+    """Seen as a user: "What is the role of TNF-alpha in rheumatoid arthritis?" was ANSWERED (0.49) with an IL-6
+    finding and "The records it rests on do not mention TNF-alpha." An answer about something else is no answer."""
+    from agent.api import ask
+
+    name = unique_backend_name()
+    register_backend(name, make_backend([ListSource(RECORDS)]))
+    settings = dict(backend=name, max_claims=0, enable_relevance_gate=False)
+    named = ask("What is the role of HMGCR in statin muscle pain?", **settings)  # no record names HMGCR
+    assert named.status == Status.INSUFFICIENT_EVIDENCE and named.abstained
+    assert named.answer == ("Insufficient evidence: the records found do not mention HMGCR, which the question asks about; "
+                            "what they say is about something else.")
+    athletes = ask("What is the role of statins in muscle pain among athletes?", **settings)  # a common word: said, not declined
+    assert athletes.status == Status.ANSWERED
+    from agent.reasoners.aspect import unnamed_terms
+    tnf = record("t", "TNF-α in arthritis", "TNF-α drives joint inflammation in rheumatoid arthritis.")
+    assert unnamed_terms("What is the role of TNF-alpha in rheumatoid arthritis?", [tnf]) == []  # Greek letters spelled out
+
+
 def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
     from agent.api import ask
 
