@@ -115,6 +115,8 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         so_far = lean_sentence(best, plan.task, ledger) if has_evidence else ""
         status, stop_reason = Status.BUDGET_EXHAUSTED, f"budget_exhausted: {budget_stop}"
         text = f"Budget exhausted before the run finished ({budget_stop}).{so_far}"
+    if unaddressed:  # what the records say supports an answer to another question: no statement of it is shown
+        draft, claims = None, []
     cited = list(dict.fromkeys((draft.answer_citations if draft else []) + [c for s in (draft.sentences if draft else []) for c in s.citations]
                                + [rid for claim in claims for rid in claim.supporting + claim.refuting]))
     citations = [Citation.of(pool[rid]) for rid in cited if rid in pool]

@@ -185,6 +185,7 @@ def test_an_open_answer_whose_records_never_mention_a_name_the_question_asks_abo
     assert named.status == Status.INSUFFICIENT_EVIDENCE and named.abstained
     assert named.answer == ("Insufficient evidence: the records found do not mention HMGCR, which the question asks about; "
                             "what they say is about something else.")
+    assert not named.sentences and not named.citations and not named.claims  # no "Supports: ..." of an answer to another question
     athletes = ask("What is the role of statins in muscle pain among athletes?", **settings)  # a common word: said, not declined
     assert athletes.status == Status.ANSWERED
     from agent.reasoners.aspect import unnamed_terms
