@@ -450,6 +450,13 @@ def test_non_findings_are_recognised():
                           "evaluated whether hypoglycemia is a risk factor for dementia in older patients.")
     assert not is_finding("The impact of the SNS on the immune modulation of social defeat has not been examined.")
     assert not is_finding("However, little is known about the molecules that anchor these complexes to centrosomes.")
+    # seen as the answer line to "How does metformin lower blood glucose?"
+    assert not is_finding("Metformin has been the mainstay of therapy for diabetes mellitus for many years; however, the mechanistic "
+                          "aspects of metformin action remained ill-defined.")
+    assert not is_finding("The function of this domain is still poorly understood.")
+    assert not is_finding("Oxygen glucose deprivation was performed on bEND.3 cells to explore the mechanisms of metformin in "
+                          "inhibiting inflammatory signaling pathways.")  # the next answer line to the same question
+    assert is_finding("Metformin was used to explore glucose uptake and increased it twofold.")
     assert is_finding("We propose that HuR controls translation of a subset of target mRNAs by influencing lincRNA-p21 levels.")
     assert strip_section_label("RESULTS At least 1 episode was seen.") == "At least 1 episode was seen."
     # what was done is not what was found (the MCQ demo quoted the first as "Supports" metformin as first-line therapy)
