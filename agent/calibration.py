@@ -39,10 +39,12 @@ def consensus(hypotheses: list[Hypothesis]) -> bool:
 
 
 def verification_rate(claims: list[Claim]) -> float:
-    """Verified share of checked claims; 0.5 when no claim was checked (no information)."""
+    """Share of checked claims that are verified and back the answer; 0.5 when no claim was checked (no
+    information). A verified quote of evidence against the answer is corroborated counter-evidence: it counts as
+    not backing the answer, never as raising its confidence."""
     if not claims:
         return 0.5
-    return sum(c.verdict == ClaimVerdict.VERIFIED for c in claims) / len(claims)
+    return sum(c.verdict == ClaimVerdict.VERIFIED and not c.against_answer for c in claims) / len(claims)
 
 
 def coverage(hypotheses: list[Hypothesis], ledger: list[LedgerEntry]) -> float:

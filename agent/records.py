@@ -250,6 +250,7 @@ class Claim(BaseModel):
         default_factory=list,
         description="Record ids the answer cites for this claim. They are left out of its check: a quoted record cannot corroborate, or refute, its own quote.",
     )
+    against_answer: bool = Field(False, description="The claim quotes evidence the answer shows as contradicting it: verified, it speaks against the answer, so it does not raise the answer's confidence.")
     verdict: ClaimVerdict = ClaimVerdict.UNVERIFIED
     supporting: list[str] = Field(default_factory=list, description="Record ids supporting the claim.")
     refuting: list[str] = Field(default_factory=list, description="Record ids refuting the claim.")

@@ -107,3 +107,13 @@ def test_a_calibration_table_of_ones_own_is_used_and_a_missing_one_is_an_error(t
     assert isinstance(fitted, PlattCalibrator) and fitted.leading(0.5) == pytest.approx(0.5) and notes == []
     with pytest.raises(ConfigurationError, match="does not exist"):
         calibrator_for(Context(calibration_table=str(tmp_path / "absent.json")).backend, _judge("x"))
+
+
+def test_a_verified_quote_of_evidence_against_the_answer_does_not_raise_its_confidence():
+    from agent.calibration import verification_rate
+
+    backing = Claim(text="Metformin increases insulin sensitivity.", verdict=ClaimVerdict.VERIFIED)
+    against = Claim(text="Metformin decreases insulin sensitivity in obesity.", verdict=ClaimVerdict.VERIFIED, against_answer=True)
+    assert verification_rate([backing]) == 1.0
+    assert verification_rate([backing, against]) == 0.5
+    assert verification_rate([against]) == 0.0 < verification_rate([])  # corroborated counter-evidence: below no information

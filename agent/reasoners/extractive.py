@@ -152,7 +152,8 @@ class ExtractiveReasoner:
                 continue  # restates the question
             if any(jaccard(text, c.text) > 0.8 for c in claims):
                 continue
-            claims.append(Claim(text=text, key_terms=terms[:8], sources=list(dict.fromkeys(sentence.citations))))
+            claims.append(Claim(text=text, key_terms=terms[:8], sources=list(dict.fromkeys(sentence.citations)),
+                                against_answer=sentence.role == "contradicts"))
             if len(claims) >= max_claims:
                 break
         return claims

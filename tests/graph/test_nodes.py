@@ -324,6 +324,9 @@ def test_verify_claims_labels_each_claim_from_its_dossier():
     assert {rid: (c.verdict, c.supporting, c.refuting, c.independent_sources) for rid, c in by_quoted.items()} == {
         "a1": (ClaimVerdict.CONTESTED, ["a1", "a2"], ["a3"], 2),
         "a2": (ClaimVerdict.CONTESTED, ["a2", "a1"], ["a3"], 2),
+        # the answer's quote of a3 itself: the scripted judge reads its "decreases" as against itself, but a quote word
+        # for word from its record is faithful by construction (agent/scoring/faithfulness.py), so it is kept and checked
+        "a3": (ClaimVerdict.VERIFIED, ["a3", "a1", "a2"], [], 3),
     }
     decision = update["decisions"][-1]
     assert (decision.at, decision.next, decision.contested) == ("verify_claims", "target_claims", 2)

@@ -339,6 +339,24 @@ def test_faithfulness_is_measured_and_a_sentence_its_citation_contradicts_is_dro
     assert answer.faithfulness is not None and 0.0 <= answer.faithfulness <= 1.0
 
 
+def test_a_quote_that_is_its_records_own_text_is_faithful_without_asking_the_judge():
+    """An offline answer reported "0.75 of the cited statements are supported" for four verbatim quotes: the judge
+    read one ("However, the overall benefits observed with statins appear to be greater ...") as not supporting itself."""
+    from agent.interfaces import CitedSentence
+    from agent.scoring.faithfulness import check_faithfulness
+
+    trial = record("q", "Statins and muscles", "Statins increased muscle pain in older adults. The trial ran for two years in 40 clinics.")
+    quote = CitedSentence(text='Contradicts: "Statins increased muscle pain in older adults. […] The trial ran for two years in 40 clinics." (Statins and muscles) [q]',
+                          citations=["q"])
+    paraphrase = CitedSentence(text="Statins hurt the muscles of the elderly.", citations=["q"])
+    neutral = FixedStance("neutral", [0.1, 0.1, 0.8])  # whatever it is asked, it reads no side
+    kept, share, _ = asyncio.run(check_faithfulness([quote, paraphrase], {"q": trial}, BagOfWordsEmbedder(), neutral, 0.5))
+    assert share == 0.5 and kept == [quote, paraphrase]
+    assert all("hurt" in statement for call in neutral.calls for statement, _ in call)  # only the paraphrase was judged
+    elsewhere = CitedSentence(text='Supports: "Statins increased muscle pain in children." [q]', citations=["q"])
+    assert asyncio.run(check_faithfulness([elsewhere], {"q": trial}, BagOfWordsEmbedder(), neutral, 0.5))[1] == 0.0
+
+
 def test_plan_does_not_send_the_same_query_twice_in_another_case():
     plan = asyncio.run(ExtractiveReasoner(BagOfWordsEmbedder()).plan("Aspirin reduces colorectal cancer", [], "verify"))
     assert [q.text for q in plan.queries] == ["Aspirin reduces colorectal cancer"]
