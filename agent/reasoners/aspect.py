@@ -11,10 +11,10 @@ content word left, nothing is checked.
 
 Which statement is checked depends on the hypothesis: a claim and its negation, the claim; a short MCQ option under
 its stem ("Which drug increases insulin sensitivity?" answered "Metformin increases insulin sensitivity"), the
-option's own words as the subject and the stem's other words as the object. Not checked: options that are whole statements (they compete on the same evidence, and a check that
-drops a record for one paraphrase and keeps it for the other decides between them on wording: on the SciFact
-two-option questions it cost 3 of 92 answers), and an open question's hypotheses (sentences of the retrieved
-records themselves).
+option's own words as the subject and the stem's other words as the object. Not checked: options that are whole
+statements (they compete on the same evidence, and a check that drops a record for one paraphrase and keeps it for
+the other decides between them on wording: on the SciFact two-option questions it cost 3 of 92 answers), and an open
+question's hypotheses (sentences of the retrieved records themselves).
 
 The test is lexical on purpose: it only removes a side, never adds one, and a synonym it cannot see ("chicken" for
 "Galliformes") costs a gold record; measured in evals/README.md ("Aspect check").

@@ -406,10 +406,9 @@ def agreeing_verb(subject: str, verb: str) -> str:
     words = subject.split()
     plural = bool(words) and (_is_plural_subject_word(words[-1]) or any(_core(w) == "and" for w in words))
     core = _core(verb)
-    copula = {"is": "are", "are": "is", "was": "were", "were": "was"}
-    if core in copula:
-        wanted = ("are" if core in ("is", "are") else "were") if plural else ("is" if core in ("is", "are") else "was")
-        return _replace_core(verb, wanted)
+    if core in ("is", "are", "was", "were"):
+        present = core in ("is", "are")
+        return _replace_core(verb, ("are" if present else "were") if plural else ("is" if present else "was"))
     if _has_form(verb, "VBZ") and plural:
         return _inflected(verb, "VBP")
     if _has_form(verb, "VB") and not plural and not _can_be_noun_or_adjective(verb):
