@@ -198,7 +198,8 @@ _COMPARATIVES = frozenset(
 def answered_stem(stem: str, option: str, others: tuple[str, ...] = ()) -> str | None:
     """The declarative a wh-stem makes with `option` as its answer, or None when the stem is not of that shape."""
     match = _WH_COPULA.match(stem)
-    if match and match.group("noun") is None and stem.lower().startswith("what") and match.group("rest").lower().startswith(("the ", "a ", "an ")):
+    asks_what_the_x_is = match and match.group("noun") is None and stem.lower().startswith("what")
+    if asks_what_the_x_is and match.group("rest").lower().startswith(("the ", "a ", "an ")):
         rest = match.group("rest")
         return f"{rest[:1].upper()}{rest[1:]} {agreeing_verb(rest, match.group('verb'))} {option}"
     if match is not None:

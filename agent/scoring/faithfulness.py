@@ -6,7 +6,8 @@ sentence is faithful when some cited passage SUPPORTS it; a sentence that its ow
 dropped and noted. A quote whose every part stands word for word in a record it cites is faithful without a
 judge: it is that record's text, and the judge, asked whether a sentence supports itself, said no for one in four
 of an offline answer's quotes ("However, the overall benefits observed with statins appear to be greater ..."),
-which the answer then reported as "0.75 of the cited statements are supported". The share of faithful sentences is `Answer.faithfulness` (and a column of the evals).
+which the answer then reported as "0.75 of the cited statements are supported". The share of faithful sentences
+is `Answer.faithfulness` (and a column of the evals).
 Confidence thresholds are the court's (`stance_min_confidence`), so a retrained judge needs no refit here.
 """
 
