@@ -202,8 +202,16 @@ def mixed_sentence(best: Hypothesis | None, ledger: list[LedgerEntry], enough: f
     if best is None or best.origin not in ("claim", "negation") or best.contradiction < enough:
         return ""
     sides = [e for e in ledger if e.hypothesis_id == best.id and e.stance != "NEUTRAL"]
-    judged, against = {e.record_id for e in sides}, {e.record_id for e in sides if e.stance == "CONTRADICT"}
-    return f" The evidence is mixed: {len(against)} of the {len(judged)} records that take a side read against it."
+    backing, against = {e.record_id for e in sides if e.stance == "SUPPORT"}, {e.record_id for e in sides if e.stance == "CONTRADICT"}
+    judged, both = backing | against, backing & against
+    if not both:
+        return f" The evidence is mixed: {len(against)} of the {len(judged)} records that take a side read against it."
+    if len(judged) == 1:  # not "1 of the 1 records ... read against it": its passages read both ways
+        return " The evidence is mixed: the one record that takes a side reads both ways."
+    only_against = len(against - backing)
+    parts = ([f"{only_against} read{'s' if only_against == 1 else ''} against it"] if only_against else []) + \
+        [f"{len(both)} read{'s' if len(both) == 1 else ''} both ways"]
+    return f" The evidence is mixed: of the {len(judged)} records that take a side, {' and '.join(parts)}."
 
 
 def unnamed_sentence(question: str, draft: Draft, records: dict[str, Record]) -> str:

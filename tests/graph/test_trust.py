@@ -203,6 +203,18 @@ def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
     assert mixed.status == Status.ANSWERED
     assert mixed.answer.endswith("The evidence is mixed: 1 of the 3 records that take a side read against it.")
     assert "mixed" not in ask("Statins increase muscle pain", **settings).answer  # at 0.5 it is not
+    # seen as "1 of the 1 records that take a side read against it": one record whose passages read both ways
+    from agent.reasoners.compose import mixed_sentence
+
+    claim = Hypothesis(id="H1", text="Aspirin reduces adenomas", origin="claim", claim="Aspirin reduces adenomas", support=1.7, contradiction=1.0)
+
+    def side(record_id, stance):
+        return LedgerEntry(hypothesis_id="H1", record_id=record_id, stance=stance, confidence=0.9, text=f"{record_id} {stance}")
+
+    assert mixed_sentence(claim, [side("b", "SUPPORT"), side("b", "CONTRADICT")], 0.5) == \
+        " The evidence is mixed: the one record that takes a side reads both ways."
+    assert mixed_sentence(claim, [side("b", "SUPPORT"), side("b", "CONTRADICT"), side("c", "SUPPORT"), side("d", "CONTRADICT")], 0.5) == \
+        " The evidence is mixed: of the 3 records that take a side, 1 reads against it and 1 reads both ways."
 
 
 def test_an_open_questions_findings_stand_alone():
