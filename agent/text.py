@@ -36,6 +36,9 @@ _JOINER = r"\s*(?:,\s*and\s+|,|and\s|&|/)\s*"
 # so an ordinary sentence starting "Results show ..." is not taken for a label.
 _UPPER_LABEL = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER.replace('and', 'AND')}(?:{SECTION_LABELS}))*)\s*:?\s+(?=\S)")
 _TITLE_LABEL = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER}(?:{SECTION_LABELS}))*)\s*:\s*(?=\S)", re.IGNORECASE)
+# A joined label reads as one without its colon too: "Conclusions and Relevance Antiviral treatment ...", "Design,
+# Setting, and Participants Retrospective cohort ..." (14 SciFact sentences); the capital after it marks the text.
+_TITLE_JOINED = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER}(?:{SECTION_LABELS}))+)\s+(?=[A-Z0-9])", re.IGNORECASE)
 _NON_FINDING = re.compile(
     r"^(to (determine|assess|evaluate|investigate|examine|test|compare|identify|explore)|we (aimed|sought|investigated whether|asked whether)"
     r"|the (aim|purpose|objective|goal)s? of|this study (aimed|examined|investigated)|whether)\b"
@@ -144,7 +147,7 @@ def without_connective(sentence: str) -> str:
 
 def section_label_match(sentence: str) -> re.Match[str] | None:
     """The structured-abstract label a sentence starts with ('RESULTS', 'Methods:'), as a match, or None."""
-    return _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence)
+    return _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence) or _TITLE_JOINED.match(sentence)
 
 
 def strip_section_label(sentence: str) -> str:

@@ -477,6 +477,7 @@ def test_only_known_section_labels_are_stripped():
     assert strip_section_label("HIV Infection rates rose in 2010.") == "HIV Infection rates rose in 2010."
     assert strip_section_label("Methods: we sampled 40 sites.") == "we sampled 40 sites."
     assert strip_section_label("ANALYSIS of 500 patients showed a rise.") == "ANALYSIS of 500 patients showed a rise."
+    assert strip_section_label("Methods and results were compared.") == "Methods and results were compared."
 
 
 @pytest.mark.parametrize("sentence, label, body", [
@@ -487,6 +488,7 @@ def test_only_known_section_labels_are_stripped():
     ("METHODOLOGY/PRINCIPAL FINDINGS We found a rise.", "methodology/principal findings", "We found a rise."),
     ("MAIN OUTCOMES AND MEASURES Death at one year.", "main outcomes and measures", "Death at one year."),
     ("Design, setting, and participants: a cohort.", "design, setting, and participants", "a cohort."),
+    ("Conclusions and Relevance Antiviral treatment helped.", "conclusions and relevance", "Antiviral treatment helped."),
 ])
 def test_the_labels_of_structured_abstracts_are_read_whole(sentence, label, body):
     from agent.scoring.chunking import structured_label
