@@ -37,8 +37,9 @@ _JOINER = r"\s*(?:,\s*and\s+|,|and\s|&|/)\s*"
 _UPPER_LABEL = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER.replace('and', 'AND')}(?:{SECTION_LABELS}))*)\s*:?\s+(?=\S)")
 _TITLE_LABEL = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER}(?:{SECTION_LABELS}))*)\s*:\s*(?=\S)", re.IGNORECASE)
 # A joined label reads as one without its colon too: "Conclusions and Relevance Antiviral treatment ...", "Design,
-# Setting, and Participants Retrospective cohort ..." (14 SciFact sentences); the capital after it marks the text.
-_TITLE_JOINED = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER}(?:{SECTION_LABELS}))+)\s+(?=[A-Z0-9])", re.IGNORECASE)
+# Setting, and Participants Retrospective cohort ..." (29 SciFact sentences); the capital after it marks the text.
+_TITLE_JOINED = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER}(?:{SECTION_LABELS}))*)\s+(?=(?-i:[A-Z0-9]))", re.IGNORECASE)
+_JOINED = re.compile(r",|/|\band\b", re.IGNORECASE)
 _NON_FINDING = re.compile(
     r"^(to (determine|assess|evaluate|investigate|examine|test|compare|identify|explore)|we (aimed|sought|investigated whether|asked whether)"
     r"|the (aim|purpose|objective|goal)s? of|this study (aimed|examined|investigated)|whether)\b"
@@ -147,7 +148,10 @@ def without_connective(sentence: str) -> str:
 
 def section_label_match(sentence: str) -> re.Match[str] | None:
     """The structured-abstract label a sentence starts with ('RESULTS', 'Methods:'), as a match, or None."""
-    return _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence) or _TITLE_JOINED.match(sentence)
+    match = _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence)
+    if match is None and (joined := _TITLE_JOINED.match(sentence)) and _JOINED.search(joined.group(1)):
+        return joined
+    return match
 
 
 def strip_section_label(sentence: str) -> str:
