@@ -299,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ask_p = sub.add_parser("ask", help="answer a question (open, yes/no or multiple choice)")
     ask_p.add_argument("text", metavar="QUESTION")
-    ask_p.add_argument("--option", action="append", help="a multiple-choice option (repeat)")
+    ask_p.add_argument("--option", action="append", help="a multiple-choice option (repeat); options written into the question, \"(A) x or (B) y\", are read too")
     ask_p.add_argument("--documents", help="answer only from these documents (JSONL, corpus format)")
     _add_run_options(ask_p)
     ask_p.set_defaults(handler=lambda a: _cmd_ask(a, "ask"))
