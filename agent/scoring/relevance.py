@@ -30,7 +30,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from agent.records import Record
-from agent.text import content_terms, split_sentences, truncate
+from agent.text import content_terms, split_sentences, strip_section_label, truncate
 
 FEATURES = ("best_cosine", "coverage")
 TOP_RECORDS = 3
@@ -73,7 +73,7 @@ class RelevanceAssessment(BaseModel):
         if self.best_record is None:
             return "no retrieved record to compare with the question"
         return (f"the retrieved evidence does not address the question (relevance {self.probability:.2f}; best match "
-                f"[{self.best_record}] \"{truncate(self.best_text, 120)}\", cosine {self.features['best_cosine']:.2f})")
+                f"[{self.best_record}] \"{truncate(strip_section_label(self.best_text), 120)}\", cosine {self.features['best_cosine']:.2f})")
 
 
 def default_model_path() -> Path:

@@ -437,6 +437,9 @@ def test_the_gates_reason_quotes_its_best_match_cut_at_a_word():
     reason = RelevanceAssessment(relevant=False, probability=0.22, features={"best_cosine": 0.44}, best_record="108886332",
                                  best_text=text).reason()
     assert '"This limits mobility impaired children from exploring their home environment safely, which in turn impacts their…"' in reason
+    labelled = RelevanceAssessment(relevant=False, probability=0.16, features={"best_cosine": 0.52}, best_record="21700295",
+                                   best_text="Conclusions and Relevance Antiviral treatment reduced the risk.").reason()
+    assert '"Antiviral treatment reduced the risk."' in labelled  # seen as '"Conclusions and Relevance Antiviral ..."'
 
 
 def test_a_non_significant_result_on_the_claims_outcome_reads_against_a_claimed_effect_when_asked():
