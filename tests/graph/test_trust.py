@@ -121,6 +121,11 @@ def test_a_long_window_is_quoted_in_whole_sentences_with_the_omission_marked():
     assert "[…] Patients with severe" in quote and "Enrolment" not in quote  # the sentence left out is marked
     assert len(quote) <= QUOTE_CHARS and "…" not in quote.replace("[…]", "") and not quote.startswith("RESULTS")
     assert quote_of("Short enough.", "anything") == "Short enough."
+    # an open answer's line is its own finding; a long window holding it is quoted for its other sentences (seen:
+    # the line "The number of cases of cervical cancer was small, ..." quoted again word for word under it)
+    finding = "Patients with severe hypoglycemia had a higher risk of dementia (HR 1.94)."
+    again = quote_of(window, finding)
+    assert finding not in again and again.startswith("Dementia was diagnosed in 1822") and len(again) <= QUOTE_CHARS
 
 
 def test_a_quote_that_points_back_is_given_the_sentence_it_points_to():
