@@ -206,8 +206,10 @@ def answered_stem(stem: str, option: str, others: tuple[str, ...] = ()) -> str |
         verb, rest = match.group("verb"), match.group("rest").split()
     else:
         words = stem.split()
-        # right after the wh-word only a word that can be nothing but a verb ("which results show" is not "X shows")
-        at = next((k for k in (1, 2, 3) if k < len(words) - 1 and _is_verb_form(words[k], strict=k == 1)), None)
+        # right after the wh-word only a word that can be nothing but a verb ("which results show" is not "X shows");
+        # of two in a row the second ("Which of the following drugs causes ...": "drugs" is a noun here)
+        candidates = [k for k in range(1, min(6, len(words) - 1)) if _is_verb_form(words[k], strict=k == 1)]
+        at = next((k for k in candidates if k + 1 not in candidates), None)
         if words[0].lower() not in ("which", "what") or at is None:
             return None
         verb, rest = words[at], words[at + 1:]
@@ -217,11 +219,14 @@ def answered_stem(stem: str, option: str, others: tuple[str, ...] = ()) -> str |
 
 
 def _compared(words: list[str], other: str) -> str:
-    """'more effective for X' -> 'more effective than <other> for X'; no comparative: the words unchanged."""
+    """'more effective for X' -> 'more effective than <other> for X', 'prevents adenomas better' -> 'prevents
+    adenomas better than <other>'; no comparative: the words unchanged."""
     if len(words) >= 2 and words[0].lower() in ("more", "less"):
         return " ".join([*words[:2], "than", other, *words[2:]])
     if words and words[0].lower() in _COMPARATIVES:
         return " ".join([words[0], "than", other, *words[1:]])
+    if words and words[-1].lower() in ("better", "worse", "more", "less", "faster", "longer", "earlier"):
+        return " ".join([*words, "than", other])
     return " ".join(words)
 
 

@@ -60,6 +60,8 @@ def test_an_option_under_a_meta_stem_is_judged_alone():
     ("Which drug is first-line therapy for type 2 diabetes?", "metformin", ("insulin", "glipizide"), "Metformin is first-line therapy for type 2 diabetes"),
     ("Which drug class lowers LDL cholesterol?", "statins", ("beta blockers",), "Statins lower LDL cholesterol"),  # the verb agrees
     ("Which cell type produces insulin?", "beta cells", ("alpha cells",), "Beta cells produce insulin"),
+    ("Which dose of aspirin prevents colorectal adenomas better?", "81 mg", ("325 mg",), "81 mg prevents colorectal adenomas better than 325 mg"),
+    ("Which of the following drugs causes hypoglycemia?", "glipizide", ("metformin", "acarbose"), "Glipizide causes hypoglycemia"),
     # no subject for the option to take: the stem is kept, the option after it
     ("What does metformin inhibit?", "complex I", (), "What does metformin inhibit: complex I"),
     ("Which results show a rise?", "trial 2", (), "Which results show a rise: trial 2"),
