@@ -460,6 +460,8 @@ def test_non_findings_are_recognised():
     assert not is_finding("Oxygen glucose deprivation was performed on bEND.3 cells to explore the mechanisms of metformin in "
                           "inhibiting inflammatory signaling pathways.")  # the next answer line to the same question
     assert is_finding("Metformin was used to explore glucose uptake and increased it twofold.")
+    assert not is_finding("Metformin (200 mg/kg) was administrated for up to 14 days.")  # quoted as "Qualifies" under an MCQ
+    assert is_finding("Metformin given for 14 days reduced infarct volume.")
     assert is_finding("We propose that HuR controls translation of a subset of target mRNAs by influencing lincRNA-p21 levels.")
     assert strip_section_label("RESULTS At least 1 episode was seen.") == "At least 1 episode was seen."
     # what was done is not what was found (the MCQ demo quoted the first as "Supports" metformin as first-line therapy)
