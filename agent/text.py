@@ -31,7 +31,8 @@ SECTION_LABELS = (
     r"AVAILABILITY|CONTACT|FUNDING|CLINICAL TRIAL REGISTRATION|TRIAL REGISTRATION"
 )
 # Labels join into one: "METHODS AND RESULTS", "METHODOLOGY/PRINCIPAL FINDINGS", "DESIGN, SETTING, AND PARTICIPANTS".
-_JOINER = r"\s*(?:,\s*and\s+|,|and\s|&|/)\s*"
+_JOINER = r"\s*(?:,\s*and\s+|,|\band\s|&|/)\s*"
+_LABEL_JOINER = re.compile(_JOINER, re.IGNORECASE)
 # Upper-case labels may omit the colon (SciFact: "BACKGROUND Microarrays offer ..."); title-case ones need it,
 # so an ordinary sentence starting "Results show ..." is not taken for a label.
 _UPPER_LABEL = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER.replace('and', 'AND')}(?:{SECTION_LABELS}))*)\s*:?\s+(?=\S)")
@@ -39,7 +40,6 @@ _TITLE_LABEL = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER}(?:{SECTION_LABEL
 # A joined label reads as one without its colon too: "Conclusions and Relevance Antiviral treatment ...", "Design,
 # Setting, and Participants Retrospective cohort ..." (29 SciFact sentences); the capital after it marks the text.
 _TITLE_JOINED = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER}(?:{SECTION_LABELS}))*)\s+(?=(?-i:[A-Z0-9]))", re.IGNORECASE)
-_JOINED = re.compile(r",|/|\band\b", re.IGNORECASE)
 _NON_FINDING = re.compile(
     r"^(to (determine|assess|evaluate|investigate|examine|test|compare|identify|explore)|we (aimed|sought|investigated whether|asked whether)"
     r"|the (aim|purpose|objective|goal)s? of|this study (aimed|examined|investigated)|whether)\b"
@@ -152,9 +152,15 @@ def without_connective(sentence: str) -> str:
 def section_label_match(sentence: str) -> re.Match[str] | None:
     """The structured-abstract label a sentence starts with ('RESULTS', 'Methods:'), as a match, or None."""
     match = _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence)
-    if match is None and (joined := _TITLE_JOINED.match(sentence)) and _JOINED.search(joined.group(1)):
+    if match is None and (joined := _TITLE_JOINED.match(sentence)) and len(label_parts(joined.group(1))) > 1:
         return joined
     return match
+
+
+def label_parts(label: str) -> list[str]:
+    """The labels a joined one is made of: 'design, setting, and participants' -> ['design', 'setting',
+    'participants']; a single label -> [label]."""
+    return [part for part in _LABEL_JOINER.split(label) if part]
 
 
 def strip_section_label(sentence: str) -> str:

@@ -14,8 +14,6 @@ margin = gap between the top two hypotheses' shares of the positive score mass.
 
 from __future__ import annotations
 
-import re
-
 from collections import defaultdict
 from typing import Any
 
@@ -36,7 +34,7 @@ from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.scoring.triangulation import triangulation_score
 from agent.state import ResearchState, apply_update
-from agent.text import is_finding
+from agent.text import is_finding, label_parts
 from agent.tracing.progress import emit
 
 
@@ -63,10 +61,7 @@ def section_weight(section: str | None, weights: dict[str, float]) -> float:
         return 1.0
     if section in weights:
         return weights[section]
-    return max(weights.get(part, 1.0) for part in _LABEL_PARTS.split(section) if part)
-
-
-_LABEL_PARTS = re.compile(r"\s*(?:,\s*and\s+|,|\band\b|/)\s*")
+    return max(weights.get(part, 1.0) for part in label_parts(section))
 
 
 def relevance_weight(rank: int, decay: float) -> float:
