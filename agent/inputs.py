@@ -32,8 +32,10 @@ def clean_text(text: str, what: str) -> str:
     return " ".join(strip_controls(text).split())
 
 
-# Option markers written inside a question: "(A) x (B) y", "[a] x [b] y", "A) x B) y", "A. x B. y", "A: x B: y".
-_MARKER_STYLES = (r"\(({L})\)", r"\[({L})\]", r"({L})\)", r"({L})\.", r"({L}):")
+# Option markers written inside a question: "(A) x (B) y", "[a] x [b] y", "A) x B) y", "A. x B. y", "A: x B: y";
+# each style with upper- and lower-case letters, and the letter its list starts from.
+_MARKERS = tuple((re.compile(rf"(?:(?<=\s)|^){style.format(L=f'[{first}-{last}]')}(?=\s)"), first)
+                 for style in (r"\(({L})\)", r"\[({L})\]", r"({L})\)", r"({L})\.", r"({L}):") for first, last in (("A", "Z"), ("a", "z")))
 _WH_STEM = re.compile(r"^(?:which|what|who|whom|whose|where|when|how|why)\b", re.IGNORECASE)
 _OPTION_TAIL = re.compile(r"(?:[\s,;]+(?:or|and)?)+$|\s+(?:or|and)$", re.IGNORECASE)
 
@@ -44,18 +46,15 @@ def inline_options(question: str) -> tuple[str, list[str]] | None:
     style, at least two, after a stem. None when the question has no such list. Without this the question is read
     as open and answered with whatever sentence the literature offers, not as a choice between the two."""
     best: list[re.Match[str]] = []
-    for style in _MARKER_STYLES:
-        for letters in ("A-Z", "a-z"):
-            marker = re.compile(rf"(?:(?<=\s)|^){style.format(L=f'[{letters}]')}(?=\s)")
-            run: list[re.Match[str]] = []
-            for match in marker.finditer(question):
-                expected = chr(ord(letters[0]) + len(run))
-                if match.group(1) == expected:
-                    run.append(match)
-                elif match.group(1) == letters[0]:  # a new list starts: keep the longer
-                    run = [match] if len(run) < 2 else run
-            if len(run) > len(best):
-                best = run
+    for marker, first in _MARKERS:
+        run: list[re.Match[str]] = []
+        for match in marker.finditer(question):
+            if match.group(1) == chr(ord(first) + len(run)):
+                run.append(match)
+            elif match.group(1) == first:  # a new list starts: keep the longer
+                run = [match] if len(run) < 2 else run
+        if len(run) > len(best):
+            best = run
     if len(best) < 2:
         return None
     stem = question[: best[0].start()].strip()

@@ -68,7 +68,7 @@ def _quoted_verbatim(statement: str, cited: list[Record]) -> bool:
     in the text of one record it cites."""
     parts = [_plain(part) for part in re.split(r"\[…\]|…", statement)]
     parts = [part for part in parts if len(part) >= 12]
-    return bool(parts) and any(all(part in _plain(record.text) for part in parts) for record in cited)
+    return bool(parts) and any(all(part in text for part in parts) for text in map(_plain, (record.text for record in cited)))
 
 
 def _plain(text: str) -> str:
