@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.calibration import evidence_score
 from agent.config import Context
-from agent.reasoners.compose import abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, unnamed_names, unnamed_sentence, with_confidence
+from agent.reasoners.compose import abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, unnamed, unnamed_names, unnamed_sentence, with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.reasoners.questions import classify_task
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
@@ -87,8 +87,9 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
         abstained = not decided or leading < settings.court.abstain_threshold
+    missing = unnamed(state["question"], draft, pool) if plan.task == "open" and has_evidence else []  # has_evidence: a draft
     # an open answer whose records never mention a name the question asks about ("TNF-alpha") does not address it
-    unaddressed = unnamed_names(state["question"], draft, pool) if plan.task == "open" and not plan.claim and draft and has_evidence else []
+    unaddressed = unnamed_names(state["question"], missing) if not plan.claim else []
     abstained = abstained or bool(unaddressed)
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")
@@ -108,7 +109,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         status, text = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason)
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, settings.court.verdict_min_evidence)
-        status, text = Status.ANSWERED, text + (unnamed_sentence(state["question"], draft, pool) if plan.task == "open" else "")
+        status, text = Status.ANSWERED, text + unnamed_sentence(missing)
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:
         status = Status.BUDGET_EXHAUSTED
     if budget_stop:  # a hard limit cut the run short: whatever was found is provisional

@@ -218,24 +218,25 @@ def mixed_sentence(best: Hypothesis | None, ledger: list[LedgerEntry], enough: f
     return f" The evidence is mixed: of the {len(judged)} records that take a side, {' and '.join(parts)}."
 
 
-def unnamed_sentence(question: str, draft: Draft, records: dict[str, Record]) -> str:
-    """' The records it rests on do not mention psoriasis.' for an open question: what it asks about that none of
-    the records the answer cites mentions (claims and options are held to their subject and object in the court)."""
-    missing = _unnamed(question, draft, records)
+def unnamed(question: str, draft: Draft, records: dict[str, Record]) -> list[str]:
+    """What an open question asks about that none of the records the answer cites mentions (claims and options are
+    held to their subject and object in the court): ["psoriasis"] for "the role of IL-17 in psoriasis" answered
+    from IL-17 papers that never mention it."""
+    rests_on = dict.fromkeys(draft.answer_citations + [c for s in draft.sentences for c in s.citations])
+    return unnamed_terms(question, [records[rid] for rid in rests_on if rid in records])
+
+
+def unnamed_sentence(missing: list[str]) -> str:
+    """' The records it rests on do not mention psoriasis.' for the terms `unnamed` found."""
     return f" The records it rests on do not mention {listed(missing)}." if missing else ""
 
 
-def unnamed_names(question: str, draft: Draft, records: dict[str, Record]) -> list[str]:
-    """The names the question asks about ("TNF-alpha", "IL-17", "CRISPR") that none of the records the answer would
-    cite mentions. An open answer about IL-6 to "What is the role of TNF-alpha in rheumatoid arthritis?" does not
-    address the question, however well its records support what they say: the run declines (agent.nodes.report)."""
+def unnamed_names(question: str, missing: list[str]) -> list[str]:
+    """Those of the terms `unnamed` found that are names the question asks about ("TNF-alpha", "IL-17", "CRISPR"). An
+    open answer about IL-6 to "What is the role of TNF-alpha in rheumatoid arthritis?" does not address the question,
+    however well its records support what they say: the run declines (agent.nodes.report)."""
     names = [name.lower() for name in entities(question)]
-    return [term for term in _unnamed(question, draft, records) if term.lower() in names]
-
-
-def _unnamed(question: str, draft: Draft, records: dict[str, Record]) -> list[str]:
-    rests_on = dict.fromkeys(draft.answer_citations + [c for s in draft.sentences for c in s.citations])
-    return unnamed_terms(question, [records[rid] for rid in rests_on if rid in records])
+    return [term for term in missing if term.lower() in names]
 
 
 def listed(terms: list[str]) -> str:
