@@ -69,6 +69,17 @@ def selection_score(report: dict[str, dict[str, float]]) -> float:
     return float(np.mean(present)) if present else 0.0
 
 
+def with_labels(pairs: list[StancePair], labels: str) -> list[StancePair]:
+    """Only the pairs whose gold label is one of `labels` (comma-separated). SUPPORT,CONTRADICT trains a direction
+    reader for `stance_direction_weights`: a judge that only decides which side a passage takes, every neutral pair
+    left out, so all its capacity goes on the decision the ensemble's cue reader gets wrong most often."""
+    wanted = {label.strip().upper() for label in labels.split(",") if label.strip()}
+    unknown = wanted - set(STANCE_LABELS)
+    if unknown or not wanted:
+        raise SystemExit(f"--labels {labels!r}: expected some of {', '.join(STANCE_LABELS)}")
+    return [p for p in pairs if p.label in wanted]
+
+
 def batches(pairs: list[StancePair], size: int, rng: random.Random) -> list[list[StancePair]]:
     """Shuffled batches of similar length (less padding, so faster on CPU)."""
     shuffled = pairs[:]
@@ -194,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage2", default="", help="sources of a second, in-domain fine-tuning stage (e.g. scifact,healthver,check_covid)")
     parser.add_argument("--stage2-epochs", type=int, default=1)
     parser.add_argument("--stage2-lr", type=float, default=2e-5)
+    parser.add_argument("--labels", default=",".join(STANCE_LABELS), help="train and score only pairs with these gold labels "
+                        "(SUPPORT,CONTRADICT: a direction reader for the stance_direction_weights setting)")
     parser.add_argument("--max-train", type=int, help="subsample the training pairs (smoke runs)")
     parser.add_argument("--init", type=Path, help="start from these weights (a stance_cross.npz) instead of the base")
     parser.add_argument("--init-checkpoint", type=Path, help="start from a --checkpoint-dir state (e.g. pooled-epoch1.pt); with --epochs 0 the "
@@ -219,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         pool, removed = build_pool(args.data_dir, args.sources.split(","), negations=not args.no_negations)
         if args.pool_file:
             write_pool(args.pool_file, pool, removed)
+    pool = with_labels(pool, args.labels)
     train = [p for p in pool if p.split == "train" and p.weight > 0]
     if args.max_train:
         train = rng.sample(train, min(args.max_train, len(train)))
@@ -265,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
                "removed": removed, "train_seconds": round(train_seconds, 1), "seconds": round(time.perf_counter() - started, 1)}
     if not args.no_write:
         meta = {"train_pairs_by_source": counts, "max_len": args.max_len, "epochs": args.epochs, "stage2": args.stage2, "lr": args.lr,
-                "class_power": args.class_power, "seed": args.seed, "selection": round(score, 4), "val": val_report, "heldout": held,
+                "class_power": args.class_power, "labels": args.labels, "seed": args.seed, "selection": round(score, 4), "val": val_report, "heldout": held,
                 "train_seconds": round(train_seconds, 1), "pool": "training/pool.py",
                 "init_checkpoint": args.init_checkpoint.name if args.init_checkpoint else None}
         write_weights(args.out, state, temperature, meta)
