@@ -163,6 +163,7 @@ class CourtSettings(_Group):
             "main outcome measures": 0.7,
             "study objective": 0.5, "study objectives": 0.5, "purpose of review": 0.5, "motivation": 0.5, "hypothesis": 0.5,
             "methodology": 0.7, "review methods": 0.7, "search methods": 0.7, "search strategy": 0.7, "selection criteria": 0.7,
+            "eligibility criteria": 0.7, "eligibility criteria for selecting studies": 0.7,
             "data source": 0.7, "data sources": 0.7, "study selection": 0.7, "data extraction": 0.7, "data collection and analysis": 0.7,
             "experimental design": 0.7, "research design": 0.7, "study design": 0.7, "settings": 0.7, "subjects": 0.7,
             "material and methods": 0.7, "exposure": 0.7, "exposures": 0.7, "main outcome": 0.7, "main outcomes": 0.7,

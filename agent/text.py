@@ -22,7 +22,7 @@ SECTION_LABELS = (
     r"CONCLUSIONS? AND RELEVANCE|AVAILABILITY AND IMPLEMENTATION|DATA COLLECTION AND ANALYSIS|MAIN OUTCOMES? AND MEASURES?|"
     r"BACKGROUND|OBJECTIVES?|STUDY OBJECTIVES?|AIMS?|PURPOSE OF REVIEW|PURPOSE|CONTEXT|IMPORTANCE|INTRODUCTION|MOTIVATION|"
     r"HYPOTHESIS|RATIONALE|MATERIALS? AND METHODS|METHODS?|METHODOLOGY|REVIEW METHODS|SEARCH METHODS|SEARCH STRATEGY|"
-    r"SELECTION CRITERIA|DATA SOURCES?|STUDY SELECTION|DATA EXTRACTION|DATA SYNTHESIS|"
+    r"SELECTION CRITERIA|ELIGIBILITY CRITERIA FOR SELECTING STUDIES|ELIGIBILITY CRITERIA|DATA SOURCES?|STUDY SELECTION|DATA EXTRACTION|DATA SYNTHESIS|"
     r"EXPERIMENTAL DESIGN|RESEARCH DESIGN|STUDY DESIGN|DESIGN|SETTINGS?|PARTICIPANTS|PATIENTS|SUBJECTS|"
     r"INTERVENTIONS?|EXPOSURES?|MAIN OUTCOMES? MEASURES?|MAIN OUTCOME MEASUREMENTS?|MAIN OUTCOMES?|OUTCOME MEASURES?|"
     r"MEASUREMENTS?|MAIN RESULTS|RESULTS?|PRINCIPAL FINDINGS|RECENT FINDINGS|FINDINGS|OBSERVATIONS|"
@@ -50,7 +50,9 @@ _NON_FINDING = re.compile(
     r"|^(here,? )?(in this (review|article|paper|chapter|commentary|perspective),? )?we (will |shall |briefly |first )?(discuss|review|summari[sz]e|outline|highlight)\b"
     r"|^(this|the present|the current) (review|article|paper|chapter|commentary|perspective) (discusses|reviews|summari[sz]es|outlines|highlights|focuses)\b"
     r"|\bno (previous |prior )?(studies|study|trials?|data|research|reports?) (to date |so far |yet )?(has|have)\b"
-    r"|\b(has|have) (not yet|not|never) been (evaluated|examined|assessed|investigated|studied|established|addressed|explored|determined|reported)\b"
+    r"|\b(has|have) (not yet|not|never) been (well |fully |adequately |systematically |clearly |previously )?(evaluated|examined|assessed|"
+    r"investigated|studied|established|addressed|explored|determined|reported|described|characteri[sz]ed|defined|elucidated|understood|"
+    r"explained|clarified)\b"
     r"|\blittle is known\b|\bremains? to be (determined|established|elucidated|clarified|investigated)\b",
     re.I,
 )
@@ -68,13 +70,17 @@ _DESIGN = re.compile(
     r"screened|stratified|matched|divided|exposed|fed|injected|administered|immuni[sz]ed|infected|studied|examined|evaluated|"
     r"interviewed|genotyped|sampled)\b"
     rf"|^{_LEAD_IN}{_STUDIED} (?:[^,]{{0,80}}? )?(?:took|received|underwent|completed|consumed|ingested) "
-    r"|^we (?:performed|conducted|used|measured|analy[sz]ed|enrolled|recruited|collected|obtained|designed|developed|carried out|"
+    r"|^(?:(?:recently|here|first|then|next|finally|subsequently|to this end),? )?we (?:performed|conducted|used|measured|analy[sz]ed|"
+    r"enrolled|recruited|collected|obtained|designed|developed|carried out|screened|"
     r"undertook|studied|examined|assessed|evaluated|compared|included|searched|identified|reviewed|retrieved|applied|tested|"
     r"investigated|sequenced|genotyped|generated|constructed|followed|calculated|estimated|modell?ed|surveyed|interviewed)\b"
     # "Metformin (200 mg/kg) was administrated for up to 14 days." (quoted as "Qualifies" under an MCQ answer)
     r"|^(?:[\w(),/.%-]+ ){1,6}(?:was|were) (?:\w+ )?(?:administered|administrated|given|injected|infused|delivered|applied|"
     r"instilled|gavaged)\b"
     # "Oxygen glucose deprivation was performed on bEND.3 cells to explore the mechanisms of metformin ..."
+    # "Studies were grouped according to a priori categories ...", "Participants were categorized into quartiles ..."
+    r"|\b(?:was|were) (?:\w+ )?(?:grouped|categori[sz]ed|classified|stratified|divided|sorted) (?:according to|into)\b"
+    r"|^we imputed?\b"
     r"|\b(?:was|were) (?:\w+ ){0,2}(?:performed|conducted|carried out|undertaken|done|used|applied|employed|induced|established)\b"
     r"(?:[^.;]|\.(?=\w))*?\bto (?:explore|investigate|examine|determine|assess|evaluate|study|test|identify|elucidate|clarify|characteri[sz]e|"
     r"analy[sz]e|measure|compare|quantify)\b",
@@ -92,8 +98,12 @@ def is_design(sentence: str) -> bool:
     return _states_design(strip_section_label(sentence))
 
 
+# What was tested for is no result: "... and tested these for association to AS status."
+_TESTED_FOR = re.compile(r"\bfor (?:an? |the |their )?associations?\b", re.I)
+
+
 def _states_design(text: str) -> bool:
-    return bool(_DESIGN.search(text)) and not _RESULT_WORD.search(text)
+    return bool(_DESIGN.search(text)) and not _RESULT_WORD.search(_TESTED_FOR.sub("", text))
 
 
 _TENTATIVE = re.compile(
@@ -152,8 +162,8 @@ def without_connective(sentence: str) -> str:
 def section_label_match(sentence: str) -> re.Match[str] | None:
     """The structured-abstract label a sentence starts with ('RESULTS', 'Methods:'), as a match, or None."""
     match = _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence)
-    if match is None and (joined := _TITLE_JOINED.match(sentence)) and len(label_parts(joined.group(1))) > 1:
-        return joined
+    if match is None and (joined := _TITLE_JOINED.match(sentence)) and (len(label_parts(joined.group(1))) > 1 or len(joined.group(1).split()) >= 3):
+        return joined  # joined, or long enough to be no sentence's opening words ("Eligibility criteria for selecting studies")
     return match
 
 
@@ -176,7 +186,8 @@ def is_finding(sentence: str) -> bool:
     sentences of the training claims match, and 2,744 of the 45,220 others (the review and not-yet-studied patterns add
     none of the former and 437 of the latter; "remained ill-defined", "is poorly understood" none and 304; the design
     patterns 1 of the former, a held-out claim's "We assessed ...", and 851 of the latter, 111 of them "X was
-    performed ... to explore ...", 36 "X was administered ...")."""
+    performed ... to explore ...", 36 "X was administered ..."; "has not been well described", "were grouped according
+    to", "we imputed" and "Here / Recently, we used / screened ..." none and 148)."""
     text = strip_section_label(sentence)  # once, for both pattern sets (the court asks for every passage)
     return not _NON_FINDING.search(text) and not _states_design(text)
 

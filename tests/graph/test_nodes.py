@@ -471,6 +471,16 @@ def test_non_findings_are_recognised():
     assert not is_finding("We performed comprehensive DNA methylation profiling of promoter regions in aging mouse intestine.")
     assert is_finding("Patients who received metformin had a lower incidence of cancer (HR 0.63).")
     assert is_finding("We found that patients were randomized unevenly.")
+    # seen as open answers' lines in evals.open_questions: what is not yet described, how studies were grouped, what
+    # was tested for
+    assert not is_finding("How systemic signals are sensed by myeloid progenitors to regulate cell-fate determination has not been well described.")
+    assert not is_finding("Studies were grouped according to a priori categories on migraine and cardiovascular disease.")
+    assert not is_finding("We impute SNPs, classical HLA alleles and amino-acid residues within HLA proteins, and tested these for association to AS status.")
+    assert is_finding("Similar point mutations have not been identified through glioma genomic sequencing.")  # a SciFact rationale
+    assert is_finding("We tested 40 SNPs and found an association with AS status.")
+    assert not is_finding("Recently, we screened Piezo1 as a candidate TFF1-binding protein.")  # quoted as "Supports"
+    assert not is_finding("Here we used multiphoton microscopy to visualize the dynamics of iNKT cells in lymph nodes.")
+    assert is_finding("Here we used multiphoton microscopy and found that iNKT cells arrest in lymph nodes.")
 
 
 def test_only_known_section_labels_are_stripped():
@@ -491,6 +501,9 @@ def test_only_known_section_labels_are_stripped():
     ("MAIN OUTCOMES AND MEASURES Death at one year.", "main outcomes and measures", "Death at one year."),
     ("Design, setting, and participants: a cohort.", "design, setting, and participants", "a cohort."),
     ("Conclusions and Relevance Antiviral treatment helped.", "conclusions and relevance", "Antiviral treatment helped."),
+    # a long label needs no colon either (seen as an open answer: "Eligibility criteria for selecting studies Eligible ...")
+    ("Eligibility criteria for selecting studies Eligible studies examined adults.", "eligibility criteria for selecting studies", "Eligible studies examined adults."),
+    ("Main outcome measures Incident cardiovascular disease.", "main outcome measures", "Incident cardiovascular disease."),
 ])
 def test_the_labels_of_structured_abstracts_are_read_whole(sentence, label, body):
     from agent.scoring.chunking import structured_label
