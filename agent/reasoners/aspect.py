@@ -71,8 +71,17 @@ NOT_CHECKED = Aspects(frozenset(), frozenset())
 _GREEK = str.maketrans({"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "κ": "kappa", "ε": "epsilon", "λ": "lambda"})
 
 
+# British and American spellings meet: "anaemia" / "anemia", "ischaemic" / "ischemic", "oestrogen" / "estrogen",
+# "tumour" / "tumor" (seen: "The records it rests on do not mention anemia" under an answer quoting "anaemia").
+_SPELLING = re.compile(r"ae|oe|(?<=[a-z]{2})our")
+
+
+def _spelled(term: str) -> str:
+    return _SPELLING.sub(lambda m: "e" if m.group() in ("ae", "oe") else "or", term)
+
+
 def _prefixes(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
-    return frozenset(term[:PREFIX] for term in content_terms(text.translate(_GREEK)) if term not in drop)
+    return frozenset(_spelled(term)[:PREFIX] for term in content_terms(text.translate(_GREEK)) if term not in drop)
 
 
 @lru_cache(maxsize=4096)
@@ -127,8 +136,12 @@ QUESTION_WORDS = frozenset(
     """what which who whom whose when where why how can could should would will known know current currently state
     evidence literature studies study research mechanism mechanisms pathway pathways basis factor factors main major
     key primary new recent latest work works act acts happen happens explain explains way ways kind kinds type types
-    best most""".split()
+    best most many much mean means compare compares take takes part play plays interact interacts occur occurs become
+    becomes drive drives having differ differs""".split()
 )
+# "Which genetic variant is ...", "In which group is ...", "Which proteins does ...": the words between "which" / "what"
+# and an auxiliary name the kind of thing asked for, which the answering record names by its instance ("DGKK").
+_ASKED_KIND = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){1,3}?)(?:is|are|was|were|do|does|did|can|could|has|have|had|may|might|will|would|should)\b", re.I)
 
 
 def unnamed_terms(question: str, records: list[Record]) -> list[str]:
@@ -139,9 +152,18 @@ def unnamed_terms(question: str, records: list[Record]) -> list[str]:
     if any(_DOSE.search(r.text) for r in records):
         named |= DOSE_WORDS  # "81 mg" names a dose: "low-dose" is not missing from it
     question = question.translate(_GREEK)
-    asked = [t for t in content_terms(question) if t not in RELATION_WORDS and t not in QUESTION_WORDS]
+    kind = _ASKED_KIND.search(question)
+    asked_kind = set(content_terms(kind.group(1))) if kind else set()
+    asked = [t for t in content_terms(question) if t not in RELATION_WORDS and t not in QUESTION_WORDS and t not in asked_kind]
     as_written = {word.strip("?!.,;:()\"'").lower(): word.strip("?!.,;:()\"'") for word in question.split()}
     return [as_written.get(t, t) for t in asked if not _named(t, named)]
+
+
+def names_all(names: list[str], text: str) -> bool:
+    """Whether `text` names every one of `names` (the question's names: "DUSP4", "TNF-alpha"), read as unnamed_terms
+    reads a record."""
+    named = _words_of(text)
+    return all(_named(name.lower().translate(_GREEK), named) for name in names)
 
 
 DOSE_WORDS = frozenset({"dose", "doses", "dosag", "dosin", "dosed"})
@@ -152,10 +174,10 @@ def _named(term: str, named: frozenset[str]) -> bool:
     """A term is named when its prefix is, or, for a compound of words ("low-dose", "insulin-resistant"), when each
     of its words that is not a relation word is: "low-dose" asks for a dose, and a record giving one in mg names it.
     A name such as "IL-17" is not split (a record's "IL-6" and "17 patients" do not name it)."""
-    if term[:PREFIX] in named:
+    if _spelled(term)[:PREFIX] in named:
         return True
     words = term.split("-")
     if len(words) < 2 or not all(word.isalpha() and len(word) >= 3 for word in words):
         return False
     kept = [word for word in words if word not in RELATION_WORDS]
-    return bool(kept) and all(word[:PREFIX] in named for word in kept)
+    return bool(kept) and all(_spelled(word)[:PREFIX] in named for word in kept)

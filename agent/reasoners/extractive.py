@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from agent.interfaces import Draft, Embedder, Plan
+from agent.reasoners.aspect import names_all
 from agent.reasoners.compose import evidence_entries, evidence_statement, option_label, restates, verdict_sentence
 from agent.reasoners.questions import classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
@@ -72,6 +73,11 @@ class ExtractiveReasoner:
         vectors = await self.embedder.embed([question] + [p.text for p in sentences], kind="document")
         sims = vectors[1:] @ vectors[0]
         order = np.argsort(-(sims + np.array([0.05 * p.score for p in sentences])))
+        # only sentences naming every name the question asks about ("DUSP4"), when some do: an answer from one that
+        # does not is declined (agent.nodes.report), however well the court supports it
+        names = entities(question)
+        naming = [int(i) for i in order if names and names_all(names, sentences[i].text)]
+        order = naming or order
         picked: list[int] = []
         used_records: set[str] = set()
         for second_pass in (False, True):

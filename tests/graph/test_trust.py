@@ -176,6 +176,18 @@ def test_an_open_answer_says_what_the_question_asks_that_its_records_never_menti
     assert unnamed_terms("Does low-dose aspirin reduce the risk of colorectal adenomas?", [trial]) == []
     assert unnamed_terms("Does high-dose vitamin C prevent colds?", [record("c", "Vitamin C and colds", "Vitamin C shortened colds.")]) == ["high-dose"]
     assert unnamed_terms("Is IL-17 raised?", [record("i", "IL-6 in 17 patients", "IL-6 was raised in 17 patients.")]) == ["IL-17"]
+    # seen in evals.open_questions: "do not mention genetic" under "We propose DGKK as a major risk gene for hypospadias",
+    # "do not mention take or part", "... compare": the kind of thing asked for and the question's own verbs are no topic
+    dgkk = [record("g", "DGKK and hypospadias", "We propose DGKK as a major risk gene for hypospadias.")]
+    assert unnamed_terms("Which genetic variant is associated with the risk of hypospadias?", dgkk) == []
+    assert unnamed_terms("How does DGKK take part in hypospadias?", dgkk) == []
+    assert unnamed_terms("How does DGKK compare with HOXA13 in hypospadias?", dgkk) == ["HOXA13"]
+    assert unnamed_terms("What causes hypospadias in twins?", dgkk) == ["twins"]  # no auxiliary: "causes" asks no kind
+    # British and American spellings name the same thing ("do not mention anemia" under a quote about "anaemia")
+    thal = [record("h", "Thalassaemia and anaemia", "Alpha(+)-thalassaemia protects children against severe anaemia, haemoglobin loss and ischaemic tumours.")]
+    assert unnamed_terms("Does alpha-thalassemia protect against severe anemia, hemoglobin loss or ischemic tumors?", thal) == []
+    from agent.reasoners.aspect import aspects_of, record_addresses
+    assert record_addresses(aspects_of("Thalassemia protects against anemia."), thal[0])
 
 
 def test_an_open_answer_whose_records_never_mention_a_name_the_question_asks_about_declines():
@@ -233,6 +245,22 @@ def test_an_open_questions_findings_stand_alone():
                 Passage(record_id="q", text="Thus, statins increase muscle pain in older adults.", score=1.0)]
     [finding] = asyncio.run(reasoner._evidence_hypotheses("What do statins do to muscles?", evidence, 2))
     assert finding.text == "Statins increase muscle pain in older adults."  # not "These include ...", no "Thus,"
+
+
+def test_an_open_questions_candidate_answers_name_what_it_asks_about():
+    """Seen in evals.open_questions: "What is the effect of DUSP4 on apoptosis?" was declined ("the records found do not
+    mention DUSP4") while one of its three candidate answers was "DUSP4 overexpression increased chemotherapy-induced
+    apoptosis ...": candidates were picked by likeness to the question, and one about ciclosporin and apoptosis won."""
+    from agent.records import Passage
+
+    reasoner = ExtractiveReasoner(BagOfWordsEmbedder())
+    evidence = [Passage(record_id="a", text="Ciclosporin induced apoptosis and increased p53 expression in cultured renal cells.", score=1.0),
+                Passage(record_id="b", text="Moderate lowering of ATP induces apoptosis and necrosis in cultured renal cells.", score=1.0),
+                Passage(record_id="c", text="DUSP4 overexpression increased chemotherapy-induced apoptosis in breast cancer cells.", score=0.2)]
+    picked = asyncio.run(reasoner._evidence_hypotheses("What is the effect of DUSP4 on apoptosis in cultured renal cells?", evidence, 2))
+    assert [h.text for h in picked] == ["DUSP4 overexpression increased chemotherapy-induced apoptosis in breast cancer cells."]
+    unnamed = asyncio.run(reasoner._evidence_hypotheses("What is the effect of apoptosis in cultured renal cells?", evidence, 2))
+    assert all(not h.text.startswith("DUSP4") for h in unnamed)  # no name asked: likeness to the question decides
 
 
 def test_a_passage_that_says_it_needs_confirming_only_qualifies():
