@@ -98,14 +98,16 @@ def quote_of(text: str, focus: str, limit: int = QUOTE_CHARS) -> str:
     """The passage as a quote of at most `limit` characters made of whole sentences: a window too long to quote whole
     keeps the sentences closest to the answer's statement (word overlap), in their order, an omission marked "[…]"
     as a scientist marks one, instead of breaking off mid-sentence; a sentence that says what the statement says is
-    left out of such a choice. A single sentence too long is cut with "…"."""
+    left out of such a choice, and so is one that states no finding (a window's "The aim of our retrospective study was
+    to ...", seen quoted as "Supports"). A single sentence too long is cut with "…"."""
     text = " ".join(strip_section_label(text).split())
     sentences = split_sentences(text)
-    if len(text) <= limit or len(sentences) < 2:
+    findings = [i for i, sentence in enumerate(sentences) if is_finding(sentence)] or list(range(len(sentences)))
+    if len(findings) == len(sentences) and (len(text) <= limit or len(sentences) < 2):
         return truncate(text, limit)
     # closest first, but not the sentence the answer line already states (an open answer's own finding, seen quoted
     # under it word for word): the window's other sentences are what it adds
-    fresh = [i for i in range(len(sentences)) if not focus or jaccard(sentences[i], focus) < RESTATES] or list(range(len(sentences)))
+    fresh = [i for i in findings if not focus or jaccard(sentences[i], focus) < RESTATES] or findings
     by_closeness = sorted(fresh, key=lambda i: (-jaccard(sentences[i], focus), i))
     chosen: list[int] = []
     used = 0  # characters taken, each chosen sentence with room for a "[…] " mark

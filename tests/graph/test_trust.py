@@ -126,6 +126,13 @@ def test_a_long_window_is_quoted_in_whole_sentences_with_the_omission_marked():
     finding = "Patients with severe hypoglycemia had a higher risk of dementia (HR 1.94)."
     again = quote_of(window, finding)
     assert finding not in again and again.startswith("Dementia was diagnosed in 1822") and len(again) <= QUOTE_CHARS
+    # a window's sentence that states no finding is no quote (seen under an open answer as 'Supports: "... The aim of
+    # our retrospective study was to document the practice ..."')
+    aims = ("With increased survival, more patients may be candidates for repeat whole brain radiotherapy. The aim of our "
+            "retrospective study was to document the practice at our hospital.")
+    assert quote_of(aims, "Whole brain radiotherapy") == "With increased survival, more patients may be candidates for repeat whole brain radiotherapy."
+    middle = "Statins lowered LDL by 30%. We used mass spectrometry to measure sterols. Statins raised HDL by 5%."
+    assert quote_of(middle, "statins") == "Statins lowered LDL by 30%. […] Statins raised HDL by 5%."
 
 
 def test_a_quote_that_points_back_is_given_the_sentence_it_points_to():
