@@ -16,7 +16,7 @@ import numpy as np
 from agent.interfaces import Draft, Embedder, Plan
 from agent.reasoners.aspect import names_all
 from agent.reasoners.compose import evidence_entries, evidence_statement, option_label, restates, verdict_sentence
-from agent.reasoners.questions import classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
+from agent.reasoners.questions import CAUSAL, asks_cause, classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
 from agent.text import content_terms, is_finding, jaccard, opens_on_reference, strip_section_label, tokens, without_connective
 
@@ -78,6 +78,8 @@ class ExtractiveReasoner:
         names = entities(question)
         naming = [int(i) for i in order if names and names_all(names, sentences[i].text)]
         order = naming or order
+        if asks_cause(question):  # likewise a question asking for a cause: sentences stating one, when some do
+            order = [i for i in order if CAUSAL.search(sentences[i].text)] or order
         picked: list[int] = []
         used_records: set[str] = set()
         for second_pass in (False, True):

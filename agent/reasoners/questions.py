@@ -236,3 +236,20 @@ def entities(text: str) -> list[str]:
 
 def numbers(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(0).strip() for m in _NUMBER.finditer(text) if any(c.isdigit() for c in m.group(0))))
+
+
+# A question asking for a cause ("What is the main cause of cervical cancer?", "What causes scurvy?", "Why do tumours
+# become resistant ...?") is answered by a sentence stating one; "The number of cases of cervical cancer was small"
+# shares its words and was the answer line.
+_ASKS_CAUSE = re.compile(r"^\s*why\b|\b(?:causes?|caused|causing|aetiology|etiology|origin)\b", re.I)
+CAUSAL = re.compile(
+    r"\b(?:caus(?:e|es|ed|ing|al|ative)|aetiolog\w*|etiolog\w*|responsible for|due to|attributable to|owing to|result(?:s|ed)? from|"
+    r"leads? to|led to|induc(?:e|es|ed|ing)|trigger(?:s|ed)?|drives?|driven by|mediated by|associated with|risk factors?|"
+    r"because|underl(?:ie|ies|ying)|contribut(?:e|es|ed|ing) to)\b",
+    re.I,
+)
+
+
+def asks_cause(question: str) -> bool:
+    """Whether an open question asks what causes something (its answer must state a cause)."""
+    return bool(_ASKS_CAUSE.search(question))

@@ -270,6 +270,25 @@ def test_an_open_questions_candidate_answers_name_what_it_asks_about():
     assert all(not h.text.startswith("DUSP4") for h in unnamed)  # no name asked: likeness to the question decides
 
 
+def test_an_open_question_asking_for_a_cause_is_answered_by_a_sentence_stating_one():
+    """Seen as a user: "What is the main cause of cervical cancer?" was answered "The number of cases of cervical
+    cancer was small, but considering the high probability of progression of CIN III the findings are of importance
+    regarding cancer prevention" (0.46), while a candidate said HPV is associated with cervical carcinoma."""
+    from agent.reasoners.questions import asks_cause
+    from agent.records import Passage
+
+    assert asks_cause("What is the main cause of cervical cancer?") and asks_cause("What causes scurvy?")
+    assert asks_cause("Why do tumours become resistant to erlotinib?")
+    assert not asks_cause("What is the role of HPV in cervical cancer?")
+    reasoner = ExtractiveReasoner(BagOfWordsEmbedder())
+    evidence = [Passage(record_id="a", text="The number of cases of cervical cancer was small in the screening arm.", score=1.0),
+                Passage(record_id="b", text="Human papillomavirus infection is associated with cervical carcinoma.", score=0.2)]
+    picked = asyncio.run(reasoner._evidence_hypotheses("What is the main cause of cervical cancer?", evidence, 2))
+    assert [h.text for h in picked] == ["Human papillomavirus infection is associated with cervical carcinoma."]
+    either = asyncio.run(reasoner._evidence_hypotheses("What do we know about cervical cancer?", evidence, 2))
+    assert len(either) == 2
+
+
 def test_a_passage_that_says_it_needs_confirming_only_qualifies():
     from agent.reasoners.compose import role_of
 
