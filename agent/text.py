@@ -43,6 +43,11 @@ _TITLE_JOINED = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER}(?:{SECTION_LABE
 _NON_FINDING = re.compile(
     r"^(to (determine|assess|evaluate|investigate|examine|test|compare|identify|explore)|we (aimed|sought|investigated whether|asked whether)"
     r"|the (aim|purpose|objective|goal)s? of|this study (aimed|examined|investigated)|whether)\b"
+    # "Our objective was to test the hypothesis that ..." (seen as the answer line to "What are the risk factors for
+    # postpartum depression?"), "The primary aims were to ..."
+    r"|^(our|the|this study's|the study's) (primary |main |overall )?(aims?|purposes?|objectives?|goals?|hypothes[ie]s)"
+    r"( of (this|our|the present) (\w+ ){0,2}(study|trial|analysis|work|review))? (was|were|is|are) to\b"
+    r"|^we (\w+ly )?searched\b"  # a review's literature search, whatever it searched for ("... association ... risk")
     r"|\b(is|are|was|were|remains?|remained) (still |largely |poorly |not (yet )?|incompletely )?(unknown|unclear|not known|ill-defined|"
     r"poorly understood|elusive|obscure|uncertain|unresolved|incompletely understood|not well understood|not fully understood|"
     r"not well defined|not fully elucidated)\b|\?$"
@@ -70,13 +75,13 @@ _DESIGN = re.compile(
     r"screened|stratified|matched|divided|exposed|fed|injected|administered|immuni[sz]ed|infected|studied|examined|evaluated|"
     r"interviewed|genotyped|sampled)\b"
     rf"|^{_LEAD_IN}{_STUDIED} (?:[^,]{{0,80}}? )?(?:took|received|underwent|completed|consumed|ingested) "
-    r"|^(?:(?:recently|here|first|then|next|finally|subsequently|to this end),? )?we (?:performed|conducted|used|measured|analy[sz]ed|"
+    r"|^(?:(?:recently|here|first|then|next|finally|subsequently|to this end),? )?we (?:\w+ly )?(?:performed|conducted|used|measured|analy[sz]ed|"
     r"enrolled|recruited|collected|obtained|designed|developed|carried out|screened|"
     r"undertook|studied|examined|assessed|evaluated|compared|included|searched|identified|reviewed|retrieved|applied|tested|"
     r"investigated|sequenced|genotyped|generated|constructed|followed|calculated|estimated|modell?ed|surveyed|interviewed)\b"
     # "Metformin (200 mg/kg) was administrated for up to 14 days." (quoted as "Qualifies" under an MCQ answer)
     r"|^(?:[\w(),/.%-]+ ){1,6}(?:was|were) (?:\w+ )?(?:administered|administrated|given|injected|infused|delivered|applied|"
-    r"instilled|gavaged)\b"
+    r"instilled|gavaged|extracted|abstracted|collected|searched|retrieved)\b"
     # "Oxygen glucose deprivation was performed on bEND.3 cells to explore the mechanisms of metformin ..."
     # "Studies were grouped according to a priori categories ...", "Participants were categorized into quartiles ..."
     r"|\b(?:was|were) (?:\w+ )?(?:grouped|categori[sz]ed|classified|stratified|divided|sorted) (?:according to|into)\b"
@@ -187,7 +192,8 @@ def is_finding(sentence: str) -> bool:
     none of the former and 437 of the latter; "remained ill-defined", "is poorly understood" none and 304; the design
     patterns 1 of the former, a held-out claim's "We assessed ...", and 851 of the latter, 111 of them "X was
     performed ... to explore ...", 36 "X was administered ..."; "has not been well described", "were grouped according
-    to", "we imputed" and "Here / Recently, we used / screened ..." none and 148)."""
+    to", "we imputed" and "Here / Recently, we used / screened ..." none and 148; "Our objective was to ...", "Data were
+    extracted ...", "We systematically searched ..." none and 110)."""
     text = strip_section_label(sentence)  # once, for both pattern sets (the court asks for every passage)
     return not _NON_FINDING.search(text) and not _states_design(text)
 

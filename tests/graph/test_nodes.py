@@ -481,6 +481,13 @@ def test_non_findings_are_recognised():
     assert not is_finding("Recently, we screened Piezo1 as a candidate TFF1-binding protein.")  # quoted as "Supports"
     assert not is_finding("Here we used multiphoton microscopy to visualize the dynamics of iNKT cells in lymph nodes.")
     assert is_finding("Here we used multiphoton microscopy and found that iNKT cells arrest in lymph nodes.")
+    # the answer line and two candidates for "What are the risk factors for postpartum depression?"
+    assert not is_finding("Our objective was to test the hypothesis that nulliparous women with a history of miscarriage have an "
+                          "increased risk of depression during late pregnancy.")
+    assert not is_finding("Information was extracted on study characteristics, antenatal depression measurement, and other covariates.")
+    assert not is_finding("We systematically searched for studies that assessed association between perinatal factors and depression.")
+    assert is_finding("Our results show that miscarriage increased the risk of depression.")
+    assert is_finding("139,195 self-harm incidents were recorded in 26,510 individual prisoners between 2004 and 2009.")  # a rationale
 
 
 def test_only_known_section_labels_are_stripped():
