@@ -225,7 +225,7 @@ def _compared(words: list[str], other: str) -> str:
         return " ".join([*words[:2], "than", other, *words[2:]])
     if words and words[0].lower() in _COMPARATIVES:
         return " ".join([words[0], "than", other, *words[1:]])
-    if words and words[-1].lower() in ("better", "worse", "more", "less", "faster", "longer", "earlier"):
+    if words and words[-1].lower() in _COMPARATIVES | {"more", "less"}:
         return " ".join([*words, "than", other])
     return " ".join(words)
 
