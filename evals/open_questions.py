@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import re
 import statistics
 import time
@@ -32,6 +31,7 @@ from agent.errors import InputError
 from agent.text import jaccard
 from evals.report import parse_overrides, publish, read_jsonl, read_or_exit, selective, write_answers
 from evals.scifact import gold_of
+from training.formats import FormatError, read_corpus
 
 QUESTIONS = Path(__file__).parent / "data" / "open_questions.jsonl"
 _CITED = re.compile(r"\[([^\[\]]+)\]")
@@ -97,12 +97,6 @@ async def evaluate(items: list[dict], context: Context, corpus: dict[str, list[s
     return summarise(outcomes, seconds)
 
 
-def read_corpus(path: Path) -> dict[str, list[str]]:
-    """doc id -> abstract sentences (what the rationale indices point into)."""
-    with path.open(encoding="utf-8") as handle:
-        return {str(d["doc_id"]): d["abstract"] for d in map(json.loads, filter(str.strip, handle))}
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.open_questions", description=__doc__.split("\n\n")[0])
     parser.add_argument("--claims", required=True, type=Path, help="SciFact claims_train.jsonl (the gold abstracts of each question's claim)")
@@ -115,7 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     items = read_or_exit(parser, lambda: load_questions(args.split, args.claims))[: args.limit]
-    corpus = read_or_exit(parser, lambda: read_corpus(args.corpus))
+    try:
+        corpus = {doc: entry["sentences"] for doc, entry in read_corpus(args.corpus).items()}  # what the rationale indices point into
+    except (FormatError, OSError) as exc:
+        parser.exit(2, f"{parser.prog}: {exc}\n")
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
     context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
     results = asyncio.run(evaluate(items, context, corpus, args.answers))
