@@ -78,16 +78,22 @@ def restates(entry: LedgerEntry, hypothesis: Hypothesis) -> bool:
     return _normalised(entry.text) == _normalised(shown) or jaccard(entry.text, shown) >= RESTATES
 
 
+def prevailing(entries: list[LedgerEntry]) -> list[LedgerEntry]:
+    """Each piece of text read once, by its strongest reading (confidence x weight, what the court ranks by): a
+    sentence read as against the answer inside a window read more strongly as for it is not shown, or counted, as
+    evidence against."""
+    kept: list[LedgerEntry] = []
+    for entry in sorted(entries, key=lambda e: -e.confidence * e.weight):
+        if not _overlaps(entry, kept):
+            kept.append(entry)
+    return kept
+
+
 def evidence_entries(ledger: list[LedgerEntry], hypothesis: Hypothesis, limit: int = MAX_STATEMENTS) -> list[LedgerEntry]:
     """The strongest distinct passages for and against `hypothesis`: support first, at most MAX_AGAINST against,
     each counted once (strength = confidence x weight, what the court ranks by)."""
-    entries = [e for e in ledger if e.hypothesis_id == hypothesis.id and role_of(e) and is_finding(e.text)]
-    entries.sort(key=lambda e: -e.confidence * e.weight)
-    kept: list[LedgerEntry] = []
-    for entry in entries:  # the strongest reading of overlapping text wins, whichever side it is on
-        if _overlaps(entry, kept) or restates(entry, hypothesis):
-            continue
-        kept.append(entry)
+    entries = [e for e in ledger if e.hypothesis_id == hypothesis.id and role_of(e) and is_finding(e.text) and not restates(e, hypothesis)]
+    kept = prevailing(entries)
     support = [e for e in kept if e.stance == "SUPPORT"]
     against = [e for e in kept if e.stance == "CONTRADICT"][:MAX_AGAINST]
     chosen = support[: limit - len(against)] + against
@@ -204,12 +210,16 @@ def answer_line(draft: Draft, confidence: float) -> str:
 def mixed_sentence(best: Hypothesis | None, ledger: list[LedgerEntry], enough: float) -> str:
     """' The evidence is mixed: ...' when the weighted evidence against a claim's answer would on its own be enough
     for a verdict (`verdict_min_evidence`): of SciFact answers (all held-out and validation claims, 1dd97b8) such
-    answers were right 11 times in 22, the others 111 in 169."""
+    answers were right 11 times in 22, the others 111 in 169. Records are counted by their prevailing readings: seen
+    as "the one record that takes a side reads both ways" under three supporting quotes, one of them the very
+    sentence read against the claim on its own."""
     if best is None or best.origin not in ("claim", "negation") or best.contradiction < enough:
         return ""
-    sides = [e for e in ledger if e.hypothesis_id == best.id and e.stance != "NEUTRAL"]
+    sides = prevailing([e for e in ledger if e.hypothesis_id == best.id and e.stance != "NEUTRAL"])
     backing, against = {e.record_id for e in sides if e.stance == "SUPPORT"}, {e.record_id for e in sides if e.stance == "CONTRADICT"}
     judged, both = backing | against, backing & against
+    if not against:  # what was read against it is read for it more strongly where it was read
+        return ""
     if not both:
         return f" The evidence is mixed: {len(against)} of the {len(judged)} records that take a side read against it."
     if len(judged) == 1:  # not "1 of the 1 records ... read against it": its passages read both ways

@@ -239,6 +239,15 @@ def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
         " The evidence is mixed: the one record that takes a side reads both ways."
     assert mixed_sentence(claim, [side("b", "SUPPORT"), side("b", "CONTRADICT"), side("c", "SUPPORT"), side("d", "CONTRADICT")], 0.5) == \
         " The evidence is mixed: of the 3 records that take a side, 1 reads against it and 1 reads both ways."
+    # seen under three supporting quotes: the one sentence read against the claim sits in a window read for it, more
+    # strongly; the answer quotes that window, so it does not call the record mixed
+    window = LedgerEntry(hypothesis_id="H1", record_id="b", stance="SUPPORT", confidence=0.9, sentence_index=3, sentence_end=6,
+                         text="HRs rose with episodes. The attributable risk was 2.39% per year. Results held.")
+    inside = LedgerEntry(hypothesis_id="H1", record_id="b", stance="CONTRADICT", confidence=0.7, sentence_index=4,
+                         text="The attributable risk was 2.39% per year.")
+    assert mixed_sentence(claim, [window, inside], 0.5) == ""
+    elsewhere = inside.model_copy(update={"sentence_index": 7, "text": "Risk fell in the oldest group."})
+    assert mixed_sentence(claim, [window, elsewhere], 0.5) == " The evidence is mixed: the one record that takes a side reads both ways."
 
 
 def test_an_open_questions_findings_stand_alone():
