@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agent.judges.cross import build_network, default_cross_weights_path, load_tokenizer, pair_logits, softmax
+from agent.judges.packaged import weights_digest
+from agent.judges.cross import SCALE_SUFFIX, build_network, default_cross_weights_path, load_tokenizer, pair_logits, softmax
 from agent.records import STANCE_LABELS
 from training.dataset import StancePair, default_data_dir
 from training.pool import SOURCES, build_pool
@@ -97,8 +98,17 @@ def class_weights(train: list[StancePair], power: float) -> torch.Tensor:
     return torch.tensor([(total / (3 * max(c, 1e-9))) ** power for c in counts], dtype=torch.float32)
 
 
-def trainable(network: torch.nn.Module) -> list[str]:
-    return [n for n, _ in network.named_parameters() if not n.startswith(FROZEN)]
+def trainable(network: torch.nn.Module, top_layers: int | None = None) -> list[str]:
+    """The parameters training changes: all but the word embeddings, or with `top_layers` only the top encoder layers
+    and the head (a file of those layers over its --init weights, e.g. a direction reader small enough to ship)."""
+    names = [n for n, _ in network.named_parameters() if not n.startswith(FROZEN)]
+    if top_layers is None:
+        return names
+    depth = network.encoder.config.num_hidden_layers
+    if not 1 <= top_layers <= depth:
+        raise SystemExit(f"--train-layers {top_layers}: expected 1 to {depth}")
+    kept = tuple(f"encoder.encoder.layer.{i}." for i in range(depth - top_layers, depth))
+    return [n for n in names if n.startswith(kept + ("head.",))]
 
 
 def tokenize(tokenizer, batch: list[StancePair], max_len: int):
@@ -113,7 +123,7 @@ def logits_of(network, tokenizer, pairs: list[StancePair], max_len: int) -> np.n
 def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePair], args, *, epochs: int, lr: float, label: str,
                 rng: random.Random) -> tuple[dict[str, torch.Tensor], list[dict], float]:
     """Train for `epochs`, scoring val after each; returns the best epoch's trainable state, the history and its score."""
-    names = set(trainable(network))
+    names = set(trainable(network, args.train_layers))
     body = [p for n, p in network.named_parameters() if n in names and not n.startswith("head.")]
     head = [p for n, p in network.named_parameters() if n.startswith("head.")]
     optimiser = torch.optim.AdamW([{"params": body, "lr": lr}, {"params": head, "lr": args.head_lr}], weight_decay=0.01)
@@ -182,8 +192,19 @@ def read_pool(path: Path) -> tuple[list[StancePair], dict[str, int]]:
         return [StancePair(**json.loads(line)) for line in handle], removed
 
 
-def write_weights(path: Path, state: dict[str, torch.Tensor], temperature: float, meta: dict) -> None:
-    arrays = {n: t.numpy().astype(np.float16) for n, t in state.items()}
+def quantized(name: str, weight: np.ndarray) -> dict[str, np.ndarray]:
+    """A weight matrix as int8 with one float16 scale per row (half the size of float16; the loader,
+    agent.judges.cross.dequantized, multiplies back); vectors (biases, layer norms) stay float16."""
+    if weight.ndim != 2:
+        return {name: weight.astype(np.float16)}
+    scale = np.maximum(np.abs(weight).max(axis=1), 1e-8) / 127.0
+    return {name: np.round(weight / scale[:, None]).astype(np.int8), f"{name}{SCALE_SUFFIX}": scale.astype(np.float16)}
+
+
+def write_weights(path: Path, state: dict[str, torch.Tensor], temperature: float, meta: dict, int8: bool = False) -> None:
+    arrays: dict[str, np.ndarray] = {}
+    for n, t in state.items():
+        arrays.update(quantized(n, t.numpy()) if int8 else {n: t.numpy().astype(np.float16)})
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, **arrays, labels=np.array(STANCE_LABELS), temperature=np.array(temperature),
                         bias=np.zeros(len(STANCE_LABELS), np.float32), meta=np.array(json.dumps(meta, sort_keys=True)))
@@ -207,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage2-lr", type=float, default=2e-5)
     parser.add_argument("--labels", default=",".join(STANCE_LABELS), help="train and score only pairs with these gold labels "
                         "(SUPPORT,CONTRADICT: a direction reader for the stance_direction_weights setting)")
+    parser.add_argument("--train-layers", type=int, help="train only the top N encoder layers and the head (with --init); the file "
+                        "holds only those and names its --init file and digest, read under it at load time")
+    parser.add_argument("--int8", action="store_true", help="store weight matrices as int8 with a scale per row (half the file)")
     parser.add_argument("--max-train", type=int, help="subsample the training pairs (smoke runs)")
     parser.add_argument("--init", type=Path, help="start from these weights (a stance_cross.npz) instead of the base")
     parser.add_argument("--init-checkpoint", type=Path, help="start from a --checkpoint-dir state (e.g. pooled-epoch1.pt); with --epochs 0 the "
@@ -248,7 +272,9 @@ def main(argv: list[str] | None = None) -> int:
         network.load_state_dict(CrossStanceModel(args.init).network.state_dict())
     if args.init_checkpoint:
         network.load_state_dict({**network.state_dict(), **torch.load(args.init_checkpoint, map_location="cpu")})
-    names = set(trainable(network))
+    names = set(trainable(network, args.train_layers))
+    if args.train_layers is not None and not args.init:
+        raise SystemExit("--train-layers writes only the top layers, so it needs --init: the weights the rest is read from")
     for name, param in network.named_parameters():
         param.requires_grad = name in names
     network.to(args.device)
@@ -280,9 +306,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_write:
         meta = {"train_pairs_by_source": counts, "max_len": args.max_len, "epochs": args.epochs, "stage2": args.stage2, "lr": args.lr,
                 "class_power": args.class_power, "labels": args.labels, "seed": args.seed, "selection": round(score, 4), "val": val_report, "heldout": held,
-                "train_seconds": round(train_seconds, 1), "pool": "training/pool.py",
+                "train_seconds": round(train_seconds, 1), "pool": "training/pool.py", "int8": args.int8,
                 "init_checkpoint": args.init_checkpoint.name if args.init_checkpoint else None}
-        write_weights(args.out, state, temperature, meta)
+        if args.train_layers is not None:  # the layers below are the --init file's: the loader reads them from it
+            meta.update(train_layers=args.train_layers, init_weights=args.init.name, init_sha256=weights_digest(args.init))
+        write_weights(args.out, state, temperature, meta, int8=args.int8)
         print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
     if args.report:
         args.report.parent.mkdir(parents=True, exist_ok=True)

@@ -12,23 +12,32 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
 
 from agent.errors import ConfigurationError
 from agent.records import STANCE_LABELS as LABELS
-from agent.judges.packaged import PackagedModelJudge, read_weights
+from agent.judges.packaged import PackagedModelJudge, read_weights, weights_digest
 from agent.tools.encoder import packaged_model_path
 
 WEIGHTS_FILE = "stance_cross.npz"
 MAX_TOKENS = 160  # statement + sentence; longer passages are truncated from the passage side
 BATCH = 32
+SCALE_SUFFIX = "::scale"  # an int8 matrix's per-row float16 scales (training/train_judge.py --int8)
+RECENT_PAIRS = 4096  # probabilities kept per judge: the ensemble and the direction reader's mean read the same pairs
 
 
 def default_cross_weights_path() -> Path:
     """Where the packaged fine-tuned layers live (agent/models/stance_cross.npz)."""
     return Path(__file__).resolve().parents[1] / "models" / WEIGHTS_FILE
+
+
+def direction_weights_in_use(stance_direction_weights: str | None) -> Path | None:
+    """The direction reader a run loads (`stance_direction_weights`), if any: what a calibration fitted with one is
+    checked against."""
+    return Path(stance_direction_weights).expanduser() if stance_direction_weights else None
 
 
 def cross_weights_in_use(stance_weights: str | None) -> Path:
@@ -100,6 +109,35 @@ def softmax(logits: np.ndarray, temperature: float = 1.0, bias: np.ndarray | Non
     return e / e.sum(axis=1, keepdims=True)
 
 
+def dequantized(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """float32 weights from a file's arrays: int8 matrices times their per-row scales, the rest as they are."""
+    out = {}
+    for name, value in arrays.items():
+        if name.endswith(SCALE_SUFFIX):
+            continue
+        if value.dtype == np.int8:
+            if name + SCALE_SUFFIX not in arrays:
+                raise ConfigurationError(f"int8 weights {name} come without their scales ({name}{SCALE_SUFFIX})")
+            value = value.astype(np.float32) * arrays[name + SCALE_SUFFIX].astype(np.float32)[:, None]
+        out[name] = value.astype(np.float32)
+    return out
+
+
+def init_layers(path: Path, meta: dict) -> list[dict[str, np.ndarray]]:
+    """The layers a file trained with `train_judge --train-layers` left as they were: its --init file's, read from
+    beside it or from the packaged models, and only if that file is the one it was trained over (same sha256)."""
+    name, digest = meta.get("init_weights"), meta.get("init_sha256")
+    if not name:
+        return []
+    candidates = [path.parent / name, default_cross_weights_path().parent / name]
+    found = next((c for c in candidates if c.is_file() and weights_digest(c) == digest), None)
+    if found is None:
+        raise ConfigurationError(f"cross-encoder stance weights at {path} train only the top layers over {name} (sha256 {str(digest)[:12]}…), "
+                                 f"which is in neither {candidates[0].parent} nor the packaged models with that digest")
+    arrays = read_weights(found, "cross-encoder stance", "python -m training.train_judge")
+    return [dequantized({k: v for k, v in arrays.items() if k.startswith(("encoder.", "head."))})]
+
+
 class CrossStanceModel:
     """The network with the packaged fine-tuned layers loaded, and its temperature."""
 
@@ -118,10 +156,11 @@ class CrossStanceModel:
 
         self.network = build_network()
         state = self.network.state_dict()
-        unknown = [k for k in arrays if k not in state]
-        if unknown:
-            raise ConfigurationError(f"cross-encoder stance weights at {path} do not fit the network: {unknown[:3]}")
-        state.update({k: torch.from_numpy(v.astype(np.float32)) for k, v in arrays.items()})
+        for layers in (*init_layers(path, self.meta), dequantized(arrays)):
+            unknown = [k for k in layers if k not in state]
+            if unknown:
+                raise ConfigurationError(f"cross-encoder stance weights at {path} do not fit the network: {unknown[:3]}")
+            state.update({k: torch.from_numpy(v.astype(np.float32)) for k, v in layers.items()})
         self.network.load_state_dict(state)
         self.network.eval()
         self.tokenizer = load_tokenizer()
@@ -139,6 +178,7 @@ class CrossStanceJudge(PackagedModelJudge):
     def __init__(self, weights: Path | None = None):
         super().__init__(weights)
         self._inference = threading.Lock()  # one intra-op thread pool: judge calls from several threads queue
+        self._recent: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # the direction reader re-asks the ensemble's pairs
         if weights is not None and weights.resolve() != default_cross_weights_path().resolve():
             self.name = f"cross({weights.stem})"  # another judge: the calibration fitted for the packaged one does not hold
 
@@ -154,4 +194,13 @@ class CrossStanceJudge(PackagedModelJudge):
             return np.zeros((0, len(LABELS)), dtype=np.float32)
         model = self.model
         with self._inference:
-            return model.predict_proba(pairs)
+            missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._recent))
+            if missing:
+                for pair, row in zip(missing, model.predict_proba(missing), strict=True):
+                    self._recent[pair] = row
+            for pair in pairs:
+                self._recent.move_to_end(pair)
+            result = np.stack([self._recent[pair] for pair in pairs])
+            while len(self._recent) > RECENT_PAIRS:
+                self._recent.popitem(last=False)
+            return result

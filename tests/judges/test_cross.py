@@ -110,3 +110,20 @@ def test_stance_weights_setting_loads_another_judge(tmp_path):
     assert cache_key(context.backend, None) != cache_key(Context(stance_model="cross").backend, None)
     with pytest.raises(ConfigurationError):
         stance_judge(stance_model="cross", stance_weights=str(tmp_path / "absent.npz"))
+
+
+def test_pairs_read_again_are_not_recomputed():
+    """The direction reader's mean re-reads the ensemble's pairs with the same cross-encoder: one pass, not two."""
+    asked: list[list[tuple[str, str]]] = []
+
+    class Counting:
+        def predict_proba(self, pairs):
+            asked.append(list(pairs))
+            return np.array([[0.7, 0.1, 0.2] if "fell" in p else [0.1, 0.2, 0.7] for _, p in pairs])
+
+    judge = CrossStanceJudge()
+    judge._model = Counting()
+    first = judge.probabilities([("A lowers B", "B fell."), ("A lowers B", "Methods.")])
+    again = judge.probabilities([("A lowers B", "Methods."), ("A lowers B", "B fell."), ("A lowers B", "B rose.")])
+    assert asked == [[("A lowers B", "B fell."), ("A lowers B", "Methods.")], [("A lowers B", "B rose.")]]
+    assert np.allclose(again[:2], first[::-1]) and np.allclose(again[2], [0.1, 0.2, 0.7])

@@ -34,3 +34,68 @@ def test_a_direction_reader_trains_only_on_pairs_that_take_a_side():
     assert with_labels(pairs, "SUPPORT,CONTRADICT,NEUTRAL") == pairs
     with pytest.raises(SystemExit, match="expected some of"):
         with_labels(pairs, "SUPPORTS")
+
+
+def _tiny_pool(path):
+    pairs = []
+    for split in ("train", "train", "val", "heldout"):
+        pairs += [StancePair("Aspirin lowers fever", "Fever fell after aspirin.", "SUPPORT", "rationale", "1", split, "scifact", 1.0),
+                  StancePair("Aspirin lowers fever", "Fever rose after aspirin.", "CONTRADICT", "rationale", "1", split, "scifact", 1.0)]
+    write_pool(path, pairs, {})
+
+
+@pytest.mark.parametrize("int8", [False, True])
+def test_training_only_the_top_layers_ships_them_alone_read_over_the_init_file(tmp_path, int8):
+    import numpy as np
+
+    from agent.errors import ConfigurationError
+    from agent.judges.cross import CrossStanceModel, default_cross_weights_path
+    from training.train_judge import main
+
+    _tiny_pool(tmp_path / "pool.jsonl.gz")
+    init = tmp_path / "init.npz"
+    init.write_bytes(default_cross_weights_path().read_bytes())
+    out = tmp_path / "top.npz"
+    assert main(["--pool-file", str(tmp_path / "pool.jsonl.gz"), "--init", str(init), "--train-layers", "1", "--epochs", "1",
+                 "--labels", "SUPPORT,CONTRADICT", "--max-len", "32", "--out", str(out)] + (["--int8"] if int8 else [])) == 0
+    with np.load(out) as shipped:
+        layers = {k.split(".")[3] for k in shipped.files if k.startswith("encoder.encoder.layer.")}
+        assert layers == {"5"} and "head.weight" in shipped.files
+        assert shipped["encoder.encoder.layer.5.output.dense.weight"].dtype == (np.int8 if int8 else np.float16)
+    model, packaged = CrossStanceModel(out), CrossStanceModel(init)
+    below, top = "encoder.encoder.layer.4.output.dense.weight", "encoder.encoder.layer.5.output.dense.weight"
+    state, init_state = model.network.state_dict(), packaged.network.state_dict()
+    assert (state[below] == init_state[below]).all()  # read from the init file, not the bare base model
+    assert not (state[top] == init_state[top]).all()  # trained
+    init.write_bytes(init.read_bytes() + b"\0")  # another file under the same name
+    with pytest.raises(ConfigurationError, match="train only the top layers over init.npz"):
+        CrossStanceModel(out)
+
+
+def test_training_top_layers_needs_the_weights_below_them(tmp_path):
+    from training.train_judge import main
+
+    _tiny_pool(tmp_path / "pool.jsonl.gz")
+    with pytest.raises(SystemExit, match="needs --init"):
+        main(["--pool-file", str(tmp_path / "pool.jsonl.gz"), "--train-layers", "2", "--epochs", "1", "--no-write"])
+
+
+def test_int8_weights_load_back_within_half_a_step_of_each_row():
+    import numpy as np
+
+    from agent.errors import ConfigurationError
+    from agent.judges.cross import SCALE_SUFFIX, dequantized
+    from training.train_judge import quantized
+
+    rng = np.random.default_rng(0)
+    weight, bias = rng.normal(0, 0.05, (6, 8)).astype(np.float32), rng.normal(0, 1, 8).astype(np.float32)
+    weight[2] *= 40  # rows of very different size keep their own scale
+    stored = {**quantized("w", weight), **quantized("b", bias)}
+    assert stored["w"].dtype == np.int8 and stored["b"].dtype == np.float16 and "b" + SCALE_SUFFIX not in stored
+    back = dequantized(stored)
+    assert set(back) == {"w", "b"}
+    step = np.abs(weight).max(axis=1, keepdims=True) / 127
+    assert (np.abs(back["w"] - weight) <= step / 2 + 1e-3 * step).all()
+    assert np.allclose(back["b"], bias, atol=1e-2)
+    with pytest.raises(ConfigurationError, match="without their scales"):
+        dequantized({"w": stored["w"]})
