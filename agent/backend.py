@@ -134,10 +134,11 @@ OFFLINE_JUDGES: tuple[str, ...] = get_args(OfflineJudge)
 def offline_stance(settings: BackendSettings) -> tuple[StanceJudge, list[str]]:
     """The offline judge for settings.stance_model ('llm' uses it as the fallback); notes say when auto fell back."""
     from agent.judges import offline_stance_judge
+    from agent.judges.cross import direction_weights_in_use
 
     kind = settings.stance_model if settings.stance_model in OFFLINE_JUDGES else "auto"
     judge = offline_stance_judge(kind, Path(settings.stance_weights).expanduser() if settings.stance_weights else None,
-                                 Path(settings.stance_direction_weights).expanduser() if settings.stance_direction_weights else None)
+                                 direction_weights_in_use(settings.stance_direction_weights))
     notes = [f"stance: cross-encoder weights absent, using the {judge.name} judge"] if kind == "auto" and "cross" not in judge.name else []
     return judge, notes
 
@@ -202,11 +203,13 @@ def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Cali
         if table is None:
             raise ConfigurationError("calibration 'fitted' needs agent/models/calibration.json: run training/fit_calibration.py")
         return PlattCalibrator(table), []
-    from agent.judges.cross import cross_weights_in_use
+    from agent.judges.cross import cross_weights_in_use, direction_weights_in_use
     from agent.judges.packaged import weights_digest
 
     in_use = cross_weights_in_use(settings.stance_weights)
-    same_weights = table is not None and (not table.stance_weights_sha256 or table.stance_weights_sha256 == weights_digest(in_use))
+    direction = direction_weights_in_use(settings.stance_direction_weights)
+    same_weights = table is not None and (not table.stance_weights_sha256 or table.stance_weights_sha256 == weights_digest(in_use)) and (
+        not table.direction_weights_sha256 or direction is not None and table.direction_weights_sha256 == weights_digest(direction))
     if table is not None and table.stance_model == stance.name and same_weights:
         return PlattCalibrator(table), []
     why = ("no fitted table" if table is None else f"the fitted maps are for the {table.stance_model} judge, not {stance.name}"

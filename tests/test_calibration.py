@@ -117,3 +117,22 @@ def test_a_verified_quote_of_evidence_against_the_answer_does_not_raise_its_conf
     assert verification_rate([backing]) == 1.0
     assert verification_rate([backing, against]) == 0.5
     assert verification_rate([against]) == 0.0 < verification_rate([])  # corroborated counter-evidence: below no information
+
+
+def test_maps_fitted_with_one_direction_reader_are_not_applied_with_another(monkeypatch, tmp_path):
+    """The direction reader changes which side passages take, so the maps name its weights too."""
+    from agent.judges.packaged import weights_digest
+
+    reader, other = tmp_path / "reader.npz", tmp_path / "other.npz"
+    reader.write_bytes(b"a direction reader")
+    other.write_bytes(b"another direction reader")
+    name = "ensemble(heuristic+cross)/direction(x)"
+    table = CalibrationTable(stance_model=name, leading=PlattScale(slope=2, intercept=-1), abstention=PlattScale(slope=-2, intercept=0.5),
+                             fitted_on="test", examples=10, direction_weights_sha256=weights_digest(reader))
+    path = tmp_path / "calibration.json"
+    path.write_text(table.model_dump_json())
+    monkeypatch.setattr(calibration, "default_table_path", lambda: path)
+    assert isinstance(calibrator_for(Context(stance_direction_weights=str(reader)).backend, _judge(name))[0], PlattCalibrator)
+    raw, notes = calibrator_for(Context(stance_direction_weights=str(other)).backend, _judge(name))
+    assert isinstance(raw, RawScore) and "other cross-encoder weights" in notes[0]
+    assert isinstance(calibrator_for(Context().backend, _judge(name))[0], RawScore)  # no reader at all

@@ -29,7 +29,7 @@ from sklearn.linear_model import LogisticRegression
 from agent import Context, averify
 from agent.backend import backend_for
 from agent.calibration import CalibrationTable, PlattScale, default_table_path
-from agent.judges.cross import cross_weights_in_use
+from agent.judges.cross import cross_weights_in_use, direction_weights_in_use
 from agent.judges.packaged import weights_digest
 from agent.reasoners.extractive import winner
 from evals.report import calibration, commit, parse_overrides, print_table, stratified_folds
@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     table = CalibrationTable(
         stance_model=judge,
         stance_weights_sha256=weights_digest(cross_weights_in_use(context.backend.stance_weights)),
+        direction_weights_sha256=weights_digest(direction) if (direction := direction_weights_in_use(context.backend.stance_direction_weights)) else "",
         leading=leading,
         abstention=abstention,
         fitted_on=f"SciFact claims_train validation part, {len(rows)} claims, preset fast, max_claims 0, judge {judge}",
