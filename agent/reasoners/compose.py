@@ -59,13 +59,15 @@ def _normalised(text: str) -> str:
 
 
 def _overlaps(entry: LedgerEntry, kept: list[LedgerEntry]) -> bool:
-    """Same record and overlapping sentences, or one text inside the other: the same evidence said twice."""
+    """The same evidence said twice: one text inside the other, or, read the same way, the same record's overlapping
+    sentences. Read the other way, overlapping windows are two readings a reader should see ("79 % of trials were
+    completed" for, the window "... 21 % were discontinued ..." against); the same words are one."""
     text = _normalised(entry.text)
     for other in kept:
         other_text = _normalised(other.text)
         if text in other_text or other_text in text:
             return True
-        if other.record_id == entry.record_id and _span(entry) & _span(other):
+        if other.stance == entry.stance and other.record_id == entry.record_id and _span(entry) & _span(other):
             return True
     return False
 
@@ -79,9 +81,9 @@ def restates(entry: LedgerEntry, hypothesis: Hypothesis) -> bool:
 
 
 def prevailing(entries: list[LedgerEntry]) -> list[LedgerEntry]:
-    """Each piece of text read once, by its strongest reading (confidence x weight, what the court ranks by): a
-    sentence read as against the answer inside a window read more strongly as for it is not shown, or counted, as
-    evidence against."""
+    """Each piece of text read once, by its strongest reading (confidence x weight, what the court ranks by; see
+    _overlaps): a sentence read as against the answer inside a window read more strongly as for it is not shown, or
+    counted, as evidence against."""
     kept: list[LedgerEntry] = []
     for entry in sorted(entries, key=lambda e: -e.confidence * e.weight):
         if not _overlaps(entry, kept):

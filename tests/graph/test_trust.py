@@ -248,6 +248,15 @@ def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
     assert mixed_sentence(claim, [window, inside], 0.5) == ""
     elsewhere = inside.model_copy(update={"sentence_index": 7, "text": "Risk fell in the oldest group."})
     assert mixed_sentence(claim, [window, elsewhere], 0.5) == " The evidence is mixed: the one record that takes a side reads both ways."
+    # a window read against it that only shares some sentences with the one read for it is other words: seen as "79% of
+    # trials proceeded to completion" (for "not discontinued early") beside "... 21% (81/395) were discontinued" (against)
+    from agent.reasoners.compose import evidence_entries
+
+    against = inside.model_copy(update={"sentence_index": 1, "sentence_end": 4, "confidence": 0.6,
+                                        "text": "Of 395 trials, 21% were discontinued. HRs rose with episodes."})
+    assert mixed_sentence(claim, [window, against], 0.5) == " The evidence is mixed: the one record that takes a side reads both ways."
+    assert [e.stance for e in evidence_entries([window, against], claim)] == ["SUPPORT", "CONTRADICT"]
+    assert [e.stance for e in evidence_entries([window, inside], claim)] == ["SUPPORT"]
 
 
 def test_an_open_questions_findings_stand_alone():
