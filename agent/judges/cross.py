@@ -23,6 +23,7 @@ from agent.judges.packaged import PackagedModelJudge, read_weights, weights_dige
 from agent.tools.encoder import packaged_model_path
 
 WEIGHTS_FILE = "stance_cross.npz"
+DIRECTION_FILE = "stance_direction.npz"  # D4: reads SUPPORT vs CONTRADICT, its top four layers over WEIGHTS_FILE (int8)
 MAX_TOKENS = 160  # statement + sentence; longer passages are truncated from the passage side
 BATCH = 32
 SCALE_SUFFIX = "::scale"  # an int8 matrix's per-row float16 scales (training/train_judge.py --int8)
@@ -34,9 +35,16 @@ def default_cross_weights_path() -> Path:
     return Path(__file__).resolve().parents[1] / "models" / WEIGHTS_FILE
 
 
+def default_direction_weights_path() -> Path:
+    """The packaged direction reader (agent/models/stance_direction.npz), chosen with `stance_direction_weights=packaged`."""
+    return default_cross_weights_path().parent / DIRECTION_FILE
+
+
 def direction_weights_in_use(stance_direction_weights: str | None) -> Path | None:
-    """The direction reader a run loads (`stance_direction_weights`), if any: what a calibration fitted with one is
-    checked against."""
+    """The direction reader a run loads (`stance_direction_weights`: 'packaged' or a file), if any: what a calibration
+    fitted with one is checked against."""
+    if stance_direction_weights == "packaged":
+        return default_direction_weights_path()
     return Path(stance_direction_weights).expanduser() if stance_direction_weights else None
 
 
@@ -179,7 +187,9 @@ class CrossStanceJudge(PackagedModelJudge):
         super().__init__(weights)
         self._inference = threading.Lock()  # one intra-op thread pool: judge calls from several threads queue
         self._recent: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # the direction reader re-asks the ensemble's pairs
-        if weights is not None and weights.resolve() != default_cross_weights_path().resolve():
+        if weights is not None and weights.resolve() == default_direction_weights_path().resolve():
+            self.name = "direction"  # the packaged direction reader
+        elif weights is not None and weights.resolve() != default_cross_weights_path().resolve():
             self.name = f"cross({weights.stem})"  # another judge: the calibration fitted for the packaged one does not hold
 
     def default_path(self) -> Path:

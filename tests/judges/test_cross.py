@@ -127,3 +127,19 @@ def test_pairs_read_again_are_not_recomputed():
     again = judge.probabilities([("A lowers B", "Methods."), ("A lowers B", "B fell."), ("A lowers B", "B rose.")])
     assert asked == [[("A lowers B", "B fell."), ("A lowers B", "Methods.")], [("A lowers B", "B rose.")]]
     assert np.allclose(again[:2], first[::-1]) and np.allclose(again[2], [0.1, 0.2, 0.7])
+
+
+def test_the_packaged_direction_reader_loads_over_the_packaged_judge_and_is_opt_in():
+    from agent.backend import offline_stance
+    from agent.config import Context
+
+    direction = cross.default_direction_weights_path()
+    assert direction.is_file() and direction.stat().st_size <= 8 * 1024 * 1024
+    model, packaged = CrossStanceModel(direction), CrossStanceModel(cross.default_cross_weights_path())
+    state, below = model.network.state_dict(), packaged.network.state_dict()
+    assert (state["encoder.encoder.layer.1.output.dense.weight"] == below["encoder.encoder.layer.1.output.dense.weight"]).all()
+    assert not (state["encoder.encoder.layer.5.output.dense.weight"] == below["encoder.encoder.layer.5.output.dense.weight"]).all()
+    assert offline_stance(Context().backend)[0].name == "ensemble(heuristic+cross)"  # not the default yet
+    chosen = offline_stance(Context(stance_direction_weights="packaged").backend)[0]
+    assert chosen.name == "ensemble(heuristic+cross)/direction(ensemble(cross+direction))"
+    assert sum(p.stat().st_size for p in direction.parent.glob("*.npz")) <= 25 * 1024 * 1024  # issue 15's budget
