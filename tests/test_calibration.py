@@ -136,3 +136,19 @@ def test_maps_fitted_with_one_direction_reader_are_not_applied_with_another(monk
     raw, notes = calibrator_for(Context(stance_direction_weights=str(other)).backend, _judge(name))
     assert isinstance(raw, RawScore) and "other cross-encoder weights" in notes[0]
     assert isinstance(calibrator_for(Context().backend, _judge(name))[0], RawScore)  # no reader at all
+
+
+def test_the_direction_readers_maps_apply_to_it_and_to_nothing_else():
+    """evals/data/calibration_direction_d4.json was fitted with the packaged direction reader: `--set
+    calibration_table=...` with `stance_direction_weights=packaged` gets the maps, the default judge does not."""
+    from pathlib import Path
+
+    from agent.backend import offline_stance
+
+    table = str(Path(__file__).resolve().parents[1] / "evals" / "data" / "calibration_direction_d4.json")
+    with_reader = Context(stance_direction_weights="packaged", calibration_table=table).backend
+    fitted, notes = calibrator_for(with_reader, offline_stance(with_reader)[0])
+    assert isinstance(fitted, PlattCalibrator) and notes == []
+    default = Context(calibration_table=table).backend
+    raw, notes = calibrator_for(default, offline_stance(default)[0])
+    assert isinstance(raw, RawScore) and "not ensemble(heuristic+cross)" in notes[0]
