@@ -206,10 +206,11 @@ def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Cali
     from agent.judges.cross import cross_weights_in_use, direction_weights_in_use
     from agent.judges.packaged import weights_digest
 
-    in_use = cross_weights_in_use(settings.stance_weights)
-    direction = direction_weights_in_use(settings.stance_direction_weights)
-    same_weights = table is not None and (not table.stance_weights_sha256 or table.stance_weights_sha256 == weights_digest(in_use)) and (
-        not table.direction_weights_sha256 or direction is not None and table.direction_weights_sha256 == weights_digest(direction))
+    def fitted_with(recorded: str, path: Path | None) -> bool:  # '' records no check (older tables)
+        return not recorded or path is not None and recorded == weights_digest(path)
+
+    same_weights = table is not None and fitted_with(table.stance_weights_sha256, cross_weights_in_use(settings.stance_weights)) and \
+        fitted_with(table.direction_weights_sha256, direction_weights_in_use(settings.stance_direction_weights))
     if table is not None and table.stance_model == stance.name and same_weights:
         return PlattCalibrator(table), []
     why = ("no fitted table" if table is None else f"the fitted maps are for the {table.stance_model} judge, not {stance.name}"

@@ -31,7 +31,7 @@ from agent.errors import InputError
 from agent.text import jaccard
 from evals.report import parse_overrides, publish, read_jsonl, read_or_exit, selective, write_answers
 from evals.scifact import gold_of
-from training.formats import FormatError, read_corpus
+from training.formats import read_corpus
 
 QUESTIONS = Path(__file__).parent / "data" / "open_questions.jsonl"
 _CITED = re.compile(r"\[([^\[\]]+)\]")
@@ -109,10 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     items = read_or_exit(parser, lambda: load_questions(args.split, args.claims))[: args.limit]
-    try:
-        corpus = {doc: entry["sentences"] for doc, entry in read_corpus(args.corpus).items()}  # what the rationale indices point into
-    except (FormatError, OSError) as exc:
-        parser.exit(2, f"{parser.prog}: {exc}\n")
+    # what the rationale indices point into
+    corpus = read_or_exit(parser, lambda: {doc: entry["sentences"] for doc, entry in read_corpus(args.corpus).items()})
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
     context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
     results = asyncio.run(evaluate(items, context, corpus, args.answers))

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from agent.errors import InputError
 from agent.records import Stance
 
 Format = Literal["healthver_csv", "clinifact_csv", "multivers_jsonl", "check_covid_jsonl"]
@@ -34,8 +35,9 @@ MULTIVERS_LABELS: dict[str, Stance] = {"SUPPORT": "SUPPORT", "CONTRADICT": "CONT
 CHECK_COVID_LABELS: dict[str, Stance] = {"SUPPORT": "SUPPORT", "REFUTE": "CONTRADICT", "NOTENOUGHINFO": "NEUTRAL"}
 
 
-class FormatError(ValueError):
-    """The file is not one of the readable formats, or it needs a corpus that was not given."""
+class FormatError(InputError):
+    """The file is not one of the readable formats, or it needs a corpus that was not given (an InputError, so
+    evals.report.read_or_exit ends an eval on it with one line and exit 2)."""
 
 
 @dataclass(frozen=True)

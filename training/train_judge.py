@@ -247,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--report", type=Path, help="write the run's numbers as JSON")
     args = parser.parse_args(argv)
+    if args.train_layers is not None and not args.init:
+        raise SystemExit("--train-layers writes only the top layers, so it needs --init: the weights the rest is read from")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = random.Random(args.seed)
@@ -275,8 +277,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.init_checkpoint:
         network.load_state_dict({**network.state_dict(), **torch.load(args.init_checkpoint, map_location="cpu")})
     names = set(trainable(network, args.train_layers))
-    if args.train_layers is not None and not args.init:
-        raise SystemExit("--train-layers writes only the top layers, so it needs --init: the weights the rest is read from")
     for name, param in network.named_parameters():
         param.requires_grad = name in names
     network.to(args.device)

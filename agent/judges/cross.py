@@ -131,19 +131,19 @@ def dequantized(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
-def init_layers(path: Path, meta: dict) -> list[dict[str, np.ndarray]]:
+def init_layers(path: Path, meta: dict) -> dict[str, np.ndarray]:
     """The layers a file trained with `train_judge --train-layers` left as they were: its --init file's, read from
     beside it or from the packaged models, and only if that file is the one it was trained over (same sha256)."""
     name, digest = meta.get("init_weights"), meta.get("init_sha256")
     if not name:
-        return []
+        return {}
     candidates = [path.parent / name, default_cross_weights_path().parent / name]
     found = next((c for c in candidates if c.is_file() and weights_digest(c) == digest), None)
     if found is None:
         raise ConfigurationError(f"cross-encoder stance weights at {path} train only the top layers over {name} (sha256 {str(digest)[:12]}…), "
                                  f"which is in neither {candidates[0].parent} nor the packaged models with that digest")
     arrays = read_weights(found, "cross-encoder stance", "python -m training.train_judge")
-    return [dequantized({k: v for k, v in arrays.items() if k.startswith(("encoder.", "head."))})]
+    return dequantized({k: v for k, v in arrays.items() if k.startswith(("encoder.", "head."))})
 
 
 class CrossStanceModel:
@@ -164,7 +164,7 @@ class CrossStanceModel:
 
         self.network = build_network()
         state = self.network.state_dict()
-        for layers in (*init_layers(path, self.meta), dequantized(arrays)):
+        for layers in (init_layers(path, self.meta), dequantized(arrays)):  # the file's own layers over its init's
             unknown = [k for k in layers if k not in state]
             if unknown:
                 raise ConfigurationError(f"cross-encoder stance weights at {path} do not fit the network: {unknown[:3]}")
