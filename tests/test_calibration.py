@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 
 from agent import calibration
-from agent.backend import calibrator_for
+from agent.backend import calibrator_for, offline_stance
 from agent.calibration import CalibrationTable, PlattCalibrator, PlattScale, RawScore, evidence_score, load_table
 from agent.config import Context
 from agent.errors import ConfigurationError
-from agent.judges import offline_stance_judge
 from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry
 
 
@@ -43,7 +42,7 @@ def test_platt_scale_is_a_bounded_monotone_map():
 def test_shipped_table_is_for_the_default_judge_and_orders_what_it_should():
     table = load_table()
     assert table is not None and table.examples >= 50
-    assert table.stance_model == offline_stance_judge("auto").name
+    assert table.stance_model == offline_stance(Context().backend)[0].name
     # More evidence makes the leading answer likelier right and "insufficient evidence" likelier wrong.
     assert table.leading(0.8) > table.leading(0.05) and table.abstention(0.05) > table.abstention(0.8)
 
@@ -135,20 +134,23 @@ def test_maps_fitted_with_one_direction_reader_are_not_applied_with_another(monk
     assert isinstance(calibrator_for(Context(stance_direction_weights=str(reader)).backend, _judge(name))[0], PlattCalibrator)
     raw, notes = calibrator_for(Context(stance_direction_weights=str(other)).backend, _judge(name))
     assert isinstance(raw, RawScore) and "other cross-encoder weights" in notes[0]
-    assert isinstance(calibrator_for(Context().backend, _judge(name))[0], RawScore)  # no reader at all
+    assert isinstance(calibrator_for(Context(stance_direction_weights="off").backend, _judge(name))[0], RawScore)  # no reader at all
 
 
-def test_the_direction_readers_maps_apply_to_it_and_to_nothing_else():
-    """evals/data/calibration_direction_d4.json was fitted with the packaged direction reader: `--set
-    calibration_table=...` with `stance_direction_weights=packaged` gets the maps, the default judge does not."""
+def test_the_ensembles_maps_apply_to_it_without_the_direction_reader_and_to_nothing_else():
+    """evals/data/calibration_ensemble.json was fitted with the ensemble alone (the default before the direction
+    reader): `--set calibration_table=...` with `stance_direction_weights=off` gets the maps, the default judge does
+    not, and the packaged maps are not applied to the ensemble alone."""
     from pathlib import Path
 
-    from agent.backend import offline_stance
 
-    table = str(Path(__file__).resolve().parents[1] / "evals" / "data" / "calibration_direction_d4.json")
-    with_reader = Context(stance_direction_weights="packaged", calibration_table=table).backend
-    fitted, notes = calibrator_for(with_reader, offline_stance(with_reader)[0])
+    table = str(Path(__file__).resolve().parents[1] / "evals" / "data" / "calibration_ensemble.json")
+    alone = Context(stance_direction_weights="off", calibration_table=table).backend
+    fitted, notes = calibrator_for(alone, offline_stance(alone)[0])
     assert isinstance(fitted, PlattCalibrator) and notes == []
     default = Context(calibration_table=table).backend
     raw, notes = calibrator_for(default, offline_stance(default)[0])
-    assert isinstance(raw, RawScore) and "not ensemble(heuristic+cross)" in notes[0]
+    assert isinstance(raw, RawScore) and "not ensemble(heuristic+cross)/direction" in notes[0]
+    alone_packaged = Context(stance_direction_weights="off").backend
+    raw, notes = calibrator_for(alone_packaged, offline_stance(alone_packaged)[0])
+    assert isinstance(raw, RawScore) and "are for the ensemble(heuristic+cross)/direction" in notes[0]

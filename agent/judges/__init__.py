@@ -3,7 +3,9 @@
 The default offline judge is `MeanStanceJudge` over `HeuristicStanceJudge` (MiniLM cosine + negation and
 direction cues) and `CrossStanceJudge` (packaged MiniLM cross-encoder, top layers fine-tuned): with the court
 weighing evidence by record rank (`relevance_decay`) it scored best on the SciFact validation claims, ahead of
-either member alone and of the MLP (evals/README.md). `TrainedStanceJudge` (MLP over frozen MiniLM pair
+either member alone and of the MLP (evals/README.md). Which side a passage takes is then decided by the packaged
+direction reader (`DirectionFromJudge`, agent/models/stance_direction.npz): it reads SUPPORT against CONTRADICT
+right more often on every validation source of the pooled stance data. `TrainedStanceJudge` (MLP over frozen MiniLM pair
 features) is opt-in and the fallback when the cross-encoder's weights are absent; the heuristic alone is the
 last fallback and the ablation baseline.
 """
@@ -15,7 +17,7 @@ from typing import Literal
 
 from agent.errors import ConfigurationError
 from agent.interfaces import StanceJudge
-from agent.judges.cross import CrossStanceJudge, default_cross_weights_path
+from agent.judges.cross import CrossStanceJudge, default_cross_weights_path, default_direction_weights_path
 from agent.judges.ensemble import DirectionFromJudge, MeanStanceJudge
 from agent.judges.heuristic import HeuristicStanceJudge
 from agent.judges.trained import TrainedStanceJudge, default_weights_path
@@ -32,10 +34,13 @@ def offline_stance_judge(kind: OfflineKind = "auto", cross_weights: Path | None 
     ConfigurationError rather than mid-run; 'auto' is 'ensemble' (heuristic + cross-encoder) when the
     cross-encoder's weights are present, else 'trained' when the MLP's are, else the heuristic. `cross_weights`
     replaces the packaged cross-encoder file (for judges trained with training/train_judge.py); `direction_weights`
-    adds a second cross-encoder that decides the ensemble's direction (DirectionFromJudge).
+    adds a second cross-encoder that decides the ensemble's direction (DirectionFromJudge). The packaged reader goes
+    with the ensemble alone: another judge runs without it, while a reader file named for another judge is an error.
     """
     if kind == "auto":
         kind = "ensemble" if (cross_weights or default_cross_weights_path()).is_file() else "trained" if default_weights_path().is_file() else "heuristic"
+    if direction_weights is not None and kind != "ensemble" and direction_weights.resolve() == default_direction_weights_path().resolve():
+        direction_weights = None
     if direction_weights is not None and kind != "ensemble":
         raise ConfigurationError(f"stance_direction_weights decides the direction of the ensemble judge, not of {kind!r}: use stance_model 'ensemble'")
     if kind == "heuristic":

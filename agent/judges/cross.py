@@ -41,11 +41,11 @@ def default_direction_weights_path() -> Path:
 
 
 def direction_weights_in_use(stance_direction_weights: str | None) -> Path | None:
-    """The direction reader a run loads (`stance_direction_weights`: 'packaged' or a file), if any: what a calibration
-    fitted with one is checked against."""
+    """The direction reader a run loads (`stance_direction_weights`: 'packaged', a file, or 'off' / null for none), if
+    any: what a calibration fitted with one is checked against."""
     if stance_direction_weights == "packaged":
         return default_direction_weights_path()
-    return Path(stance_direction_weights).expanduser() if stance_direction_weights else None
+    return Path(stance_direction_weights).expanduser() if stance_direction_weights and stance_direction_weights != "off" else None
 
 
 def cross_weights_in_use(stance_weights: str | None) -> Path:

@@ -106,7 +106,9 @@ def test_stance_weights_setting_loads_another_judge(tmp_path):
     shutil.copy(cross.default_cross_weights_path(), trained)
     context = Context(stance_model="cross", stance_weights=str(trained))
     assert stance_judge(context).name == "cross(my_judge)"
-    assert stance_judge(stance_model="ensemble", stance_weights=str(trained)).name == "ensemble(heuristic+cross(my_judge))"
+    assert stance_judge(stance_model="ensemble", stance_weights=str(trained)).name == \
+        "ensemble(heuristic+cross(my_judge))/direction(ensemble(cross(my_judge)+direction))"
+    assert stance_judge(stance_model="ensemble", stance_weights=str(trained), stance_direction_weights="off").name == "ensemble(heuristic+cross(my_judge))"
     assert cache_key(context.backend, None) != cache_key(Context(stance_model="cross").backend, None)
     with pytest.raises(ConfigurationError):
         stance_judge(stance_model="cross", stance_weights=str(tmp_path / "absent.npz"))
@@ -129,7 +131,7 @@ def test_pairs_read_again_are_not_recomputed():
     assert np.allclose(again[:2], first[::-1]) and np.allclose(again[2], [0.1, 0.2, 0.7])
 
 
-def test_the_packaged_direction_reader_loads_over_the_packaged_judge_and_is_opt_in():
+def test_the_packaged_direction_reader_loads_over_the_packaged_judge_and_is_the_default():
     from agent.backend import offline_stance
     from agent.config import Context
 
@@ -139,7 +141,10 @@ def test_the_packaged_direction_reader_loads_over_the_packaged_judge_and_is_opt_
     state, below = model.network.state_dict(), packaged.network.state_dict()
     assert (state["encoder.encoder.layer.1.output.dense.weight"] == below["encoder.encoder.layer.1.output.dense.weight"]).all()
     assert not (state["encoder.encoder.layer.5.output.dense.weight"] == below["encoder.encoder.layer.5.output.dense.weight"]).all()
-    assert offline_stance(Context().backend)[0].name == "ensemble(heuristic+cross)"  # not the default yet
-    chosen = offline_stance(Context(stance_direction_weights="packaged").backend)[0]
-    assert chosen.name == "ensemble(heuristic+cross)/direction(ensemble(cross+direction))"
+    assert offline_stance(Context().backend)[0].name == "ensemble(heuristic+cross)/direction(ensemble(cross+direction))"
+    assert offline_stance(Context(stance_direction_weights="off").backend)[0].name == "ensemble(heuristic+cross)"
+    # the packaged reader goes with the ensemble: another judge runs without it, a reader named for one is refused
+    assert offline_stance(Context(stance_model="heuristic").backend)[0].name == "heuristic"
+    with pytest.raises(ConfigurationError, match="ensemble judge"):
+        offline_stance(Context(stance_model="heuristic", stance_direction_weights=str(cross.default_cross_weights_path())).backend)
     assert sum(p.stat().st_size for p in direction.parent.glob("*.npz")) <= 25 * 1024 * 1024  # issue 15's budget
