@@ -122,6 +122,12 @@ def logits_of(network, tokenizer, pairs: list[StancePair], max_len: int) -> np.n
     return pair_logits(network, tokenizer, [(p.statement, p.passage) for p in pairs], batch=64, max_tokens=max_len)
 
 
+def warmup_then_decay(optimiser: torch.optim.Optimizer, steps: int, warmup_share: float) -> torch.optim.lr_scheduler.LambdaLR:
+    """Learning rate rising linearly over the first `warmup_share` of `steps` (at least one), then falling linearly to 0."""
+    warmup = max(1, int(steps * warmup_share))
+    return torch.optim.lr_scheduler.LambdaLR(optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
+
+
 def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePair], args, *, epochs: int, lr: float, label: str,
                 rng: random.Random) -> tuple[dict[str, torch.Tensor], list[dict], float]:
     """Train for `epochs`, scoring val after each; returns the best epoch's trainable state, the history and its score."""
@@ -129,9 +135,7 @@ def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePai
     body = [p for n, p in network.named_parameters() if n in names and not n.startswith("head.")]
     head = [p for n, p in network.named_parameters() if n.startswith("head.")]
     optimiser = torch.optim.AdamW([{"params": body, "lr": lr}, {"params": head, "lr": args.head_lr}], weight_decay=0.01)
-    steps = max(1, epochs * math.ceil(len(train) / args.batch))
-    warmup = max(1, int(steps * args.warmup))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
+    scheduler = warmup_then_decay(optimiser, max(1, epochs * math.ceil(len(train) / args.batch)), args.warmup)
     weights = class_weights(train, args.class_power).to(args.device)
     best: tuple[float, dict[str, torch.Tensor]] | None = None
     history = []

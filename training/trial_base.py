@@ -38,7 +38,7 @@ import torch
 
 from training.dataset import StancePair, default_data_dir
 from training.pool import SOURCES, build_pool
-from training.train_judge import read_pool, write_pool
+from training.train_judge import read_pool, warmup_then_decay, write_pool
 
 SIDES = ("SUPPORT", "CONTRADICT")
 DEFAULT_QUOTA = "scifact=all,check_covid=all,clinifact=all,healthver=3000,evidence_inference=2000,negated=1500"
@@ -114,8 +114,7 @@ def train_one_epoch(model: DirectionReader, train: list[StancePair], args: argpa
     layers = [p for p in model.encoder.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW([{"params": layers, "lr": args.lr}, {"params": model.head.parameters(), "lr": args.head_lr}], weight_decay=0.01)
     steps = math.ceil(len(train) / args.batch)
-    warm = max(1, int(0.06 * steps))
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: (s + 1) / warm if s < warm else max(0.0, (steps - s) / max(1, steps - warm)))
+    schedule = warmup_then_decay(optimizer, steps, 0.06)
     model.train()
     started = time.time()
     for step in range(steps):

@@ -168,7 +168,7 @@ class CrossStanceModel:
             unknown = [k for k in layers if k not in state]
             if unknown:
                 raise ConfigurationError(f"cross-encoder stance weights at {path} do not fit the network: {unknown[:3]}")
-            state.update({k: torch.from_numpy(v.astype(np.float32)) for k, v in layers.items()})
+            state.update({k: torch.from_numpy(v) for k, v in layers.items()})  # float32 already (dequantized)
         self.network.load_state_dict(state)
         self.network.eval()
         self.tokenizer = load_tokenizer()
