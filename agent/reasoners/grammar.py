@@ -27,7 +27,7 @@ NEGATIVE_AUXILIARIES = frozenset({"cannot"} | {f"{a}n't" for a in AUXILIARIES} |
 NEGATIONS = frozenset("not never no cannot n't".split())
 PRONOUNS = frozenset("it they this these that those you we i he she there".split())
 DETERMINERS = frozenset("a an the this these those that its their his her our your my some any each every no all both many several".split())
-PREPOSITIONS = frozenset("of in on at by for with from to into onto among between during after before about against via per within without than versus over under through across".split())
+PREPOSITIONS = frozenset("of in on at by for with from to into onto among between during after before about against via per within without than versus over under through across near".split())
 RELATIVES = frozenset("who which that whom whose".split())
 CONJUNCTIONS = frozenset("and or but ;".split())
 VERB_PREFIXES = ("under", "over", "re", "de", "co", "mis", "out", "up", "pre", "dis", "down", "cross")
@@ -114,11 +114,14 @@ def _is_plural_subject_word(word: str) -> bool:
     return "NOUN" in lemmas and lemmas["NOUN"][0] != core
 
 
+_DEGREE_WORDS = frozenset("more less most least much".split())  # 'does time pass *more* slowly': not a compound's noun
+
+
 def _before_noun(words: list[str], i: int) -> bool:
     """words[i] could be a noun and the next word is a noun: a compound ('skin care frequency'), not a verb."""
     following = _core(words[i + 1]) if i + 1 < len(words) else ""
     return (_can_be_noun_or_adjective(words[i]) and "NOUN" in _lemmas(following) and following not in DETERMINERS
-            and following not in PREPOSITIONS and following not in PRONOUNS)
+            and following not in PREPOSITIONS and following not in PRONOUNS and following not in _DEGREE_WORDS)
 
 
 def _plural_subject(words: list[str], i: int) -> bool:
@@ -446,14 +449,29 @@ def polar_statement(aux: str, rest: str, subject: str | None = None) -> str | No
     return " ".join([*subject_words, aux, *predicate])
 
 
+_ADJECTIVE_ENDINGS = ("ive", "less", "ous", "able", "ible", "al", "ic", "ful", "ent", "ant", "ary", "ile")
+
+
+def is_adjective(word: str) -> bool:
+    """An adjective by the lexicon, or, for a word the lexicon lacks ('semiconservative', 'massless',
+    'reversible'), by its ending."""
+    core = _core(word)
+    lemmas = _lemmas(core)
+    return "ADJ" in lemmas or not lemmas and len(core) > 5 and core.isalpha() and core.endswith(_ADJECTIVE_ENDINGS)
+
+
 def predicative_index(words: list[str]) -> int | None:
     """Where the copula goes in 'Is <subject> <adjective> ...?' when no listed predicate opener is found: before
     the first adjective that ends the question or precedes a preposition ('is aspiration of fluid advantageous')."""
+    last = len(words) - 1
+    if last >= 1 and is_adjective(words[last]) and "NOUN" not in _lemmas(_core(words[last])) and not _modifies_next(words[last - 1]):
+        return last  # an adjective-only last word wins over a noun-like word before a preposition ('the square *root* of 2 irrational')
     for i in range(1, len(words)):
-        core = _core(words[i])
         following = _core(words[i + 1]) if i + 1 < len(words) else ""
-        if "ADJ" in _lemmas(core) and (not following or following in PREPOSITIONS or following == "to") and not _modifies_next(words[i - 1]):
+        if is_adjective(words[i]) and (not following or following in PREPOSITIONS or following == "to") and not _modifies_next(words[i - 1]):
             return i
+    if len(words) == 3 and is_adjective(words[1]) and not is_adjective(words[0]) and _core(words[0]) not in DETERMINERS:
+        return 1  # '<noun> <adjective> <noun>': 'are prions infectious proteins'
     return None
 
 

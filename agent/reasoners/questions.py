@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.lexicon import ANTONYMS, DIRECTION_SWAPS
-from agent.reasoners.grammar import agreeing_verb, is_verb_form as _is_verb_form, negate_claim, polar_statement, predicative_index
+from agent.reasoners.grammar import agreeing_verb, is_adjective, is_verb_form as _is_verb_form, negate_claim, polar_statement, predicative_index
 from agent.records import TaskType
 from agent.text import content_terms
 
@@ -63,6 +63,25 @@ _PREDICATE_OPENERS = frozenset(
 _SUBJECT_LINKS = frozenset("of in for with on at by to from among after before during and or a an the this these that those who which is are was were".split())
 _AFTER_PARTICIPLE = frozenset("with to by in for among at on as from during".split())  # 'underdiagnosed in', 'compromised during'
 _AFTER_GERUND = frozenset("a an the among".split())  # 'making a difference', 'increasing among'
+_QUANTITY = re.compile(r"^[-−+~≈<>≤≥]?\d[\d.,]*(?:%|°c|°f|°)?$", re.I)
+_QUANTITY_WORDS = frozenset("about approximately around roughly nearly almost exactly below above under over".split())
+_UNITS = frozenset(
+    """c °c f °f k ° degrees degree kelvin celsius fahrenheit % percent years year days day hours hour h minutes min
+    seconds s ms mg g kg µg ug ml l nm µm um mm cm m km ev kev mev gev j kj kcal cal mol mmol µmol hz khz mhz ghz pa
+    kpa mpa gpa atm bar w kw mw v mv kv times fold ppm ppb au""".split()
+)
+_DETERMINERS = frozenset("a an the this these those some any each every no all both many several half".split())
+
+
+def _is_measure(words: list[str], i: int) -> bool:
+    """A quantity that ends the question: '-196 C', '37 °C', 'about 5730 years', 'below 30 C', '180 degrees' (a
+    number followed by nothing or by unit words only; 'type 2 diabetes' is a name, not a quantity)."""
+    j = i + 1 if _core_word(words[i]) in _QUANTITY_WORDS else i
+    return j < len(words) and bool(_QUANTITY.match(words[j])) and all(_core_word(w) in _UNITS for w in words[j + 1:]) and len(words) - j <= 3
+
+
+def _core_word(word: str) -> str:
+    return word.lower().strip(",;:()")
 
 
 def _opens_predicate(words: list[str], i: int) -> bool:
@@ -70,13 +89,19 @@ def _opens_predicate(words: list[str], i: int) -> bool:
     following = words[i + 1].lower() if i + 1 < len(words) else ""
     if word in _PREDICATE_OPENERS or words[i] in ("a", "an"):
         return True  # 'a'/'an' only in lower case: 'type A dissection' is still the subject
+    if word == "cost" and following in ("effective", "saving", "efficient"):
+        return True  # 'Are statins *cost effective*?'
     if word == "at" and following in ("risk", "increased", "higher", "high", "greater", "lower", "low"):
         return True  # 'are women who are treated for X *at risk* for Y
-    if word == "the":
-        return i >= 2
+    if word == "the":  # 'Are mitochondria *the* powerhouse', not 'Is all the evidence'
+        return i >= 2 or words[0].lower() not in _DETERMINERS
+    if following == "than" and is_adjective(word):
+        return True  # a comparative: 'Is the Earth's core *hotter* than the Sun's surface?'
+    if _is_measure(words, i):
+        return True
     if word.endswith("ed") and len(word) > 4:
         return following in _AFTER_PARTICIPLE
-    return word.endswith("ing") and len(word) > 5 and following in _AFTER_GERUND
+    return word.endswith("ing") and len(word) > 5 and (following in _AFTER_GERUND or not following)  # '... melanoma *rising*?'
 
 
 def _copula_statement(copula: str, rest: str) -> str | None:

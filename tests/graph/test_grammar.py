@@ -23,6 +23,21 @@ QUESTIONS = [
     ("Do primary care physicians underprescribe antibiotics for peptic ulcer disease?", "Primary care physicians underprescribe antibiotics for peptic ulcer disease"),
     ("Are women who are treated for hypothyroidism at risk for pregnancy complications?", "Women who are treated for hypothyroidism are at risk for pregnancy complications"),
     ("Is aspiration of ethanol-mixed fluid advantageous?", "Aspiration of ethanol-mixed fluid is advantageous"),
+    # beyond PubMedQA's shapes: a quantity, a comparative, 'the' after a one-word subject, adjectives the lexicon
+    # lacks, a progressive, 'cost effective' (each was verbless, or had its copula misplaced, before stop 32)
+    ("Is the boiling point of liquid nitrogen -196 C?", "The boiling point of liquid nitrogen is -196 C"),
+    ("Is the half-life of carbon-14 about 5730 years?", "The half-life of carbon-14 is about 5730 years"),
+    ("Is the melting point of gallium below 30 C?", "The melting point of gallium is below 30 C"),
+    ("Is type 2 diabetes reversible?", "Type 2 diabetes is reversible"),
+    ("Is the Earth's core hotter than the surface of the Sun?", "The Earth's core is hotter than the surface of the Sun"),
+    ("Are mitochondria the powerhouse of the cell?", "Mitochondria are the powerhouse of the cell"),
+    ("Is DNA replication semiconservative?", "DNA replication is semiconservative"),
+    ("Are neutrinos massless?", "Neutrinos are massless"),
+    ("Are prions infectious proteins?", "Prions are infectious proteins"),
+    ("Is the incidence of melanoma rising?", "The incidence of melanoma is rising"),
+    ("Are statins cost effective?", "Statins are cost effective"),
+    ("Is the square root of 2 irrational?", "The square root of 2 is irrational"),
+    ("Does time pass more slowly near a massive object?", "Time passes more slowly near a massive object"),
 ]
 
 NEGATIONS = [
@@ -38,6 +53,8 @@ NEGATIONS = [
     ("Women who are treated for hypothyroidism are at risk", "Women who are treated for hypothyroidism are not at risk"),
     ("Statins are associated with lower mortality than placebo", "Statins are not associated with lower mortality than placebo"),
     ("The minor G allele of FOXO3 up-regulates IL-10.", "The minor G allele of FOXO3 does not up-regulate IL-10"),
+    ("The boiling point of liquid nitrogen is -196 C", "The boiling point of liquid nitrogen is not -196 C"),
+    ("The incidence of melanoma is rising", "The incidence of melanoma is not rising"),
 ]
 
 
