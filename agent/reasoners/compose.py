@@ -11,6 +11,8 @@ counted once, as the stronger reading, and a passage that merely restates the an
 
 from __future__ import annotations
 
+import re
+
 from agent.interfaces import CitedSentence, Draft
 from agent.reasoners.aspect import unnamed_terms
 from agent.reasoners.questions import entities
@@ -162,6 +164,39 @@ def option_label(index: int) -> str:
     return chr(ord("A") + index)
 
 
+_AUTHOR_VOICE = re.compile(
+    r"^(?:(?:here|thus|therefore|together|taken together|overall|in summary|in conclusion|collectively|finally"
+    r"|in (?:this|the present|our) (?:study|paper|work|report|article)),?\s+)?"
+    r"(?P<subject>we|our (?P<own>data|results|findings|observations|analyses|analysis|study|work)|these (?P<these>data|results|findings|observations))"
+    r"\s+(?P<adverb>(?:have|has|also|further|now|therefore|thus)\s+)?(?P<verb>[a-z]+)\b(?P<rest>.*)$", re.I | re.S)
+# what "we <verb>" becomes under "one study": third person singular of the present, the past as it is
+_REPORTING = {"propose": "proposes", "show": "shows", "demonstrate": "demonstrates", "report": "reports", "conclude": "concludes",
+              "suggest": "suggests", "find": "finds", "identify": "identifies", "describe": "describes", "provide": "provides",
+              "reveal": "reveals", "establish": "establishes", "present": "presents", "hypothesize": "hypothesizes",
+              "hypothesise": "hypothesises", "argue": "argues", "observe": "observes", "confirm": "confirms", "uncover": "uncovers",
+              "discover": "discovers", "define": "defines", "characterize": "characterizes", "characterise": "characterises"}
+
+
+def reported(sentence: str) -> str:
+    """A finding in the authors' voice as the answer reports it: 'We propose that X' -> 'One study proposes that X',
+    'Our results suggest that X' -> 'One study's results suggest that X' (the answer does not speak as the authors,
+    and says that this is one study's conclusion). Any other sentence is returned as it is."""
+    match = _AUTHOR_VOICE.match(sentence.strip())
+    if match is None:
+        return sentence
+    verb, adverb = match["verb"], (match["adverb"] or "").strip().lower()
+    if match["subject"].lower() == "we":
+        if adverb == "have":
+            adverb = "has"
+        elif not adverb and verb.lower() not in _REPORTING and not verb.lower().endswith("ed") and verb.lower() not in ("found", "made", "saw"):
+            return sentence  # 'We therefore ...' with a verb this list does not conjugate: left in the authors' words
+        subject = "One study"
+        verb = _REPORTING.get(verb.lower(), verb) if adverb in ("", "also", "further", "now", "therefore", "thus") else verb
+    else:
+        subject = f"One study's {(match['own'] or match['these']).lower()}"
+    return " ".join(part for part in (subject, adverb, verb) if part) + match["rest"]
+
+
 def verdict_sentence(hypothesis: Hypothesis, task: str, polar: bool) -> str:
     """The answer in one plain sentence, before its confidence is known ('Yes: the evidence indicates that ...')."""
     statement = hypothesis.text.strip().rstrip(".")
@@ -171,6 +206,8 @@ def verdict_sentence(hypothesis: Hypothesis, task: str, polar: bool) -> str:
     if hypothesis.origin in ("claim", "negation"):
         side = "supports" if hypothesis.polarity > 0 else "contradicts"
         return f"The evidence {side} the claim: {hypothesis.statement.strip().rstrip('.') if hypothesis.polarity < 0 else statement}."
+    if hypothesis.origin == "evidence":  # a record's own sentence, as one study's finding
+        return f"{reported(statement)}."
     return f"{statement}."
 
 

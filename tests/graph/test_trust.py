@@ -374,6 +374,22 @@ def test_a_negated_claim_reads_as_a_negation_not_an_antonym():
     assert entry.stance == "SUPPORT"
 
 
+def test_an_open_answer_reports_a_finding_in_the_authors_voice_as_one_studys():
+    """The answer line does not speak as the authors ('We propose that ...'): it says whose finding it is."""
+    from agent.reasoners.compose import verdict_sentence
+
+    finding = Hypothesis(id="H1", text="We propose that Aβ*56 impairs memory independently of plaques or neuronal loss.", origin="evidence",
+                         claim="We propose that Aβ*56 impairs memory independently of plaques or neuronal loss.")
+    assert verdict_sentence(finding, "open", polar=False) == "One study proposes that Aβ*56 impairs memory independently of plaques or neuronal loss."
+    for own, as_reported in [("Here we show that FOXO3 regulates IL-10", "One study shows that FOXO3 regulates IL-10."),
+                             ("Taken together, our results suggest that A binds B", "One study's results suggest that A binds B."),
+                             ("We found no association between coffee and stroke", "One study found no association between coffee and stroke."),
+                             ("Coffee intake was not associated with stroke", "Coffee intake was not associated with stroke.")]:
+        assert verdict_sentence(finding.model_copy(update={"text": own}), "open", polar=False) == as_reported
+    option = finding.model_copy(update={"origin": "option", "text": "We propose nothing"})
+    assert verdict_sentence(option, "mcq", polar=False) == "We propose nothing."  # only a record's own sentence is reported
+
+
 def test_verification_counts_the_own_source_first_and_other_records_only_when_about_the_claim():
     from agent.interfaces import CitedSentence, Draft
     from agent.nodes.verify_claims import verify_claims
