@@ -48,6 +48,11 @@ _NON_FINDING = re.compile(
     r"|^(our|the|this study's|the study's) (primary |main |overall )?(aims?|purposes?|objectives?|goals?|hypothes[ie]s)"
     r"( of (this|our|the present) (\w+ ){0,2}(study|trial|analysis|work|review))? (was|were|is|are) to\b"
     r"|^we (\w+ly )?searched\b"  # a review's literature search, whatever it searched for ("... association ... risk")
+    # "An extensive literature search was conducted ... using the following keywords: ..., 'metformin-associated lactic
+    # acidosis'" (quoted as "Qualifies" under an MCQ answer; its keywords hold result words, so it is no design sentence)
+    r"|\b(?:literature|systematic|electronic|database|bibliographic|computeri[sz]ed|extensive|comprehensive|medline|pubmed) "
+    r"(?:\w+ )?searche?s? (?:was|were) (?:\w+ )?(?:conducted|performed|carried out|undertaken|done|made)\b"
+    r"|\busing the (?:following )?(?:key ?words|search terms|mesh terms)\b"
     r"|\b(is|are|was|were|remains?|remained) (still |largely |poorly |not (yet )?|incompletely )?(unknown|unclear|not known|ill-defined|"
     r"poorly understood|elusive|obscure|uncertain|unresolved|incompletely understood|not well understood|not fully understood|"
     r"not well defined|not fully elucidated)\b|\?$"
@@ -193,7 +198,8 @@ def is_finding(sentence: str) -> bool:
     patterns 1 of the former, a held-out claim's "We assessed ...", and 851 of the latter, 111 of them "X was
     performed ... to explore ...", 36 "X was administered ..."; "has not been well described", "were grouped according
     to", "we imputed" and "Here / Recently, we used / screened ..." none and 148; "Our objective was to ...", "Data were
-    extracted ...", "We systematically searched ..." none and 110)."""
+    extracted ...", "We systematically searched ..." none and 110; "A literature search was conducted ...", "using the
+    following keywords" none and 8)."""
     text = strip_section_label(sentence)  # once, for both pattern sets (the court asks for every passage)
     return not _NON_FINDING.search(text) and not _states_design(text)
 

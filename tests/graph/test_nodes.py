@@ -461,6 +461,8 @@ def test_non_findings_are_recognised():
                           "inhibiting inflammatory signaling pathways.")  # the next answer line to the same question
     assert is_finding("Metformin was used to explore glucose uptake and increased it twofold.")
     assert not is_finding("Metformin (200 mg/kg) was administrated for up to 14 days.")  # quoted as "Qualifies" under an MCQ
+    assert not is_finding("METHODS An extensive literature search was conducted from both Medline and Ovid (1965-98) using the following "
+                          "keywords: 'Type 2 diabetes mellitus', 'biguanides', 'metformin-associated lactic acidosis'.")  # likewise
     assert is_finding("Metformin given for 14 days reduced infarct volume.")
     assert is_finding("We propose that HuR controls translation of a subset of target mRNAs by influencing lincRNA-p21 levels.")
     assert strip_section_label("RESULTS At least 1 episode was seen.") == "At least 1 episode was seen."
