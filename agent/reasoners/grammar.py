@@ -438,6 +438,8 @@ def polar_statement(aux: str, rest: str, subject: str | None = None) -> str | No
     if index is not None and _before_noun(words, index):  # 'does skin *care* frequency affect ...': a noun modifier
         later = next((k for k in range(index + 1, len(words)) if _verb_candidate(words, k, tags) and not _before_noun(words, k)), None)
         index = later if later is not None else index
+    if aux in DO and (earlier := _verb_before_object(words, len(words) if index is None else index)) is not None:
+        index = earlier
     if index is None:
         return None
     subject_words = subject.split() if subject else words[:index]
@@ -447,6 +449,23 @@ def polar_statement(aux: str, rest: str, subject: str | None = None) -> str | No
                      for k, w in enumerate(predicate)]
         return " ".join([*subject_words, *predicate])
     return " ".join([*subject_words, aux, *predicate])
+
+
+def _verb_before_object(words: list[str], index: int) -> int | None:
+    """'does aspirin *lower* fever', 'does caffeine *slow* heart rate': a word that is both a verb and an adjective,
+    right after a noun and before another, read as an adjective before its noun by _verb_candidate, is the verb
+    when no verb was found or the one picked lies further on in what would be its object and could be a noun (not
+    'aspirin lower fevers'; 'higher body mass index *contribute*' keeps its verb-only verb, and a word that can
+    be a noun too stays one: 'does sea *level* rise')."""
+    if index < len(words) and not _can_be_noun_or_adjective(words[index]):
+        return None  # (index is len(words) when no verb was found at all)
+    for k in range(1, min(index, len(words) - 1)):
+        before, word, following = _core(words[k - 1]), _core(words[k]), _core(words[k + 1])
+        lemmas, previous = _lemmas(word), _lemmas(before)
+        if ("VERB" in lemmas and "ADJ" in lemmas and "NOUN" not in lemmas and _has_form(words[k], "VB") and ("NOUN" in _lemmas(following) or not _lemmas(following) and following.isalpha())
+                and before not in DETERMINERS and before not in PREPOSITIONS and "ADJ" not in previous and "ADV" not in previous):
+            return k
+    return None
 
 
 _ADJECTIVE_ENDINGS = ("ive", "less", "ous", "able", "ible", "al", "ic", "ful", "ent", "ant", "ary", "ile")

@@ -38,6 +38,10 @@ QUESTIONS = [
     ("Are statins cost effective?", "Statins are cost effective"),
     ("Is the square root of 2 irrational?", "The square root of 2 is irrational"),
     ("Does time pass more slowly near a massive object?", "Time passes more slowly near a massive object"),
+    ("Does aspirin lower fever?", "Aspirin lowers fever"),  # not 'Aspirin lower fevers' (seen with --documents)
+    ("Does caffeine slow heart rate?", "Caffeine slows heart rate"),
+    ("Does metformin lower glucose levels in mice?", "Metformin lowers glucose levels in mice"),
+    ("Does sea level rise when floating sea ice melts?", "Sea level rises when floating sea ice melts"),
 ]
 
 NEGATIONS = [
