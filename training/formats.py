@@ -27,12 +27,13 @@ from typing import Literal
 from agent.errors import InputError
 from agent.records import Stance
 
-Format = Literal["healthver_csv", "clinifact_csv", "multivers_jsonl", "check_covid_jsonl"]
+Format = Literal["healthver_csv", "clinifact_csv", "multivers_jsonl", "check_covid_jsonl", "pairs_jsonl"]
 
 HEALTHVER_LABELS: dict[str, Stance] = {"Supports": "SUPPORT", "Refutes": "CONTRADICT", "Neutral": "NEUTRAL"}
 CLINIFACT_LABELS: dict[str, Stance] = {"1": "SUPPORT", "0": "CONTRADICT", "2": "NEUTRAL"}
 MULTIVERS_LABELS: dict[str, Stance] = {"SUPPORT": "SUPPORT", "CONTRADICT": "CONTRADICT"}
 CHECK_COVID_LABELS: dict[str, Stance] = {"SUPPORT": "SUPPORT", "REFUTE": "CONTRADICT", "NOTENOUGHINFO": "NEUTRAL"}
+PAIR_LABELS: dict[str, Stance] = {"SUPPORT": "SUPPORT", "CONTRADICT": "CONTRADICT", "NEUTRAL": "NEUTRAL"}
 
 
 class FormatError(InputError):
@@ -71,7 +72,10 @@ def detect_format(path: Path) -> Format:
             return "check_covid_jsonl"
         if {"claim", "evidence"} <= keys:
             return "multivers_jsonl"
-        raise FormatError(f"{path}: JSON lines with keys {sorted(keys)} are neither SciFact/MultiVerS nor Check-COVID claims")
+        if {"statement", "passage", "label"} <= keys:
+            return "pairs_jsonl"
+        raise FormatError(f"{path}: JSON lines with keys {sorted(keys)} are neither SciFact/MultiVerS nor Check-COVID claims "
+                          "nor labelled pairs (statement, passage, label)")
     header = {h.strip() for h in next(csv.reader([first]), [])}
     if {"evidence", "claim", "label"} <= header:
         return "healthver_csv"
@@ -122,6 +126,15 @@ def clinifact_csv(path: Path, skip_pmids: frozenset[str] = frozenset()) -> Itera
             label = _label(CLINIFACT_LABELS, row["label"], f"{path} row {row.get('index')}")
             yield LabelledPair(claim, f"{title} {abstract}".strip(), label, str(row.get("nctId") or row.get("index")), "abstract",
                                {"pmid": row.get("PMID"), "title": title, "abstract": abstract})
+
+
+def pairs_jsonl(path: Path) -> Iterator[LabelledPair]:
+    """Labelled pairs written out one per line (statement, passage, label), e.g. evals/data/plain_pairs.jsonl."""
+    for number, row in enumerate(_jsonl(path), 1):
+        statement, passage = row.get("statement"), row.get("passage")
+        if not (isinstance(statement, str) and isinstance(passage, str) and statement.strip() and passage.strip()):
+            raise FormatError(f"{path}:{number}: a pair needs a non-empty statement and passage")
+        yield LabelledPair(statement, passage, _label(PAIR_LABELS, str(row.get("label")), f"{path}:{number}"), group=statement)
 
 
 def read_corpus(path: Path, id_key: str = "doc_id") -> dict[str, dict]:
@@ -193,6 +206,8 @@ def read_pairs(path: Path, corpus: Path | None = None) -> tuple[Format, list[Lab
         return fmt, list(healthver_csv(path))
     if fmt == "clinifact_csv":
         return fmt, list(clinifact_csv(path))
+    if fmt == "pairs_jsonl":
+        return fmt, list(pairs_jsonl(path))
     corpus = corpus or default_corpus_for(path, fmt)
     if corpus is None:
         raise FormatError(f"{path} ({fmt}) needs its corpus: pass --corpus FILE")

@@ -4,8 +4,10 @@ The default offline judge is `MeanStanceJudge` over `HeuristicStanceJudge` (Mini
 direction cues) and `CrossStanceJudge` (packaged MiniLM cross-encoder, top layers fine-tuned): with the court
 weighing evidence by record rank (`relevance_decay`) it scored best on the SciFact validation claims, ahead of
 either member alone and of the MLP (evals/README.md). Which side a passage takes is then decided by the packaged
-direction reader (`DirectionFromJudge`, agent/models/stance_direction.npz): it reads SUPPORT against CONTRADICT
-right more often on every validation source of the pooled stance data. `TrainedStanceJudge` (MLP over frozen MiniLM pair
+direction reader (`DirectionFromJudge`, agent/models/stance_direction.npz) voting with the two members: the
+three together read SUPPORT against CONTRADICT right more often than the ensemble on every validation source of
+the pooled stance data, and as often as it on plain sentences, which the reader beside the cross-encoder alone
+turned against. `TrainedStanceJudge` (MLP over frozen MiniLM pair
 features) is opt-in and the fallback when the cross-encoder's weights are absent; the heuristic alone is the
 last fallback and the ablation baseline.
 """
@@ -34,7 +36,8 @@ def offline_stance_judge(kind: OfflineKind = "auto", cross_weights: Path | None 
     ConfigurationError rather than mid-run; 'auto' is 'ensemble' (heuristic + cross-encoder) when the
     cross-encoder's weights are present, else 'trained' when the MLP's are, else the heuristic. `cross_weights`
     replaces the packaged cross-encoder file (for judges trained with training/train_judge.py); `direction_weights`
-    adds a second cross-encoder that decides the ensemble's direction (DirectionFromJudge). The packaged reader goes
+    adds a second cross-encoder that votes with the heuristic and the cross-encoder on the ensemble's direction
+    (DirectionFromJudge). The packaged reader goes
     with the ensemble alone: another judge runs without it, while a reader file named for another judge is an error.
     """
     if kind == "auto":
@@ -46,11 +49,13 @@ def offline_stance_judge(kind: OfflineKind = "auto", cross_weights: Path | None 
     if kind == "heuristic":
         return HeuristicStanceJudge()
     if kind == "ensemble":
-        cross = offline_stance_judge("cross", cross_weights)
-        ensemble = MeanStanceJudge([HeuristicStanceJudge(), cross])
+        heuristic, cross = HeuristicStanceJudge(), offline_stance_judge("cross", cross_weights)
+        ensemble = MeanStanceJudge([heuristic, cross])
         if direction_weights is None:
             return ensemble
-        return DirectionFromJudge(ensemble, MeanStanceJudge([cross, offline_stance_judge("cross", direction_weights)]))
+        # the side is the three readers' vote: the reader alone, or beside the cross-encoder only, turns plain
+        # supporting sentences against (evals/data/plain_pairs.jsonl); the heuristic's cues read them
+        return DirectionFromJudge(ensemble, MeanStanceJudge([heuristic, cross, offline_stance_judge("cross", direction_weights)]))
     if kind == "cross":
         judge: CrossStanceJudge | TrainedStanceJudge = CrossStanceJudge(cross_weights)
     elif kind == "trained":

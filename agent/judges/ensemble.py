@@ -51,7 +51,8 @@ class DirectionFromJudge:
     async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
         if not pairs:
             return []
-        base, direction = await asyncio.gather(self.base.judge(pairs), self.direction.judge(pairs))
+        base = await self.base.judge(pairs)  # first: a reader shared with the base then finds its pairs cached
+        direction = await self.direction.judge(pairs)
         results = []
         for mine, theirs in zip(base, direction, strict=True):
             probs = {label: mine.probabilities.get(label, 0.0) for label in LABELS}
