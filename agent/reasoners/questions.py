@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.lexicon import ANTONYMS, DIRECTION_SWAPS
-from agent.reasoners.grammar import agreeing_verb, is_adjective, is_verb_form as _is_verb_form, negate_claim, polar_statement, predicative_index
+from agent.reasoners.grammar import DETERMINERS, agreeing_verb, is_adjective, is_verb_form as _is_verb_form, negate_claim, polar_statement, predicative_index
 from agent.records import TaskType
 from agent.text import content_terms
 
@@ -70,7 +70,7 @@ _UNITS = frozenset(
     seconds s ms mg g kg µg ug ml l nm µm um mm cm m km ev kev mev gev j kj kcal cal mol mmol µmol hz khz mhz ghz pa
     kpa mpa gpa atm bar w kw mw v mv kv times fold ppm ppb au""".split()
 )
-_DETERMINERS = frozenset("a an the this these those some any each every no all both many several half".split())
+_QUANTIFIED = DETERMINERS | {"half"}  # first words of a subject that "the" continues: "all the evidence", "half the patients"
 
 
 def _is_measure(words: list[str], i: int) -> bool:
@@ -94,7 +94,7 @@ def _opens_predicate(words: list[str], i: int) -> bool:
     if word == "at" and following in ("risk", "increased", "higher", "high", "greater", "lower", "low"):
         return True  # 'are women who are treated for X *at risk* for Y
     if word == "the":  # 'Are mitochondria *the* powerhouse', not 'Is all the evidence'
-        return i >= 2 or words[0].lower() not in _DETERMINERS
+        return i >= 2 or words[0].lower() not in _QUANTIFIED
     if following == "than" and is_adjective(word):
         return True  # a comparative: 'Is the Earth's core *hotter* than the Sun's surface?'
     if _is_measure(words, i):
