@@ -1,4 +1,5 @@
-"""plan: validate the input, classify the task, normalise options, extract entities and write round-1 queries."""
+"""plan: validate the input, classify the task, normalise options (an alternative question's two statements become
+its options), extract entities and write round-1 queries."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from agent.backend import abackend_for
 from agent.budget import node_meter
 from agent.config import Context
 from agent.inputs import validate_mode, validate_question
+from agent.reasoners.questions import alternative_statements
 from agent.records import Query
 from agent.state import ResearchState
 from agent.tracing.progress import emit
@@ -21,6 +23,8 @@ async def plan(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any
     settings = runtime.context
     mode = validate_mode(state.get("mode"))
     question, options = validate_question(state.get("question"), state.get("options"), mode)
+    if not options and mode == "ask" and (alternatives := alternative_statements(question)):
+        options = alternatives  # 'Is light a wave or a particle?' asks between two statements, not for a yes or no
     backend = await abackend_for(settings, state.get("documents"))
     started_at = state.get("started_at") or time.time()  # once the backend is ready: set-up is not the run's time
     with node_meter(state, settings) as meter:

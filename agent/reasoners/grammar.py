@@ -396,6 +396,11 @@ def _restore_auxiliary(words: list[str], i: int) -> str:
     return " ".join([*words[:i], _replace_core(words[i], base), *words[i + 1:]])
 
 
+def is_base_verb(word: str) -> bool:
+    """Whether `word` can be a verb's base form, not an auxiliary ('increase', 'lower'; not 'does')."""
+    return _has_form(word, "VB") and _core(word) not in AUXILIARIES
+
+
 def is_verb_form(word: str, strict: bool = True) -> bool:
     """Whether `word` is a present-tense third-person verb, not an auxiliary ('lowers'; not 'does', not 'statins');
     `strict`: only a verb ('lowers', but not 'increases', which can be a noun)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.lexicon import ANTONYMS, DIRECTION_SWAPS
-from agent.reasoners.grammar import DETERMINERS, agreeing_verb, is_adjective, is_verb_form as _is_verb_form, negate_claim, polar_statement, predicative_index
+from agent.reasoners.grammar import DETERMINERS, PREPOSITIONS, agreeing_verb, is_adjective, is_base_verb, is_verb_form as _is_verb_form, negate_claim, polar_statement, predicative_index
 from agent.records import TaskType
 from agent.text import content_terms
 
@@ -125,6 +125,9 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
+_OR_NOT = re.compile(r",?\s+or\s+not\s*\?$", re.I)
+
+
 def polar_to_claim(question: str) -> str:
     """A yes/no question as the statement a "yes" would assert.
 
@@ -133,9 +136,10 @@ def polar_to_claim(question: str) -> str:
     moved, not dropped, since without it the statement has no verb ('Is aspirin safe in children?' -> 'Aspirin
     is safe in children'; dropped only when the predicate's start is not found);
     'Is there a need for X?' -> 'There is a need for X'; titled questions ('Double balloon enteroscopy: is it
-    safe?') put the topic back in the pronoun's place ('Double balloon enteroscopy is safe').
+    safe?') put the topic back in the pronoun's place ('Double balloon enteroscopy is safe'); a closing "or not" asks
+    nothing more ('Is aspirin better than placebo or not?' -> 'Aspirin is better than placebo').
     """
-    text = question.strip()
+    text = _OR_NOT.sub("?", question.strip())
     if match := _THERE.match(text):
         return _capitalised(f"there {match.group(1).lower()} {match.group(2)}")
     if match := _TITLED.match(text):
@@ -156,6 +160,50 @@ def polar_to_claim(question: str) -> str:
     if copula not in _COPULAS and (statement := polar_statement(copula, rest.strip().rstrip("?"))):
         return _capitalised(statement)
     return _capitalised(rest)
+
+
+_ALTERNATIVE = re.compile(r"^(?P<head>.*\S)\s+or\s+(?P<right>[^,;:?]+?)\s*\?\s*$", re.I | re.S)
+_MAX_ALTERNATIVE_WORDS = 4
+
+
+def alternative_statements(question: str) -> list[str] | None:
+    """An alternative question as the two statements it asks between, or None for any other question.
+
+    'Is light a wave or a particle?' -> ['Light is a wave', 'Light is a particle'] (a copula whose whole predicate is
+    the first alternative); 'Is the drug safe or effective in children?' -> [... safe in children, ... effective in
+    children] (a phrase after the second alternative is shared); 'Does exercise increase or decrease appetite?' ->
+    ['Exercise increases appetite', 'Exercise decreases appetite'] (two verbs sharing an object). Read as yes / no,
+    such a question gets "Yes: light is a wave or a particle". Left alone, because "or" there joins what a yes or no
+    answers: an "or" in the subject ('Does smoking or obesity increase ...?'), "or not", a list after a longer
+    predicate ('Is aspirin more effective than ibuprofen or paracetamol?')."""
+    text = question.strip()
+    polar, match = _POLAR.match(text), _ALTERNATIVE.match(text)
+    if polar is None or match is None or _titled(text) is not None:
+        return None
+    aux, head, right = polar.group(1).lower(), match["head"], match["right"].split()
+    if not right or len(right) > _MAX_ALTERNATIVE_WORDS + 3 or right[-1].lower() == "not":
+        return None
+    if aux in ("does", "do", "did"):
+        left_verb, right_verb = head.split()[-1], right[0]
+        if len(head.split()) < 3 or not (is_base_verb(left_verb) and is_base_verb(right_verb)) or len(right) < 2:
+            return None
+        shared = " ".join(right[1:])
+        first, second = polar_to_claim(f"{head} {shared}?"), polar_to_claim(f"{head.rsplit(' ', 1)[0]} {' '.join(right)}?")
+        return [first, second] if first != second and f" {shared}" in first and f" {shared}" in second else None
+    if aux not in _COPULAS:
+        return None
+    cut = next((k for k, w in enumerate(right) if k > 0 and w.lower() in PREPOSITIONS), len(right))
+    alternative, tail = right[:cut], right[cut:]
+    first = polar_to_claim(f"{head} {' '.join(tail)}?".replace("  ", " ") if tail else f"{head}?")
+    words = first.split()
+    verb = next((k for k, w in enumerate(words) if w.lower() == aux), None)
+    if verb is None or verb == 0:
+        return None  # no copula placed: the first alternative's statement has no predicate to swap
+    predicate = words[verb + 1: len(words) - len(tail)]
+    if not predicate or len(predicate) > _MAX_ALTERNATIVE_WORDS or len(alternative) > _MAX_ALTERNATIVE_WORDS or abs(len(predicate) - len(alternative)) > 1:
+        return None
+    second = " ".join([*words[: verb + 1], *alternative, *tail])
+    return [first, second] if first.lower() != second.lower() else None
 
 
 def negate(statement: str) -> str:
@@ -206,6 +254,8 @@ def option_statement(stem: str, option: str, others: tuple[str, ...] = ()) -> st
     stem is answered rather than quoted; between two options a comparison names the other ("Varenicline is more
     effective than nicotine patch for smoking cessation"), which is what the evidence must separate.
     """
+    if option.strip() in (alternative_statements(stem) or ()):
+        return option.strip()  # an alternative question's statement is whole already
     stem, option = stem.strip().rstrip("?").strip(), option.strip()
     if not stem or all(term in _META_STEM_TERMS for term in content_terms(stem)):
         return option

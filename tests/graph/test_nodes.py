@@ -73,6 +73,15 @@ def test_options_written_into_the_question_make_it_a_multiple_choice_question():
     assert (update["question"], update["options"]) == ("Which is more effective for smoking cessation?", ["varenicline", "nicotine patch"])
 
 
+def test_an_alternative_question_is_a_choice_between_its_two_statements():
+    """Seen as a user: "Is light a wave or a particle?" was answered "Yes: ... light is a wave or a particle"."""
+    update = run(plan, {"question": "Is light a wave or a particle?", "options": []}, runtime())
+    assert update["plan"].task == "mcq" and update["options"] == ["Light is a wave", "Light is a particle"]
+    assert update["question"] == "Is light a wave or a particle?"
+    verify = run(plan, {"question": "Is light a wave or a particle?", "options": [], "mode": "verify"}, runtime())
+    assert verify["options"] == [] and verify["plan"].task == "claim"  # a claim to check is left whole
+
+
 def test_plan_rejects_bad_input():
     rt = runtime()
     for bad in ({"question": "   "}, {"question": "x" * 20_001}, {"question": "Q?", "options": ["a"]}, {"question": "Q?", "options": ["a", "A"]}):

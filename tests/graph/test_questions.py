@@ -111,3 +111,31 @@ def test_text_that_is_not_a_list_of_options_stays_one_question(text):
     from agent.inputs import validate_question
 
     assert validate_question(text) == (text, [])
+
+
+ALTERNATIVES = [
+    ("Is light a wave or a particle?", ["Light is a wave", "Light is a particle"]),
+    ("Is HIV a retrovirus or a DNA virus?", ["HIV is a retrovirus", "HIV is a DNA virus"]),
+    ("Is the reaction exothermic or endothermic?", ["The reaction is exothermic", "The reaction is endothermic"]),
+    ("Is vitamin D deficiency common or rare in Finland?", ["Vitamin D deficiency is common in Finland", "Vitamin D deficiency is rare in Finland"]),
+    ("Does exercise increase or decrease appetite?", ["Exercise increases appetite", "Exercise decreases appetite"]),
+    # "or" that a yes or no answers: in the subject, "or not", a list after a longer predicate, two objects
+    ("Does smoking or obesity increase the risk of diabetes?", None),
+    ("Is aspirin better than placebo or not?", None),
+    ("Is aspirin more effective than ibuprofen or paracetamol?", None),
+    ("Does aspirin reduce pain or fever?", None),
+    ("Does hypoglycemia increase the risk of dementia?", None),
+]
+
+
+@pytest.mark.parametrize(("question", "statements"), ALTERNATIVES)
+def test_an_alternative_question_is_the_two_statements_it_asks_between(question, statements):
+    from agent.reasoners.questions import alternative_statements
+
+    assert alternative_statements(question) == statements
+    if statements:  # the options' statements are read whole, not as "<question>: <option>"
+        assert [option_statement(question, s) for s in statements] == statements
+
+
+def test_or_not_asks_nothing_more():
+    assert polar_to_claim("Is aspirin better than placebo or not?") == "Aspirin is better than placebo"
