@@ -496,6 +496,8 @@ def predicative_index(words: list[str]) -> int | None:
             return i
     if len(words) == 3 and is_adjective(words[1]) and not is_adjective(words[0]) and _core(words[0]) not in DETERMINERS:
         return 1  # '<noun> <adjective> <noun>': 'are prions infectious proteins'
+    if len(words) == 2 and not is_adjective(words[0]) and _core(words[0]) not in DETERMINERS:
+        return 1  # '<noun> <noun>': 'are prions proteins'
     return None
 
 

@@ -34,6 +34,7 @@ QUESTIONS = [
     ("Is DNA replication semiconservative?", "DNA replication is semiconservative"),
     ("Are neutrinos massless?", "Neutrinos are massless"),
     ("Are prions infectious proteins?", "Prions are infectious proteins"),
+    ("Are prions proteins?", "Prions are proteins"),
     ("Is the incidence of melanoma rising?", "The incidence of melanoma is rising"),
     ("Are statins cost effective?", "Statins are cost effective"),
     ("Is the square root of 2 irrational?", "The square root of 2 is irrational"),

@@ -119,6 +119,7 @@ ALTERNATIVES = [
     ("Is the reaction exothermic or endothermic?", ["The reaction is exothermic", "The reaction is endothermic"]),
     ("Is vitamin D deficiency common or rare in Finland?", ["Vitamin D deficiency is common in Finland", "Vitamin D deficiency is rare in Finland"]),
     ("Does exercise increase or decrease appetite?", ["Exercise increases appetite", "Exercise decreases appetite"]),
+    ("Are prions proteins or nucleic acids?", ["Prions are proteins", "Prions are nucleic acids"]),
     # "or" that a yes or no answers: in the subject, "or not", a list after a longer predicate, two objects
     ("Does smoking or obesity increase the risk of diabetes?", None),
     ("Is aspirin better than placebo or not?", None),
