@@ -7,9 +7,8 @@ either member alone and of the MLP (evals/README.md). Which side a passage takes
 direction reader (`DirectionFromJudge`, agent/models/stance_direction.npz) voting with the two members: the
 three together read SUPPORT against CONTRADICT right more often than the ensemble on every validation source of
 the pooled stance data, and as often as it on plain sentences, which the reader beside the cross-encoder alone
-turned against. `TrainedStanceJudge` (MLP over frozen MiniLM pair
-features) is opt-in and the fallback when the cross-encoder's weights are absent; the heuristic alone is the
-last fallback and the ablation baseline.
+turned against. `TrainedStanceJudge` (MLP over frozen MiniLM pair features) is opt-in and the fallback when the
+cross-encoder's weights are absent; the heuristic alone is the last fallback and the ablation baseline.
 """
 
 from __future__ import annotations
@@ -37,8 +36,8 @@ def offline_stance_judge(kind: OfflineKind = "auto", cross_weights: Path | None 
     cross-encoder's weights are present, else 'trained' when the MLP's are, else the heuristic. `cross_weights`
     replaces the packaged cross-encoder file (for judges trained with training/train_judge.py); `direction_weights`
     adds a second cross-encoder that votes with the heuristic and the cross-encoder on the ensemble's direction
-    (DirectionFromJudge). The packaged reader goes
-    with the ensemble alone: another judge runs without it, while a reader file named for another judge is an error.
+    (DirectionFromJudge). The packaged reader goes with the ensemble alone: another judge runs without it, while a
+    reader file named for another judge is an error.
     """
     if kind == "auto":
         kind = "ensemble" if (cross_weights or default_cross_weights_path()).is_file() else "trained" if default_weights_path().is_file() else "heuristic"

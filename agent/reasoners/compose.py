@@ -191,7 +191,8 @@ def reported(sentence: str) -> str:
         elif not adverb and verb.lower() not in _REPORTING and not verb.lower().endswith("ed") and verb.lower() not in ("found", "made", "saw"):
             return sentence  # 'We therefore ...' with a verb this list does not conjugate: left in the authors' words
         subject = "One study"
-        verb = _REPORTING.get(verb.lower(), verb) if adverb in ("", "also", "further", "now", "therefore", "thus") else verb
+        if adverb != "has":  # 'has shown' keeps its participle
+            verb = _REPORTING.get(verb.lower(), verb)
     else:
         subject = f"One study's {(match['own'] or match['these']).lower()}"
     return " ".join(part for part in (subject, adverb, verb) if part) + match["rest"]

@@ -194,7 +194,7 @@ def alternative_statements(question: str) -> list[str] | None:
         return None
     cut = next((k for k, w in enumerate(right) if k > 0 and w.lower() in PREPOSITIONS), len(right))
     alternative, tail = right[:cut], right[cut:]
-    first = polar_to_claim(f"{head} {' '.join(tail)}?".replace("  ", " ") if tail else f"{head}?")
+    first = polar_to_claim(" ".join([head, *tail]) + "?")
     words = first.split()
     verb = next((k for k, w in enumerate(words) if w.lower() == aux), None)
     if verb is None or verb == 0:
