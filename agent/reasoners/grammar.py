@@ -36,9 +36,14 @@ _PUNCT = ".,;:!?()[]\"'"
 
 @lru_cache(maxsize=20_000)
 def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
-    from lemminflect import getAllLemmas
+    from lemminflect import getAllLemmas, getAllLemmasOOV
 
-    return dict(getAllLemmas(word.lower()))
+    lemmas = dict(getAllLemmas(word.lower()))
+    if not lemmas or list(lemmas) == ["ADJ"]:  # a relation verb the lexicon lacks: 'correlate(s)', 'correlated'
+        verb = getAllLemmasOOV(word.lower(), upos="VERB").get("VERB", ())
+        if verb and verb[0] in RELATION_VERBS:
+            lemmas["VERB"] = verb
+    return lemmas
 
 
 @lru_cache(maxsize=20_000)
@@ -96,6 +101,8 @@ def _modifies_next(word: str) -> bool:
         return False
     if core in DETERMINERS or core in PREPOSITIONS:
         return True
+    if "-" in core and core.endswith(("ing", "ed")):
+        return True  # 'self-inflating bag', 'drug-eluting stents', 'HIV-infected patients'
     return set(_lemmas(core)) == {"ADJ"}
 
 
@@ -140,7 +147,7 @@ def _verb_candidate(words: list[str], i: int, tags: tuple[str, ...], agree: bool
     if i > 1 and _core(words[i - 1]) in ("and", "or") and _can_be_noun_or_adjective(word):
         return None  # 'replacement or repair': a noun coordinated with a noun
     before = _core(words[i - 1]) if i > 0 else ""
-    if i > 0 and (_modifies_next(words[i - 1]) or _opens_with_participle(words, i)) and not (before == "that" and i > 1):
+    if i > 0 and (_modifies_next(words[i - 1]) or _opens_with_participle(words, i)) and not (before == "that" and i > 1) and _core(word) != "be":
         return None
     if _core(word) in AUXILIARIES or not _can_be_noun_or_adjective(word):
         return "only"
@@ -240,8 +247,10 @@ def _finite_past(words: list[str], i: int) -> bool:
     """A past-tense form that can only be a verb and does not open a participle phrase ('improved lung function',
     not 'treated with', 'exposed to', 'were treated')."""
     following = _core(words[i + 1]) if i + 1 < len(words) else ""
+    first = _lemmas(_core(words[0]))
+    after_adverb = i == 1 and "ADV" in first and "NOUN" not in first  # 'Even *impaired* fasting glucose levels are ...'
     return (_verb_candidate(words, i, ("VBD",)) == "only" and following not in PREPOSITIONS and following not in ("as", "")
-            and _core(words[i - 1]) not in BE | HAVE)
+            and _core(words[i - 1]) not in BE | HAVE and not after_adverb)
 
 
 def _pick_past(words: list[str]) -> int | None:
@@ -440,11 +449,22 @@ def polar_statement(aux: str, rest: str, subject: str | None = None) -> str | No
         return None
     tags = ("VBN",) if aux in HAVE else ("VB",)
     index = _pick(words, 1, tags, auxiliaries=False)
-    if index is not None and _before_noun(words, index):  # 'does skin *care* frequency affect ...': a noun modifier
-        later = next((k for k in range(index + 1, len(words)) if _verb_candidate(words, k, tags) and not _before_noun(words, k)), None)
-        index = later if later is not None else index
+    if index is not None and _before_noun(words, index) and not _is_plural_subject_word(words[index - 1]):
+        # 'does skin *care* frequency affect ...': a noun modifier; the verb is further on, before the object's first
+        # preposition or determiner ('does patella position *influence* ligament balancing in total knee'), unless the
+        # word is a relation verb and the later one is not ('does music *influence* stress'); after a plural noun it
+        # is the verb ('do tailored interventions *increase* mammography use')
+        later = next((k for k in range(index + 1, _object_start(words, index)) if _verb_candidate(words, k, tags) and not _before_noun(words, k)), None)
+        if later is not None and (_core(words[index]) not in RELATION_VERBS or _core(words[later]) in RELATION_VERBS):
+            index = later
     if aux in DO and (earlier := _verb_before_object(words, len(words) if index is None else index)) is not None:
         index = earlier
+    if aux in MODALS and (be := _first_be(words)) is not None and (index is None or index > be or _can_be_noun_or_adjective(words[index])):
+        index = be  # 'should ascitis volume and anthropometric measurements *be* estimated': not 'volume'
+    if (aux in DO or aux in MODALS) and index is not None and (relation := _relation_verb(words, index)) is not None:
+        index = relation
+    if index is not None and index > 1 and _core(words[index - 1]) == "help" and not _can_be_noun_or_adjective(words[index]):
+        index -= 1  # 'can the condition of the lymph nodes *help* predict the risk'
     if index is None:
         return None
     subject_words = subject.split() if subject else words[:index]
@@ -454,6 +474,52 @@ def polar_statement(aux: str, rest: str, subject: str | None = None) -> str | No
                      for k, w in enumerate(predicate)]
         return " ".join([*subject_words, *predicate])
     return " ".join([*subject_words, aux, *predicate])
+
+
+# Verbs that state how a subject bears on an object, the predicates of most yes / no questions in science: where the
+# word taken for the verb could as well be a noun ('count', 'culture', 'pressure') and one of these follows, this is
+# the verb ('does the leukocyte count *correlate* with', 'does blood pressure *change* in').
+RELATION_VERBS = frozenset(
+    """affect influence impact alter change modify predict correlate cause prevent improve reduce increase decrease
+    lower raise enhance promote inhibit induce mediate regulate determine reflect contribute lead result depend differ
+    benefit protect matter exist occur vary explain relate respond worsen delay shorten prolong limit double triple
+    halve""".split()
+)
+
+
+def _relation_verb(words: list[str], index: int) -> int | None:
+    """The relation verb to take instead of words[index] when that word, not itself one, could be a noun: the last
+    one before it, else the first after it, a search that stops where words[index] as a verb would have its object
+    ('do family physicians make *a* ...') or a clause opens ('to', 'that')."""
+    if not _can_be_noun_or_adjective(words[index]) or _core(words[index]) in RELATION_VERBS:
+        return None
+    before = [k for k in range(1, index) if _core(words[k]) in RELATION_VERBS and not _modifies_next(words[k - 1])
+              and _core(words[k - 1]) not in CONJUNCTIONS]
+    if before:  # 'does Hospital Type *Affect* Cost and Outcomes of Care': the word taken was the object's noun
+        return before[-1]
+    for k in range(index + 1, len(words)):
+        core = _core(words[k])
+        if core in DETERMINERS or core in RELATIVES or core in SUBORDINATORS or core == "to":
+            return None
+        if core in RELATION_VERBS and not _modifies_next(words[k - 1]):
+            return k
+    return None
+
+
+def _object_start(words: list[str], index: int) -> int:
+    """Index of the first preposition or determiner after words[index] (the end when none)."""
+    return next((k for k in range(index + 1, len(words)) if _core(words[k]) in PREPOSITIONS or _core(words[k]) in DETERMINERS), len(words))
+
+
+def _first_be(words: list[str]) -> int | None:
+    """Index of the first 'be' of a modal question's rest, outside brackets and before any relative clause."""
+    for i, word in enumerate(words[1:], start=1):
+        core = _core(word)
+        if core in RELATIVES or "(" in word:
+            return None
+        if core == "be":
+            return i
+    return None
 
 
 def _verb_before_object(words: list[str], index: int) -> int | None:
@@ -482,6 +548,19 @@ def is_adjective(word: str) -> bool:
     core = _core(word)
     lemmas = _lemmas(core)
     return "ADJ" in lemmas or not lemmas and len(core) > 5 and core.isalpha() and core.endswith(_ADJECTIVE_ENDINGS)
+
+
+def is_adverb(word: str) -> bool:
+    """An adverb by the lexicon ('still', 'physically'), or a word it lacks ending in -ly ('oncologically')."""
+    core = _core(word)
+    lemmas = _lemmas(core)
+    return "ADV" in lemmas or not lemmas and len(core) > 5 and core.isalpha() and core.endswith("ly")
+
+
+def is_noun(word: str) -> bool:
+    """A noun by the lexicon, not a verb's -ing form ('quality', 'measures'; not 'growing')."""
+    core = _core(word)
+    return "NOUN" in _lemmas(core) and not core.endswith("ing")
 
 
 def predicative_index(words: list[str]) -> int | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.lexicon import ANTONYMS, DIRECTION_SWAPS
-from agent.reasoners.grammar import DETERMINERS, PREPOSITIONS, agreeing_verb, is_adjective, is_base_verb, is_verb_form as _is_verb_form, negate_claim, polar_statement, predicative_index
+from agent.reasoners.grammar import DETERMINERS, PREPOSITIONS, agreeing_verb, is_adjective, is_adverb, is_noun, is_base_verb, is_verb_form as _is_verb_form, negate_claim, polar_statement, predicative_index
 from agent.records import TaskType
 from agent.text import content_terms
 
@@ -101,6 +101,8 @@ def _opens_predicate(words: list[str], i: int) -> bool:
         return True
     if word.endswith("ed") and len(word) > 4:
         return following in _AFTER_PARTICIPLE
+    if word in PREPOSITIONS:
+        return False  # 'monitoring *during* the first transfusion': a preposition, not a gerund
     return word.endswith("ing") and len(word) > 5 and (following in _AFTER_GERUND or not following)  # '... melanoma *rising*?'
 
 
@@ -113,16 +115,59 @@ def _copula_statement(copula: str, rest: str) -> str | None:
     if len(words) > 1 and words[0].lower() in _PRONOUNS:
         return " ".join([words[0], copula, *words[1:]])  # 'Is it time to ...' -> 'It is time to ...'
     for i in range(1, len(words)):
-        if words[i - 1].lower() not in _SUBJECT_LINKS and _opens_predicate(words, i):
+        if words[i - 1].lower() not in _SUBJECT_LINKS and _opens_predicate(words, i) and not _attributive(words, i):
+            i = _before_adverbs(words, i)
             return " ".join([*words[:i], copula, *words[i:]])
     if (i := predicative_index(words)) is not None:
+        i = _before_adverbs(words, i)
+        return " ".join([*words[:i], copula, *words[i:]])
+    if copula in ("are", "were") and (i := _progressive(words)) is not None:
         return " ".join([*words[:i], copula, *words[i:]])
     return None
 
 
+def _is_clause(topic: str) -> bool:
+    """'Maternal creatine homeostasis is altered during gestation: is this a metabolic adaptation?': a topic that says
+    something (it has a copula of its own) cannot stand in for the pronoun; the statement follows it, as 'This is ...'."""
+    return any(word.lower() in _COPULAS for word in topic.split()[1:])
+
+
+def _progressive(words: list[str]) -> int | None:
+    """'are laboratories *reporting* serum hCG results correctly': an -ing form after a plural noun, where nothing else
+    opens the predicate, is the progressive."""
+    for i in range(1, len(words)):
+        word, before = words[i].lower(), words[i - 1].lower()
+        if word.endswith("ing") and len(word) > 5 and word not in PREPOSITIONS and before.endswith("s") and is_noun(before):
+            return i
+    return None
+
+
+def _attributive(words: list[str], i: int) -> bool:
+    """'are head and neck *specific* quality of life measures necessary': an adjective before a noun, in a question
+    that ends on an adjective, belongs to the subject; the copula goes before the last word."""
+    following = words[i + 1].lower() if i + 1 < len(words) else ""
+    last = words[-1].lower().strip(",;:")
+    return (i + 2 < len(words) and is_adjective(words[i]) and not is_adverb(words[i]) and is_noun(following) and not is_adjective(following)
+            and is_adjective(last))
+
+
+def _before_adverbs(words: list[str], i: int) -> int:
+    """The copula goes before the adverbs that open the predicate: 'are Austrian seniors *adequately* protected',
+    'is partial prostatectomy *oncologically* adequate' (not 'seniors adequately are protected')."""
+    while i > 1 and words[i - 1].lower().endswith("ly") and is_adverb(words[i - 1]) and not is_adjective(words[i - 1]) and words[i - 2].lower() not in _SUBJECT_LINKS:
+        i -= 1
+    return i
+
+
 def _capitalised(text: str) -> str:
+    """The statement's first letter in upper case, unless its first word is a name written in lower case on purpose
+    ('p53 alterations', 'mRNA levels', 'β-catenin': not 'P53', 'MRNA', 'Β-catenin')."""
     text = text.strip().rstrip("?").strip()
-    return text[:1].upper() + text[1:] if text else text
+    first = text.split(maxsplit=1)[0] if text else ""
+    stem = first.split("-")[0]  # 'endothelin-1' and 'ki-67' are capitalised, 'p53' is not
+    if not first or any(ch.isdigit() for ch in stem) or any(ch.isupper() for ch in first[1:]) or not first[0].isascii():
+        return text
+    return text[:1].upper() + text[1:]
 
 
 _OR_NOT = re.compile(r",?\s+or\s+not\s*\?$", re.I)
@@ -142,7 +187,7 @@ def polar_to_claim(question: str) -> str:
     text = _OR_NOT.sub("?", question.strip())
     if match := _THERE.match(text):
         return _capitalised(f"there {match.group(1).lower()} {match.group(2)}")
-    if match := _TITLED.match(text):
+    if (match := _TITLED.match(text)) and not _is_clause(match["topic"]):
         aux = match["aux"].lower()
         if aux not in _COPULAS and (statement := polar_statement(aux, f"{match['pronoun']} {match['rest']}", subject=match["topic"].strip())):
             return _capitalised(statement)

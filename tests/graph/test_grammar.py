@@ -43,6 +43,30 @@ QUESTIONS = [
     ("Does caffeine slow heart rate?", "Caffeine slows heart rate"),
     ("Does metformin lower glucose levels in mice?", "Metformin lowers glucose levels in mice"),
     ("Does sea level rise when floating sea ice melts?", "Sea level rises when floating sea ice melts"),
+    # PubMedQA questions read wrong until stop 33: the verb taken from a noun beside it ('count', 'culture', 'knee'),
+    # a modal put after the verb, a copula after an adverb or before a preposition, a name capitalised
+    ("Does the leukocyte count correlate with the severity of injury?", "The leukocyte count correlates with the severity of injury"),
+    ("Does music influence stress in mechanically ventilated patients?", "Music influences stress in mechanically ventilated patients"),
+    ("Does solid culture for tuberculosis influence clinical decision making in India?", "Solid culture for tuberculosis influences clinical decision making in India"),
+    ("Does hippocampal atrophy on MRI predict cognitive decline?", "Hippocampal atrophy on MRI predicts cognitive decline"),
+    ("Does patella position influence ligament balancing in total knee arthroplasty?", "Patella position influences ligament balancing in total knee arthroplasty"),
+    ("Does short-term treatment with proton pump inhibitors cause rebound aggravation of symptoms?", "Short-term treatment with proton pump inhibitors causes rebound aggravation of symptoms"),
+    ("Inpatient Pediatric Tonsillectomy: Does Hospital Type Affect Cost and Outcomes of Care?", "Inpatient Pediatric Tonsillectomy: Hospital Type Affects Cost and Outcomes of Care"),
+    ("Does smoking double lung cancer risk?", "Smoking doubles lung cancer risk"),
+    ("Can tailored interventions increase mammography use among HMO women?", "Tailored interventions can increase mammography use among HMO women"),
+    ("Should ascitis volume and anthropometric measurements be estimated?", "Ascitis volume and anthropometric measurements should be estimated"),
+    ("Can the condition of mediastinal lymph nodes help predict the risk of metastases?", "The condition of mediastinal lymph nodes can help predict the risk of metastases"),
+    ("Can Ambu self-inflating bag and Neopuff infant resuscitator provide adequate inflations?", "Ambu self-inflating bag and Neopuff infant resuscitator can provide adequate inflations"),
+    ("Type II supracondylar humerus fractures: can some be treated nonoperatively?", "Type II supracondylar humerus fractures: Some can be treated nonoperatively"),
+    ("Are Austrian seniors adequately protected by vaccinations?", "Austrian seniors are adequately protected by vaccinations"),
+    ("Is partial prostatectomy oncologically adequate?", "Partial prostatectomy is oncologically adequate"),
+    ("Is intensive monitoring during the first transfusion in pediatric patients necessary?", "Intensive monitoring during the first transfusion in pediatric patients is necessary"),
+    ("Are head and neck specific quality of life measures necessary?", "Head and neck specific quality of life measures are necessary"),
+    ("Are laboratories reporting serum quantitative hCG results correctly?", "Laboratories are reporting serum quantitative hCG results correctly"),
+    ("Creatine homeostasis is altered in the spiny mouse: is this a metabolic adaptation?", "Creatine homeostasis is altered in the spiny mouse: This is a metabolic adaptation"),
+    ("Can p53 alterations be used to predict tumour response?", "p53 alterations can be used to predict tumour response"),
+    ("Does β-catenin have a role in sebaceous cell carcinoma?", "β-catenin has a role in sebaceous cell carcinoma"),
+    ("Is endothelin-1 an aggravating factor in acute pancreatitis?", "Endothelin-1 is an aggravating factor in acute pancreatitis"),
 ]
 
 NEGATIONS = [
@@ -60,6 +84,10 @@ NEGATIONS = [
     ("The minor G allele of FOXO3 up-regulates IL-10.", "The minor G allele of FOXO3 does not up-regulate IL-10"),
     ("The boiling point of liquid nitrogen is -196 C", "The boiling point of liquid nitrogen is not -196 C"),
     ("The incidence of melanoma is rising", "The incidence of melanoma is not rising"),
+    ("Low nucleosome occupancy correlates with high methylation levels across species.", "Low nucleosome occupancy does not correlate with high methylation levels across species"),
+    ("Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory receptors are required for T cell activation.",
+     "Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory receptors are not required for T cell activation"),
+    ("Even impaired fasting glucose levels are associated with mortality", "Even impaired fasting glucose levels are not associated with mortality"),
 ]
 
 
