@@ -87,7 +87,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
         abstained = not decided or leading < settings.court.abstain_threshold
-    missing = unnamed(state["question"], draft, pool) if plan.task == "open" and has_evidence else []  # has_evidence: a draft
+    missing = unnamed(state["question"], draft, pool) if plan.task != "mcq" and has_evidence else []  # has_evidence: a draft
     # an open answer whose records never mention a name the question asks about ("TNF-alpha") does not address it
     unaddressed = unnamed_names(state["question"], missing) if not plan.claim else []
     abstained = abstained or bool(unaddressed)

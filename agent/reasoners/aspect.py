@@ -155,8 +155,26 @@ def unnamed_terms(question: str, records: list[Record]) -> list[str]:
     kind = _ASKED_KIND.search(question)
     asked_kind = set(content_terms(kind.group(1))) if kind else set()
     asked = [t for t in content_terms(question) if t not in RELATION_WORDS and t not in QUESTION_WORDS and t not in asked_kind]
-    as_written = {word.strip("?!.,;:()\"'").lower(): word.strip("?!.,;:()\"'") for word in question.split()}
-    return [as_written.get(t, t) for t in asked if not _named(t, named)]
+    missing = {t for t in asked if not _named(t, named)}
+    return _phrases(question, missing)
+
+
+def _phrases(question: str, missing: set[str]) -> list[str]:
+    """The missing terms as the question writes them, neighbours joined: "heart failure", not "heart or failure"."""
+    phrases: list[str] = []
+    run: list[str] = []
+    for word in [*question.split(), ""]:
+        written = word.strip("?!.,;:()\"'")
+        if written and written.lower() in missing:
+            run.append(written)
+            if word[-1:] not in ",;:?!.)":
+                continue
+        if run:
+            phrases.append(" ".join(run))
+            run = []
+    found = {term for phrase in phrases for term in phrase.lower().split()}
+    phrases += sorted(missing - found)  # a term the question writes inside another token ('IL-17/IL-23')
+    return list(dict.fromkeys(phrases))
 
 
 def names_all(names: list[str], text: str) -> bool:

@@ -271,9 +271,10 @@ def mixed_sentence(best: Hypothesis | None, ledger: list[LedgerEntry], enough: f
 
 
 def unnamed(question: str, draft: Draft, records: dict[str, Record]) -> list[str]:
-    """What an open question asks about that none of the records the answer cites mentions (claims and options are
-    held to their subject and object in the court): ["psoriasis"] for "the role of IL-17 in psoriasis" answered
-    from IL-17 papers that never mention it."""
+    """What a question or claim asks about that none of the records the answer cites mentions: ["psoriasis"] for "the
+    role of IL-17 in psoriasis" answered from IL-17 papers that never mention it; ["heart failure"] for "Statins reduce
+    mortality in patients with heart failure" answered from primary-prevention trials (the court holds a claim to a
+    word of its subject and one of its object, not to every word). Options are left out: each names its own words."""
     rests_on = dict.fromkeys(draft.answer_citations + [c for s in draft.sentences for c in s.citations])
     return unnamed_terms(question, [records[rid] for rid in rests_on if rid in records])
 
@@ -288,7 +289,7 @@ def unnamed_names(question: str, missing: list[str]) -> list[str]:
     open answer about IL-6 to "What is the role of TNF-alpha in rheumatoid arthritis?" does not address the question,
     however well its records support what they say: the run declines (agent.nodes.report)."""
     names = [name.lower() for name in entities(question)]
-    return [term for term in missing if term.lower() in names]
+    return [term for term in missing if any(word.lower() in names for word in term.split())]  # 'DUSP4 kinase' holds a name
 
 
 def listed(terms: list[str]) -> str:

@@ -176,6 +176,10 @@ def test_an_open_answer_says_what_the_question_asks_that_its_records_never_menti
     athletes = ask("What is the role of statins in muscle pain among athletes?", **settings)
     assert athletes.status == Status.ANSWERED and athletes.answer.endswith("The records it rests on do not mention athletes.")
     assert "do not mention" not in ask("What is the role of statins in muscle pain?", **settings).answer
+    # a claim, as a yes / no question, is told what its records leave out, the question's neighbouring words together
+    # ("heart failure", not "heart or failure"; claims had no such note before stop 33)
+    claim = ask("Statins increase muscle pain in patients with heart failure.", **settings)
+    assert claim.task == "claim" and claim.answer.endswith("The records it rests on do not mention heart failure."), claim.answer
     from agent.reasoners.aspect import unnamed_terms
     assert unnamed_terms("What is known about the mechanisms of IL-17 in psoriasis?", RECORDS) == ["IL-17", "psoriasis"]
     # a dose given in mg names "low-dose" (the answer said its aspirin trial did not mention low-dose); a name is not split
@@ -215,6 +219,9 @@ def test_an_open_answer_whose_records_never_mention_a_name_the_question_asks_abo
     from agent.reasoners.aspect import unnamed_terms
     tnf = record("t", "TNF-α in arthritis", "TNF-α drives joint inflammation in rheumatoid arthritis.")
     assert unnamed_terms("What is the role of TNF-alpha in rheumatoid arthritis?", [tnf]) == []  # Greek letters spelled out
+    # a name inside a phrase of missing words still declines ('HMGCR kinase' is said as one phrase since stop 33)
+    kinase = ask("What is the role of HMGCR kinase in statin muscle pain?", **settings)
+    assert kinase.status == Status.INSUFFICIENT_EVIDENCE and "do not mention HMGCR kinase, which" in kinase.answer, kinase.answer
 
 
 def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
