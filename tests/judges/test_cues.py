@@ -23,6 +23,18 @@ def test_association_versus_no_association():
     assert pc.negation_mismatch and pc.null_mismatch
 
 
+def test_without_negates_an_effect_not_the_people_studied():
+    """Seen in an answer: "In patients without established cardiovascular disease ..., statin use was associated with
+    significantly improved survival" was quoted as contradicting "Statins reduce mortality" (the heuristic: CONTRADICT
+    0.93, from the 'without' alone)."""
+    population = cues("In patients without established cardiovascular disease, statin use was associated with improved survival.")
+    assert not population.negated
+    assert not pair_cues(cues("Statin use is associated with improved survival."), population).negation_mismatch
+    assert not cues("Outcomes were compared with those without.").negated
+    assert cues("Statins lowered cholesterol without affecting survival.").negated
+    assert cues("Aspirin was given without any benefit on fever.").negated
+
+
 def test_null_result_phrases():
     assert cues("There was no significant difference in mortality.").null_result
     assert cues("Non-significant changes were seen.").null_result
