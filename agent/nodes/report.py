@@ -89,7 +89,8 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         abstained = not decided or leading < settings.court.abstain_threshold
     missing = unnamed(state["question"], draft, pool) if plan.task != "mcq" and has_evidence else []  # has_evidence: a draft
     # an open answer whose records never mention a name the question asks about ("TNF-alpha") does not address it
-    unaddressed = unnamed_names(state["question"], missing) if not plan.claim else []
+    # (a name that records mention, inside a qualifier they never mention whole, is no reason to decline)
+    unaddressed = unnamed_names(state["question"], unnamed(state["question"], draft, pool, together=False)) if missing and not plan.claim else []
     abstained = abstained or bool(unaddressed)
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from agent.lexicon import DOWN, HEDGES, NEGATIONS, UP
-from agent.reasoners.grammar import finite_verb
+from agent.reasoners.grammar import PREPOSITIONS, finite_verb
 from agent.records import Hypothesis, Record
 from agent.text import content_terms
 
@@ -35,17 +35,21 @@ PREFIX = 5
 
 # Words that state a relation, a measure, a population or a judgement ("is safe", "is worth the effort": PubMedQA's
 # questions) rather than name the thing studied: most abstracts have some, and a judgement is what the study decides.
-RELATION_WORDS = UP | DOWN | NEGATIONS | HEDGES | frozenset(
+# Who or what a finding is about: words most abstracts have, yet beside a topic word they say where a claim holds
+# ('in *human* embryos', 'in *older* smokers').
+POPULATION_WORDS = frozenset(
+    """patients subjects individuals people humans human cells cell mice mouse rats rat adults adult children child women
+    men older elderly young participants population cohort""".split()
+)
+RELATION_WORDS = UP | DOWN | NEGATIONS | HEDGES | POPULATION_WORDS | frozenset(
     """risk risks level levels rate rates ratio amount amounts concentration concentrations number numbers high low
     associated association associations correlated correlation linked related relationship effect effects effective
     efficacy role roles impact influence influences important importance significant significantly significance
     change changes changed alter alters altered affect affects affected regulate regulates regulated mediate
     mediates mediated required requires essential necessary involved contribute contributes result results
-    cause causes caused lead leads led used use using compared than patients subjects individuals people humans human
-    cells cell mice mouse rats rat model models outcome outcomes response responses expression activity function
-    functions treatment therapy incidence prevalence frequency occurrence severity duration likelihood probability odds
-    adults adult children child women men older elderly young participants population cohort
-    safe safety possible feasible feasibility useful usefulness worthwhile worth effort needed need advantage
+    cause causes caused lead leads led used use using compared than model models outcome outcomes response responses
+    expression activity function functions treatment therapy incidence prevalence frequency occurrence severity duration
+    likelihood probability odds safe safety possible feasible feasibility useful usefulness worthwhile worth effort needed need advantage
     advantages advantageous beneficial benefit benefits appropriate accurate accuracy reliable valid difference making
     always really reasonable justified improvement room better worse good poor adequate sufficient successful success
     helpful value valuable predictive predictor""".split()
@@ -144,10 +148,11 @@ QUESTION_WORDS = frozenset(
 _ASKED_KIND = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){1,3}?)(?:is|are|was|were|do|does|did|can|could|has|have|had|may|might|will|would|should)\b", re.I)
 
 
-def unnamed_terms(question: str, records: list[Record]) -> list[str]:
+def unnamed_terms(question: str, records: list[Record], together: bool = True) -> list[str]:
     """The question's topic words (as the question writes them) that none of `records` names, read as record_addresses
     reads them: an open question on "the role of IL-17 in psoriasis" answered from IL-17 papers that never mention
-    psoriasis gets ["psoriasis"], so the answer can say what its sources leave out."""
+    psoriasis gets ["psoriasis"], so the answer can say what its sources leave out. `together`: the words of a
+    qualifier ('in human embryos') must be named by one record."""
     named = frozenset().union(*(_words_of(r.text) for r in records))
     if any(_DOSE.search(r.text) for r in records):
         named |= DOSE_WORDS  # "81 mg" names a dose: "low-dose" is not missing from it
@@ -156,7 +161,36 @@ def unnamed_terms(question: str, records: list[Record]) -> list[str]:
     asked_kind = set(content_terms(kind.group(1))) if kind else set()
     asked = [t for t in content_terms(question) if t not in RELATION_WORDS and t not in QUESTION_WORDS and t not in asked_kind]
     missing = {t for t in asked if not _named(t, named)}
+    for phrase in _qualifiers(question, set(asked)) if together else []:  # 'in human embryos': one record must name both words
+        if not any(all(_named(t, _record_words(r)) for t in phrase) for r in records):
+            missing |= set(phrase)
     return _phrases(question, missing)
+
+
+def _record_words(record: Record) -> frozenset[str]:
+    return _words_of(record.text) | (DOSE_WORDS if _DOSE.search(record.text) else frozenset())
+
+
+def _qualifiers(question: str, asked: set[str]) -> list[list[str]]:
+    """The question's topic words after a preposition, two or more in a row: the setting or the people a finding is
+    claimed for ('in patients with *heart failure*', 'in *human embryos*'). Records that name "human" and "embryos"
+    only apart, one about rats and one about mouse embryos, do not speak of human embryos."""
+    words = question.split()
+    found: list[list[str]] = []
+    for i, word in enumerate(words[:-1]):
+        if word.lower() not in PREPOSITIONS or word[-1:] in ",;:":
+            continue
+        run: list[str] = []
+        for following in words[i + 1:]:
+            terms = content_terms(following.strip("?!.,;:()\"'").translate(_GREEK))
+            if len(terms) != 1 or terms[0] not in asked and terms[0] not in POPULATION_WORDS:
+                break
+            run.append(terms[0])
+            if following[-1:] in ",;:?!.)":
+                break
+        if len(run) >= 2 and set(run) & asked:
+            found.append(run)
+    return found
 
 
 def _phrases(question: str, missing: set[str]) -> list[str]:

@@ -270,13 +270,13 @@ def mixed_sentence(best: Hypothesis | None, ledger: list[LedgerEntry], enough: f
     return f" The evidence is mixed: of the {len(judged)} records that take a side, {' and '.join(parts)}."
 
 
-def unnamed(question: str, draft: Draft, records: dict[str, Record]) -> list[str]:
+def unnamed(question: str, draft: Draft, records: dict[str, Record], together: bool = True) -> list[str]:
     """What a question or claim asks about that none of the records the answer cites mentions: ["psoriasis"] for "the
     role of IL-17 in psoriasis" answered from IL-17 papers that never mention it; ["heart failure"] for "Statins reduce
     mortality in patients with heart failure" answered from primary-prevention trials (the court holds a claim to a
     word of its subject and one of its object, not to every word). Options are left out: each names its own words."""
     rests_on = dict.fromkeys(draft.answer_citations + [c for s in draft.sentences for c in s.citations])
-    return unnamed_terms(question, [records[rid] for rid in rests_on if rid in records])
+    return unnamed_terms(question, [records[rid] for rid in rests_on if rid in records], together)
 
 
 def unnamed_sentence(missing: list[str]) -> str:

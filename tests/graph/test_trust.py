@@ -219,6 +219,18 @@ def test_an_open_answer_whose_records_never_mention_a_name_the_question_asks_abo
     from agent.reasoners.aspect import unnamed_terms
     tnf = record("t", "TNF-α in arthritis", "TNF-α drives joint inflammation in rheumatoid arthritis.")
     assert unnamed_terms("What is the role of TNF-alpha in rheumatoid arthritis?", [tnf]) == []  # Greek letters spelled out
+    # where a finding is claimed to hold ('in human embryos') is named only when one record names all of it: a rat
+    # study that mentions "human" disease and a mouse-embryo study do not speak of human embryos (seen as a user)
+    rat = record("r", "CRISPR in rats", "CRISPR/Cas9 corrects a mutation in a rat model of human retinal disease.")
+    mouse = record("m", "Cas9 in mouse embryos", "Electroporation of Cas9 into mouse embryos.")
+    human = record("h", "Gene editing in human embryos", "CRISPR-Cas9 corrected a disease-causing mutation in human embryos.")
+    asked = "Can CRISPR-Cas9 correct disease-causing mutations in human embryos?"
+    assert unnamed_terms(asked, [rat, mouse]) == ["human embryos"] and unnamed_terms(asked, [human]) == []
+    # ... which is said, not a reason to decline: a name the records mention, inside such a qualifier, is addressed
+    from agent.reasoners.compose import unnamed_names
+    il17 = [record("i", "IL-17 in psoriasis", "IL-17 drives psoriasis."), record("k", "Knockout mice", "Knockout mice lacked plaques.")]
+    knockout = "What is the role of psoriasis in IL-17 knockout mice?"
+    assert unnamed_terms(knockout, il17) == ["IL-17 knockout mice"] and unnamed_names(knockout, unnamed_terms(knockout, il17, together=False)) == []
     # a name inside a phrase of missing words still declines ('HMGCR kinase' is said as one phrase since stop 33)
     kinase = ask("What is the role of HMGCR kinase in statin muscle pain?", **settings)
     assert kinase.status == Status.INSUFFICIENT_EVIDENCE and "do not mention HMGCR kinase, which" in kinase.answer, kinase.answer
