@@ -33,26 +33,26 @@ from agent.text import content_terms
 
 PREFIX = 5
 
-# Words that state a relation, a measure, a population or a judgement ("is safe", "is worth the effort": PubMedQA's
-# questions) rather than name the thing studied: most abstracts have some, and a judgement is what the study decides.
 # Who or what a finding is about: words most abstracts have, yet beside a topic word they say where a claim holds
 # ('in *human* embryos', 'in *older* smokers').
 POPULATION_WORDS = frozenset(
-    """patients subjects individuals people humans human cells cell mice mouse rats rat adults adult children child women
-    men older elderly young participants population cohort""".split()
+    """patients subjects individuals people humans human cells cell mice mouse rats rat adults adult children child
+    women men older elderly young participants population cohort""".split()
 )
+# Words that state a relation, a measure, a population or a judgement ("is safe", "is worth the effort": PubMedQA's
+# questions) rather than name the thing studied: most abstracts have some, and a judgement is what the study decides.
 RELATION_WORDS = UP | DOWN | NEGATIONS | HEDGES | POPULATION_WORDS | frozenset(
     """risk risks level levels rate rates ratio amount amounts concentration concentrations number numbers high low
     associated association associations correlated correlation linked related relationship effect effects effective
     efficacy role roles impact influence influences important importance significant significantly significance
     change changes changed alter alters altered affect affects affected regulate regulates regulated mediate
-    mediates mediated required requires essential necessary involved contribute contributes result results
-    cause causes caused lead leads led used use using compared than model models outcome outcomes response responses
-    expression activity function functions treatment therapy incidence prevalence frequency occurrence severity duration
-    likelihood probability odds safe safety possible feasible feasibility useful usefulness worthwhile worth effort needed need advantage
-    advantages advantageous beneficial benefit benefits appropriate accurate accuracy reliable valid difference making
-    always really reasonable justified improvement room better worse good poor adequate sufficient successful success
-    helpful value valuable predictive predictor""".split()
+    mediates mediated required requires essential necessary involved contribute contributes result results cause
+    causes caused lead leads led used use using compared than model models outcome outcomes response responses
+    expression activity function functions treatment therapy incidence prevalence frequency occurrence severity
+    duration likelihood probability odds safe safety possible feasible feasibility useful usefulness worthwhile
+    worth effort needed need advantage advantages advantageous beneficial benefit benefits appropriate accurate
+    accuracy reliable valid difference making always really reasonable justified improvement room better worse good
+    poor adequate sufficient successful success helpful value valuable predictive predictor""".split()
 )
 
 
@@ -153,9 +153,7 @@ def unnamed_terms(question: str, records: list[Record], together: bool = True) -
     reads them: an open question on "the role of IL-17 in psoriasis" answered from IL-17 papers that never mention
     psoriasis gets ["psoriasis"], so the answer can say what its sources leave out. `together`: the words of a
     qualifier ('in human embryos') must be named by one record."""
-    named = frozenset().union(*(_words_of(r.text) for r in records))
-    if any(_DOSE.search(r.text) for r in records):
-        named |= DOSE_WORDS  # "81 mg" names a dose: "low-dose" is not missing from it
+    named = frozenset().union(*(_record_words(r) for r in records))
     question = question.translate(_GREEK)
     kind = _ASKED_KIND.search(question)
     asked_kind = set(content_terms(kind.group(1))) if kind else set()
@@ -168,6 +166,7 @@ def unnamed_terms(question: str, records: list[Record], together: bool = True) -
 
 
 def _record_words(record: Record) -> frozenset[str]:
+    """A record's words as prefixes; "81 mg" names a dose, so "low-dose" is not missing from it."""
     return _words_of(record.text) | (DOSE_WORDS if _DOSE.search(record.text) else frozenset())
 
 
