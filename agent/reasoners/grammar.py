@@ -239,6 +239,9 @@ def finite_verb(statement: str) -> tuple[int, str] | None:
         index = _pick(words, 1, ("VBZ", "VB"), auxiliaries=True, agree=False)
     if index is None:
         return None
+    if (index + 1 < len(words) and _can_be_noun_or_adjective(words[index]) and _verb_lemma(words[index]) not in RELATION_VERBS
+            and _verb_lemma(words[index + 1]) in RELATION_VERBS and _has_form(words[index + 1], "VBZ")):
+        index += 1  # 'Eating eggs *raises* cholesterol': the noun before a relation verb is its subject's
     core = _core(words[index])
     return index, "aux" if core in NEGATIVE_AUXILIARIES or core in AUXILIARIES and _is_auxiliary(words, index) else "lexical"
 

@@ -171,6 +171,7 @@ def _capitalised(text: str) -> str:
 
 
 _OR_NOT = re.compile(r",?\s+or\s+not\s*\?$", re.I)
+_IS_IT_TRUE = re.compile(r"^\s*is\s+it\s+(?:really\s+)?(?:true|the\s+case|correct|a\s+fact)\s+that\s+(.+?)\s*\??\s*$", re.I | re.S)
 
 
 def polar_to_claim(question: str) -> str:
@@ -185,6 +186,8 @@ def polar_to_claim(question: str) -> str:
     nothing more ('Is aspirin better than placebo or not?' -> 'Aspirin is better than placebo').
     """
     text = _OR_NOT.sub("?", question.strip())
+    if match := _IS_IT_TRUE.match(text):  # 'Is it true that statins cause diabetes?' asks whether statins cause diabetes
+        return _capitalised(match.group(1))
     if match := _THERE.match(text):
         return _capitalised(f"there {match.group(1).lower()} {match.group(2)}")
     if (match := _TITLED.match(text)) and not _is_clause(match["topic"]):

@@ -67,6 +67,7 @@ QUESTIONS = [
     ("Can p53 alterations be used to predict tumour response?", "p53 alterations can be used to predict tumour response"),
     ("Does β-catenin have a role in sebaceous cell carcinoma?", "β-catenin has a role in sebaceous cell carcinoma"),
     ("Is endothelin-1 an aggravating factor in acute pancreatitis?", "Endothelin-1 is an aggravating factor in acute pancreatitis"),
+    ("Is it true that statins cause diabetes?", "Statins cause diabetes"),  # not 'It is true that statins cause diabetes'
 ]
 
 NEGATIONS = [
@@ -88,6 +89,9 @@ NEGATIONS = [
     ("Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory receptors are required for T cell activation.",
      "Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory receptors are not required for T cell activation"),
     ("Even impaired fasting glucose levels are associated with mortality", "Even impaired fasting glucose levels are not associated with mortality"),
+    ("Eating eggs raises cholesterol", "Eating eggs does not raise cholesterol"),  # was 'Eating does not egg raises ...'
+    ("Consumption of whole fruits increases the risk of type 2 diabetes.", "Consumption of whole fruits does not increase the risk of type 2 diabetes"),
+    ("Patients with vaso-occlusive crisis show increased morphine use.", "Patients with vaso-occlusive crisis do not show increased morphine use"),
 ]
 
 
