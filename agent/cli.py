@@ -94,7 +94,8 @@ def _short(value: Any) -> str:
 
 def render(answer: Any) -> str:
     """Human-readable answer: verdict, confidence, hypotheses, claims, references."""
-    lines = [f"Status: {answer.status.value}   confidence {answer.confidence:.2f}   task {answer.task}   run {answer.run_id}"]
+    task = "yes/no" if answer.task == "polar" else answer.task
+    lines = [f"Status: {answer.status.value}   confidence {answer.confidence:.2f}   task {task}   run {answer.run_id}"]
     if answer.verdict:
         lines.append(f"Verdict: {answer.verdict}")
     lines += ["", f"Answer: {answer.answer}"]

@@ -12,7 +12,7 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-TaskType = Literal["mcq", "open", "claim"]
+TaskType = Literal["mcq", "open", "polar", "claim"]  # polar: a yes / no question
 Stance = Literal["SUPPORT", "CONTRADICT", "NEUTRAL"]
 STANCE_LABELS: tuple[Stance, ...] = ("SUPPORT", "CONTRADICT", "NEUTRAL")  # the order of every stance model's outputs
 Route = Literal["citation_hop", "rerank", "hypothesize", "court", "discriminate", "synthesize", "target_claims", "report"]

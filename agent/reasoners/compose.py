@@ -320,7 +320,7 @@ def lean_sentence(best: Hypothesis | None, task: str, ledger: list[LedgerEntry])
 
 def _lean_side(best: Hypothesis, task: str) -> str:
     statement = best.text.strip().rstrip(".")
-    if best.origin in ("claim", "negation") and task == "open":  # a yes / no question
+    if best.origin in ("claim", "negation") and task == "polar":
         lowered = statement[:1].lower() + statement[1:] if statement[1:2].islower() else statement
         return f"towards {'yes' if best.polarity > 0 else 'no'} (that {lowered})"
     if best.origin in ("claim", "negation"):

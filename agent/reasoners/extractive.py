@@ -40,7 +40,7 @@ class ExtractiveReasoner:
         claim = None
         if task == "claim":
             claim = polar_to_claim(question) if is_polar(question) else question.strip()
-        elif task == "open" and is_polar(question):
+        elif task == "polar":
             claim = polar_to_claim(question)
         queries = [Query(text=claim or question.strip(), intent="primary")]
         terms = content_terms(question)
@@ -138,7 +138,7 @@ class ExtractiveReasoner:
         if plan.task == "mcq" and best.option_index is not None:
             headline = f"({option_label(best.option_index)}) {best.text}"
         else:
-            headline = verdict_sentence(best, plan.task, polar=plan.task == "open")
+            headline = verdict_sentence(best, plan.task, polar=plan.task == "polar")
         sentences = [evidence_statement(entry, records, best) for entry in evidence_entries(ledger, best)]
         own = [e.record_id for e in ledger if e.hypothesis_id == best.id and e.stance == "SUPPORT" and restates(e, best)]
         return Draft(answer=headline, answer_citations=list(dict.fromkeys(own)), sentences=sentences, selected_hypothesis=best.id)

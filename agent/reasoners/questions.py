@@ -21,8 +21,10 @@ def classify_task(question: str, options: list[str], mode: str = "ask") -> TaskT
         return "mcq"
     if mode == "verify":
         return "claim"
+    if is_polar(question):
+        return "polar"
     text = question.strip()
-    if text.endswith("?") or _WH.match(text) or _POLAR.match(text) and text.endswith("?"):
+    if text.endswith("?") or _WH.match(text):
         return "open"
     return "claim"
 

@@ -58,7 +58,7 @@ def base_state(rt, question="Do statins increase muscle pain?", **extra):
 def test_plan_classifies_and_writes_queries():
     rt = runtime()
     update = run(plan, {"question": "  Do statins   increase muscle pain? ", "options": []}, rt)
-    assert update["plan"].task == "open" and update["plan"].claim == "Statins increase muscle pain"
+    assert update["plan"].task == "polar" and update["plan"].claim == "Statins increase muscle pain"
     assert update["question"] == "Do statins increase muscle pain?"
     assert update["queries"] and update["run_id"] and update["round"] == 0
     mcq = run(plan, {"question": "Which drug lowers LDL?", "options": ["Statins", "Aspirin"]}, rt)
@@ -545,7 +545,8 @@ def test_a_joined_section_label_weighs_as_its_most_result_like_part():
 @pytest.mark.parametrize("question, options, mode, task", [
     ("Do statins increase muscle pain?", ["yes", "no"], "ask", "mcq"),
     ("Statins increase muscle pain", [], "ask", "claim"),
-    ("Do statins increase muscle pain?", [], "ask", "open"),
+    ("Do statins increase muscle pain?", [], "ask", "polar"),  # 'open' until stop 33: "task open" above a "Yes: ..."
+    ("What do statins do to muscles?", [], "ask", "open"),
 ])
 def test_a_run_stopped_before_its_plan_reports_the_task_it_was_asked(question, options, mode, task):
     state = {"question": question, "options": options, "mode": mode, "budget_stop": "wall_time: max_wall_time_s=1 reached"}

@@ -383,13 +383,13 @@ def test_the_answer_lines_verb_is_as_strong_as_its_confidence():
 
 
 def test_a_negated_claim_reads_as_a_negation_not_an_antonym():
-    plan = Plan(task="open", claim="Hypoglycemia increases the risk of dementia")
+    plan = Plan(task="polar", claim="Hypoglycemia increases the risk of dementia")
     hyps = asyncio.run(ExtractiveReasoner(BagOfWordsEmbedder()).hypothesize("q?", plan, [], 2))
     assert [h.text for h in hyps] == ["Hypoglycemia increases the risk of dementia", "Hypoglycemia does not increase the risk of dementia"]
     entry = LedgerEntry(hypothesis_id="H2", record_id="a", text="No association was found.", stance="SUPPORT", confidence=0.9)
     from agent.reasoners.compose import verdict_sentence
 
-    assert verdict_sentence(Hypothesis(**hyps[1].model_dump()), "open", polar=True) == "No: the evidence indicates that hypoglycemia does not increase the risk of dementia."
+    assert verdict_sentence(Hypothesis(**hyps[1].model_dump()), "polar", polar=True) == "No: the evidence indicates that hypoglycemia does not increase the risk of dementia."
     assert entry.stance == "SUPPORT"
 
 
@@ -503,6 +503,7 @@ def test_the_cli_and_json_show_the_verdict_sentence_roles_and_faithfulness():
     answer = _answer(runtime(), None)[1]
     text = render(answer)
     assert f"Answer: {answer.answer}" in text and "(confidence " in text and "Faithfulness: " in text
+    assert answer.task == "polar" and "   task yes/no   " in text.splitlines()[0]  # a yes / no question, not 'task open'
     assert any(line.strip().startswith(("- Supports:", "- Qualifies:", "- Contradicts:")) for line in text.splitlines())
     data = json.loads(answer.model_dump_json())
     assert data["faithfulness"] == answer.faithfulness and all(s["role"] in ("supports", "qualifies", "contradicts") for s in data["sentences"])
