@@ -242,8 +242,24 @@ def finite_verb(statement: str) -> tuple[int, str] | None:
     if (index + 1 < len(words) and _can_be_noun_or_adjective(words[index]) and _verb_lemma(words[index]) not in RELATION_VERBS
             and _verb_lemma(words[index + 1]) in RELATION_VERBS and _has_form(words[index + 1], "VBZ")):
         index += 1  # 'Eating eggs *raises* cholesterol': the noun before a relation verb is its subject's
+    elif _has_form(words[index], "VBD") and (present := _present_relation_after(words, index)) is not None:
+        index = present  # 'Immune complex triggered cell death *leads* to ...': two finite verbs need a conjunction
     core = _core(words[index])
     return index, "aux" if core in NEGATIVE_AUXILIARIES or core in AUXILIARIES and _is_auxiliary(words, index) else "lexical"
+
+
+def _present_relation_after(words: list[str], index: int) -> int | None:
+    """An auxiliary or a relation verb's -s form after words[index], in the same clause (no conjunction, relative or
+    comma between)."""
+    for k in range(index + 1, len(words)):
+        core = _core(words[k])
+        if core in CONJUNCTIONS or core in RELATIVES or core in SUBORDINATORS or core == "where" or words[k - 1].endswith((",", ";")):
+            return None
+        if core in NEGATIVE_AUXILIARIES or core in AUXILIARIES and _is_auxiliary(words, k):
+            return k  # '... triggered cell death *does* not lead to ...'
+        if _verb_lemma(words[k]) in RELATION_VERBS and _has_form(words[k], "VBZ") and not _modifies_next(words[k - 1]):
+            return k
+    return None
 
 
 def _finite_past(words: list[str], i: int) -> bool:

@@ -89,7 +89,9 @@ NEGATIONS = [
     ("Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory receptors are required for T cell activation.",
      "Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory receptors are not required for T cell activation"),
     ("Even impaired fasting glucose levels are associated with mortality", "Even impaired fasting glucose levels are not associated with mortality"),
-    ("Eating eggs raises cholesterol", "Eating eggs does not raise cholesterol"),  # was 'Eating does not egg raises ...'
+    ("Eating eggs raises cholesterol", "Eating eggs does not raise cholesterol"),
+    ("Immune complex triggered cell death leads to sequestration of oxidized mitochondrial DNA.",  # the sample's #26
+     "Immune complex triggered cell death does not lead to sequestration of oxidized mitochondrial DNA"),  # was 'Eating does not egg raises ...'
     ("Consumption of whole fruits increases the risk of type 2 diabetes.", "Consumption of whole fruits does not increase the risk of type 2 diabetes"),
     ("Patients with vaso-occlusive crisis show increased morphine use.", "Patients with vaso-occlusive crisis do not show increased morphine use"),
 ]
