@@ -87,7 +87,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
         abstained = not decided or leading < settings.court.abstain_threshold
-    missing = unnamed(state["question"], draft, pool) if plan.task != "mcq" and has_evidence else []  # has_evidence: a draft
+    missing = unnamed(state["question"], draft, pool, claimed=bool(plan.claim)) if plan.task != "mcq" and has_evidence else []  # has_evidence: a draft
     # an open answer whose records never mention a name the question asks about ("TNF-alpha") does not address it
     # (a name that records mention, inside a qualifier they never mention whole, is no reason to decline)
     unaddressed = unnamed_names(state["question"], unnamed(state["question"], draft, pool, together=False)) if missing and not plan.claim else []

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from agent.lexicon import DOWN, HEDGES, NEGATIONS, UP
-from agent.reasoners.grammar import PREPOSITIONS, finite_verb
+from agent.reasoners.grammar import PREPOSITIONS, SUBORDINATORS, finite_verb, is_verb_only
 from agent.records import Hypothesis, Record
 from agent.text import content_terms
 
@@ -159,10 +159,27 @@ def unnamed_terms(question: str, records: list[Record], together: bool = True) -
     asked_kind = set(content_terms(kind.group(1))) if kind else set()
     asked = [t for t in content_terms(question) if t not in RELATION_WORDS and t not in QUESTION_WORDS and t not in asked_kind]
     missing = {t for t in asked if not _named(t, named)}
-    for phrase in _qualifiers(question, set(asked)) if together else []:  # 'in human embryos': one record must name both words
+    for phrase, _ in _qualifiers(question, set(asked)) if together else []:  # 'in human embryos': one record must name both words
         if not any(all(_named(t, _record_words(r)) for t in phrase) for r in records):
             missing |= set(phrase)
     return _phrases(question, missing)
+
+
+def unnamed_settings(question: str, records: list[Record], names: list[str]) -> list[str]:
+    """What a claim or yes / no question is claimed for that none of `records` names: a qualifier of two or more words
+    ('in patients with *heart failure*', 'among *Chinese citizens*': one record must name all of it), and the
+    question's `names` ('TRF2'), as the question writes them. Not its other words: a claim's predicate ('deactivates',
+    'is inaccurate', 'offers') is what its records say in their own words, and saying they "do not mention" it
+    misleads (seen on half the answers to PubMedQA's yes / no questions, stop 33)."""
+    translated = question.translate(_GREEK)
+    asked = {t for t in content_terms(translated) if t not in RELATION_WORDS and t not in QUESTION_WORDS}
+    missing = [written for phrase, written in _qualifiers(translated, asked)
+               if not any(all(_named(t, _record_words(r)) for t in phrase) for r in records)]
+    texts = [r.text.lower() for r in records]
+    named = frozenset().union(*(_record_words(r) for r in records))
+    missing += [name for name in names if not any(name.lower() in text for text in texts)
+                and not _named(name.lower().translate(_GREEK), named) and not any(name in phrase for phrase in missing)]
+    return list(dict.fromkeys(missing))
 
 
 def _record_words(record: Record) -> frozenset[str]:
@@ -170,25 +187,36 @@ def _record_words(record: Record) -> frozenset[str]:
     return _words_of(record.text) | (DOSE_WORDS if _DOSE.search(record.text) else frozenset())
 
 
-def _qualifiers(question: str, asked: set[str]) -> list[list[str]]:
-    """The question's topic words after a preposition, two or more in a row: the setting or the people a finding is
-    claimed for ('in patients with *heart failure*', 'in *human embryos*'). Records that name "human" and "embryos"
-    only apart, one about rats and one about mouse embryos, do not speak of human embryos."""
+# Prepositions that say where, among whom or under what a finding holds ('in human embryos', 'among Chinese citizens').
+_SETTING_PREPOSITIONS = frozenset("in among with without during after before within across".split())
+
+
+def _qualifiers(question: str, asked: set[str]) -> list[tuple[list[str], str]]:
+    """The question's topic words after a setting preposition, two or more in a row, as terms and as written: the
+    setting or the people a finding is claimed for ('in patients with *heart failure*', 'in *human embryos*').
+    Records that name "human" and "embryos" only apart, one about rats and one about mouse embryos, do not speak of
+    human embryos. A run ends at a word that can only be a verb ('... in patients *receiving* ...'), at a clause
+    ('while', '--') and at punctuation."""
     words = question.split()
-    found: list[list[str]] = []
+    found: list[tuple[list[str], str]] = []
     for i, word in enumerate(words[:-1]):
-        if word.lower() not in PREPOSITIONS or word[-1:] in ",;:":
+        if word.lower() not in _SETTING_PREPOSITIONS or word[-1:] in ",;:":
             continue
         run: list[str] = []
+        written: list[str] = []
         for following in words[i + 1:]:
-            terms = content_terms(following.strip("?!.,;:()\"'").translate(_GREEK))
-            if len(terms) != 1 or terms[0] not in asked and terms[0] not in POPULATION_WORDS:
+            bare = following.strip("?!.,;:()\"'")
+            terms = content_terms(bare.translate(_GREEK))
+            if "--" in following or len(terms) != 1 or is_verb_only(bare) or bare.lower() in SUBORDINATORS | PREPOSITIONS:
+                break
+            if terms[0] not in asked and terms[0] not in POPULATION_WORDS:
                 break
             run.append(terms[0])
+            written.append(bare)
             if following[-1:] in ",;:?!.)":
                 break
         if len(run) >= 2 and set(run) & asked:
-            found.append(run)
+            found.append((run, " ".join(written)))
     return found
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from agent.interfaces import CitedSentence, Draft
-from agent.reasoners.aspect import unnamed_terms
+from agent.reasoners.aspect import unnamed_settings, unnamed_terms
 from agent.reasoners.questions import entities
 from agent.records import Hypothesis, LedgerEntry, Record
 from agent.scoring.significance import claims_an_effect, only_non_significant
@@ -270,13 +270,16 @@ def mixed_sentence(best: Hypothesis | None, ledger: list[LedgerEntry], enough: f
     return f" The evidence is mixed: of the {len(judged)} records that take a side, {' and '.join(parts)}."
 
 
-def unnamed(question: str, draft: Draft, records: dict[str, Record], together: bool = True) -> list[str]:
-    """What a question or claim asks about that none of the records the answer cites mentions: ["psoriasis"] for "the
-    role of IL-17 in psoriasis" answered from IL-17 papers that never mention it; ["heart failure"] for "Statins reduce
+def unnamed(question: str, draft: Draft, records: dict[str, Record], together: bool = True, claimed: bool = False) -> list[str]:
+    """What a question asks about that none of the records the answer cites mentions: ["psoriasis"] for "the role of
+    IL-17 in psoriasis" answered from IL-17 papers that never mention it. For a claim or a yes / no question
+    (`claimed`), only where it is claimed to hold and the names it asks about: ["heart failure"] for "Statins reduce
     mortality in patients with heart failure" answered from primary-prevention trials (the court holds a claim to a
-    word of its subject and one of its object, not to every word). Options are left out: each names its own words."""
+    word of its subject and one of its object, not to every word; its predicate is worded the records' own way).
+    Options are left out: each names its own words."""
     rests_on = dict.fromkeys(draft.answer_citations + [c for s in draft.sentences for c in s.citations])
-    return unnamed_terms(question, [records[rid] for rid in rests_on if rid in records], together)
+    cited = [records[rid] for rid in rests_on if rid in records]
+    return unnamed_settings(question, cited, entities(question)) if claimed else unnamed_terms(question, cited, together)
 
 
 def unnamed_sentence(missing: list[str]) -> str:

@@ -576,6 +576,13 @@ def is_adverb(word: str) -> bool:
     return "ADV" in lemmas or not lemmas and len(core) > 5 and core.isalpha() and core.endswith("ly")
 
 
+def is_verb_only(word: str) -> bool:
+    """A word the lexicon knows only as a verb or auxiliary ('receiving', 'influenced', 'provide'; not 'testing',
+    'increase', nor a word it does not know)."""
+    lemmas = _lemmas(_core(word))
+    return bool(lemmas) and not {"NOUN", "ADJ", "PROPN"} & set(lemmas) and bool({"VERB", "AUX"} & set(lemmas))
+
+
 def is_noun(word: str) -> bool:
     """A noun by the lexicon, not a verb's -ing form ('quality', 'measures'; not 'growing')."""
     core = _core(word)

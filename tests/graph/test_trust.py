@@ -180,6 +180,13 @@ def test_an_open_answer_says_what_the_question_asks_that_its_records_never_menti
     # ("heart failure", not "heart or failure"; claims had no such note before stop 33)
     claim = ask("Statins increase muscle pain in patients with heart failure.", **settings)
     assert claim.task == "claim" and claim.answer.endswith("The records it rests on do not mention heart failure."), claim.answer
+    # ... and only that, with the names it asks about: not the predicate, which records word their own way (a yes / no
+    # question's answer said "do not mention aggravate, heart or failure" before stop 33; on PubMedQA's questions half
+    # the answers carried such a note)
+    polar = ask("Do statins aggravate muscle pain in patients with heart failure?", **settings)
+    assert polar.task == "polar" and polar.answer.endswith("The records it rests on do not mention heart failure."), polar.answer
+    from agent.reasoners.aspect import unnamed_settings
+    assert unnamed_settings("Does RTEL1 bind TRF2 in HeLa cells?", RECORDS, ["RTEL1", "TRF2", "HeLa"]) == ["HeLa cells", "RTEL1", "TRF2"]
     from agent.reasoners.aspect import unnamed_terms
     assert unnamed_terms("What is known about the mechanisms of IL-17 in psoriasis?", RECORDS) == ["IL-17", "psoriasis"]
     # a dose given in mg names "low-dose" (the answer said its aspirin trial did not mention low-dose); a name is not split
