@@ -91,6 +91,9 @@ _DESIGN = re.compile(
     # "Studies were grouped according to a priori categories ...", "Participants were categorized into quartiles ..."
     r"|\b(?:was|were) (?:\w+ )?(?:grouped|categori[sz]ed|classified|stratified|divided|sorted) (?:according to|into)\b"
     r"|^we imputed?\b"
+    # "A 2-period crossover study design was used with 2 treatment sequences ..." (quoted as "Supports" under an MCQ
+    # answer, stop 33), "Study periods lasted for 2 weeks ...": 0 of the 732 rationale sentences, 4 corpus sentences
+    r"|\b(?:study )?design (?:was|were) (?:\w+ )?(?:used|employed|adopted|applied|chosen)\b|\bperiods? (?:\w+ )?lasted\b"
     r"|\b(?:was|were) (?:\w+ ){0,2}(?:performed|conducted|carried out|undertaken|done|used|applied|employed|induced|established)\b"
     r"(?:[^.;]|\.(?=\w))*?\bto (?:explore|investigate|examine|determine|assess|evaluate|study|test|identify|elucidate|clarify|characteri[sz]e|"
     r"analy[sz]e|measure|compare|quantify)\b",
@@ -199,7 +202,7 @@ def is_finding(sentence: str) -> bool:
     performed ... to explore ...", 36 "X was administered ..."; "has not been well described", "were grouped according
     to", "we imputed" and "Here / Recently, we used / screened ..." none and 148; "Our objective was to ...", "Data were
     extracted ...", "We systematically searched ..." none and 110; "A literature search was conducted ...", "using the
-    following keywords" none and 8)."""
+    following keywords" none and 8; "A crossover design was used ...", "Study periods lasted ..." none and 4)."""
     text = strip_section_label(sentence)  # once, for both pattern sets (the court asks for every passage)
     return not _NON_FINDING.search(text) and not _states_design(text)
 

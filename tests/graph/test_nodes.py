@@ -472,6 +472,9 @@ def test_non_findings_are_recognised():
     assert not is_finding("Metformin (200 mg/kg) was administrated for up to 14 days.")  # quoted as "Qualifies" under an MCQ
     assert not is_finding("METHODS An extensive literature search was conducted from both Medline and Ovid (1965-98) using the following "
                           "keywords: 'Type 2 diabetes mellitus', 'biguanides', 'metformin-associated lactic acidosis'.")  # likewise
+    # the design of a trial, quoted as "Supports" under "(A) metformin" for the first-line drug of type 2 diabetes (stop 33)
+    assert not is_finding("A 2-period crossover study design was used with 2 treatment sequences, either placebo in period 1 "
+                          "followed by GIMM in period 2 or vice versa. Study periods lasted for 2 weeks, with a 2-week washout period between.")
     assert is_finding("Metformin given for 14 days reduced infarct volume.")
     assert is_finding("We propose that HuR controls translation of a subset of target mRNAs by influencing lincRNA-p21 levels.")
     assert strip_section_label("RESULTS At least 1 episode was seen.") == "At least 1 episode was seen."
