@@ -25,7 +25,7 @@ from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.lexicon import STANCE_FLIP
-from agent.reasoners.aspect import NOT_CHECKED, aspects_of_hypothesis, names_object, passage_names_object, record_addresses
+from agent.reasoners.aspect import NOT_CHECKED, aspects_of_hypothesis, names_object, record_addresses
 from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.scoring import adjudication as adjudication_scoring
 from agent.routing import decide_after_court
@@ -147,18 +147,13 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
                     if stance != "NEUTRAL" and not record_addresses(aspects, record):
                         stance = "NEUTRAL"  # the record is about something else: it cannot take a side
                         off_aspect.add(record.id)
-                    off_object = (stance != "NEUTRAL" and settings.court.off_object_weight < 1.0
-                                  and not passage_names_object(aspects, passages[i].text))
-                    if off_object and settings.court.off_object_weight == 0.0:
-                        stance = "NEUTRAL"
                     if h.polarity < 0:
                         stance = STANCE_FLIP[stance]
                     entries.append(LedgerEntry(
                         hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index,
                         sentence_end=passages[i].sentence_end, text=passages[i].text,
                         stance=stance, confidence=float(confidence),
-                        weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id])
-                                     * (settings.court.off_object_weight if off_object else 1.0)),
+                        weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id])),
                         via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
                         judged_by=result.judged_by,
                     ))

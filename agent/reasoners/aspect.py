@@ -121,11 +121,6 @@ def record_addresses(aspects: Aspects, record: Record) -> bool:
     return bool(aspects.subject & words) and bool(aspects.object & words)
 
 
-def passage_names_object(aspects: Aspects, text: str) -> bool:
-    """Whether a passage itself names a content word of the object in `aspects` (True when there is none to name)."""
-    return not aspects.object or bool(aspects.object & _words_of(text))
-
-
 def names_object(statement: str, text: str) -> bool:
     """Whether `text` itself names a content word of the statement's object (False when it has none to name): a
     passage's "no significant difference (p = 0.4)" is about the claim's outcome only if it names it, not about the
