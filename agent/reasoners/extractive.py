@@ -141,6 +141,10 @@ class ExtractiveReasoner:
             headline = verdict_sentence(best, plan.task, polar=plan.task == "polar")
         sentences = [evidence_statement(entry, records, best) for entry in evidence_entries(ledger, best)]
         own = [e.record_id for e in ledger if e.hypothesis_id == best.id and e.stance == "SUPPORT" and restates(e, best)]
+        if not own and best.origin == "evidence":
+            # an open answer is a record's own sentence: it cites that record even when the court read the sentence
+            # among others, not itself (seen: "Migraine, particularly with aura, is a risk factor ..." with no citation)
+            own = [rid for rid, record in records.items() if best.text.strip().rstrip(".") in record.text][:1]
         return Draft(answer=headline, answer_citations=list(dict.fromkeys(own)), sentences=sentences, selected_hypothesis=best.id)
 
     async def adjudicate(self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], passages_each: int) -> None:

@@ -622,3 +622,20 @@ def test_a_passage_saying_what_an_options_statement_says_is_its_evidence_not_a_r
     assert option.statement.rstrip(".") == text.rstrip(".")
     assert evidence_entries([entry], option) == [entry]
     assert evidence_entries([entry], claim) == []
+
+
+def test_an_open_answer_cites_the_record_its_sentence_comes_from():
+    """Seen in evals.open_questions (stop 33): "Migraine, particularly with aura, is a risk factor for early-onset
+    ischemic stroke (confidence 0.44)." with no citation: the court had not read the winning sentence against itself,
+    so no ledger entry 'restated' it. An open answer is a record's own sentence and cites that record."""
+    from agent.records import Hypothesis, LedgerEntry
+
+    source = record("m1", "Migraine and stroke", "Migraine, particularly with aura, is a risk factor for early-onset ischemic stroke.")
+    other = record("m2", "Stroke in the young", "Young adults with migraine had more strokes.")
+    best = Hypothesis(id="H1", text="Migraine, particularly with aura, is a risk factor for early-onset ischemic stroke.", origin="evidence",
+                      claim="Migraine, particularly with aura, is a risk factor for early-onset ischemic stroke.", support=1.0, score=1.0)
+    ledger = [LedgerEntry(hypothesis_id="H1", record_id="m2", stance="SUPPORT", confidence=0.8, sentence_index=0, text=other.sentences[0])]
+    plan = asyncio.run(ExtractiveReasoner(BagOfWordsEmbedder()).plan("What is the association between migraine and stroke?", [], "ask"))
+    draft = asyncio.run(ExtractiveReasoner(BagOfWordsEmbedder()).synthesize("What is the association between migraine and stroke?", plan, [best],
+                                                                            ledger, {"m1": source, "m2": other}))
+    assert draft.answer_citations == ["m1"], draft
