@@ -226,14 +226,15 @@ def _phrases(question: str, missing: set[str]) -> list[str]:
     run: list[str] = []
     for word in [*question.split(), ""]:
         written = word.strip("?!.,;:()\"'")
-        if written and written.lower() in missing:
+        terms = content_terms(written)  # "Alzheimer's" is the term "alzheimer"
+        if written and terms and all(term in missing for term in terms):
             run.append(written)
             if word[-1:] not in ",;:?!.)":
                 continue
         if run:
             phrases.append(" ".join(run))
             run = []
-    found = {term for phrase in phrases for term in phrase.lower().split()}
+    found = {term for phrase in phrases for term in content_terms(phrase)}
     phrases += sorted(missing - found)  # a term the question writes inside another token ('IL-17/IL-23')
     return list(dict.fromkeys(phrases))
 

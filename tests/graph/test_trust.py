@@ -238,6 +238,10 @@ def test_an_open_answer_whose_records_never_mention_a_name_the_question_asks_abo
     il17 = [record("i", "IL-17 in psoriasis", "IL-17 drives psoriasis."), record("k", "Knockout mice", "Knockout mice lacked plaques.")]
     knockout = "What is the role of psoriasis in IL-17 knockout mice?"
     assert unnamed_terms(knockout, il17) == ["IL-17 knockout mice"] and unnamed_names(knockout, unnamed_terms(knockout, il17, together=False)) == []
+    # a possessive is its word: "Alzheimer's disease", not "disease or alzheimer" (seen in evals.open_questions)
+    dementia = record("x", "Exercise in dementia", "In interaction analyses, exercise effects differed between dementia types.")
+    assert unnamed_terms("How does physical activity affect cognitive function in people with Alzheimer's disease?", [dementia]) == [
+        "physical", "cognitive", "Alzheimer's disease"]
     # a name inside a phrase of missing words still declines ('HMGCR kinase' is said as one phrase since stop 33)
     kinase = ask("What is the role of HMGCR kinase in statin muscle pain?", **settings)
     assert kinase.status == Status.INSUFFICIENT_EVIDENCE and "do not mention HMGCR kinase, which" in kinase.answer, kinase.answer
