@@ -153,14 +153,15 @@ def unnamed_terms(question: str, records: list[Record], together: bool = True) -
     reads them: an open question on "the role of IL-17 in psoriasis" answered from IL-17 papers that never mention
     psoriasis gets ["psoriasis"], so the answer can say what its sources leave out. `together`: the words of a
     qualifier ('in human embryos') must be named by one record."""
-    named = frozenset().union(*(_record_words(r) for r in records))
+    per_record = [_record_words(r) for r in records]
+    named = frozenset().union(*per_record)
     question = question.translate(_GREEK)
     kind = _ASKED_KIND.search(question)
     asked_kind = set(content_terms(kind.group(1))) if kind else set()
     asked = [t for t in content_terms(question) if t not in RELATION_WORDS and t not in QUESTION_WORDS and t not in asked_kind]
     missing = {t for t in asked if not _named(t, named)}
     for phrase, _ in _qualifiers(question, set(asked)) if together else []:  # 'in human embryos': one record must name both words
-        if not any(all(_named(t, _record_words(r)) for t in phrase) for r in records):
+        if not _named_whole(phrase, per_record):
             missing |= set(phrase)
     return _phrases(question, missing)
 
@@ -171,12 +172,12 @@ def unnamed_settings(question: str, records: list[Record], names: list[str]) -> 
     question's `names` ('TRF2'), as the question writes them. Not its other words: a claim's predicate ('deactivates',
     'is inaccurate', 'offers') is what its records say in their own words, and saying they "do not mention" it
     misleads (seen on half the answers to PubMedQA's yes / no questions, stop 33)."""
+    per_record = [_record_words(r) for r in records]
     translated = question.translate(_GREEK)
     asked = {t for t in content_terms(translated) if t not in RELATION_WORDS and t not in QUESTION_WORDS}
-    missing = [written for phrase, written in _qualifiers(translated, asked)
-               if not any(all(_named(t, _record_words(r)) for t in phrase) for r in records)]
+    missing = [written for phrase, written in _qualifiers(translated, asked) if not _named_whole(phrase, per_record)]
     texts = [r.text.lower() for r in records]
-    named = frozenset().union(*(_record_words(r) for r in records))
+    named = frozenset().union(*per_record)
     missing += [name for name in names if not any(name.lower() in text for text in texts)
                 and not _named(name.lower().translate(_GREEK), named) and not any(name in phrase for phrase in missing)]
     return list(dict.fromkeys(missing))
@@ -187,8 +188,15 @@ def _record_words(record: Record) -> frozenset[str]:
     return _words_of(record.text) | (DOSE_WORDS if _DOSE.search(record.text) else frozenset())
 
 
+def _named_whole(phrase: list[str], per_record: list[frozenset[str]]) -> bool:
+    """Whether one record names every term of a qualifier (`per_record`: each record's words, _record_words)."""
+    return any(all(_named(t, words) for t in phrase) for words in per_record)
+
+
 # Prepositions that say where, among whom or under what a finding holds ('in human embryos', 'among Chinese citizens').
 _SETTING_PREPOSITIONS = frozenset("in among with without during after before within across".split())
+_RUN_BREAKS = SUBORDINATORS | PREPOSITIONS  # a qualifier's words end at a clause or another preposition
+_EDGE_PUNCT = "?!.,;:()\"'"  # stripped from a question's words before they are read as terms
 
 
 def _qualifiers(question: str, asked: set[str]) -> list[tuple[list[str], str]]:
@@ -205,9 +213,9 @@ def _qualifiers(question: str, asked: set[str]) -> list[tuple[list[str], str]]:
         run: list[str] = []
         written: list[str] = []
         for following in words[i + 1:]:
-            bare = following.strip("?!.,;:()\"'")
+            bare = following.strip(_EDGE_PUNCT)
             terms = content_terms(bare.translate(_GREEK))
-            if "--" in following or len(terms) != 1 or is_verb_only(bare) or bare.lower() in SUBORDINATORS | PREPOSITIONS:
+            if "--" in following or len(terms) != 1 or is_verb_only(bare) or bare.lower() in _RUN_BREAKS:
                 break
             if terms[0] not in asked and terms[0] not in POPULATION_WORDS:
                 break
@@ -225,7 +233,7 @@ def _phrases(question: str, missing: set[str]) -> list[str]:
     phrases: list[str] = []
     run: list[str] = []
     for word in [*question.split(), ""]:
-        written = word.strip("?!.,;:()\"'")
+        written = word.strip(_EDGE_PUNCT)
         terms = content_terms(written)  # "Alzheimer's" is the term "alzheimer"
         if written and terms and all(term in missing for term in terms):
             run.append(written)
