@@ -40,6 +40,16 @@ def merge_records(current: dict[str, Record] | None, update: dict[str, Record] |
     return merged
 
 
+def add_new_notes(current: list[str] | None, update: list[str] | None) -> list[str]:
+    """Notes reducer: a note already made is not made again. A node that runs each round (the court's aspect check,
+    a skipped citation hop) would otherwise print the same line once per round."""
+    notes = list(current or [])
+    for note in update or []:
+        if note not in notes:
+            notes.append(note)
+    return notes
+
+
 def add_usage(current: Usage | None, update: Usage | None) -> Usage:
     return (current or Usage()).add(update or Usage())
 
@@ -82,7 +92,7 @@ class ResearchState(InputState, total=False):
     escalations: int
     decisions: Annotated[list[Decision], operator.add]
     usage: Annotated[Usage, add_usage]
-    notes: Annotated[list[str], operator.add]
+    notes: Annotated[list[str], add_new_notes]
     budget_stop: str | None  # the hard limit that stopped the run ("wall_time: max_wall_time_s=60 reached during court")
     answer: Answer
 

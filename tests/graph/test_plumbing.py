@@ -46,6 +46,15 @@ def test_apply_update_reduces_what_has_a_reducer_and_replaces_the_rest():
     assert state["notes"] == ["a"]  # the state itself is untouched
 
 
+def test_a_note_made_again_in_a_later_round_is_kept_once():
+    # seen: the court's aspect note printed three times after three court rounds
+    note = "court: 1 record(s) read as neutral: they do not name both the subject and the object ... : 2058909"
+    view = apply_update({"notes": ["plan: offline"]}, {"notes": [note]})
+    view = apply_update(view, {"notes": [note, "citation_hop 1: 0 linked records, 0 new"]})
+    assert view["notes"] == ["plan: offline", note, "citation_hop 1: 0 linked records, 0 new"]
+    assert build_graph().channels["notes"].operator(view["notes"], [note]) == view["notes"]  # what LangGraph applies
+
+
 @pytest.mark.parametrize(("node", "route", "decision"), [
     ("retrieve", RetrieveRoute, AfterRetrieve), ("rerank", RerankRoute, AfterRerank),
     ("court", CourtRoute, AfterCourt), ("verify_claims", VerifyRoute, AfterVerify),
