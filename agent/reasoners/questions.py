@@ -281,7 +281,11 @@ def contrary(statement: str) -> str:
         return negate_claim(statement)
     # "associated with lower mortality": the direction is the comparative's; "unassociated" only when nothing else
     i, core = next(((i, core) for i, core in swappable if core != "associated"), swappable[0])
-    words[i] = words[i].lower().replace(core, _CONTRARY_OVERRIDES.get(core, ANTONYMS[core]))
+    swapped = _CONTRARY_OVERRIDES.get(core, ANTONYMS[core])
+    words[i] = words[i].lower().replace(core, swapped)
+    if i > 0 and words[i - 1].lower() in ("a", "an"):  # "an increased risk" -> "a decreased risk", not "an decreased"
+        article = "an" if swapped[0] in "aeiou" else "a"
+        words[i - 1] = article.capitalize() if words[i - 1][0].isupper() else article
     return " ".join(words)
 
 

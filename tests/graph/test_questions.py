@@ -78,6 +78,9 @@ def test_a_short_option_answers_its_stem(stem, option, others, statement):
     ("Side effects of statins are common", "Side effects of statins are rare"),
     # the comparative carries the direction, and "lower" is compared, not the verb "to lower"
     ("Exercise is associated with lower mortality", "Exercise is associated with higher mortality"),
+    # the article agrees with the word swapped in (seen: "Obesity is associated with an decreased risk ...")
+    ("Obesity is associated with an increased risk of colorectal cancer", "Obesity is associated with a decreased risk of colorectal cancer"),
+    ("Smoking causes a decrease in lung function", "Smoking causes an increase in lung function"),
 ])
 def test_a_falsifying_query_swaps_the_statements_direction(statement, query):
     assert contrary(statement) == query
