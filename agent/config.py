@@ -178,6 +178,7 @@ class CourtSettings(_Group):
     option_relevance_decay: float = Field(0.0, ge=0.0, description="relevance_decay for the evidence of MCQ options: an option's records sit below the question's best ones, so rank says little (0 chosen on SciFact two-option MCQ validation questions: accuracy 0.583 vs 0.167 at 2).")
     adversarial_hop_weight: float = Field(1.0, description="Weight of citation-hop passages for the adversarial hypothesis (1.5 enables seed 001's boost).")
     mcq_stance_share: float = Field(0.7, ge=0.0, le=1.0, description="MCQ option score = share x stance-based score share + (1 - share) x semantic evidence share (seed 000).")
+    aspect_scope: Literal["record", "passage"] = Field("record", description="Where the aspect check (ablations.enable_aspect_check) looks for a hypothesis's subject and object: 'record', anywhere in the title or abstract; 'passage' (stricter, opt-in), in the judged passage and its record's title, so a statin-mortality sentence takes no side on 'statins increase the risk of type 2 diabetes' though its abstract lists diabetes elsewhere. 'passage' answered fewer questions, each slightly more often right (all 341 held-out SciFact claims: precision when answering 0.662 -> 0.667, evidence claims answered 0.565 -> 0.536; PubMedQA lean accuracy 0.402 -> 0.372, evals/README.md stop 34).")
     abstain_threshold: float = Field(0.3, description="The answer abstains (insufficient evidence) when the leading answer's confidence is below this.")
     # ---- adjudication by the chat model (issue 17) ----
     model_share: float = Field(0.7, ge=0.0, le=1.0, description="With a chat model, each hypothesis's final score = model_share x the model's adjudicated probability + (1 - model_share) x the evidence share (MCQ: the semantic evidence share, seed 000; claims and open questions: the stance score share).")
@@ -224,7 +225,7 @@ class AblationSettings(_Group):
     enable_triangulation: bool = Field(True, description="Weight evidence by cross-source triangulation.")
     enable_claim_dedup: bool = Field(True, description="Merge near-duplicate claims (cosine >= dedup_cosine).")
     enable_novelty_demotion: bool = Field(True, description="Demote near-duplicate documents in the ranking.")
-    enable_aspect_check: bool = Field(True, description="In the court, a record takes a side on a hypothesis only when its title or abstract names a content word of the statement's subject and one of its object (agent/reasoners/aspect.py); otherwise its passages read as neutral.")
+    enable_aspect_check: bool = Field(True, description="In the court, a record takes a side on a hypothesis only when its title or abstract (court.aspect_scope: or the passage with its title) names a content word of the statement's subject and one of its object (agent/reasoners/aspect.py); otherwise its passages read as neutral.")
     enable_relevance_gate: bool = Field(True, description="Before the court, decline (INSUFFICIENT_EVIDENCE) when the top records do not address the question: a logistic model over the packaged MiniLM's best question-sentence cosine and term coverage, fitted by training/fit_relevance.py (agent/models/relevance.json).")
 
 

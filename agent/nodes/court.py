@@ -25,7 +25,7 @@ from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.lexicon import STANCE_FLIP
-from agent.reasoners.aspect import NOT_CHECKED, aspects_of_hypothesis, names_object, record_addresses
+from agent.reasoners.aspect import NOT_CHECKED, aspects_of_hypothesis, names_object, passage_addresses, record_addresses
 from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.scoring import adjudication as adjudication_scoring
 from agent.routing import decide_after_court
@@ -120,7 +120,7 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
             passages = []  # nothing here addresses the question: no stance is judged, the answer declines
     with node_meter(state, settings) as meter:
         ledger, scored, semantic = [], [], []
-        off_aspect: set[str] = set()  # records whose sides the aspect check removed (for some hypothesis)
+        off_aspect: set[str] = set()  # records whose sides (or, at aspect_scope 'passage', some passages') the aspect check removed
         if passages and hypotheses:
             statements = list(dict.fromkeys(h.statement for h in hypotheses))
             vectors = await backend.embedder.embed(statements + [p.text for p in passages], kind="document")
@@ -144,8 +144,10 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
                         stance, confidence = null_result_reading(h.statement, passages[i].text, result, stance, confidence,
                                                                  settings.court.stance_min_confidence)
                     record = pool[passages[i].record_id]
-                    if stance != "NEUTRAL" and not record_addresses(aspects, record):
-                        stance = "NEUTRAL"  # the record is about something else: it cannot take a side
+                    addresses = (passage_addresses(aspects, passages[i].text, record) if settings.court.aspect_scope == "passage"
+                                 else record_addresses(aspects, record))
+                    if stance != "NEUTRAL" and not addresses:
+                        stance = "NEUTRAL"  # the record (or passage) is about something else: it cannot take a side
                         off_aspect.add(record.id)
                     if h.polarity < 0:
                         stance = STANCE_FLIP[stance]

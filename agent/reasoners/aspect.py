@@ -4,7 +4,8 @@ A passage can share a claim's subject and verb and be about something else: "Met
 is no evidence that metformin reduces cancer incidence, and a colorectal-cancer abstract's "associated with 50% lower
 risk" says nothing about fractures; the stance judge reads both as support (seen in the offline demo). So the court
 lets a record take a side on a statement only when its title or abstract names the statement's subject and its
-object: at least one content word of each side of the statement's finite verb (5-letter prefixes, so "fractures"
+object (`court.aspect_scope` 'passage', opt-in, asks it of the judged passage with its record's title; measured in
+evals/README.md, stop 34): at least one content word of each side of the statement's finite verb (5-letter prefixes, so "fractures"
 meets "fracture"), words of relation, measure, population and judgement ("risk", "increases", "associated", "adults",
 "safe", ...) left out because most abstracts have them. Where the grammar finds no finite verb, or a side has no
 content word left, nothing is checked.
@@ -115,9 +116,21 @@ def aspects_of_hypothesis(hypothesis: Hypothesis) -> Aspects:
 def record_addresses(aspects: Aspects, record: Record) -> bool:
     """True when the record's title or abstract names a subject word and an object word, or when the aspects cannot
     be checked."""
+    return _names_both(aspects, _words_of(record.text))
+
+
+def passage_addresses(aspects: Aspects, passage: str, record: Record) -> bool:
+    """True when the passage, read with its record's title, names a subject word and an object word (or the aspects
+    cannot be checked). An abstract can name a claim's outcome in one sentence and report another outcome in the
+    next: "... statin use was associated with significantly improved survival and large reductions in the risk of
+    major cardiovascular events" says nothing of type 2 diabetes, though its abstract lists diabetes among the risk
+    factors. The title stands in for what a sentence leaves implicit ("This reduced growth ...")."""
+    return _names_both(aspects, _words_of(passage) | _words_of(record.title or ""))
+
+
+def _names_both(aspects: Aspects, words: frozenset[str]) -> bool:
     if not aspects.checkable:
         return True
-    words = _words_of(record.text)
     return bool(aspects.subject & words) and bool(aspects.object & words)
 
 

@@ -1,6 +1,6 @@
 """The aspect check: a record takes a side on a statement only when it names the statement's subject and object."""
 
-from agent.reasoners.aspect import aspects_of, aspects_of_hypothesis, record_addresses
+from agent.reasoners.aspect import aspects_of, aspects_of_hypothesis, passage_addresses, record_addresses
 from agent.reasoners.questions import option_statement
 from agent.records import Hypothesis
 from tests.graph.fakes import record
@@ -26,6 +26,15 @@ def test_a_record_about_another_outcome_does_not_address_the_claim():
     assert record_addresses(aspects_of("Metformin reduces cancer incidence"), CANCER)  # "cancers" meets "cancer" by prefix
     assert not record_addresses(aspects_of("Vitamin D supplementation is associated with lower fracture risk"), COLORECTAL)
     assert record_addresses(aspects_of("Vitamin D supplementation is associated with lower fracture risk"), FRACTURES)
+
+
+def test_a_passage_addresses_a_claim_with_its_records_title_not_with_the_rest_of_its_abstract():
+    claim = aspects_of("Metformin reduces cancer incidence")
+    stroke = record("s2", STROKE.title, *STROKE.sentences, "Cancer was an exclusion criterion.")
+    assert record_addresses(claim, stroke)
+    assert not passage_addresses(claim, stroke.sentences[0], stroke)  # stroke, not cancer: the other sentence is no help
+    assert passage_addresses(claim, "Users had fewer incident cancers (HR 0.63).", CANCER)  # the title names metformin
+    assert passage_addresses(aspects_of("Colorectal cancer"), "Galaxies rotate.", STROKE)  # nothing to check
 
 
 def test_a_record_about_another_subject_does_not_address_the_claim():

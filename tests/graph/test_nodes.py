@@ -252,6 +252,26 @@ def test_a_record_on_another_outcome_takes_no_side():
     assert any("aspect check" in note and "a5" in note for note in checked["notes"])
 
 
+def test_at_passage_scope_a_sentence_on_another_outcome_takes_no_side_though_its_record_names_the_claims_elsewhere():
+    # seen: "Statins increase the risk of type 2 diabetes" contradicted by "... statin use was associated with improved
+    # survival and large reductions in the risk of major cardiovascular events", from an abstract listing diabetes
+    trial = record("a6", "Statin use in primary prevention", "Muscle pain was the commonest adverse effect.",
+                   "Statin use reduced cardiovascular events by 25%.")
+
+    def sides(**settings):
+        name = unique_backend_name()
+        register_backend(name, make_backend([ListSource([*RECORDS, trial])], stance=GullibleStance()))
+        state = _courted(Runtime(context=Context(backend=name, enable_relevance_gate=False, support_cap=20, **settings)))
+        return {e.text: e.stance for e in state["ledger"] if e.hypothesis_id == "H1" and e.record_id == "a6"}, state["notes"]
+
+    by_passage, notes = sides(aspect_scope="passage")
+    by_record, _ = sides()
+    assert by_record["Statin use reduced cardiovascular events by 25%."] == "SUPPORT"  # the record names statins and muscle pain
+    assert by_passage["Statin use reduced cardiovascular events by 25%."] == "NEUTRAL"  # the sentence names no muscle pain
+    assert by_passage["Muscle pain was the commonest adverse effect."] == "SUPPORT"  # its title names the statin
+    assert any("aspect check" in note and "a6" in note for note in notes)
+
+
 def test_court_relevance_decay_discounts_lower_ranked_records():
     assert relevance_weight(0, 2.0) == 1.0 and relevance_weight(1, 2.0) == pytest.approx(0.25) and relevance_weight(4, 0.0) == 1.0
     flat, decayed = _courted(runtime(relevance_decay=0.0)), _courted(runtime(relevance_decay=2.0))
