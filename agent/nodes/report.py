@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.calibration import evidence_score
 from agent.config import Context
-from agent.reasoners.compose import abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, unnamed, unnamed_names, unnamed_sentence, with_confidence
+from agent.reasoners.compose import abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, unaddressed_terms, unnamed, unnamed_sentence, with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.reasoners.questions import classify_task
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
@@ -88,9 +88,10 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
         abstained = not decided or leading < settings.court.abstain_threshold
     missing = unnamed(state["question"], draft, pool, claimed=bool(plan.claim)) if plan.task != "mcq" and has_evidence else []  # has_evidence: a draft
-    # an open answer whose records never mention a name the question asks about ("TNF-alpha") does not address it
-    # (a name that records mention, inside a qualifier they never mention whole, is no reason to decline)
-    unaddressed = unnamed_names(state["question"], unnamed(state["question"], draft, pool, together=False)) if missing and not plan.claim else []
+    # an open answer whose records never mention a name the question asks about ("TNF-alpha"), or two of its words
+    # ("blood clots"), does not address it (words that records mention, inside a qualifier they never mention whole,
+    # are no reason to decline)
+    unaddressed = unaddressed_terms(state["question"], unnamed(state["question"], draft, pool, together=False)) if missing and not plan.claim else []
     abstained = abstained or bool(unaddressed)
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")

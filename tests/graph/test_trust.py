@@ -223,6 +223,10 @@ def test_an_open_answer_whose_records_never_mention_a_name_the_question_asks_abo
     assert not named.sentences and not named.citations and not named.claims  # no "Supports: ..." of an answer to another question
     athletes = ask("What is the role of statins in muscle pain among athletes?", **settings)  # a common word: said, not declined
     assert athletes.status == Status.ANSWERED
+    # two words no record mentions: "How does aspirin prevent blood clots?" was answered from a colorectal-cancer review
+    liver = ask("How do statins cause liver damage?", **settings)
+    assert liver.status == Status.INSUFFICIENT_EVIDENCE and "do not mention liver damage, which the question asks about" in liver.answer, liver.answer
+    assert not liver.sentences and not liver.citations
     from agent.reasoners.aspect import unnamed_terms
     tnf = record("t", "TNF-α in arthritis", "TNF-α drives joint inflammation in rheumatoid arthritis.")
     assert unnamed_terms("What is the role of TNF-alpha in rheumatoid arthritis?", [tnf]) == []  # Greek letters spelled out
