@@ -25,7 +25,7 @@ from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.lexicon import STANCE_FLIP
-from agent.reasoners.aspect import NOT_CHECKED, aspects_of_hypothesis, names_object, passage_addresses, record_addresses
+from agent.reasoners.aspect import NOT_CHECKED, addresses, aspects_of_hypothesis, names_object
 from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.scoring import adjudication as adjudication_scoring
 from agent.routing import decide_after_court
@@ -144,9 +144,7 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
                         stance, confidence = null_result_reading(h.statement, passages[i].text, result, stance, confidence,
                                                                  settings.court.stance_min_confidence)
                     record = pool[passages[i].record_id]
-                    addresses = (passage_addresses(aspects, passages[i].text, record) if settings.court.aspect_scope == "passage"
-                                 else record_addresses(aspects, record))
-                    if stance != "NEUTRAL" and not addresses:
+                    if stance != "NEUTRAL" and not addresses(aspects, record, passages[i].text, settings.court.aspect_scope):
                         stance = "NEUTRAL"  # the record (or passage) is about something else: it cannot take a side
                         off_aspect.add(record.id)
                     if h.polarity < 0:

@@ -5,8 +5,8 @@ is no evidence that metformin reduces cancer incidence, and a colorectal-cancer 
 risk" says nothing about fractures; the stance judge reads both as support (seen in the offline demo). So the court
 lets a record take a side on a statement only when its title or abstract names the statement's subject and its
 object (`court.aspect_scope` 'passage', opt-in, asks it of the judged passage with its record's title; measured in
-evals/README.md, stop 34): at least one content word of each side of the statement's finite verb (5-letter prefixes, so "fractures"
-meets "fracture"), words of relation, measure, population and judgement ("risk", "increases", "associated", "adults",
+evals/README.md, stop 34): at least one content word of each side of the statement's finite verb (5-letter
+prefixes, so "fractures" meets "fracture"), words of relation, measure, population and judgement ("risk", "increases", "associated", "adults",
 "safe", ...) left out because most abstracts have them. Where the grammar finds no finite verb, or a side has no
 content word left, nothing is checked.
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from agent.lexicon import DOWN, HEDGES, NEGATIONS, UP
 from agent.reasoners.grammar import PREPOSITIONS, SUBORDINATORS, finite_verb, is_verb_only
@@ -126,6 +127,11 @@ def passage_addresses(aspects: Aspects, passage: str, record: Record) -> bool:
     major cardiovascular events" says nothing of type 2 diabetes, though its abstract lists diabetes among the risk
     factors. The title stands in for what a sentence leaves implicit ("This reduced growth ...")."""
     return _names_both(aspects, _words_of(passage) | _words_of(record.title or ""))
+
+
+def addresses(aspects: Aspects, record: Record, passage: str, scope: Literal["record", "passage"]) -> bool:
+    """Whether a passage of `record` may take a side on a statement with these aspects (`court.aspect_scope`)."""
+    return passage_addresses(aspects, passage, record) if scope == "passage" else record_addresses(aspects, record)
 
 
 def _names_both(aspects: Aspects, words: frozenset[str]) -> bool:
