@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.calibration import evidence_score
 from agent.config import Context
-from agent.reasoners.compose import abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, unaddressed_terms, unnamed, unnamed_sentence, with_confidence
+from agent.reasoners.compose import abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, records_rested_on, unaddressed_terms, unnamed, unnamed_sentence, with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.reasoners.questions import classify_task
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
@@ -91,7 +91,8 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     # an open answer whose records never mention a name the question asks about ("TNF-alpha"), or two of its words
     # ("blood clots"), does not address it (words that records mention, inside a qualifier they never mention whole,
     # are no reason to decline)
-    unaddressed = unaddressed_terms(state["question"], unnamed(state["question"], draft, pool, together=False)) if missing and not plan.claim else []
+    titles_only = any(not record.abstract for record in records_rested_on(draft, pool)) if missing else False
+    unaddressed = unaddressed_terms(state["question"], unnamed(state["question"], draft, pool, together=False), titles_only) if missing and not plan.claim else []
     abstained = abstained or bool(unaddressed)
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")

@@ -277,9 +277,14 @@ def unnamed(question: str, draft: Draft, records: dict[str, Record], together: b
     mortality in patients with heart failure" answered from primary-prevention trials (the court holds a claim to a
     word of its subject and one of its object, not to every word; its predicate is worded the records' own way).
     Options are left out: each names its own words."""
-    rests_on = dict.fromkeys(draft.answer_citations + [c for s in draft.sentences for c in s.citations])
-    cited = [records[rid] for rid in rests_on if rid in records]
+    cited = records_rested_on(draft, records)
     return unnamed_settings(question, cited, entities(question)) if claimed else unnamed_terms(question, cited, together)
+
+
+def records_rested_on(draft: Draft, records: dict[str, Record]) -> list[Record]:
+    """The records an answer cites, in its line first and then in its statements, once each."""
+    rests_on = dict.fromkeys(draft.answer_citations + [c for s in draft.sentences for c in s.citations])
+    return [records[rid] for rid in rests_on if rid in records]
 
 
 def unnamed_sentence(missing: list[str]) -> str:
@@ -295,14 +300,16 @@ def unnamed_names(question: str, missing: list[str]) -> list[str]:
     return [term for term in missing if any(word.lower() in names for word in term.split())]  # 'DUSP4 kinase' holds a name
 
 
-def unaddressed_terms(question: str, missing: list[str]) -> list[str]:
+def unaddressed_terms(question: str, missing: list[str], titles_only: bool = False) -> list[str]:
     """What an open answer's records leave out that makes it no answer: a name the question asks about
     (`unnamed_names`), or two or more of the question's words that none of them mentions ("How does aspirin prevent
     blood clots?" answered from a colorectal-cancer review: "blood clots"). One common word is said, not a reason to
-    decline ("athletes"). `missing` is `unnamed(..., together=False)`: words no record names at all. On the open
-    questions' tune split the two-word rule declined 4 answers whose line cited no gold abstract and 1 that did
-    (precision when answering 0.556 -> 0.636; evals/README.md, stop 34)."""
-    if sum(len(term.split()) for term in missing) >= 2:
+    decline ("athletes"), and so are any when a record the answer rests on is a bare title (`titles_only`: a live
+    source's "Attention is All you Need" does not say "transformer networks", its abstract would). `missing` is
+    `unnamed(..., together=False)`: words no record names at all. On the open questions' tune split the two-word rule
+    declined 4 answers whose line cited no gold abstract and 1 that did (precision when answering 0.556 -> 0.636;
+    evals/README.md, stop 34)."""
+    if not titles_only and sum(len(term.split()) for term in missing) >= 2:
         return missing
     return unnamed_names(question, missing)
 

@@ -227,6 +227,10 @@ def test_an_open_answer_whose_records_never_mention_a_name_the_question_asks_abo
     liver = ask("How do statins cause liver damage?", **settings)
     assert liver.status == Status.INSUFFICIENT_EVIDENCE and "do not mention liver damage, which the question asks about" in liver.answer, liver.answer
     assert not liver.sentences and not liver.citations
+    # ... unless a record it rests on is a bare title, which says little of what its paper covers (live sources)
+    from agent.reasoners.compose import unaddressed_terms
+    assert unaddressed_terms("How do statins cause liver damage?", ["liver damage"]) == ["liver damage"]
+    assert unaddressed_terms("How do statins cause liver damage?", ["liver damage"], titles_only=True) == []
     from agent.reasoners.aspect import unnamed_terms
     tnf = record("t", "TNF-α in arthritis", "TNF-α drives joint inflammation in rheumatoid arthritis.")
     assert unnamed_terms("What is the role of TNF-alpha in rheumatoid arthritis?", [tnf]) == []  # Greek letters spelled out
