@@ -87,12 +87,13 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
         abstained = not decided or leading < settings.court.abstain_threshold
-    missing = unnamed(state["question"], draft, pool, claimed=bool(plan.claim)) if plan.task != "mcq" and has_evidence else []  # has_evidence: a draft
+    rested_on = records_rested_on(draft, pool) if plan.task != "mcq" and has_evidence else []  # has_evidence: a draft
+    missing = unnamed(state["question"], rested_on, claimed=bool(plan.claim)) if plan.task != "mcq" and has_evidence else []
     # an open answer whose records never mention a name the question asks about ("TNF-alpha"), or two of its words
     # ("blood clots"), does not address it (words that records mention, inside a qualifier they never mention whole,
     # are no reason to decline)
-    titles_only = any(not record.abstract for record in records_rested_on(draft, pool)) if missing else False
-    unaddressed = unaddressed_terms(state["question"], unnamed(state["question"], draft, pool, together=False), titles_only) if missing and not plan.claim else []
+    titles_only = any(not record.abstract for record in rested_on)
+    unaddressed = unaddressed_terms(state["question"], unnamed(state["question"], rested_on, together=False), titles_only) if missing and not plan.claim else []
     abstained = abstained or bool(unaddressed)
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")

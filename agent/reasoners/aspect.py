@@ -6,8 +6,8 @@ risk" says nothing about fractures; the stance judge reads both as support (seen
 lets a record take a side on a statement only when its title or abstract names the statement's subject and its
 object (`court.aspect_scope` 'passage', opt-in, asks it of the judged passage with its record's title; measured in
 evals/README.md, stop 34): at least one content word of each side of the statement's finite verb (5-letter
-prefixes, so "fractures" meets "fracture"), words of relation, measure, population and judgement ("risk", "increases", "associated", "adults",
-"safe", ...) left out because most abstracts have them. Where the grammar finds no finite verb, or a side has no
+prefixes, so "fractures" meets "fracture"), words of relation, measure, population and judgement ("risk",
+"increases", "associated", "adults", "safe", ...) left out because most abstracts have them. Where the grammar finds no finite verb, or a side has no
 content word left, nothing is checked.
 
 Which statement is checked depends on the hypothesis: a claim and its negation, the claim; a short MCQ option under

@@ -270,14 +270,13 @@ def mixed_sentence(best: Hypothesis | None, ledger: list[LedgerEntry], enough: f
     return f" The evidence is mixed: of the {len(judged)} records that take a side, {' and '.join(parts)}."
 
 
-def unnamed(question: str, draft: Draft, records: dict[str, Record], together: bool = True, claimed: bool = False) -> list[str]:
+def unnamed(question: str, cited: list[Record], together: bool = True, claimed: bool = False) -> list[str]:
     """What a question asks about that none of the records the answer cites mentions: ["psoriasis"] for "the role of
     IL-17 in psoriasis" answered from IL-17 papers that never mention it. For a claim or a yes / no question
     (`claimed`), only where it is claimed to hold and the names it asks about: ["heart failure"] for "Statins reduce
     mortality in patients with heart failure" answered from primary-prevention trials (the court holds a claim to a
     word of its subject and one of its object, not to every word; its predicate is worded the records' own way).
-    Options are left out: each names its own words."""
-    cited = records_rested_on(draft, records)
+    Options are left out: each names its own words. `cited`: the records the answer rests on (records_rested_on)."""
     return unnamed_settings(question, cited, entities(question)) if claimed else unnamed_terms(question, cited, together)
 
 
