@@ -35,6 +35,7 @@ import torch
 from agent.judges.packaged import weights_digest
 from agent.judges.cross import SCALE_SUFFIX, build_network, default_cross_weights_path, load_tokenizer, pair_logits, softmax
 from agent.records import STANCE_LABELS
+from training.contrast import contrast_pairs
 from training.dataset import StancePair, default_data_dir
 from training.pool import SOURCES, build_pool
 from training.train_stance import fit_temperature
@@ -238,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
                         "holds only those and names its --init file and digest, read under it at load time")
     parser.add_argument("--int8", action="store_true", help="store weight matrices as int8 with a scale per row (half the file)")
     parser.add_argument("--max-train", type=int, help="subsample the training pairs (smoke runs)")
+    parser.add_argument("--contrast", type=int, default=0, help="add up to N in-domain contrast pairs made from the training "
+                        "rationales (training/contrast.py: direction, null result, hedge, comparison, subject edits)")
     parser.add_argument("--init", type=Path, help="start from these weights (a stance_cross.npz) instead of the base")
     parser.add_argument("--init-checkpoint", type=Path, help="start from a --checkpoint-dir state (e.g. pooled-epoch1.pt); with --epochs 0 the "
                         "pooled stage is skipped, so an interrupted run resumes at its second stage or is only exported")
@@ -266,8 +269,10 @@ def main(argv: list[str] | None = None) -> int:
             write_pool(args.pool_file, pool, removed)
     pool = with_labels(pool, args.labels)
     train = [p for p in pool if p.split == "train" and p.weight > 0]
+    contrast = contrast_pairs(train, seed=args.seed) if args.contrast else []
     if args.max_train:
         train = rng.sample(train, min(args.max_train, len(train)))
+    train += rng.sample(contrast, min(args.contrast, len(contrast)))
     val = [p for p in pool if p.split == "val"]
     heldout = [p for p in pool if p.split == "heldout"]
     print(f"pool: train {len(train)}, val {len(val)}, heldout {len(heldout)}; removed {removed}; built in {time.perf_counter() - started:.0f}s", flush=True)

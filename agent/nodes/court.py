@@ -34,7 +34,7 @@ from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.scoring.triangulation import triangulation_score
 from agent.state import ResearchState, apply_update
-from agent.text import is_finding, label_parts
+from agent.text import is_finding, is_tentative, label_parts
 from agent.tracing.progress import emit
 
 
@@ -85,18 +85,31 @@ def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, set
     return weight
 
 
+def side_strength(entries: list[LedgerEntry], corroboration_weight: float) -> float:
+    """Confidence x weight of the strongest passage plus `corroboration_weight` x that of the others (entries sorted
+    strongest first): below 1, the sentence that decides counts more than the topical sentences around it."""
+    strengths = [e.confidence * e.weight for e in entries]
+    return strengths[0] + corroboration_weight * sum(strengths[1:]) if strengths else 0.0
+
+
+def decisive(entries: list[LedgerEntry], floor: float) -> bool:
+    """At least one finding read on this side with confidence `floor` or more (always true at floor 0)."""
+    return floor <= 0 or any(e.confidence >= floor and is_finding(e.text) and not is_tentative(e.text) for e in entries)
+
+
 def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], settings: Context) -> tuple[Hypothesis, list[LedgerEntry]]:
     """Apply the caps and the score formula; returns the scored hypothesis and its kept ledger entries."""
     def ranked(stance: str) -> list[LedgerEntry]:
         return sorted((e for e in entries if e.stance == stance), key=lambda e: -e.confidence * e.weight)
 
-    support, against, neutral = ranked("SUPPORT")[: settings.court.support_cap], ranked("CONTRADICT")[: settings.court.contradict_cap], ranked("NEUTRAL")[: settings.court.neutral_kept]
-    s = sum(e.confidence * e.weight for e in support)
-    c = sum(e.confidence * e.weight for e in against)
-    score = s - settings.court.contradiction_weight * c
-    if s >= settings.court.verdict_min_evidence and score > 0:
+    court = settings.court
+    support, against, neutral = ranked("SUPPORT")[: court.support_cap], ranked("CONTRADICT")[: court.contradict_cap], ranked("NEUTRAL")[: court.neutral_kept]
+    s = side_strength(support, court.corroboration_weight)
+    c = side_strength(against, court.corroboration_weight)
+    score = s - court.contradiction_weight * c
+    if s >= court.verdict_min_evidence and score > 0 and decisive(support, court.decisive_confidence):
         verdict = HypothesisVerdict.SUPPORTED
-    elif c >= settings.court.verdict_min_evidence and c > s:
+    elif c >= court.verdict_min_evidence and c > s and decisive(against, court.decisive_confidence):
         verdict = HypothesisVerdict.CONTRADICTED
     else:
         verdict = HypothesisVerdict.INSUFFICIENT
@@ -143,6 +156,8 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
                     if settings.court.null_results_contradict and h.origin in ("claim", "negation"):
                         stance, confidence = null_result_reading(h.statement, passages[i].text, result, stance, confidence,
                                                                  settings.court.stance_min_confidence)
+                    if settings.court.tentative_takes_no_side and is_tentative(passages[i].text):
+                        stance = "NEUTRAL"  # its point still needs confirming: a qualification, not a finding
                     record = pool[passages[i].record_id]
                     if stance != "NEUTRAL" and not addresses(aspects, record, passages[i].text, settings.court.aspect_scope):
                         stance = "NEUTRAL"  # the record (or passage) is about something else: it cannot take a side
