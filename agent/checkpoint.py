@@ -1,5 +1,7 @@
 """SQLite checkpointing for CLI and Python API runs, so a crashed run resumes without re-running
-finished nodes. The serializer allow-lists exactly our record classes (no arbitrary class loading).
+finished nodes. The serializer allow-lists exactly the classes the state's channels hold (no arbitrary class loading),
+read from the state schemas' type hints so that a new channel or field type cannot be forgotten: a class missing from
+the list comes back from a checkpoint as a plain dict (a resumed chat-model run once failed so on `adjudication`).
 
 Beside LangGraph's tables the same database keeps each run's settings (`sparkit_runs`: the explicit settings tree
 of the Context it started with), so `resume` continues a run with its own preset and overrides, not the defaults."""
@@ -8,25 +10,59 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import enum
+import importlib
 import json
 import sqlite3
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from pydantic import BaseModel
 
-import agent.interfaces as interfaces
-import agent.records as records
-import agent.routing as routing
+import agent.routing  # noqa: F401 - defines the Decision subclasses (AfterCourt, ...) the `decisions` channel holds
+from agent.state import OutputState, ResearchState
 
-_MODELS = [
-    (records, ["Record", "Provenance", "Passage", "Hypothesis", "LedgerEntry", "Query", "Claim", "Citation", "Decision", "Usage", "Answer", "AnswerSentence",
-               "Status", "ClaimVerdict", "HypothesisVerdict"]),
-    (interfaces, ["Plan", "Draft", "CitedSentence", "StanceResult"]),
-    (routing, ["AfterRetrieve", "AfterRerank", "AfterCourt", "AfterVerify"]),
-]
+
+def state_classes(*schemas: type) -> set[type]:
+    """The classes a checkpoint of these state schemas can hold: every pydantic model, dataclass and enum of the
+    project named in their type hints, followed through Annotated, unions, containers and the fields of each model
+    or dataclass found, with their loaded subclasses (the `decisions` channel, a list of Decision, holds AfterCourt)."""
+    found: set[type] = set()
+    pending: list[Any] = [hint for schema in schemas for hint in get_type_hints(schema, include_extras=True).values()]
+    while pending:
+        hint = pending.pop()
+        if isinstance(hint, TypeVar) or get_origin(hint) is Literal:
+            continue
+        if get_origin(hint) is Annotated:
+            pending.append(get_args(hint)[0])  # the rest is metadata: a reducer, a Field(description=...)
+            continue
+        if get_args(hint):
+            pending.extend(get_args(hint))  # list[X], dict[K, V], X | None
+            continue
+        if not isinstance(hint, type) or hint in found or not _ours(hint):
+            continue
+        if issubclass(hint, BaseModel):
+            pending.extend(field.annotation for field in hint.model_fields.values())
+        elif dataclasses.is_dataclass(hint):
+            pending.extend(get_type_hints(hint).values())
+        elif not issubclass(hint, enum.Enum):
+            continue
+        found.add(hint)
+        pending.extend(hint.__subclasses__())
+    return {cls for cls in found if _importable(cls)}
+
+
+def _ours(cls: type) -> bool:
+    return cls.__module__ == "agent" or cls.__module__.startswith("agent.")
+
+
+def _importable(cls: type) -> bool:
+    """The serializer rebuilds a class by its module and name, which a class defined inside a function lacks."""
+    return getattr(importlib.import_module(cls.__module__), cls.__name__, None) is cls
 
 
 class RedactingSerializer(JsonPlusSerializer):
@@ -41,7 +77,8 @@ class RedactingSerializer(JsonPlusSerializer):
 
 
 def serializer() -> JsonPlusSerializer:
-    allowed = [(module.__name__, name) for module, names in _MODELS for name in names]
+    """The serializer every checkpointer of ours uses: it rebuilds exactly the classes the state can hold."""
+    allowed = sorted((cls.__module__, cls.__name__) for cls in state_classes(ResearchState, OutputState))
     return RedactingSerializer(allowed_msgpack_modules=allowed)
 
 

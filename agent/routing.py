@@ -88,8 +88,8 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
     extra_rounds = max(0, state.get("discrimination_rounds", 0) - 1)
     common = dict(at="court", margin=margin, agreement=agreement, round=state.get("round", 0))
     relevance = state.get("relevance")
-    if relevance is not None and not relevance["relevant"]:
-        return AfterCourt(next="synthesize", reason=f"relevance gate: off-topic evidence (relevance {relevance['probability']:.2f} < threshold)", **common)
+    if relevance is not None and not relevance.relevant:
+        return AfterCourt(next="synthesize", reason=f"relevance gate: off-topic evidence (relevance {relevance.probability:.2f} < threshold)", **common)
     if not state.get("ledger") and not state.get("pool"):
         return AfterCourt(next="synthesize", reason="no evidence retrieved", **common)
     # An MCQ's margin blends in how close each option is to the passages; with no passage on any side that closeness

@@ -30,6 +30,7 @@ from agent.records import (
     Record,
     Usage,
 )
+from agent.scoring.relevance import RelevanceAssessment
 
 
 def merge_records(current: dict[str, Record] | None, update: dict[str, Record] | None) -> dict[str, Record]:
@@ -82,7 +83,7 @@ class ResearchState(InputState, total=False):
     agreement: float | None
     ledger: list[LedgerEntry]
     margin: float | None
-    relevance: dict | None  # the relevance gate's assessment at the last court (agent/scoring/relevance.py)
+    relevance: RelevanceAssessment | None  # the relevance gate's assessment at the last court (agent/scoring/relevance.py)
     adjudication: Adjudication | None  # the chat model's adjudication at the last court (issue 17)
     discrimination_rounds: int
     hops_done: int

@@ -31,6 +31,7 @@ from agent.scoring import adjudication as adjudication_scoring
 from agent.routing import decide_after_court
 from agent.scoring.chunking import section_window_passages, sentence_passages
 from agent.scoring.quantitative import quantitative_weight
+from agent.scoring.relevance import RelevanceAssessment
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.scoring.triangulation import triangulation_score
 from agent.state import ResearchState, apply_update
@@ -128,8 +129,8 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
         passages = [p for p in passages if is_finding(p.text)]
     relevance = None
     if settings.ablations.enable_relevance_gate and backend.relevance is not None and records:
-        relevance = (await _relevance(backend, state, hypotheses, records)).model_dump()
-        if not relevance["relevant"]:
+        relevance = await _relevance(backend, state, hypotheses, records)
+        if not relevance.relevant:
             passages = []  # nothing here addresses the question: no stance is judged, the answer declines
     with node_meter(state, settings) as meter:
         ledger, scored, semantic = [], [], []
@@ -217,7 +218,7 @@ def _aspect_notes(off_aspect: set[str]) -> list[str]:
             f"judged against (aspect check): {', '.join(records[:8])}{' …' if len(records) > 8 else ''}"]
 
 
-async def _relevance(backend: Any, state: ResearchState, hypotheses: list[Hypothesis], records: list[Record]) -> Any:
+async def _relevance(backend: Any, state: ResearchState, hypotheses: list[Hypothesis], records: list[Record]) -> RelevanceAssessment:
     """The gate's reading of whether the records address the question: for an MCQ, of its best-addressed option's
     statement (a stem like "Which statement is supported?" names no topic); else of the claim, or the question."""
     plan = state.get("plan")

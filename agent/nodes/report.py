@@ -21,7 +21,6 @@ from agent.reasoners.compose import abstention_line, abstention_reason, answer_l
 from agent.reasoners.extractive import option_label, winner
 from agent.reasoners.questions import classify_task
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
-from agent.scoring.relevance import RelevanceAssessment
 from agent.state import ResearchState
 from agent.tracing.progress import emit
 
@@ -99,8 +98,8 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     relevance = state.get("relevance")
     if not pool:
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
-    elif relevance is not None and not relevance["relevant"]:
-        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {RelevanceAssessment.model_validate(relevance).reason()}."
+    elif relevance is not None and not relevance.relevant:
+        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {relevance.reason()}."
     elif not has_evidence:
         status, text = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no retrieved passage supports or contradicts any candidate answer."
     elif unaddressed:
@@ -148,7 +147,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         run_id=state.get("run_id", ""),
         usage=usage,
         notes=state.get("notes") or [],
-        relevance=relevance,
+        relevance=relevance.model_dump() if relevance is not None else None,
         faithfulness=draft.faithfulness if draft else None,
         adjudication=adjudication,
     )

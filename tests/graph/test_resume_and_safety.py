@@ -3,6 +3,8 @@ steer the agent; missing providers fail loudly."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agent.api import ask, resume
@@ -12,8 +14,10 @@ from agent.interfaces import CitedSentence, Draft
 from agent.llm import chat_model
 from agent.nodes.synthesize import check_citations
 from agent.prompts import fence_evidence
-from agent.records import Status
-from tests.graph.fakes import FlakyStance, ListSource, RuleStance, make_backend, record, unique_backend_name
+from agent.records import Adjudication, Status
+from agent.scoring.relevance import RelevanceAssessment, RelevanceGate, RelevanceModel
+from tests.graph.fakes import BagOfWordsEmbedder, FlakyStance, ListSource, RuleStance, chat_reasoner, make_backend, record, unique_backend_name
+from tests.graph.test_adjudication import OPTIONS, QUESTION, RECORDS, judge, mcq_model
 
 DOCS = [record(f"r{i}", f"Exercise and memory study {i}", f"Aerobic exercise increases hippocampal volume in older adults, cohort {i}.") for i in range(3)]
 
@@ -96,3 +100,49 @@ def test_a_failed_run_and_its_failed_resume_name_the_question_and_task(question,
     again = resume(first.run_id, backend=name, max_claims=0)
     assert (again.status, again.task, again.question) == (Status.ERROR, task, question)
     assert "stance service down" in again.answer and first.run_id in again.stop_reason
+
+
+class SynthesisCrashesOnce:
+    """The chat reasoner, except that its first synthesis raises: a run that stops right after its court."""
+
+    def __init__(self, reasoner):
+        self.reasoner, self.crashed = reasoner, False
+
+    def __getattr__(self, name):
+        return getattr(self.reasoner, name)
+
+    async def synthesize(self, *args, **kwargs):
+        if not self.crashed:
+            self.crashed = True
+            raise RuntimeError("synthesis crashed")
+        return await self.reasoner.synthesize(*args, **kwargs)
+
+
+def gated_chat_backend(reasoner) -> str:
+    """A chat-model backend with the relevance gate on, so the court leaves both `adjudication` and `relevance`."""
+    scripted = make_backend([ListSource(RECORDS)], reasoner=reasoner)
+    gate = RelevanceGate(BagOfWordsEmbedder(), RelevanceModel(weights={"best_cosine": 10.0, "coverage": 0.0}, intercept=-4.0))
+    name = unique_backend_name()
+    register_backend(name, lambda settings, documents=None: replace(scripted(settings, documents), relevance=gate))
+    return name
+
+
+def test_a_chat_model_run_stopped_after_its_court_resumes_to_the_answer_of_an_uninterrupted_run():
+    """The resumed run reads the court's adjudication and relevance back from the checkpoint as the records they
+    were; with `Adjudication` off the serializer's allow-list they came back as dicts and the run ended in ERROR."""
+    reference_model = mcq_model(judge(0.1, 0.9, "H2"))  # the model outweighs the evidence: the answer follows its blend
+    reference = ask(QUESTION, OPTIONS, backend=gated_chat_backend(chat_reasoner(reference_model)), max_claims=0)
+    assert reference.status == Status.ANSWERED and reference.adjudication.choice == "H2" and reference.relevance["relevant"]
+
+    model = mcq_model(judge(0.1, 0.9, "H2"))
+    backend = gated_chat_backend(SynthesisCrashesOnce(chat_reasoner(model)))
+    first = ask(QUESTION, OPTIONS, backend=backend, max_claims=0)
+    assert first.status == Status.ERROR and "synthesis crashed" in first.answer
+    resumed = resume(first.run_id, backend=backend, max_claims=0)
+    assert resumed.status == Status.ANSWERED, resumed.answer
+
+    courts = [schema for schema, _ in model.requests if schema == "AdjudicationOut"]
+    assert len(courts) == len([schema for schema, _ in reference_model.requests if schema == "AdjudicationOut"]), "resume re-ran a court"
+    assert isinstance(resumed.adjudication, Adjudication) and RelevanceAssessment.model_validate(resumed.relevance).relevant
+    same = {"run_id", "usage"}  # the run's own id, and its wall time
+    assert resumed.model_dump(exclude=same) == reference.model_dump(exclude=same)

@@ -177,7 +177,9 @@ def test_model_extracted_claims_carry_the_citations_of_the_sentence_they_came_fr
 def test_an_off_topic_court_goes_straight_to_synthesis_on_the_court_edge():
     """The relevance gate's decision is the court edge's own type (allow-listed for checkpoints, routed by its Literal)."""
     from agent.routing import AfterCourt
+    from agent.scoring.relevance import RelevanceAssessment
 
-    off_topic = {"margin": 0.0, "ledger": [], "pool": {"a": 1}, "relevance": {"relevant": False, "probability": 0.12}}
+    gate = RelevanceAssessment(relevant=False, probability=0.12, features={"best_cosine": 0.1, "coverage": 0.0})
+    off_topic = {"margin": 0.0, "ledger": [], "pool": {"a": 1}, "relevance": gate}
     decision = decide_after_court(off_topic, Context())
     assert type(decision) is AfterCourt and decision.next == "synthesize" and "relevance gate" in decision.reason

@@ -55,9 +55,9 @@ def test_the_gate_declines_evidence_that_does_not_address_the_question():
                       "Regular aspirin use increases bleeding risk.")]
     rt = gated_runtime(aspirin)
     state, answer = _answer(rt, "Does aspirin increase bleeding risk in trials?")
-    assert state["relevance"]["relevant"] and answer.status == Status.ANSWERED
+    assert state["relevance"].relevant and answer.status == Status.ANSWERED
     state, answer = _answer(rt, "Does liquid nitrogen boil faster than water in colorectal labs?")
-    assert state["relevance"]["relevant"] is False and state["ledger"] == []
+    assert state["relevance"].relevant is False and state["ledger"] == []
     assert state["decisions"][-1].next == "synthesize" and "relevance gate" in state["decisions"][-1].reason
     assert answer.status == Status.INSUFFICIENT_EVIDENCE and answer.abstained and answer.verdict == "NOT_ENOUGH_INFO"
     assert answer.answer.startswith("Insufficient evidence: the retrieved evidence does not address the question")
@@ -81,7 +81,7 @@ def test_an_mcq_whose_stem_names_no_topic_is_gated_on_its_options():
     state.update(run(plan, state, rt))
     for node in (retrieve, rerank, hypothesize, court):
         state.update(run(node, state, rt))
-    assert state["plan"].task == "mcq" and state["relevance"]["relevant"], state["relevance"]
+    assert state["plan"].task == "mcq" and state["relevance"].relevant, state["relevance"]
     assert state["ledger"], "the options' evidence is judged"
 
 
