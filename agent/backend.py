@@ -139,6 +139,10 @@ def offline_stance(settings: BackendSettings) -> tuple[StanceJudge, list[str]]:
     kind = settings.stance_model if settings.stance_model in OFFLINE_JUDGES else "auto"
     judge = offline_stance_judge(kind, Path(settings.stance_weights).expanduser() if settings.stance_weights else None,
                                  direction_weights_in_use(settings.stance_direction_weights))
+    if settings.stance_structure:
+        from agent.judges.reading import StructureReadJudge
+
+        judge = StructureReadJudge(judge)
     notes = [f"stance: cross-encoder weights absent, using the {judge.name} judge"] if kind == "auto" and "cross" not in judge.name else []
     return judge, notes
 

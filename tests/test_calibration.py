@@ -145,10 +145,10 @@ def test_the_ensembles_maps_apply_to_it_without_the_direction_reader_and_to_noth
 
 
     table = str(Path(__file__).resolve().parents[1] / "evals" / "data" / "calibration_ensemble.json")
-    alone = Context(stance_direction_weights="off", calibration_table=table).backend
+    alone = Context(stance_direction_weights="off", stance_structure=False, calibration_table=table).backend
     fitted, notes = calibrator_for(alone, offline_stance(alone)[0])
     assert isinstance(fitted, PlattCalibrator) and notes == []
-    default = Context(calibration_table=table).backend
+    default = Context(stance_structure=False, calibration_table=table).backend
     raw, notes = calibrator_for(default, offline_stance(default)[0])
     assert isinstance(raw, RawScore) and "not ensemble(heuristic+cross)/direction" in notes[0]
     alone_packaged = Context(stance_direction_weights="off").backend

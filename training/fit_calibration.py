@@ -27,12 +27,14 @@ from sklearn.linear_model import LogisticRegression
 
 
 from agent import Context, averify
-from agent.backend import backend_for
-from agent.calibration import CalibrationTable, PlattScale, default_table_path
+from agent.backend import backend_for, judge_for
+from agent.calibration import CalibrationTable, PlattScale, default_table_path, evidence_score
+from agent.nodes.court import margin_of
+from agent.records import Answer
 from agent.judges.cross import cross_weights_in_use, direction_weights_in_use
 from agent.judges.packaged import weights_digest
 from agent.reasoners.extractive import winner
-from evals.report import calibration, commit, parse_overrides, print_table, stratified_folds
+from evals.report import calibration, commit, parse_overrides, print_table, read_jsonl, stratified_folds
 from evals.scifact import gold_of, load_claims
 
 
@@ -49,6 +51,23 @@ async def observations(claims: list[dict], context: Context) -> list[dict]:
             "verdict": answer.verdict or "NOT_ENOUGH_INFO",
             "gold": gold_of(claim)[2],
         })
+    return rows
+
+
+def observations_from_answers(claims: list[dict], answers: list[dict]) -> list[dict]:
+    """The same rows from a finished eval's answers (`evals.scifact --split val --answers FILE`, the claims in the
+    split's order): the raw evidence score is a function of what an Answer records (its hypotheses' scores, claims and
+    ledger), so it is recomputed rather than run again."""
+    if len(claims) != len(answers):
+        raise SystemExit(f"{len(answers)} answers for {len(claims)} claims: use the answers of the validation split, in its order")
+    rows = []
+    for claim, raw in zip(claims, answers, strict=True):
+        answer = Answer.model_validate(raw)
+        best = winner(answer.hypotheses)
+        score = evidence_score(margin_of([h.score for h in answer.hypotheses]) if answer.hypotheses else None,
+                               answer.hypotheses, answer.claims, answer.ledger)
+        rows.append({"score": score, "lead": None if best is None else ("SUPPORT" if best.polarity > 0 else "CONTRADICT"),
+                     "abstained": answer.abstained, "verdict": answer.verdict or "NOT_ENOUGH_INFO", "gold": gold_of(claim)[2]})
     return rows
 
 
@@ -92,12 +111,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=default_table_path())
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds for the out-of-fold reliability (0: skip)")
+    parser.add_argument("--answers", type=Path, help="fit from this eval's answers (evals.scifact --split val --answers FILE, run with the "
+                        "same --set) instead of running the claims again")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=cross (the maps hold for that judge)")
     args = parser.parse_args(argv)
     claims = load_claims(args.claims, "val", args.limit)
     context = Context(preset="fast", corpus_path=str(args.corpus.resolve()), max_claims=0, calibration="raw", **parse_overrides(args.set))
-    judge = backend_for(context).stance.name
-    rows = asyncio.run(observations(claims, context))
+    judge = (judge_for(context.backend) if args.answers else backend_for(context).stance).name  # answers: no index to open
+    rows = observations_from_answers(claims, read_jsonl(args.answers)) if args.answers else asyncio.run(observations(claims, context))
     led = [r for r in rows if r["lead"]]
     abstained = [r for r in rows if r["abstained"]]
     try:

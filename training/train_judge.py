@@ -253,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=default_cross_weights_path())
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--report", type=Path, help="write the run's numbers as JSON")
+    parser.add_argument("--skip-heldout", action="store_true", help="do not score the heldout split at the end (a quick trial's numbers are the val split's)")
     args = parser.parse_args(argv)
     if args.train_layers is not None and not args.init:
         raise SystemExit("--train-layers writes only the top layers, so it needs --init: the weights the rest is read from")
@@ -274,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         train = rng.sample(train, min(args.max_train, len(train)))
     train += rng.sample(contrast, min(args.contrast, len(contrast)))
     val = [p for p in pool if p.split == "val"]
-    heldout = [p for p in pool if p.split == "heldout"]
+    heldout = [] if args.skip_heldout else [p for p in pool if p.split == "heldout"]
     print(f"pool: train {len(train)}, val {len(val)}, heldout {len(heldout)}; removed {removed}; built in {time.perf_counter() - started:.0f}s", flush=True)
 
     args.device = resolve_device(args.device)

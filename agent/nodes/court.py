@@ -86,13 +86,6 @@ def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, set
     return weight
 
 
-def side_strength(entries: list[LedgerEntry], corroboration_weight: float) -> float:
-    """Confidence x weight of the strongest passage plus `corroboration_weight` x that of the others (entries sorted
-    strongest first): below 1, the sentence that decides counts more than the topical sentences around it."""
-    strengths = [e.confidence * e.weight for e in entries]
-    return strengths[0] + corroboration_weight * sum(strengths[1:]) if strengths else 0.0
-
-
 def decisive(entries: list[LedgerEntry], floor: float) -> bool:
     """At least one finding read on this side with confidence `floor` or more (always true at floor 0)."""
     return floor <= 0 or any(e.confidence >= floor and is_finding(e.text) and not is_tentative(e.text) for e in entries)
@@ -105,8 +98,8 @@ def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], setting
 
     court = settings.court
     support, against, neutral = ranked("SUPPORT")[: court.support_cap], ranked("CONTRADICT")[: court.contradict_cap], ranked("NEUTRAL")[: court.neutral_kept]
-    s = side_strength(support, court.corroboration_weight)
-    c = side_strength(against, court.corroboration_weight)
+    s = sum(e.confidence * e.weight for e in support)
+    c = sum(e.confidence * e.weight for e in against)
     score = s - court.contradiction_weight * c
     if s >= court.verdict_min_evidence and score > 0 and decisive(support, court.decisive_confidence):
         verdict = HypothesisVerdict.SUPPORTED

@@ -23,7 +23,7 @@ def test_main_prints_the_metrics_line(capsys):
     code = main(["--data", str(DATA / "healthver" / "healthver_dev.csv"), "--limit", "12", "--set", "stance_model=heuristic", "--json"])
     assert code == 0
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert line["pairs"] == 12 and line["judge"] == "heuristic" and line["format"] == "healthver_csv"
+    assert line["pairs"] == 12 and line["judge"] == "heuristic+structure" and line["format"] == "healthver_csv"
     for key in ("macro_f1", "accuracy", "support_precision", "contradict_recall", "neutral_f1", "pairs_per_second"):
         assert key in line
     assert sum(line["confusion"].values()) == 12

@@ -220,11 +220,43 @@ def test_a_side_below_the_argmax_counts_once_it_reaches_the_side_floor():
         register_backend(name, make_backend([ListSource(RECORDS)], stance=HedgingStance()))
         return _courted(Runtime(context=Context(backend=name, enable_relevance_gate=False, **settings)))
 
-    strict, floored = courted(stance_side_floor=0.5), courted(stance_side_floor=0.35)
+    strict, floored = courted(stance_side_floor=0.5, decisive_confidence=0.0), courted(stance_side_floor=0.35, decisive_confidence=0.0)
     assert strict["hypotheses"][0].verdict.value == "INSUFFICIENT" and not any(e.stance == "SUPPORT" for e in strict["ledger"])
     claim = floored["hypotheses"][0]
     assert claim.verdict.value == "SUPPORTED" and claim.support > 0
     assert {e.confidence for e in floored["ledger"] if e.stance == "SUPPORT"} == {0.4}
+    # by default a verdict also needs one confident reading: these weak readings count in the score, and decide nothing
+    weak = courted(stance_side_floor=0.35)["hypotheses"][0]
+    assert weak.support == claim.support and weak.verdict.value == "INSUFFICIENT"
+
+
+class ConfidentOnOneSentence:
+    """Weak support from every passage but one, which it reads confidently: the sentence that decides."""
+
+    name = "one-confident"
+
+    def __init__(self, decisive_text: str):
+        self.decisive_text = decisive_text
+
+    async def judge(self, pairs):
+        return [StanceResult.from_probabilities(("SUPPORT", "CONTRADICT", "NEUTRAL"), (0.9, 0.02, 0.08) if self.decisive_text in passage
+                                                else (0.55, 0.05, 0.4)) for _, passage in pairs]
+
+
+def test_a_verdict_rests_on_one_confident_finding_and_a_tentative_one_takes_no_side():
+    tentative = record("a6", "Statin pain hypothesis", "Statins increase muscle pain in adults, but these effects require further investigation.")
+
+    def courted(decisive_text, **settings):
+        name = unique_backend_name()
+        register_backend(name, make_backend([ListSource(RECORDS + [tentative])], stance=ConfidentOnOneSentence(decisive_text)))
+        return _courted(Runtime(context=Context(backend=name, enable_relevance_gate=False, **settings)))
+
+    assert courted("older adults (OR 1.8")["hypotheses"][0].verdict.value == "SUPPORTED"
+    assert courted("no such sentence")["hypotheses"][0].verdict.value == "INSUFFICIENT"  # a pile of weak on-topic readings is not a finding
+    assert courted("no such sentence", decisive_confidence=0.0)["hypotheses"][0].verdict.value == "SUPPORTED"
+    hedged = courted("require further investigation")
+    assert hedged["hypotheses"][0].verdict.value == "INSUFFICIENT"
+    assert not any(e.record_id == "a6" and e.stance != "NEUTRAL" for e in hedged["ledger"])
 
 
 class GullibleStance:
@@ -327,7 +359,7 @@ def test_the_verdict_needs_the_configured_weight_of_evidence():
     claim = Hypothesis(id="H1", text="c", origin="claim")
     entries = [LedgerEntry(hypothesis_id="H1", record_id="a1", stance="SUPPORT", confidence=0.6, weight=0.5, text="t"),
                LedgerEntry(hypothesis_id="H1", record_id="a3", stance="CONTRADICT", confidence=0.6, weight=0.5, text="u")]
-    default, lenient = Context(), Context(verdict_min_evidence=0.25)
+    default, lenient = Context(), Context(verdict_min_evidence=0.25, decisive_confidence=0.0)
     assert score_hypothesis(claim, entries[:1], default)[0].verdict == "INSUFFICIENT"  # 0.3 < 0.5
     assert score_hypothesis(claim, entries[:1], lenient)[0].verdict == "SUPPORTED"
     assert score_hypothesis(claim, entries[1:], lenient)[0].verdict == "CONTRADICTED"

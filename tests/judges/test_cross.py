@@ -106,10 +106,10 @@ def test_stance_weights_setting_loads_another_judge(tmp_path):
     trained = tmp_path / "my_judge.npz"
     shutil.copy(cross.default_cross_weights_path(), trained)
     context = Context(stance_model="cross", stance_weights=str(trained))
-    assert stance_judge(context).name == "cross(my_judge)"
+    assert stance_judge(context).name == "cross(my_judge)+structure"
     assert stance_judge(stance_model="ensemble", stance_weights=str(trained)).name == \
-        "ensemble(heuristic+cross(my_judge))/direction(ensemble(heuristic+cross(my_judge)+direction))"
-    assert stance_judge(stance_model="ensemble", stance_weights=str(trained), stance_direction_weights="off").name == "ensemble(heuristic+cross(my_judge))"
+        "ensemble(heuristic+cross(my_judge))/direction(ensemble(heuristic+cross(my_judge)+direction))+structure"
+    assert stance_judge(stance_model="ensemble", stance_weights=str(trained), stance_direction_weights="off").name == "ensemble(heuristic+cross(my_judge))+structure"
     assert cache_key(context.backend, None) != cache_key(Context(stance_model="cross").backend, None)
     with pytest.raises(ConfigurationError):
         stance_judge(stance_model="cross", stance_weights=str(tmp_path / "absent.npz"))
@@ -142,10 +142,10 @@ def test_the_packaged_direction_reader_loads_over_the_packaged_judge_and_is_the_
     state, below = model.network.state_dict(), packaged.network.state_dict()
     assert (state["encoder.encoder.layer.1.output.dense.weight"] == below["encoder.encoder.layer.1.output.dense.weight"]).all()
     assert not (state["encoder.encoder.layer.5.output.dense.weight"] == below["encoder.encoder.layer.5.output.dense.weight"]).all()
-    assert offline_stance(Context().backend)[0].name == "ensemble(heuristic+cross)/direction(ensemble(heuristic+cross+direction))"
-    assert offline_stance(Context(stance_direction_weights="off").backend)[0].name == "ensemble(heuristic+cross)"
+    assert offline_stance(Context().backend)[0].name == "ensemble(heuristic+cross)/direction(ensemble(heuristic+cross+direction))+structure"
+    assert offline_stance(Context(stance_direction_weights="off").backend)[0].name == "ensemble(heuristic+cross)+structure"
     # the packaged reader goes with the ensemble: another judge runs without it, a reader named for one is refused
-    assert offline_stance(Context(stance_model="heuristic").backend)[0].name == "heuristic"
+    assert offline_stance(Context(stance_model="heuristic").backend)[0].name == "heuristic+structure"
     with pytest.raises(ConfigurationError, match="ensemble judge"):
         offline_stance(Context(stance_model="heuristic", stance_direction_weights=str(cross.default_cross_weights_path())).backend)
     assert sum(p.stat().st_size for p in direction.parent.glob("*.npz")) <= 25 * 1024 * 1024  # issue 15's budget

@@ -1,0 +1,104 @@
+"""The abstention threshold chosen for precision, by a stated procedure, from validation answers.
+
+    python -m evals.risk_coverage --claims ../shared/data/scifact/claims_train.jsonl --answers VAL.jsonl [--target 0.85] [--delta 0.1] [--json]
+
+`VAL.jsonl` is `python -m evals.scifact --split val --answers VAL.jsonl` (one Answer per validation claim, in the
+split's order). A claim counts as answered when the run gave a verdict (SUPPORT or CONTRADICT), and as right when
+that verdict is the gold claim label; `leading_confidence` is what the threshold is set on.
+
+Procedure (selection with guaranteed risk, Geifman & El-Yaniv 2017): for every candidate threshold t (the distinct
+confidences of answered claims, highest first), the answers at or above t have an exact one-sided Clopper-Pearson
+upper bound on their error rate at level delta / (number of candidates) (Bonferroni over the candidates); the chosen
+threshold is the lowest t whose bound is at most 1 - target. With probability at least 1 - delta, precision when
+answering at that threshold is at least `target` on claims drawn like the validation claims. None qualifies: the
+procedure says so (answering nothing is then the only threshold it can vouch for), and the curve shows what each
+threshold would give. Prints the whole risk-coverage curve.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from scipy.stats import beta
+
+from evals.report import read_jsonl
+from evals.scifact import gold_of, load_claims
+
+
+def upper_error_bound(errors: int, n: int, level: float) -> float:
+    """One-sided Clopper-Pearson upper bound on an error rate at confidence 1 - level (1.0 when n is 0)."""
+    if n == 0:
+        return 1.0
+    return 1.0 if errors >= n else float(beta.ppf(1 - level, errors + 1, n - errors))
+
+
+def curve(rows: list[tuple[float, bool, bool]], evidence: list[bool] | None = None) -> list[dict[str, Any]]:
+    """(confidence, answered, right) per claim -> per threshold: coverage, precision when answering, answered, errors."""
+    answered = sorted(((c, r) for c, a, r in rows if a), key=lambda x: -x[0])
+    points, right = [], 0
+    for k, (confidence, is_right) in enumerate(answered, 1):
+        right += is_right
+        if k < len(answered) and answered[k][0] == confidence:
+            continue  # ties: a threshold keeps all answers of equal confidence
+        points.append({"threshold": round(confidence, 4), "answered": k, "coverage": round(k / len(rows), 4),
+                       "precision": round(right / k, 4), "errors": k - right})
+    return points
+
+
+def choose(points: list[dict[str, Any]], target: float, delta: float) -> dict[str, Any] | None:
+    """The lowest threshold whose Bonferroni-corrected Clopper-Pearson error bound is at most 1 - target."""
+    level = delta / max(1, len(points))
+    chosen = None
+    for point in points:
+        point["error_bound"] = round(upper_error_bound(point["errors"], point["answered"], level), 4)
+        if point["error_bound"] <= 1 - target:
+            chosen = point
+    return chosen
+
+
+def observations(claims: list[dict], answers: list[dict]) -> list[tuple[float, bool, bool]]:
+    if len(claims) != len(answers):
+        raise SystemExit(f"{len(answers)} answers for {len(claims)} claims: use the answers of the same split, in its order")
+    rows = []
+    for claim, answer in zip(claims, answers, strict=True):
+        gold = gold_of(claim)[2]
+        verdict = answer.get("verdict")
+        answered = verdict in ("SUPPORT", "CONTRADICT") and not answer.get("abstained")
+        confidence = answer.get("leading_confidence") if answer.get("leading_confidence") is not None else answer.get("confidence", 0.0)
+        rows.append((float(confidence), answered, answered and verdict == gold))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evals.risk_coverage", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claims", type=Path, required=True)
+    parser.add_argument("--answers", type=Path, required=True, help="answers of `evals.scifact --split val --answers FILE`")
+    parser.add_argument("--split", default="val", choices=["val", "heldout", "all"])
+    parser.add_argument("--target", type=float, default=0.85, help="precision when answering to guarantee")
+    parser.add_argument("--delta", type=float, default=0.1, help="the guarantee fails with probability at most delta")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    rows = observations(load_claims(args.claims, args.split), read_jsonl(args.answers))
+    points = curve(rows)
+    chosen = choose(points, args.target, args.delta)
+    result = {"claims": len(rows), "answered": sum(a for _, a, _ in rows), "target": args.target, "delta": args.delta,
+              "chosen": chosen, "curve": points}
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return 0
+    print(f"{'threshold':>9} {'answered':>8} {'coverage':>8} {'precision':>9} {'error bound':>11}")
+    for p in points:
+        print(f"{p['threshold']:>9.4f} {p['answered']:>8} {p['coverage']:>8.3f} {p['precision']:>9.3f} {p['error_bound']:>11.3f}")
+    if chosen:
+        print(f"\nchosen: abstain below {chosen['threshold']} (precision {chosen['precision']} at coverage {chosen['coverage']}, "
+              f"guaranteed >= {args.target} with probability {1 - args.delta})")
+    else:
+        print(f"\nno threshold guarantees precision >= {args.target} at delta {args.delta} on these {len(rows)} claims")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
