@@ -98,6 +98,66 @@ def sample_papers(corpus: Path, count: int = 3, *, seed: int = 19) -> list[Sampl
     return papers
 
 
+def zorbalin_report() -> SamplePaper:
+    """A made-up two-column trial report (the case of issue 39: a browser-printed PDF read as "Z orb alin"). Its
+    abstract answers "Does zorbalin reduce migraine frequency in adults?" in one sentence; zorbalin is fictional."""
+    return SamplePaper(
+        key="zorbalin-trial-report",
+        title="Zorbalin for the prevention of episodic migraine in adults: a randomised placebo-controlled trial",
+        authors=["Ada Okafor", "Ben Lindqvist", "Chen Moreau"],
+        year=2024,
+        doi="10.5555/sparkit.zorbalin",
+        abstract=[
+            "Zorbalin is an oral CGRP-pathway modulator developed for the prevention of migraine.",
+            "We randomised 412 adults with episodic migraine to zorbalin 40 mg daily or placebo for 12 weeks.",
+            "Zorbalin reduced migraine frequency in adults with episodic migraine.",
+            "Monthly migraine days fell by 3.9 with zorbalin and by 1.8 with placebo (difference 2.1 days, 95% CI 1.4 to 2.8).",
+            "Nausea and dizziness were more common with zorbalin than with placebo, and few participants stopped treatment.",
+        ],
+        sections=[
+            ("Introduction", [[
+                "Migraine is a common and disabling neurological disorder that affects about one adult in seven.",
+                "Preventive treatment is offered to people with frequent attacks, yet many stop the available drugs because of side effects.",
+                "Calcitonin gene-related peptide has a central role in migraine, and antibodies against it prevent attacks.",
+            ], [
+                "Zorbalin is a small molecule that modulates the same pathway and is taken by mouth once a day.",
+                "In an earlier dose-finding study, 40 mg daily was well tolerated and lowered the frequency of attacks.",
+                "We report a randomised trial that compared zorbalin 40 mg daily with placebo in adults with episodic migraine.",
+            ]]),
+            ("Methods", [[
+                "Adults aged 18 to 65 years with four to fourteen migraine days a month were eligible.",
+                "Participants kept an electronic headache diary during a four-week baseline period and throughout the trial.",
+                "They were randomly assigned in a one-to-one ratio to zorbalin 40 mg or a matching placebo taken every morning.",
+            ], [
+                "The primary outcome was the change in mean monthly migraine days from baseline to weeks 9 to 12.",
+                "Secondary outcomes were the share of participants whose migraine days halved, the use of acute medication and adverse events.",
+                "Analyses followed the intention-to-treat principle with a mixed model for repeated measures.",
+            ]]),
+            ("Results", [[
+                "Of 468 people screened, 412 were randomised at 23 centres and 389 completed the twelve weeks.",
+                "Baseline characteristics were balanced, with a mean of 8.2 migraine days a month.",
+                "Mean monthly migraine days fell by 3.9 with zorbalin and by 1.8 with placebo.",
+            ], [
+                "Migraine days halved in 47 percent of participants taking zorbalin and in 26 percent of those taking placebo.",
+                "Acute medication was used on 2.3 fewer days a month with zorbalin than with placebo.",
+                "Nausea occurred in 9 percent and dizziness in 6 percent of participants taking zorbalin.",
+            ]]),
+            ("Discussion", [[
+                "In this trial, zorbalin reduced the frequency of migraine attacks in adults with episodic migraine.",
+                "The size of the effect is similar to that reported for injected antibodies against the same pathway.",
+                "Oral dosing may suit people who prefer not to inject themselves.",
+            ], [
+                "The trial was short and excluded people with chronic migraine or medication overuse.",
+                "Longer studies are needed to establish whether the benefit persists and whether rarer harms emerge.",
+            ]]),
+        ],
+        references=[
+            "Tanaka D, Haddad E. The burden of migraine in working-age adults. Ann Test Med. 2019;12:1-9.",
+            "Ferreira F. Calcitonin gene-related peptide and the migraine attack. Neurol Test. 2020;4:20-31.",
+        ],
+    )
+
+
 # ---------------------------------------------------------------------------------------------- reportlab
 PAGE_W, PAGE_H = 612.0, 792.0
 MARGIN, GAP = 54.0, 18.0
@@ -370,12 +430,15 @@ def write_chromium(paper: SamplePaper, path: Path, *, columns: int = 2, html: st
         page = Path(tmp) / f"{paper.key}.html"
         page.write_text(html if html is not None else html_source(paper, columns=columns), encoding="utf-8")
         out = Path(tmp) / "out.pdf"
-        command = [binary, *CHROMIUM_FLAGS, f"--user-data-dir={Path(tmp) / 'profile'}", f"--print-to-pdf={out}", page.as_uri()]
-        try:
-            subprocess.run(command, capture_output=True, timeout=120, env={**os.environ, "HOME": tmp})
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        if not out.exists() or out.stat().st_size == 0:
+        for attempt in range(2):  # once more on a failure: a busy machine can make the browser's start fail
+            command = [binary, *CHROMIUM_FLAGS, f"--user-data-dir={Path(tmp) / f'profile{attempt}'}", f"--print-to-pdf={out}", page.as_uri()]
+            try:
+                subprocess.run(command, capture_output=True, timeout=120, env={**os.environ, "HOME": tmp})
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if out.exists() and out.stat().st_size > 0:
+                break
+        else:
             return None
         shutil.copy(out, path)
     return path
@@ -484,12 +547,15 @@ def write_libreoffice(paper: SamplePaper, path: Path, *, source: str = "fodt") -
             document.write_text(fodt_source(paper), encoding="utf-8")
         profile = (Path(tmp) / "profile").as_uri()  # a fresh profile: concurrent exports do not share a lock
         command = [binary, f"-env:UserInstallation={profile}", "--headless", "--norestore", "--convert-to", "pdf", "--outdir", tmp, str(document)]
-        try:
-            subprocess.run(command, capture_output=True, timeout=180, env={**os.environ, "HOME": tmp})
-        except (OSError, subprocess.TimeoutExpired):
-            return None
         out = document.with_suffix(".pdf")
-        if not out.exists() or out.stat().st_size == 0:
+        for _ in range(2):  # once more on a failure, as for Chromium
+            try:
+                subprocess.run(command, capture_output=True, timeout=180, env={**os.environ, "HOME": tmp})
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if out.exists() and out.stat().st_size > 0:
+                break
+        else:
             return None
         shutil.copy(out, path)
     return path
