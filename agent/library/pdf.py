@@ -109,11 +109,13 @@ def english_words() -> frozenset[str]:
         return frozenset()
 
 
-def resolve_hyphens(text: str, words: set[str]) -> str:
+def resolve_hyphens(text: str, words: set[str], *, hyphenating_producer: bool = True) -> str:
     """Settle each line-end hyphen. The document's own spelling decides first ("meta-analysis" elsewhere keeps
     the hyphen, "microRNAs" elsewhere joins); then a dictionary word joins ("signifi-cant", "METH-ODS"), two
     dictionary words keep it ("community-based"), digits and acronyms keep it ("COVID-19", "ATP-sensitive",
-    "CTX-M"), and anything else joins (a typesetter's break inside a technical word)."""
+    "CTX-M"), and anything else joins (a typesetter's break inside a technical word) unless the producer does
+    not hyphenate by default (`hyphenating_producer` False: a browser or word processor), where a hyphen at a
+    line end is the author's own ("RNAi-deficient", "methionyl-tRNA")."""
     vocabulary = english_words()
 
     def settle(match: re.Match[str]) -> str:
@@ -131,10 +133,21 @@ def resolve_hyphens(text: str, words: set[str]) -> str:
             return f"{head}-{tail}"
         if head.isupper() and len(head) >= 2 and (tail[:1].islower() or tail.isupper()):
             return f"{head}-{tail}"
-        return head + tail
+        return head + tail if hyphenating_producer else f"{head}-{tail}"
 
     text = _HYPHEN_JOIN.sub(settle, text)
     return re.sub(r"\s*\ue000\s*", "-", text)  # a mark between non-letters (a symbol font): a plain hyphen
+
+
+# Producers that break lines at hyphens the author wrote and hyphenate only when asked to (CSS `hyphens: auto`,
+# a word processor's automatic hyphenation, off by default): Chromium/Chrome/Edge (Skia), Firefox (cairo),
+# Safari and macOS printing (Quartz), LibreOffice/OpenOffice, Microsoft Word.
+_NON_HYPHENATING = re.compile(r"(?i)\b(skia|cairo|quartz|libreoffice|openoffice|microsoft.{0,3}word|headlesschrome|chrome)\b")
+
+
+def hyphenating_producer(metadata: dict) -> bool:
+    """False when the PDF's Producer/Creator is a browser or word processor (see `_NON_HYPHENATING`)."""
+    return not _NON_HYPHENATING.search(f"{metadata.get('Producer') or ''} {metadata.get('Creator') or ''}")
 
 
 def finish(text: str) -> str:
@@ -175,39 +188,87 @@ def _declares_no_pages(path: Path) -> bool:
     return bool(_EMPTY_PAGE_TREE.search(data)) and not _PAGE_OBJECT.search(data)
 
 
-def page_lines(textpage, page_number: int) -> list[Line]:
-    """The page's text rectangles merged into lines (PDFium may split a line at a font change)."""
-    pieces = []
-    for i in range(textpage.count_rects()):
-        x0, y0, x1, y1 = textpage.get_rect(i)
-        text = clean_text(textpage.get_text_bounded(x0, y0, x1, y1))
-        if text:
-            pieces.append(Line(x0, y0, x1, y1, text, page_number))
+def page_lines(textpage, page_number: int, width: float) -> list[Line]:
+    """The page's text lines as PDFium groups its characters: PDFium's text order, its word spaces and its line
+    breaks (the generated characters of FPDFText), each line with the box around its characters' font bounds.
+
+    Characters, not PDFium's text rectangles: a browser (Chromium/Skia) places glyphs one by one, so its
+    rectangles are single letters and their bounded text overlaps ("Z orb alin", "fo fo r"); PDFium's own word
+    grouping reads the same page as "Zorbalin". A line is also cut where the next character is not on its row
+    (PDFium runs a line ending in a typesetter's hyphen into the next one, marking the hyphen U+FFFE) or where
+    a gap crosses the middle of the page (a gutter between columns that PDFium did not see)."""
+    import pypdfium2.raw as pdfium_c
+
+    mid = width / 2
+    count = textpage.count_chars()
+    page_text = textpage.get_text_range(0, count)
+    if len(page_text) != count:  # PDFium left out or added characters (rare): read them one by one
+        page_text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i)) for i in range(count))
+    rect = pdfium_c.FS_RECTF()
     lines: list[Line] = []
-    for piece in pieces:
-        last = lines[-1] if lines else None
-        same_row = last is not None and min(last.y1, piece.y1) - max(last.y0, piece.y0) > 0.5 * min(last.height, piece.height)
-        if same_row and 0 <= piece.x0 - last.x1 < 3 * max(piece.height, 1.0):
-            gap = "" if piece.x0 - last.x1 < 0.15 * piece.height or last.text[-1] in SOFT_HYPHENS else " "
-            lines[-1] = Line(last.x0, min(last.y0, piece.y0), piece.x1, max(last.y1, piece.y1), last.text + gap + piece.text, page_number)
+    chars: list[str] = []
+    box: list[float] = []  # left, bottom, right, top of the current line's characters; empty before its first
+    last_right = 0.0
+
+    def close() -> None:
+        text = clean_text("".join(chars).encode("utf-16", "surrogatepass").decode("utf-16", "replace"))
+        if text and box:
+            lines.append(Line(*box, text, page_number))
+        chars.clear()
+        box.clear()
+
+    for index, char in enumerate(page_text):
+        if char in "\r\n":
+            close()
+            continue
+        if char.isspace():
+            chars.append(char)
+            continue
+        pdfium_c.FPDFText_GetLooseCharBox(textpage.raw, index, rect)
+        left, bottom, right, top = rect.left, rect.bottom, rect.right, rect.top
+        if box:
+            height = min(box[3] - box[1], top - bottom)
+            if (min(box[3], top) - max(box[1], bottom) < 0.5 * height or left < last_right - 2 * height
+                    or (left - last_right > height and last_right < mid < left)):
+                close()
+        if box:
+            box[:] = min(box[0], left), min(box[1], bottom), max(box[2], right), max(box[3], top)
         else:
-            lines.append(piece)
+            box[:] = left, bottom, right, top
+        chars.append(char)
+        last_right = right
+    close()
     return lines
 
 
+_PAGE_NUMBER = re.compile(r"(?i)[\divxlc\s\-–—/]{1,12}|page \d+( of \d+)?|\d+ of \d+")
+# what a browser prints in its header and footer: the date and time, the page's title, its address, "n/m"
+_PRINT_FURNITURE = re.compile(r"(?i)\b(?:file|https?)://\S+|^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?$"
+                              r"|^\S+\.(?:html?|xhtml|php|aspx?|pdf|docx?|odt|rtf|txt)$")
+_PAGE_COUNTER = re.compile(r"(?:^|\s)(\d{1,4})\s*/\s*(\d{1,4})$")
+
+
 def drop_margins(pages: list[list[Line]], heights: list[float]) -> list[list[Line]]:
-    """Without bare page numbers and running heads/feet (the same text in a margin band on several pages)."""
+    """Without bare page numbers, a browser's print header and footer (date, page title, address, "n/m") and
+    running heads/feet (the same text, digits aside, in a margin band on at least two pages and half of them)."""
     def in_margin(line: Line, height: float) -> bool:
         return line.y0 > height * 0.92 or line.y1 < height * 0.08
 
-    repeated = Counter(re.sub(r"\d+", "#", line.text) for page, h in zip(pages, heights) for line in page if in_margin(line, h))
-    keep_limit = max(2, len(pages) // 2)
+    def pattern(line: Line) -> str:
+        return re.sub(r"\d+", "#", line.text)
+
+    def counter(line: Line) -> bool:  # "2/5" where 5 is the page count
+        found = _PAGE_COUNTER.search(line.text)
+        return found is not None and int(found.group(2)) == len(pages) and 1 <= int(found.group(1)) <= len(pages)
+
+    repeated = Counter(key for page, h in zip(pages, heights) for key in {pattern(line) for line in page if in_margin(line, h)})
+    keep_limit = max(2, (len(pages) + 1) // 2)
     out = []
     for page, height in zip(pages, heights):
         out.append([
             line for line in page
-            if not (in_margin(line, height) and (re.fullmatch(r"[\divxlcIVXLC\s\-–—/]{1,12}|page \d+( of \d+)?", line.text, re.I)
-                                                 or (len(pages) > 2 and repeated[re.sub(r"\d+", "#", line.text)] >= keep_limit)))
+            if not (in_margin(line, height) and (_PAGE_NUMBER.fullmatch(line.text) or _PRINT_FURNITURE.search(line.text) or counter(line)
+                                                 or (len(pages) >= 2 and repeated[pattern(line)] >= keep_limit)))
         ])
     return out
 
@@ -262,8 +323,8 @@ def parse_pdf(path: Path, *, password: str | None = None) -> ParsedDocument:
         for index in range(len(document)):
             page = document[index]
             textpage = page.get_textpage()
-            raw_pages.append(page_lines(textpage, index + 1))
             widths.append(page.get_width())
+            raw_pages.append(page_lines(textpage, index + 1, widths[-1]))
             heights.append(page.get_height())
             textpage.close()
             page.close()
@@ -278,19 +339,21 @@ def parse_pdf(path: Path, *, password: str | None = None) -> ParsedDocument:
     body_height = statistics.median([ln.height for page in pages for ln in page] or [10.0])
     paragraphs, references, headings = _paragraphs(pages, widths, body_height)
     words = document_words([ln.text for page in pages for ln in page])
-    paragraphs = [p.model_copy(update={"text": resolve_hyphens(p.text, words)}) for p in paragraphs]
-    references = [resolve_hyphens(r, words) for r in references]
+    hyphenating = hyphenating_producer(metadata)
+    paragraphs = [p.model_copy(update={"text": resolve_hyphens(p.text, words, hyphenating_producer=hyphenating)}) for p in paragraphs]
+    references = [resolve_hyphens(r, words, hyphenating_producer=hyphenating) for r in references]
     front = [p for p in paragraphs if p.section is None and p.page == 1]
     if headings and sum(len(p.text.split()) for p in front) < FRONT_MATTER_WORDS:
         paragraphs = [p for p in paragraphs if p not in front]  # title, authors, affiliations: not passages
     first_page = " ".join(ln.text for ln in (pages[0] if pages else []))
-    title = _title(metadata, pages, body_height)
+    title_lines = _title_lines(pages, body_height)
+    title = _title(metadata, title_lines, words, hyphenating)
     abstract = " ".join(p.text for p in paragraphs if (p.section or "").lower() in ("abstract", "summary"))
     doi = _DOI.search(first_page)
     arxiv = _ARXIV.search(first_page)
     return ParsedDocument(
         title=title,
-        authors=_authors(metadata),
+        authors=_authors(metadata, pages, title_lines),
         doi=doi.group(1).rstrip(".,;)]") if doi else None,
         arxiv_id=arxiv.group(1) if arxiv else None,
         abstract=abstract,
@@ -365,20 +428,51 @@ def _breaks(previous: tuple[int, Line] | None, current: tuple[int, Line], text: 
     return False
 
 
-def _title(metadata: dict, pages: list[list[Line]], body_height: float) -> str:
+# a /Title that names the file rather than the work: a file name, a path or address, "Microsoft Word - x.docx"
+_NOT_A_TITLE = re.compile(r"(?i)^(?:untitled\b|microsoft (?:word|powerpoint|excel)\s*-|document\d*$|slide\s*\d*$|[a-z][a-z0-9+.-]*://|[a-z]:\\|/)"
+                          r"|^\S+\.(?:html?|xhtml|php|aspx?|pdf|docx?|odt|fodt|rtf|txt|md|tex|ps|dvi|indd)$|\.(?:docx?|odt|rtf|tex|pdf)$")
+_NAME = re.compile(r"(?:[A-Z][\w'’.-]*\.?|(?:van|von|der|de|da|del|di|la|le|du|ten|ter|bin|al)\b)(?:\s+(?:[A-Z][\w'’.-]*\.?|(?:van|von|der|de|da|del|di|la|le|du|ten|ter|bin|al)\b)){1,4}")
+
+
+def metadata_title(metadata: dict) -> str:
+    """The /Title entry unless it names the file instead of the work (see `_NOT_A_TITLE`)."""
     title = clean_text(metadata.get("Title") or "")
-    if title and not re.match(r"(?i)^(untitled|microsoft word|document\d*|.*\.(docx?|pdf|tex))", title):
-        return title
+    return "" if not title or _NOT_A_TITLE.search(title) else title
+
+
+def _title_lines(pages: list[list[Line]], body_height: float) -> list[Line]:
+    """The first page's largest-font lines (at least 1.3 times body text), read top down: the title block."""
     first = [ln for ln in (pages[0] if pages else []) if ln.height >= body_height * 1.3]
     if not first:
-        return ""
+        return []
     tallest = max(ln.height for ln in first)
-    return " ".join(finish(ln.text) for ln in first if ln.height >= tallest * 0.9)[:300]
+    block = sorted((ln for ln in first if ln.height >= tallest * 0.9), key=lambda ln: -ln.y1)
+    return [ln for i, ln in enumerate(block) if i == 0 or block[i - 1].y0 - ln.y1 < 2 * ln.height]  # one block, not a later heading
 
 
-def _authors(metadata: dict) -> list[str]:
+def _title(metadata: dict, lines: list[Line], words: set[str], hyphenating: bool) -> str:
+    title = metadata_title(metadata)
+    if title:
+        return title
+    text = ""
+    for line in lines:
+        text = join_lines(text, line.text)
+    return resolve_hyphens(finish(text), words, hyphenating_producer=hyphenating)[:300]
+
+
+def _authors(metadata: dict, pages: list[list[Line]], title_lines: list[Line]) -> list[str]:
+    """The /Author entry; without one, the line under the title when it reads as a list of personal names."""
     raw = clean_text(metadata.get("Author") or "")
-    return [a.strip() for a in re.split(r";|,| and ", raw) if len(a.strip()) > 1][:50]
+    if raw:
+        return [a.strip() for a in re.split(r";|,| and ", raw) if len(a.strip()) > 1][:50]
+    if not title_lines or not pages:
+        return []
+    below = sorted((ln for ln in pages[0] if ln.y1 <= title_lines[-1].y0 + 0.5), key=lambda ln: -ln.y1)
+    if not below or title_lines[-1].y0 - below[0].y1 > 3 * title_lines[-1].height:
+        return []
+    text = re.sub(r"[\d*†‡§¶,]+(?=\s*(?:,|;|\band\b|&|$))", "", below[0].text)  # affiliation marks after a name
+    names = [n.strip() for n in re.split(r",|;|\band\b|&", text) if n.strip()]
+    return names[:50] if names and all(_NAME.fullmatch(n) for n in names) else []
 
 
 def page_count(path: Path) -> int:

@@ -9,9 +9,11 @@ import sys
 
 import pytest
 
-from agent.api import verify
+from agent.api import ask, verify
 from agent.cli import main
 from agent.library.store import Library
+from agent.records import Status
+from evals.pdf_samples import chromium_binary, write_chromium, zorbalin_report
 
 pytestmark = pytest.mark.slow
 
@@ -40,6 +42,24 @@ def test_a_claim_is_checked_against_the_full_text_with_page_citations(tmp_path, 
     assert any(results_sentence[:50] in e.text for e in judged)
     assert any(index.by_id[e.record_id].location.section == "Results" for e in judged if results_sentence[:50] in e.text)
     assert answer.verdict == "SUPPORT"
+
+
+@pytest.mark.skipif(chromium_binary() is None, reason="chromium is not installed (Debian: chromium): the browser-printed report cannot be made here")
+def test_a_browser_printed_report_answers_its_question(tmp_path):
+    """Issue 39: a two-column report printed by Chromium was stored as "Z orb alin ..." and the question its
+    abstract answers was abstained on; added with `sparkit library add`, it is now answered and cited."""
+    report = zorbalin_report()
+    pdf = write_chromium(report, tmp_path / "zorbalin-report.pdf")
+    assert pdf is not None, "chromium failed to print the report"
+    assert main(["library", "add", str(pdf), "-q"]) == 0
+    (document,) = Library().documents()
+    answer = ask("Does zorbalin reduce migraine frequency in adults?", preset="fast")
+    assert answer.status == Status.ANSWERED, (answer.status, answer.stop_reason)
+    cited = [c for c in answer.citations if c.document_id == document.id]
+    assert cited, [c.id for c in answer.citations]
+    index = Library().index()
+    assert any("Zorbalin reduced migraine frequency in adults" in index.by_id[c.id].text for c in cited)
+    assert document.title == report.title and document.authors == report.authors
 
 
 async def test_mcp_server_over_stdio(tmp_path, pdfs, papers):
