@@ -42,6 +42,7 @@ class Backend:
     relevance: Any = None  # agent.scoring.relevance.RelevanceGate; None: no fitted model, the gate is off (noted)
     offline_calibrator: Calibrator | None = None  # with a chat-model judge: the offline judge's, for runs where the model judged nothing
     tools: Any = None  # what the backend opened and must close (live: agent.tools.live.LiveTools)
+    speller: Any = None  # agent.reasoners.spelling.Speller over the corpus's words; None: no corpus vocabulary (live)
 
     async def aclose(self) -> None:
         """Release the network connections and files the backend's tools hold. They reopen on their next call, so
@@ -245,6 +246,7 @@ def offline_reranker(settings: BackendSettings, index: Any = None) -> Reranker:
 # ---------------------------------------------------------------------------------------------- factories
 def build_offline(settings: BackendSettings, documents: list[dict] | None = None) -> Backend:
     from agent.library.store import library_index
+    from agent.reasoners.spelling import Speller
     from agent.tools.encoder import shared_encoder
     from agent.tools.local_index import LocalIndex, LocalSource, default_index_dir, records_from_dicts
 
@@ -284,6 +286,7 @@ def build_offline(settings: BackendSettings, documents: list[dict] | None = None
         notes=notes + stance_notes + calibration_notes + gate_notes,
         calibrator=calibrator,
         relevance=gate,
+        speller=Speller(index.word_counts),
     )
 
 

@@ -6,6 +6,7 @@ import re
 from typing import Any, Literal, get_args
 
 from agent.errors import InputError
+from agent.language import require_english
 from agent.terminal import strip_controls
 
 MAX_QUESTION_CHARS = 20_000
@@ -72,7 +73,8 @@ def inline_options(question: str) -> tuple[str, list[str]] | None:
 
 
 def validate_question(question: Any, options: Any = None, mode: Mode = "ask") -> tuple[str, list[str]]:
-    """Clean question and options, or InputError with a one-line reason. Options written into a question to be
+    """Clean question and options, or InputError with a one-line reason (LanguageError for a question not in
+    English). Options written into a question to be
     answered ("(A) x (B) y") are taken out of it when none are given separately; a claim to verify is left whole."""
     if question is not None and not isinstance(question, str):
         raise InputError(f"the question must be text, not {type(question).__name__}")
@@ -81,6 +83,7 @@ def validate_question(question: Any, options: Any = None, mode: Mode = "ask") ->
         raise InputError("the question is empty")
     if len(question) > MAX_QUESTION_CHARS:
         raise InputError(f"the question has {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
+    require_english(question)  # LanguageError: the grammar, judge and checks read English only
     if isinstance(options, (str, bytes)) or (options is not None and not isinstance(options, (list, tuple))):
         raise InputError(f"options must be a list of strings, not {type(options).__name__}")
     options = list(options or [])

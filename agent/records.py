@@ -369,6 +369,14 @@ class Adjudication(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
+class Correction(BaseModel):
+    """A word of the question read as another: a misspelling the corpus does not know ('asprin' -> 'aspirin') or a
+    question word ('Dose' -> 'Does'); agent/reasoners/spelling.py."""
+
+    original: str
+    corrected: str
+
+
 class Answer(BaseModel):
     """What a run returns: the CLI's --json output and the Python API's return value."""
 
@@ -403,4 +411,7 @@ class Answer(BaseModel):
     )
     adjudication: Adjudication | None = Field(
         default=None, description="With a chat model: its judgement per hypothesis, its choice, the evidence's choice and the blend the answer follows.",
+    )
+    corrections: list[Correction] = Field(
+        default_factory=list, description="Words of the question read as others (misspellings the corpus does not know); `question` is the question as read.",
     )

@@ -22,6 +22,7 @@ from agent.records import (
     Adjudication,
     Answer,
     Claim,
+    Correction,
     Decision,
     Hypothesis,
     LedgerEntry,
@@ -73,6 +74,7 @@ class OutputState(TypedDict, total=False):
 class ResearchState(InputState, total=False):
     run_id: str
     started_at: float
+    corrections: list[Correction]  # words of the question read as others ('asprin' -> 'aspirin'); `question` is as read
     plan: Plan
     queries: list[Query]  # queries pending for the next retrieve
     sent_queries: Annotated[list[Query], operator.add]

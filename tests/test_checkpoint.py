@@ -19,6 +19,7 @@ from agent.records import (
     Citation,
     Claim,
     ClaimVerdict,
+    Correction,
     Decision,
     Hypothesis,
     HypothesisJudgement,
@@ -65,7 +66,8 @@ ANSWER = Answer(status=Status.ANSWERED, task="mcq", question="Which drug?", answ
                 # a model inside a model comes back as the class its field declares (the serializer stores the outer
                 # model's fields and rebuilds it by name): here Decision, as the report reads them, not AfterCourt
                 decisions=[Decision.model_validate(decision.model_dump()) for decision in DECISIONS],
-                run_id="run-1", usage=USAGE, notes=["a note"], faithfulness=1.0, relevance=RELEVANCE.model_dump(), adjudication=ADJUDICATION)
+                run_id="run-1", usage=USAGE, notes=["a note"], faithfulness=1.0, relevance=RELEVANCE.model_dump(), adjudication=ADJUDICATION,
+                corrections=[Correction(original="asprin", corrected="aspirin")])
 
 EXAMPLES: dict[str, Any] = {
     "question": "Which drug increases insulin sensitivity?",
@@ -74,6 +76,7 @@ EXAMPLES: dict[str, Any] = {
     "documents": [{"id": "d1", "title": "Metformin", "abstract": "Metformin increases insulin sensitivity.", "year": 2019}],
     "run_id": "run-1",
     "started_at": 1700000000.5,
+    "corrections": [Correction(original="asprin", corrected="aspirin")],
     "plan": Plan(task="mcq", options=["metformin", "aspirin"], entities=["metformin"], numbers=["20"],
                  queries=[Query(text="metformin insulin", intent="primary")], claim="Metformin increases insulin sensitivity"),
     "queries": [Query(text="aspirin insulin", intent="falsify", hypothesis_id="H2")],

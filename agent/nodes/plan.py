@@ -1,8 +1,9 @@
-"""plan: validate the input, classify the task, normalise options (an alternative question's two statements become
+"""plan: validate the input, read misspelled words as meant (agent/reasoners/spelling.py), classify the task, normalise options (an alternative question's two statements become
 its options), extract entities and write round-1 queries."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from typing import Any
@@ -14,6 +15,7 @@ from agent.budget import node_meter
 from agent.config import Context
 from agent.inputs import validate_mode, validate_question
 from agent.reasoners.questions import alternative_statements
+from agent.reasoners.spelling import read_question
 from agent.records import Query
 from agent.state import ResearchState
 from agent.tracing.progress import emit
@@ -23,19 +25,23 @@ async def plan(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any
     settings = runtime.context
     mode = validate_mode(state.get("mode"))
     question, options = validate_question(state.get("question"), state.get("options"), mode)
+    backend = await abackend_for(settings, state.get("documents"))
+    # the speller's dictionary is built on the first unknown word (about a second for SciFact), once per backend
+    question, options, corrections = await asyncio.to_thread(read_question, question, options, backend.speller)
     if not options and mode == "ask" and (alternatives := alternative_statements(question)):
         options = alternatives  # 'Is light a wave or a particle?' asks between two statements, not for a yes or no
-    backend = await abackend_for(settings, state.get("documents"))
     started_at = state.get("started_at") or time.time()  # once the backend is ready: set-up is not the run's time
     with node_meter(state, settings) as meter:
         the_plan = await backend.reasoner.plan(question, options, mode)
         queries = list(the_plan.queries)
         if backend.entity_expander is not None and settings.backend.enable_entity_expansion and the_plan.entities:
             queries += await _expanded_queries(backend.entity_expander, the_plan.entities[:3], queries[0].text)
-    emit({"node": "plan", "task": the_plan.task, "queries": [q.text for q in queries]})
+    emit({"node": "plan", "task": the_plan.task, "queries": [q.text for q in queries],
+          **({"corrections": [c.model_dump() for c in corrections]} if corrections else {})})
     return {
         "question": question,
         "options": options,
+        "corrections": corrections,
         "run_id": state.get("run_id") or _thread_id() or uuid.uuid4().hex[:12],
         "started_at": started_at,
         "plan": the_plan,

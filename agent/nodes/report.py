@@ -20,6 +20,7 @@ from agent.config import Context
 from agent.reasoners.compose import abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, records_rested_on, unaddressed_terms, unnamed, unnamed_sentence, with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.reasoners.questions import classify_task
+from agent.reasoners.spelling import read_as_sentence
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
 from agent.state import ResearchState
 from agent.tracing.progress import emit
@@ -127,11 +128,15 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     usage = state.get("usage") or Usage()
     usage = usage.model_copy(update={"wall_time_s": round(time.time() - (state.get("started_at") or time.time()), 3)})
     selected = best.option_index if plan.task == "mcq" and best is not None and not abstained else None
+    corrections = state.get("corrections") or []
+    if selected is not None:
+        text = with_confidence(f"({option_label(selected)}) {plan.options[selected]}", conf)
+    text = " ".join(filter(None, [text, read_as_sentence(corrections)]))  # the answer says what it read the question as
     answer = Answer(
         status=status,
         task=plan.task,
         question=state["question"],
-        answer=text if selected is None else with_confidence(f"({option_label(selected)}) {plan.options[selected]}", conf),
+        answer=text,
         verdict=_verdict(plan, best, decided and not abstained),
         confidence=conf,
         leading_confidence=leading if best is not None else None,
@@ -150,6 +155,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         relevance=relevance.model_dump() if relevance is not None else None,
         faithfulness=draft.faithfulness if draft else None,
         adjudication=adjudication,
+        corrections=corrections,
     )
     emit({"node": "report", "status": status.value, "confidence": conf, "citations": len(citations)})
     return {"answer": answer}

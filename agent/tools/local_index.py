@@ -16,6 +16,8 @@ import asyncio
 import hashlib
 import json
 import math
+import os
+import re
 import shutil
 import tempfile
 import threading
@@ -32,6 +34,8 @@ from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
 
 INDEX_VERSION = 2
 TOKENS_FILE = "tokens.json"  # BM25 tokens per record, written by save() so an update tokenizes only new records
+WORDS_FILE = "words.json"  # word -> count over the corpus (lower case), the spelling corrector's dictionary
+_WORD = re.compile(r"[A-Za-z]+")
 _RRF_K = 60
 
 
@@ -169,7 +173,9 @@ class LocalIndex:
         self.by_id = {r.id: r for r in records}
         self.index_dir: Path | None = None
         self._tokens: list[list[str]] | None = None
+        self._words: dict[str, int] | None = None
         self._lock = threading.Lock()
+        self._words_lock = threading.Lock()
         shared_encoder().prime([r.text for r in records], embeddings)
         self._citing: dict[str, list[str]] = defaultdict(list)
         for record in records:
@@ -211,6 +217,7 @@ class LocalIndex:
                     handle.write(record.model_dump_json(exclude_defaults=True) + "\n")
             if self._tokens is not None:
                 (tmp / TOKENS_FILE).write_text(json.dumps(self._tokens), encoding="utf-8")
+            (tmp / WORDS_FILE).write_text(json.dumps(self.word_counts()), encoding="utf-8")
             (tmp / "manifest.json").write_text(json.dumps(self.manifest, indent=2))
             if index_dir.exists():
                 shutil.rmtree(index_dir)
@@ -229,6 +236,22 @@ class LocalIndex:
             else:
                 self._tokens = [list(t) for t in bm25_tokenize([r.text for r in self.records], return_ids=False)]
         return self._tokens
+
+    def word_counts(self) -> dict[str, int]:
+        """How often each word (letters only, lower case) occurs in the records' titles and abstracts: what the
+        corpus knows, for the spelling corrector (agent/reasoners/spelling.py). Read from the index folder when saved
+        there; else counted once (about a second for 5,000 abstracts) and, for an index saved before this file
+        existed, stored beside it."""
+        with self._words_lock:
+            if self._words is None:
+                stored = self.index_dir / WORDS_FILE if self.index_dir is not None else None
+                if stored is not None and stored.exists():
+                    self._words = json.loads(stored.read_text(encoding="utf-8"))
+                else:
+                    self._words = word_counts(self.records)
+                    if stored is not None:
+                        _write_quietly(stored, json.dumps(self._words))
+            return self._words
 
     def updated(self, records: list[Record], manifest: dict, *, progress: bool = False) -> "LocalIndex":
         """A new index over `records` that reuses this one's vectors and BM25 tokens for every record whose id and
@@ -344,6 +367,29 @@ class LocalIndex:
     @property
     def has_citations(self) -> bool:
         return any(r.references for r in self.records)
+
+
+def word_counts(records: list[Record]) -> dict[str, int]:
+    """word (letters only, lower case) -> how often the records' titles and abstracts use it."""
+    counts: dict[str, int] = defaultdict(int)
+    for record in records:
+        for word in _WORD.findall(record.text):
+            counts[word.lower()] += 1
+    return dict(counts)
+
+
+def _write_quietly(path: Path, text: str) -> None:
+    """Write a cache file atomically (a temporary file renamed into place); a read-only folder just skips it."""
+    try:
+        handle, tmp = tempfile.mkstemp(prefix=".words-", dir=path.parent)
+    except OSError:
+        return  # not writable: the counts stay in memory for this process
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
 
 
 class LocalSource:

@@ -68,3 +68,10 @@ def test_process_level_no_traceback():
     proc = subprocess.run([sys.executable, "-m", "agent.cli", "ask", "  "], capture_output=True, text=True, env=env, timeout=120,
                           cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_a_question_in_another_language_exits_2_saying_sparkit_reads_english(capsys):
+    """Seen: a Spanish question was answered 'the retrieved evidence does not address the question'."""
+    assert main(["ask", "¿La suplementación con vitamina D reduce el riesgo de fracturas óseas?"]) == 2
+    err = _errors(capsys.readouterr().err)
+    assert err == ["sparkit: error: SPARKIT reads questions in English, and this one reads as Spanish (es): please ask it in English"]
