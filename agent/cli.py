@@ -282,7 +282,9 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON answer object on stdout")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
-    parser.add_argument("--preset", help="fast, default or research_max")
+    from agent.config import DEFAULT_PRESET
+
+    parser.add_argument("--preset", help=f"fast, default or research_max (default: {DEFAULT_PRESET})")
     backend = parser.add_mutually_exclusive_group()
     backend.add_argument("--offline", action="store_true", help="local index + packaged models (the default)")
     backend.add_argument("--live", action="store_true", help="real literature APIs and hosted models")
