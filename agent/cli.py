@@ -93,10 +93,22 @@ def _short(value: Any) -> str:
     return truncate(text, 70)
 
 
+def _confidence_shown(answer: Any) -> str:
+    """The status line's confidence, saying what it is the confidence in: an answer's is its probability of being
+    right; an abstention's is the probability that "insufficient evidence" is right, and is labelled so (a bare
+    "confidence 0.56" on every abstention read as a confidence in some answer); a run stopped by its budget without
+    an answer or by an error shows none."""
+    if not answer.abstained and answer.status.value != "ERROR":
+        return f"   confidence {answer.confidence:.2f}"
+    if answer.status.value == "INSUFFICIENT_EVIDENCE":
+        return f"   confidence that the evidence is insufficient {answer.confidence:.2f}"
+    return ""
+
+
 def render(answer: Any) -> str:
     """Human-readable answer: verdict, confidence, hypotheses, claims, references."""
     task = "yes/no" if answer.task == "polar" else answer.task
-    lines = [f"Status: {answer.status.value}   confidence {answer.confidence:.2f}   task {task}   run {answer.run_id}"]
+    lines = [f"Status: {answer.status.value}{_confidence_shown(answer)}   task {task}   run {answer.run_id}"]
     if answer.verdict:
         lines.append(f"Verdict: {answer.verdict}")
     lines += ["", f"Answer: {answer.answer}"]
