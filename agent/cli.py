@@ -1,7 +1,8 @@
 """The `sparkit` command: ask, verify, resume, index build, library, mcp, presets, trace list/show/html.
 
 Errors print one line to stderr and exit 2 (bad input, missing corpus, corrupt index, configuration)
-or 1 (anything else); no traceback reaches the user. Everything printed (answers, JSON, errors, progress, log lines)
+or 1 (anything else); no traceback reaches the user. With --json an error is also a JSON object on stdout,
+{"error": ..., "exit_code": ...}. Everything printed (answers, JSON, errors, progress, log lines)
 passes through `agent.terminal` (secrets redacted, escape sequences and control characters removed), so neither a key
 nor a crafted title or question can reach the terminal raw. `ask`, `verify` and `resume` print the run id first (on
 stderr, before any work, so a killed run can be resumed) and write a local trace by default (`--no-trace` or
@@ -92,10 +93,22 @@ def _short(value: Any) -> str:
     return truncate(text, 70)
 
 
+def _confidence_shown(answer: Any) -> str:
+    """The status line's confidence, saying what it is the confidence in: an answer's is its probability of being
+    right; an abstention's is the probability that "insufficient evidence" is right, and is labelled so (a bare
+    "confidence 0.56" on every abstention read as a confidence in some answer); a run stopped by its budget without
+    an answer or by an error shows none."""
+    if not answer.abstained and answer.status.value != "ERROR":
+        return f"   confidence {answer.confidence:.2f}"
+    if answer.status.value == "INSUFFICIENT_EVIDENCE":
+        return f"   confidence that the evidence is insufficient {answer.confidence:.2f}"
+    return ""
+
+
 def render(answer: Any) -> str:
     """Human-readable answer: verdict, confidence, hypotheses, claims, references."""
     task = "yes/no" if answer.task == "polar" else answer.task
-    lines = [f"Status: {answer.status.value}   confidence {answer.confidence:.2f}   task {task}   run {answer.run_id}"]
+    lines = [f"Status: {answer.status.value}{_confidence_shown(answer)}   task {task}   run {answer.run_id}"]
     if answer.verdict:
         lines.append(f"Verdict: {answer.verdict}")
     lines += ["", f"Answer: {answer.answer}"]
@@ -282,7 +295,9 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON answer object on stdout")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
-    parser.add_argument("--preset", help="fast, default or research_max")
+    from agent.config import DEFAULT_PRESET
+
+    parser.add_argument("--preset", help=f"fast, default or research_max (default: {DEFAULT_PRESET})")
     backend = parser.add_mutually_exclusive_group()
     backend.add_argument("--offline", action="store_true", help="local index + packaged models (the default)")
     backend.add_argument("--live", action="store_true", help="real literature APIs and hosted models")
@@ -294,8 +309,24 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-trace", action="store_true", help="do not write a local trace (default: $SPARKIT_HOME/traces/RUN_ID.jsonl)")
 
 
+class _UsageError(Exception):
+    """argparse's usage error, raised instead of exiting so that main() reports it as every other error."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the usage printed as usual, and its error left to main() (exit 2; JSON on stdout with --json)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        raise _UsageError(self.prog, message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sparkit", description="Grounded, hypothesis-driven answers from the scientific literature.")
+    parser = _Parser(prog="sparkit", description="Grounded, hypothesis-driven answers from the scientific literature.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     ask_p = sub.add_parser("ask", help="answer a question (open, yes/no or multiple choice)")
@@ -358,23 +389,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _failed(line: str, message: str, exit_code: int, as_json: bool) -> int:
+    """An error: its one line on stderr and, with --json, `{"error": ..., "exit_code": ...}` on stdout, so a caller
+    that reads stdout as JSON reads the failure too (not an empty stdout)."""
+    print(terminal_safe(line, 1000), file=sys.stderr)
+    if as_json:
+        print(json.dumps({"error": terminal_safe(message, 1000), "exit_code": exit_code}))
+    return exit_code
+
+
 def main(argv: list[str] | None = None) -> int:
     from agent.redact import install_log_redaction, redact
 
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except _UsageError as exc:  # before the arguments are parsed, --json is read from the command line itself
+        return _failed(f"{exc.prog}: error: {exc}", str(exc), 2, "--json" in (sys.argv[1:] if argv is None else argv))
     install_log_redaction()
+    as_json = bool(getattr(args, "json", False))
     try:
         return args.handler(args)
     except SparkitError as exc:
-        print(terminal_safe(f"sparkit: error: {exc}", 1000), file=sys.stderr)
-        return exc.exit_code
+        return _failed(f"sparkit: error: {exc}", str(exc), exc.exit_code, as_json)
     except KeyboardInterrupt:
-        print("sparkit: interrupted", file=sys.stderr)
-        return 130
+        return _failed("sparkit: interrupted", "interrupted", 130, as_json)
     except Exception as exc:  # noqa: BLE001 - last resort: one line, no traceback
         message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
-        print(terminal_safe(f"sparkit: error: {type(exc).__name__}: {message}", 400), file=sys.stderr)
-        return 1
+        return _failed(f"sparkit: error: {type(exc).__name__}: {message}", f"{type(exc).__name__}: {message}", 1, as_json)
 
 
 if __name__ == "__main__":

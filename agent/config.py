@@ -27,6 +27,8 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 PresetName = Literal["fast", "default", "research_max"]
+DEFAULT_PRESET: PresetName = "default"
+"""The preset of a run that names none, from every entry point: CLI, Python API, MCP tools, Studio / the server."""
 OfflineJudge = Literal["cross", "trained", "ensemble", "heuristic"]
 StanceModel = Literal["auto", "llm", OfflineJudge]
 ModelRole = Literal["fast", "strong", "second"]
@@ -307,7 +309,7 @@ class Context(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    preset: PresetName = Field("default", description="Named preset (agent/presets/<name>.json): fast, default or research_max. Explicit fields override it.")
+    preset: PresetName = Field(DEFAULT_PRESET, description="Named preset (agent/presets/<name>.json): fast, default or research_max. Explicit fields override it.")
     backend: BackendSettings = Field(default_factory=BackendSettings, description=BackendSettings.__doc__)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description=RetrievalSettings.__doc__)
     court: CourtSettings = Field(default_factory=CourtSettings, description=CourtSettings.__doc__)
@@ -324,7 +326,7 @@ class Context(BaseModel):
         if isinstance(data, Context) or not isinstance(data, (Mapping, BaseModel)):
             return handler(data)
         explicit = settings_tree(data)
-        name = explicit.pop("preset", "default")
+        name = explicit.pop("preset", DEFAULT_PRESET)
         preset = load_preset(name) if name in get_args(PresetName) else {}
         context = handler({**merge_trees(preset, explicit), "preset": name})
         context._explicit = explicit

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.config import PresetName
+from agent.config import DEFAULT_PRESET, PresetName
 from agent.library.models import AddReport
 from agent.records import Answer
 
@@ -91,7 +91,7 @@ def build_server(library_dir: str | None = None):
                              "Offline by default: the user's library when it has documents, else the local corpus.")
     async def ask(question: str = Field(description="The question (at most 20,000 characters)."),
                   options: list[str] | None = Field(default=None, description="Multiple-choice options (2 or more, distinct)."),
-                  preset: PresetName = Field(default="fast", description="fast, default or research_max."),
+                  preset: PresetName = Field(default=DEFAULT_PRESET, description="fast, default or research_max."),
                   backend: Literal["offline", "live"] = Field(default="offline", description="offline (local, no keys) or live (APIs).")) -> Answer:
         try:
             return await aask(question, options or None, preset=preset, backend=backend, **overrides)
@@ -100,7 +100,7 @@ def build_server(library_dir: str | None = None):
 
     @server.tool(description="Check a claim against the literature: verdict SUPPORT / CONTRADICT / NOT_ENOUGH_INFO with the evidence.")
     async def verify(claim: str = Field(description="A declarative claim."),
-                     preset: PresetName = Field(default="fast", description="fast, default or research_max."),
+                     preset: PresetName = Field(default=DEFAULT_PRESET, description="fast, default or research_max."),
                      backend: Literal["offline", "live"] = Field(default="offline", description="offline or live.")) -> Answer:
         try:
             return await averify(claim, preset=preset, backend=backend, **overrides)

@@ -387,7 +387,10 @@ class Answer(BaseModel):
     verdict: Literal["SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO"] | None = Field(
         default=None, description="For claims and yes/no questions: the claim's verdict."
     )
-    confidence: float = Field(ge=0.0, le=1.0, description="Probability that the reported answer is right: the leading answer's, or when the run abstained, the abstention's (see agent/calibration.py).")
+    confidence: float = Field(ge=0.0, le=1.0, description=(
+        "Probability that what the run reports is right (agent/calibration.py). With `abstained` false: that the answer is right. "
+        "With `abstained` true: that 'insufficient evidence' is the right answer (the abstention's probability, not a confidence in "
+        "any answer; `leading_confidence` is the leading answer's); 0 for a run stopped before it gathered evidence or by an error."))
     leading_confidence: float | None = Field(
         default=None, ge=0.0, le=1.0, description="Probability that the court's leading answer is right; the run abstains when it is below abstain_threshold."
     )

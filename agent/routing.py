@@ -81,6 +81,17 @@ def decide_after_rerank(state: Mapping[str, Any], settings: Context) -> AfterRer
     return AfterRerank(at="rerank", next="court", reason="hypotheses exist: weigh the evidence", round=state.get("round", 0))
 
 
+def shown_against(value: float, threshold: float, digits: int = 3) -> str:
+    """`value` printed beside `threshold` so that the comparison reads as it was made: 3 decimals, or as many more as
+    it takes ('0.0598 < 0.06', not '0.060 < 0.06'; '0.06000 >= 0.06' stays '0.060 >= 0.06')."""
+    below = value < threshold
+    for places in range(digits, 10):
+        text = f"{value:.{places}f}"
+        if (float(text) < threshold) == below:
+            return text
+    return repr(value)
+
+
 def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCourt:
     """Low margin or provider disagreement loops to discrimination, inside round and budget limits."""
     margin = state.get("margin")
@@ -100,9 +111,9 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
     adjudication = state.get("adjudication")
     contested = adjudication is not None and adjudication.contested  # the model and the evidence each strongly favour another answer
     if not (unjudged or low_margin or disagreement or contested):
-        return AfterCourt(next="synthesize", reason=f"resolved: margin {margin or 0:.3f} >= {settings.court.margin_threshold}", **common)
-    reasons = (["no passage took a side"] if unjudged else [f"low margin ({margin:.3f} < {settings.court.margin_threshold})"] if low_margin else []) + (
-        [f"provider disagreement ({agreement:.2f} < {settings.court.agreement_threshold})"] if disagreement else []
+        return AfterCourt(next="synthesize", reason=f"resolved: margin {shown_against(margin or 0, settings.court.margin_threshold)} >= {settings.court.margin_threshold}", **common)
+    reasons = (["no passage took a side"] if unjudged else [f"low margin ({shown_against(margin, settings.court.margin_threshold)} < {settings.court.margin_threshold})"] if low_margin else []) + (
+        [f"provider disagreement ({shown_against(agreement, settings.court.agreement_threshold, 2)} < {settings.court.agreement_threshold})"] if disagreement else []
     ) + ([f"model and evidence disagree (model {adjudication.model_choice}, evidence {adjudication.evidence_choice})"] if contested else [])
     why = " and ".join(reasons)
     if not settings.ablations.enable_discrimination:

@@ -87,3 +87,36 @@ def test_every_setting_is_described_and_the_studio_schema_has_no_references():
             prop = section["properties"][field]
             assert prop.get("description"), f"{group}.{field} has no description"
             assert "default" not in prop and "Default: " in prop["description"], f"{group}.{field}: default not described"
+
+
+def test_every_entry_point_runs_the_same_preset_when_none_is_named(monkeypatch, tmp_path):
+    """`sparkit mcp` used to default to `fast` while the CLI, the Python API and Studio ran `default` (issue 39)."""
+    import asyncio
+
+    import agent.api as api
+    from agent.cli import _settings_overrides, build_parser
+    from agent.mcp_server import build_server
+
+    DEFAULT_PRESET = Context().preset  # what a Context that names none runs (agent.config.DEFAULT_PRESET)
+
+    # the MCP tools' schemas, as a client sees them
+    tools = {t.name: t for t in asyncio.run(build_server().list_tools())}
+    assert {name: tools[name].input_schema["properties"]["preset"]["default"] for name in ("ask", "verify")} == \
+        {"ask": DEFAULT_PRESET, "verify": DEFAULT_PRESET}
+    # the CLI's settings, for every run subcommand
+    for argv in (["ask", "q?"], ["verify", "a claim"], ["resume", "abc"]):
+        assert make_context(None, **_settings_overrides(build_parser().parse_args(argv))).preset == DEFAULT_PRESET
+    # the Python API: what a run is given when nothing is named
+    seen = []
+
+    async def captured(graph_input, settings, *args, **kwargs):
+        seen.append(settings.preset)
+
+    monkeypatch.setenv("SPARKIT_HOME", str(tmp_path))
+    monkeypatch.setattr(api, "_traced_run", captured)
+    api.ask("Does aspirin reduce fever?")
+    api.verify("Aspirin reduces fever.")
+    assert seen == [DEFAULT_PRESET, DEFAULT_PRESET]
+    # Studio and the server: the context schema's default, and a context without a preset
+    assert Context.model_json_schema()["properties"]["preset"]["default"] == DEFAULT_PRESET
+    assert make_context({}).preset == DEFAULT_PRESET == "default"

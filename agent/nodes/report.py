@@ -26,15 +26,18 @@ from agent.state import ResearchState
 from agent.tracing.progress import emit
 
 
-def _stop_reason(decisions) -> str:
-    """Why the run ended: a budget if one stopped a loop, else the court's and the verifier's last word."""
+def _stop_reason(decisions, declined: str | None = None) -> str:
+    """Why the run ended: a budget if one stopped a loop, else the court's and the verifier's last word. `declined`:
+    why a run gives no answer although the court went on to write one; it leads, and the court's "resolved: margin
+    1.000" is left out (a margin of score shares is 1 when only one answer has any support, however little): an
+    abstention never reads as resolved."""
     budget = [d for d in decisions if "budget_exhausted" in d.reason]
     if budget:
         return f"{budget[-1].at}: {budget[-1].reason}"
-    parts = []
+    parts = [f"insufficient evidence: {declined}"] if declined else []
     for at in ("court", "verify_claims"):
         last = next((d for d in reversed(decisions) if d.at == at), None)
-        if last:
+        if last and not (declined and at == "court" and last.reason.startswith("resolved")):
             parts.append(f"{at}: {last.reason}")
     return "; ".join(parts) or "completed"
 
@@ -97,20 +100,25 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     abstained = abstained or bool(unaddressed)
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")
+    # the relevance gate declined: no stance was judged, so no hypothesis was weighed (an open question's are sentences
+    # of the off-topic records; shown as "Hypotheses weighed" they read as if the run had considered them)
+    off_topic = bool(pool) and relevance is not None and not relevance.relevant
     if not pool:
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
-    elif relevance is not None and not relevance.relevant:
+    elif off_topic:
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {relevance.reason()}."
     elif not has_evidence:
-        status, text = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no retrieved passage supports or contradicts any candidate answer."
+        declined = "no retrieved passage supports or contradicts any candidate answer"
+        status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {declined}.", _stop_reason(decisions, declined)
     elif unaddressed:
         status, text = Status.INSUFFICIENT_EVIDENCE, (f"Insufficient evidence: the records found do not mention {listed(unaddressed)}, which the "
                                                       "question asks about; what they say is about something else.")
+        stop_reason = _stop_reason(decisions, f"the records found do not mention {listed(unaddressed)}")
     elif abstained:
         sides = len({e.record_id for e in ledger if e.stance != "NEUTRAL"})
         # not decided (without a model): no hypothesis reached a verdict, too little evidence took a side
         reason = abstention_reason(sides, leading, settings.court.abstain_threshold, not decided, adjudication is not None)
-        status, text = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason)
+        status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason), _stop_reason(decisions, reason)
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, settings.court.verdict_min_evidence)
         status, text = Status.ANSWERED, text + unnamed_sentence(missing)
@@ -139,10 +147,10 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         answer=text,
         verdict=_verdict(plan, best, decided and not abstained),
         confidence=conf,
-        leading_confidence=leading if best is not None else None,
+        leading_confidence=leading if best is not None and not off_topic else None,
         selected_option=selected,
         abstained=abstained,
-        hypotheses=hypotheses,
+        hypotheses=[] if off_topic else hypotheses,
         ledger=ledger,
         claims=claims,
         citations=citations,

@@ -12,7 +12,7 @@ content word left, nothing is checked.
 
 Which statement is checked depends on the hypothesis: a claim and its negation, the claim; a short MCQ option under
 its stem ("Which drug increases insulin sensitivity?" answered "Metformin increases insulin sensitivity"), the
-option's own words as the subject and the stem's other words as the object. Not checked: options that are whole
+option's own words as the subject, every one of them (the option named whole), and the stem's other words as the object. Not checked: options that are whole
 statements (they compete on the same evidence, and a check that drops a record for one paraphrase and keeps it for
 the other decides between them on wording: on the SciFact two-option questions it cost 3 of 92 answers), and an open
 question's hypotheses (sentences of the retrieved records themselves).
@@ -64,6 +64,9 @@ class Aspects:
 
     subject: frozenset[str]
     object: frozenset[str]
+    whole_subject: bool = False
+    """Every subject word must be named, not one: an MCQ option is named whole ("proton pump inhibitors" is not named by
+    a record on LDL that says "inhibits": "Proton pump inhibitors" was SUPPORTED by it, issue 39)."""
 
     @property
     def checkable(self) -> bool:
@@ -110,7 +113,7 @@ def aspects_of_hypothesis(hypothesis: Hypothesis) -> Aspects:
         # of water is 100 °C", "What causes scurvy: vitamin C deficiency"
         option = _prefixes(hypothesis.text, RELATION_WORDS)
         whole = aspects_of(hypothesis.statement)
-        return Aspects(option, (whole.subject | whole.object) - option or option)
+        return Aspects(option, (whole.subject | whole.object) - option or option, whole_subject=True)
     return NOT_CHECKED
 
 
@@ -137,7 +140,8 @@ def addresses(aspects: Aspects, record: Record, passage: str, scope: Literal["re
 def _names_both(aspects: Aspects, words: frozenset[str]) -> bool:
     if not aspects.checkable:
         return True
-    return bool(aspects.subject & words) and bool(aspects.object & words)
+    subject = aspects.subject <= words if aspects.whole_subject else bool(aspects.subject & words)
+    return subject and bool(aspects.object & words)
 
 
 def names_object(statement: str, text: str) -> bool:

@@ -82,6 +82,22 @@ def _is_measure(words: list[str], i: int) -> bool:
     return j < len(words) and bool(_QUANTITY.match(words[j])) and all(_core_word(w) in _UNITS for w in words[j + 1:]) and len(words) - j <= 3
 
 
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty seventy eighty ninety hundred".split())
+
+
+def _bounds_subject(words: list[str], i: int) -> bool:
+    """'every even integer *greater than 2* the sum of two primes', 'patients *older than 65* at higher risk': a
+    comparative with a number after "than" (and its units) is a post-modifier of the subject when a predicate
+    opens after it; the copula goes there. 'Is the core hotter than 5000 K?' keeps its comparative as the predicate."""
+    j = i + 2
+    if j >= len(words) or not (_QUANTITY.match(_core_word(words[j])) or _core_word(words[j]) in _NUMBER_WORDS):
+        return False
+    j += 1
+    while j < len(words) and _core_word(words[j]) in _UNITS:
+        j += 1
+    return any(_opens_predicate(words, k) for k in range(j, len(words)) if words[k - 1].lower() not in _SUBJECT_LINKS)
+
+
 def _core_word(word: str) -> str:
     return word.lower().strip(",;:()")
 
@@ -98,7 +114,8 @@ def _opens_predicate(words: list[str], i: int) -> bool:
     if word == "the":  # 'Are mitochondria *the* powerhouse', not 'Is all the evidence'
         return i >= 2 or words[0].lower() not in _QUANTIFIED
     if following == "than" and is_adjective(word):
-        return True  # a comparative: 'Is the Earth's core *hotter* than the Sun's surface?'
+        # a comparative: 'Is the Earth's core *hotter* than the Sun's surface?', unless it bounds the subject
+        return not _bounds_subject(words, i)
     if _is_measure(words, i):
         return True
     if word.endswith("ed") and len(word) > 4:

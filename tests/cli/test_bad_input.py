@@ -75,3 +75,49 @@ def test_a_question_in_another_language_exits_2_saying_sparkit_reads_english(cap
     assert main(["ask", "¿La suplementación con vitamina D reduce el riesgo de fracturas óseas?"]) == 2
     err = _errors(capsys.readouterr().err)
     assert err == ["sparkit: error: SPARKIT reads questions in English, and this one reads as Spanish (es): please ask it in English"]
+
+
+def _json_subcommands() -> list[list[str]]:
+    """Every subcommand (as its argv path) that takes --json, read from the parser itself."""
+    import argparse
+
+    from agent.cli import build_parser
+
+    found = []
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
+        if "--json" in parser._option_string_actions:
+            found.append(path)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    walk(child, [*path, name])
+
+    walk(build_parser(), [])
+    return found
+
+
+JSON_ERRORS = [
+    (["ask", "", "--json"], "the question is empty", 2),
+    (["verify", "  ", "--json"], "the question is empty", 2),
+    (["ask", "Is water wet?", "--preset", "turbo", "--json"], "invalid setting preset", 2),
+    (["resume", "0123456789ab", "--json"], "no checkpointed run", 2),
+] + [([*path, "--json", "--no-such-flag"], "arguments", 2) for path in _json_subcommands()]  # required / unrecognized arguments
+
+
+@pytest.mark.parametrize("argv,message,code", JSON_ERRORS)
+def test_with_json_an_error_is_a_json_object_on_stdout_too(argv, message, code, capsys, tmp_path, monkeypatch):
+    """Issue 39: with --json an input error printed plain text on stderr and nothing on stdout."""
+    monkeypatch.setenv("SPARKIT_HOME", str(tmp_path))
+    assert main(argv) == code
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"error": json.loads(out)["error"], "exit_code": code} and message in json.loads(out)["error"]
+    assert message in _errors(err)[-1] and "error" in _errors(err)[-1]
+
+
+def test_every_subcommand_that_prints_json_is_covered():
+    assert {" ".join(p) for p in _json_subcommands()} >= {"ask", "verify", "resume", "trace list", "library add", "library list", "library stats"}
+
+
+def test_without_json_an_error_leaves_stdout_empty(capsys):
+    assert main(["ask", "", "-q"]) == 2 and capsys.readouterr().out == ""

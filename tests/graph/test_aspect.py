@@ -66,3 +66,16 @@ def test_an_open_questions_hypotheses_and_whole_statement_options_are_not_checke
     option = Hypothesis(id="H2", text=statement, origin="option", option_index=1, claim=option_statement("Which statement is supported?", statement))
     assert option.statement == statement and not aspects_of_hypothesis(option).checkable
     assert record_addresses(aspects_of_hypothesis(finding), STROKE)
+
+
+def test_an_mcq_option_is_named_whole():
+    """Issue 39: "Proton pump inhibitors" was SUPPORTED by an LDL record that never names it ("inhibits" met "inhibitors")."""
+    stem = "Which drug class lowers LDL cholesterol?"
+    ppi, statins = (Hypothesis(id=f"H{i}", text=o, origin="option", option_index=i, claim=option_statement(stem, o))
+                    for i, o in enumerate(["Proton pump inhibitors", "Statins"]))
+    ldl = record("l", "LDL inhibits the mediation of cholesterol efflux from macrophage foam cells",
+                 "In contrast, when LDL was added, the cholesterol-reducing capacities of these lipoproteins were inhibited by LDL.")
+    assert not record_addresses(aspects_of_hypothesis(ppi), ldl)
+    ppi_trial = record("p", "Proton pump inhibitors and serum lipids", "Proton pump inhibitor use lowered LDL cholesterol slightly.")
+    assert record_addresses(aspects_of_hypothesis(ppi), ppi_trial)  # "inhibitor" meets "inhibitors" by prefix
+    assert record_addresses(aspects_of_hypothesis(statins), record("s", "Statin therapy", "Statins lower LDL cholesterol."))

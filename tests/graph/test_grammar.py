@@ -36,6 +36,18 @@ QUESTIONS = [
     ("Are prions infectious proteins?", "Prions are infectious proteins"),
     ("Are prions proteins?", "Prions are proteins"),
     ("Is the incidence of melanoma rising?", "The incidence of melanoma is rising"),
+    # a comparative bounding the subject by a number is part of it; the copula goes after it (issue 39: "Every even
+    # integer is greater than 2 the sum of two primes")
+    ("Is every even integer greater than 2 the sum of two primes?", "Every even integer greater than 2 is the sum of two primes"),
+    ("Are patients older than 65 at higher risk of falls?", "Patients older than 65 are at higher risk of falls"),
+    ("Are adults older than 65 years more likely to fall?", "Adults older than 65 years are more likely to fall"),
+    ("Are women older than forty less fertile?", "Women older than forty are less fertile"),
+    ("Is a prime number greater than 2 always odd?", "A prime number greater than 2 is always odd"),
+    ("Are patients with diabetes older than 65 at risk of stroke?", "Patients with diabetes older than 65 are at risk of stroke"),
+    ("Are people with diabetes more likely to develop dementia?", "People with diabetes are more likely to develop dementia"),
+    ("Is the Earth's core hotter than 5000 K?", "The Earth's core is hotter than 5000 K"),
+    ("Is the number of patients greater than 100?", "The number of patients is greater than 100"),
+    ("Is aspirin better than 2 tablets of paracetamol?", "Aspirin is better than 2 tablets of paracetamol"),
     ("Are statins cost effective?", "Statins are cost effective"),
     ("Is the square root of 2 irrational?", "The square root of 2 is irrational"),
     ("Does time pass more slowly near a massive object?", "Time passes more slowly near a massive object"),

@@ -152,6 +152,17 @@ def test_a_margin_of_closeness_alone_does_not_resolve_the_question():
     assert decide_after_court({**state, "ledger": sided}, Context()).reason.startswith("resolved")
 
 
+def test_a_margin_is_printed_so_that_its_comparison_reads_true():
+    """Issue 39: a stop reason read "low margin (0.060 < 0.06)"."""
+    sided = {"ledger": [LedgerEntry(hypothesis_id="H1", record_id="a", stance="SUPPORT", confidence=0.8, text="x")], "pool": {"a": 1}}
+    low = decide_after_court({**sided, "margin": 0.0598, "discrimination_rounds": 3}, Context())
+    assert low.reason.startswith("low margin (0.0598 < 0.06)")
+    assert decide_after_court({**sided, "margin": 0.05996, "discrimination_rounds": 3}, Context()).reason.startswith("low margin (0.05996 < 0.06)")
+    assert decide_after_court({**sided, "margin": 0.25}, Context()).reason == "resolved: margin 0.250 >= 0.06"
+    split = decide_after_court({**sided, "margin": 0.5, "agreement": 0.3496, "discrimination_rounds": 3}, Context())
+    assert "provider disagreement (0.3496 < 0.35)" in split.reason
+
+
 def test_the_recursion_limit_setting_is_what_langgraph_enforces():
     """LangGraph's own default is 10007 steps; a run gets budget.recursion_limit (80), and a smaller one stops it."""
     name = unique_backend_name()
