@@ -71,7 +71,7 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
     progress = ProgressContext()
     loop = asyncio.get_running_loop()
     _runs_in_loop[loop] += 1
-    with session.collecting_calls() if session else contextlib.nullcontext():
+    with session.collecting_calls() if session else contextlib.nullcontext(), _unreachable_hosts_of_this_run():
         try:
             async with sqlite_checkpointer(checkpoint_path()) as saver:
                 if graph_input is not None:
@@ -101,6 +101,18 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
         raise SparkitError(f"run {run_id} ended without an answer (next: {list(state.next)})")
     answer.usage.by_node = by_node.as_dict()
     return answer
+
+
+@contextlib.contextmanager
+def _unreachable_hosts_of_this_run():
+    """A fresh memory of hosts that failed to connect, for this run only (agent.tools.http.reachability)."""
+    from agent.tools.http.reachability import UnreachableHosts, unreachable_hosts
+
+    token = unreachable_hosts.set(UnreachableHosts())
+    try:
+        yield
+    finally:
+        unreachable_hosts.reset(token)
 
 
 async def _traced_run(graph_input: dict[str, Any] | None, settings: Context, run_id: str, asked: dict[str, Any],

@@ -96,7 +96,9 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     abstained = abstained or bool(unaddressed)
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")
-    if not pool:
+    if not pool and state.get("outage"):  # no network: an error to fix, not an answer about the evidence
+        status, text, stop_reason = Status.ERROR, f"No record could be retrieved: {state['outage']}.", str(state["outage"])
+    elif not pool:
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
     elif relevance is not None and not relevance.relevant:
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {relevance.reason()}."
