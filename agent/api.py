@@ -66,6 +66,7 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
 
     handlers = [*(callbacks or []), *([session.tracer] if session else [])]
     clock = RunClock()  # this run, or this resumed segment, from now; set-up time is excluded as it happens
+    by_node.exclude_setup(lambda: clock.setup_s)
     config = {"configurable": {"thread_id": run_id, RUN_CLOCK_KEY: clock}, "recursion_limit": settings.budget.recursion_limit,
               "callbacks": handlers}
     progress = ProgressContext()
@@ -100,6 +101,7 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
     if answer is None:
         raise SparkitError(f"run {run_id} ended without an answer (next: {list(state.next)})")
     answer.usage.by_node = by_node.as_dict()
+    answer.usage.setup_s = round(clock.setup_s, 3)
     return answer
 
 

@@ -97,7 +97,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")
     if not pool and state.get("outage"):  # no network: an error to fix, not an answer about the evidence
-        status, text, stop_reason = Status.ERROR, f"No record could be retrieved: {state['outage']}.", str(state["outage"])
+        status, text, stop_reason, conf = Status.ERROR, f"No record could be retrieved: {state['outage']}.", str(state["outage"]), 0.0
     elif not pool:
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
     elif relevance is not None and not relevance.relevant:
