@@ -7,7 +7,7 @@
 - A source budget spent before the first record was retrieved (`max_source_calls=0`) stops the run the same way.
 - Once a hard limit has stopped the run (`budget_stop` in the state), every node but `report` is skipped; a skipped
   branching node records the Decision that leads towards `report`, so the edges (which follow decisions) get there.
-- Each node emits a `start` event, and `heartbeat`s while it works (after 2, 4, 8 ... s, at most a minute apart,
+- Each node emits a `start` event, and `heartbeat`s while it works (after 4, 8, 16 ... s, at most a minute apart,
   naming what it waits for when it says, e.g. set-up), on the custom stream (the CLI's progress lines,
   `stream_mode="custom"` in Studio); its own event when it ends is the node's business.
 
@@ -30,7 +30,7 @@ from agent.records import Decision
 from agent.routing import AfterCourt, AfterRerank, AfterRetrieve, AfterVerify
 from agent.tracing.progress import emit
 
-HEARTBEAT_S = 2.0  # the first heartbeat; each next one comes twice as late, at most HEARTBEAT_MAX_S apart
+HEARTBEAT_S = 4.0  # the first heartbeat; each next one comes twice as late, at most HEARTBEAT_MAX_S apart
 HEARTBEAT_MAX_S = 60.0
 ALWAYS_RUNS = "report"
 
@@ -65,8 +65,8 @@ def skipped(node: str, state: Mapping[str, Any], stop: str) -> dict[str, Any]:
 
 
 def heartbeat_delays() -> Iterator[float]:
-    """Seconds before each next heartbeat: 2, 4, 8, ... capped at HEARTBEAT_MAX_S, so a node working for twelve
-    minutes says so about 15 times, not 380."""
+    """Seconds before each next heartbeat: 4, 8, 16, ... capped at HEARTBEAT_MAX_S, so a node working for twelve
+    minutes says so about 14 times, not 380."""
     delay = HEARTBEAT_S
     while True:
         yield delay
