@@ -66,12 +66,13 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
 
     handlers = [*(callbacks or []), *([session.tracer] if session else [])]
     clock = RunClock()  # this run, or this resumed segment, from now; set-up time is excluded as it happens
+    by_node.exclude_setup(lambda: clock.setup_s)
     config = {"configurable": {"thread_id": run_id, RUN_CLOCK_KEY: clock}, "recursion_limit": settings.budget.recursion_limit,
               "callbacks": handlers}
     progress = ProgressContext()
     loop = asyncio.get_running_loop()
     _runs_in_loop[loop] += 1
-    with session.collecting_calls() if session else contextlib.nullcontext():
+    with session.collecting_calls() if session else contextlib.nullcontext(), _unreachable_hosts_of_this_run():
         try:
             async with sqlite_checkpointer(checkpoint_path()) as saver:
                 if graph_input is not None:
@@ -100,7 +101,20 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
     if answer is None:
         raise SparkitError(f"run {run_id} ended without an answer (next: {list(state.next)})")
     answer.usage.by_node = by_node.as_dict()
+    answer.usage.setup_s = round(clock.setup_s, 3)
     return answer
+
+
+@contextlib.contextmanager
+def _unreachable_hosts_of_this_run():
+    """A fresh memory of hosts that failed to connect, for this run only (agent.tools.http.reachability)."""
+    from agent.tools.http.reachability import UnreachableHosts, unreachable_hosts
+
+    token = unreachable_hosts.set(UnreachableHosts())
+    try:
+        yield
+    finally:
+        unreachable_hosts.reset(token)
 
 
 async def _traced_run(graph_input: dict[str, Any] | None, settings: Context, run_id: str, asked: dict[str, Any],

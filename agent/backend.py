@@ -124,7 +124,7 @@ async def abackend_for(settings: Context | BackendSettings, documents: list[dict
     settings = settings.backend if isinstance(settings, Context) else settings
     if (cached := _cached(cache_key(settings, documents))) is not None:
         return cached
-    with setup_time():
+    with setup_time(f"set-up: loading the {settings.name} backend (models, index)"):
         return await asyncio.to_thread(backend_for, settings, documents)
 
 
@@ -264,11 +264,7 @@ def build_offline(settings: BackendSettings, documents: list[dict] | None = None
             raise CorpusError(f"corpus not found: {corpus}")
         index_dir = Path(settings.index_dir).expanduser() if settings.index_dir else None
         index_dir = index_dir or default_index_dir(corpus, sparkit_home())
-        if not (index_dir / "manifest.json").exists():  # the loading spinner keeps turning meanwhile
-            from agent.terminal import Progress
-
-            Progress().line(f"\nbuilding the offline index of {corpus} into {index_dir} (once; minutes for SciFact) ...")
-        index = LocalIndex.open(corpus, index_dir)
+        index = LocalIndex.open(corpus, index_dir)  # a first build reports itself on stderr (LocalIndex.build)
     embedder = shared_encoder()
     judge, stance_notes = offline_stance(settings)
     reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)

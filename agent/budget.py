@@ -90,16 +90,19 @@ def node_deadline(timeout: asyncio.Timeout) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def setup_time() -> Iterator[None]:
+def setup_time(what: str = "set-up") -> Iterator[None]:
     """Set-up inside a node (building a backend): the node's timeout is suspended, then moved back by the time spent,
-    and the run's clock excludes it."""
+    and the run's clock excludes it; the node's heartbeats say `what` it waits for."""
+    from agent.metering import waiting_for
+
     timeout = _node_timeout.get()
     when = timeout.when() if timeout is not None else None
     if timeout is not None:
         timeout.reschedule(None)
     started = time.monotonic()
     try:
-        yield
+        with waiting_for(what):
+            yield
     finally:
         spent = time.monotonic() - started
         try:

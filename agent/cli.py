@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,8 @@ def _progress(event: dict[str, Any]) -> None:
     if kind == "start":
         text = f"  [{node}] ..." if node != "run" else f"run {event.get('run_id')}"
     elif kind == "heartbeat":
-        text = f"  [{node}] still working ({event.get('elapsed_s', 0):.0f} s)"
+        waiting = f": {event['waiting_for']}" if event.get("waiting_for") else ""
+        text = f"  [{node}] still working ({event.get('elapsed_s', 0):.0f} s){waiting}"
     else:
         details = ", ".join(
             f"{k}={_short(v)}" for k, v in event.items() if k not in ("node", "event") and v not in (None, [], {})
@@ -139,7 +141,8 @@ def render(answer: Any) -> str:
             lines.append(f"  [{c.id}] {c.title} ({c.year or 'n.d.'}) {c.source}{', ' + where if where else ''}")
     u = answer.usage
     lines += ["", f"Stopped: {answer.stop_reason}",
-              f"Usage: {u.llm_calls} LLM calls, {u.source_calls} source calls, {u.cache_hits} cache hits, ${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"]
+              f"Usage: {u.llm_calls} LLM calls, {u.source_calls} source calls, {u.cache_hits} cache hits, ${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"
+              + (f" (and {u.setup_s:.1f} s of set-up before it: models, index)" if u.setup_s >= 0.1 else "")]
     if u.by_node:
         from agent.tracing.render_text import render_by_node
 
@@ -234,10 +237,8 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     if corpus is None or not corpus.exists():
         raise CorpusError(f"corpus not found: {args.path or '(none configured)'}")
     target = Path(args.index_dir).expanduser() if args.index_dir else default_index_dir(corpus, sparkit_home())
-    started = time.time()
-    print(f"building index of {corpus} into {target} ...", file=sys.stderr)
-    index = LocalIndex.build(corpus, target, progress=not args.quiet)
-    print(f"indexed {len(index.records)} documents in {time.time() - started:.0f} s: {target}")
+    index = LocalIndex.build(corpus, target, progress=False if args.quiet else None)  # it reports itself on stderr
+    print(f"indexed {len(index.records)} documents: {target}")
     if args.sentences:
         from agent.tools.offline_rerank import SentenceStore
 
@@ -405,6 +406,10 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except _UsageError as exc:  # before the arguments are parsed, --json is read from the command line itself
         return _failed(f"{exc.prog}: error: {exc}", str(exc), 2, "--json" in (sys.argv[1:] if argv is None else argv))
+    if getattr(args, "quiet", False):  # no progress on stderr, set-up steps' included
+        from agent.terminal import PROGRESS_ENV
+
+        os.environ[PROGRESS_ENV] = "0"
     install_log_redaction()
     as_json = bool(getattr(args, "json", False))
     try:

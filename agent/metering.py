@@ -83,3 +83,41 @@ def wall_clock(deadline: float | None) -> Iterator[None]:
         yield
     finally:
         _wall_deadline.reset(token)
+
+
+# ---- what a node is waiting for, for its heartbeats (issue 39: a first run says it is building the index) ----
+class Activity:
+    """What the running node waits for now ('building the offline index (5,183 records)'), and whether that step
+    reports its own progress (then heartbeats keep quiet rather than say the same thing less well)."""
+
+    def __init__(self) -> None:
+        self.what: str | None = None
+        self.reports_progress = False
+
+
+_activity: contextvars.ContextVar[Activity | None] = contextvars.ContextVar("sparkit_activity", default=None)
+
+
+@contextlib.contextmanager
+def tracking(activity: Activity) -> Iterator[Activity]:
+    """Inside this block (and threads started from it) `waiting_for` writes to `activity` (the node guard's)."""
+    token = _activity.set(activity)
+    try:
+        yield activity
+    finally:
+        _activity.reset(token)
+
+
+@contextlib.contextmanager
+def waiting_for(what: str, *, reports_progress: bool = False) -> Iterator[None]:
+    """Say what the current node waits for while this block runs (nothing happens outside a tracked node)."""
+    activity = _activity.get()
+    if activity is None:
+        yield
+        return
+    before = (activity.what, activity.reports_progress)
+    activity.what, activity.reports_progress = what, reports_progress or activity.reports_progress
+    try:
+        yield
+    finally:
+        activity.what, activity.reports_progress = before

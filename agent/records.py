@@ -308,6 +308,8 @@ class Usage(BaseModel):
     tokens_out: int = 0
     cost_usd: float = 0.0
     wall_time_s: float = 0.0
+    setup_s: float = Field(default=0.0, description="Set-up this run waited for (loading models, a first index build): paid "
+                           "once per process, not part of wall_time_s or of any node's seconds (filled by the API at run end).")
     fallbacks: list[str] = Field(default_factory=list)
     by_node: dict[str, dict] = Field(
         default_factory=dict,
@@ -324,6 +326,7 @@ class Usage(BaseModel):
             tokens_out=self.tokens_out + other.tokens_out,
             cost_usd=self.cost_usd + other.cost_usd,
             wall_time_s=max(self.wall_time_s, other.wall_time_s),
+            setup_s=self.setup_s + other.setup_s,
             fallbacks=[*self.fallbacks, *other.fallbacks],
         )
         for field in ("source_failures", "calls_by_source"):

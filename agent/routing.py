@@ -16,14 +16,14 @@ from agent.budget import run_clock, spent_reason
 from agent.config import Context
 from agent.records import ClaimVerdict, Decision, Route
 
-RetrieveRoute = Literal["citation_hop", "rerank"]
+RetrieveRoute = Literal["citation_hop", "rerank", "report"]
 RerankRoute = Literal["hypothesize", "court"]
 CourtRoute = Literal["discriminate", "synthesize"]
 VerifyRoute = Literal["target_claims", "report"]
 
 
 class AfterRetrieve(Decision[RetrieveRoute]):
-    """Hop through the citation graph, or rerank."""
+    """Hop through the citation graph, or rerank (or report: no source reachable)."""
 
 
 class AfterRerank(Decision[RerankRoute]):
@@ -63,8 +63,11 @@ def follow_decision(state: Mapping[str, Any]) -> str:
 
 
 def decide_after_retrieve(state: Mapping[str, Any], settings: Context) -> AfterRetrieve:
-    """Hop through the citation graph once hypotheses exist and hops remain, else rerank."""
+    """Hop through the citation graph once hypotheses exist and hops remain, else rerank; straight to the report when
+    no source could be reached and nothing was ever retrieved (no network)."""
     round_ = state.get("round", 0)
+    if state.get("outage"):
+        return AfterRetrieve(at="retrieve", next="report", reason=str(state["outage"]), round=round_)
     if not state.get("hypotheses"):
         return AfterRetrieve(at="retrieve", next="rerank", reason="round-1 evidence: rerank before hypotheses", round=round_)
     hops = state.get("hops_done", 0)

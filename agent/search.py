@@ -36,6 +36,11 @@ def claim_queries(claim: str) -> list[Query]:
     return [Query(text=claim, intent="claim_literal"), Query(text=contrary(claim), intent="claim_negation")]
 
 
+SOURCE_LABELS = {"arxiv": "arXiv", "semantic_scholar": "Semantic Scholar", "openalex": "OpenAlex", "crossref": "Crossref",
+                 "brave": "Brave", "pubchem": "PubChem"}
+"""How messages name the live sources."""
+
+
 # --- one query: academic sources, then the web ----------------------------------------------------------
 
 
@@ -59,6 +64,7 @@ class SourceFailure(BaseModel):
 
     source: str
     message: str
+    unreachable: str | None = None  # why its host could not be connected to ('connection refused'), else None
 
     def __str__(self) -> str:
         return self.message
@@ -82,7 +88,7 @@ async def search_academic_then_web(
     results = await asyncio.gather(*(s.search(query, limit=limit) for s in sources), return_exceptions=True)
     for source, result in zip(sources, results):
         if isinstance(result, SourceError):
-            outcome.failures.append(SourceFailure(source=source.name, message=str(result)))
+            outcome.failures.append(SourceFailure(source=source.name, message=str(result), unreachable=getattr(result, "unreachable", None)))
         elif isinstance(result, BaseException):
             raise result
         else:
@@ -93,7 +99,7 @@ async def search_academic_then_web(
     try:
         outcome.records.extend(await web.search(query, limit=limit))
     except SourceError as exc:
-        outcome.failures.append(SourceFailure(source=web.name, message=str(exc)))
+        outcome.failures.append(SourceFailure(source=web.name, message=str(exc), unreachable=getattr(exc, "unreachable", None)))
     return outcome
 
 
@@ -107,6 +113,17 @@ class Found:
     records: list[Record] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     sent: list[Query] = field(default_factory=list)
+    unreachable: dict[str, str] = field(default_factory=dict)  # source -> why it could not be connected to
+    answered: set[str] = field(default_factory=set)  # sources that answered at least one query (even with nothing)
+
+    def no_network(self, sources: Sequence[LiteratureSource]) -> str | None:
+        """'no network: arXiv, Crossref unreachable (connection refused)' when nothing was found and every source
+        failed to connect on every query sent; None when any source answered (or nothing was sent)."""
+        names = [s.name for s in sources]
+        if self.records or not self.sent or not names or self.answered or any(n not in self.unreachable for n in names):
+            return None
+        reasons = ", ".join(dict.fromkeys(self.unreachable[n] for n in names))
+        return f"no network: {', '.join(SOURCE_LABELS.get(n, n) for n in names)} unreachable ({reasons})"
 
 
 class SearchService:
@@ -134,6 +151,8 @@ class SearchService:
             if outcome.web_used and web is not None:
                 self.meter.source_call(web.name, ok=web.name not in failed)
             found.failures += [f"{f.source}: {f.message}" for f in outcome.failures]
+            found.unreachable.update({f.source: f.unreachable for f in outcome.failures if f.unreachable and f.source not in found.unreachable})
+            found.answered.update(source.name for source in sources if source.name not in failed)
             via = "claim_check" if query.intent.startswith("claim") else "search"
             found.records += [_tagged(r, Provenance(query=query.text, round=round_, hypothesis_id=query.hypothesis_id, via=via, source=r.source))
                               for r in outcome.records]

@@ -7,8 +7,9 @@
 - A source budget spent before the first record was retrieved (`max_source_calls=0`) stops the run the same way.
 - Once a hard limit has stopped the run (`budget_stop` in the state), every node but `report` is skipped; a skipped
   branching node records the Decision that leads towards `report`, so the edges (which follow decisions) get there.
-- Each node emits a `start` event, and a `heartbeat` every HEARTBEAT_S seconds while it works, on the custom stream
-  (the CLI's progress lines, `stream_mode="custom"` in Studio); its own event when it ends is the node's business.
+- Each node emits a `start` event, and `heartbeat`s while it works (after 4, 8, 16 ... s, at most a minute apart,
+  naming what it waits for when it says, e.g. set-up), on the custom stream (the CLI's progress lines,
+  `stream_mode="custom"` in Studio); its own event when it ends is the node's business.
 
 The deadline comes from the run's clock (agent.budget.RunClock): the Python API starts one per run and per resumed
 segment; on the server it starts at the run's `started_at`.
@@ -19,17 +20,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any
 
 from agent.budget import node_deadline, run_clock
 from agent.config import Context
-from agent.metering import wall_clock
+from agent.metering import Activity, tracking, wall_clock
 from agent.records import Decision
 from agent.routing import AfterCourt, AfterRerank, AfterRetrieve, AfterVerify
 from agent.tracing.progress import emit
 
-HEARTBEAT_S = 2.0
+HEARTBEAT_S = 4.0  # the first heartbeat; each next one comes twice as late, at most HEARTBEAT_MAX_S apart
+HEARTBEAT_MAX_S = 60.0
 ALWAYS_RUNS = "report"
 
 # The route each branching node takes towards `report` when it is skipped.
@@ -62,10 +64,22 @@ def skipped(node: str, state: Mapping[str, Any], stop: str) -> dict[str, Any]:
     return update
 
 
-async def _heartbeats(node: str, started: float) -> None:
+def heartbeat_delays() -> Iterator[float]:
+    """Seconds before each next heartbeat: 4, 8, 16, ... capped at HEARTBEAT_MAX_S, so a node working for twelve
+    minutes says so about 14 times, not 380."""
+    delay = HEARTBEAT_S
     while True:
-        await asyncio.sleep(HEARTBEAT_S)
-        emit({"node": node, "event": "heartbeat", "elapsed_s": round(time.monotonic() - started, 1)})
+        yield delay
+        delay = min(HEARTBEAT_MAX_S, delay * 2)
+
+
+async def _heartbeats(node: str, started: float, activity: Activity) -> None:
+    for delay in heartbeat_delays():
+        await asyncio.sleep(delay)
+        if activity.reports_progress:  # a step that prints its own progress (an index build): nothing to add
+            continue
+        event = {"node": node, "event": "heartbeat", "elapsed_s": round(time.monotonic() - started, 1)}
+        emit({**event, "waiting_for": activity.what} if activity.what else event)
 
 
 async def guarded(node: str, state: Mapping[str, Any], settings: Context, run: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
@@ -76,14 +90,16 @@ async def guarded(node: str, state: Mapping[str, Any], settings: Context, run: C
         return skipped(node, state, stop)
     emit({"node": node, "event": "start"})
     started = time.monotonic()
-    beat = asyncio.create_task(_heartbeats(node, started))
+    activity = Activity()
+    beat = asyncio.create_task(_heartbeats(node, started, activity))
     try:
         if node == ALWAYS_RUNS:
-            return await run()
+            with tracking(activity):
+                return await run()
         timeout = asyncio.timeout(max(0.0, until - time.time()))
         try:
             async with timeout:
-                with node_deadline(timeout), wall_clock(until):  # chat-model roles read wall_time_left()
+                with node_deadline(timeout), wall_clock(until), tracking(activity):  # chat-model roles read wall_time_left()
                     return await run()
         except TimeoutError:
             if not timeout.expired():

@@ -103,7 +103,9 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     # the relevance gate declined: no stance was judged, so no hypothesis was weighed (an open question's are sentences
     # of the off-topic records; shown as "Hypotheses weighed" they read as if the run had considered them)
     off_topic = bool(pool) and relevance is not None and not relevance.relevant
-    if not pool:
+    if not pool and state.get("outage"):  # no network: an error to fix, not an answer about the evidence
+        status, text, stop_reason, conf = Status.ERROR, f"No record could be retrieved: {state['outage']}.", str(state["outage"]), 0.0
+    elif not pool:
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
     elif off_topic:
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {relevance.reason()}."

@@ -1,7 +1,8 @@
 """retrieve: send the pending queries to the sources through the search service and add what they found to the pool.
 
 Academic sources first; the web source only for queries every academic source missed, capped per run
-(agent.search). A source failing beyond its retries is reported in usage and notes; the others carry on.
+(agent.search). A source failing beyond its retries is reported in usage and notes; the others carry on. When every
+source failed to connect and nothing has been retrieved (no network), the run goes to `report`, which says so.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ async def retrieve(state: ResearchState, runtime: Runtime[Context]) -> dict[str,
         notes = [f"retrieve: source budget allows {len(found.sent)} of {len(pending)} queries"] if len(found.sent) < len(pending) else []
         update_pool = pool_additions(state.get("pool") or {}, found.records)
     notes += [f"source failed: {f}" for f in dict.fromkeys(found.failures)]
+    # every source failed to connect and nothing was ever retrieved: no network, so the run ends here and says so
+    outage = found.no_network(backend.sources) if not state.get("pool") else None
     emit({"node": "retrieve", "round": round_, "queries": len(found.sent), "sources": [s.name for s in backend.sources],
           "records": len(found.records), "new": len(update_pool), "failures": len(found.failures)})
-    update = {"pool": update_pool, "queries": [], "sent_queries": found.sent, "round": round_, "usage": meter.usage, "notes": notes}
+    update = {"pool": update_pool, "queries": [], "sent_queries": found.sent, "round": round_, "usage": meter.usage, "notes": notes,
+              **({"outage": outage} if outage else {})}
     return {**update, "decisions": [decide_after_retrieve(apply_update(state, update), settings)]}

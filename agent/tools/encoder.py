@@ -11,12 +11,15 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
+PROGRESS_CHUNK = 256  # texts per model call when progress is reported (about 2 % of SciFact)
 
 _model = None
 _model_lock = threading.Lock()
@@ -49,6 +52,43 @@ def load_model():
     return _model if _model is not None else _load_model()
 
 
+BF16_ENV = "SPARKIT_BULK_BF16"
+_bulk_model = None
+
+
+def native_bf16() -> bool:
+    """Whether this CPU computes bfloat16 natively (AMX or AVX512-BF16; Linux /proc/cpuinfo): only there is a bf16
+    encoding faster than fp32 (elsewhere it is emulated, and slower). SPARKIT_BULK_BF16=0 turns it off, =1 on."""
+    forced = os.environ.get(BF16_ENV, "").strip().lower()
+    if forced in ("0", "false", "no", "off"):
+        return False
+    if forced in ("1", "true", "yes", "on"):
+        return True
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(flag in flags.split() for flag in ("amx_bf16", "avx512_bf16"))
+
+
+def bulk_model():
+    """The model for encoding a whole corpus (an index build): a bfloat16 copy where the CPU has native bf16 (about
+    2.5x less CPU per abstract; cosines within 0.004 of fp32, BEIR-SciFact nDCG@10 unchanged, evals/README.md),
+    else the fp32 model. Queries and everything else use the fp32 model."""
+    global _bulk_model
+    model = load_model()  # before the lock, which loading takes too
+    if not native_bf16():
+        return model
+    with _model_lock:
+        if _bulk_model is None:
+            import copy
+
+            import torch
+
+            _bulk_model = copy.deepcopy(model).to(torch.bfloat16)
+    return _bulk_model
+
+
 class MiniLMEncoder:
     """Synchronous and async encoding with an LRU cache keyed by sha256(text)."""
 
@@ -64,8 +104,10 @@ class MiniLMEncoder:
     def _key(text: str) -> str:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
-    def encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
-        """Normalised embeddings (float32, shape [len(texts), 384])."""
+    def encode(self, texts: list[str], show_progress: bool = False, on_progress: Callable[[int], None] | None = None,
+               bulk: bool = False) -> np.ndarray:
+        """Normalised embeddings (float32, shape [len(texts), 384]); `on_progress(n)` is called as each chunk of n
+        texts is done (a long index build reports itself); `bulk` (a corpus) may encode in bf16 (`bulk_model`)."""
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
         keys = [self._key(t) for t in texts]
@@ -81,13 +123,7 @@ class MiniLMEncoder:
                     missing.setdefault(key, []).append(i)
         if missing:
             order = list(missing)
-            vectors = load_model().encode(
-                [texts[missing[k][0]] for k in order],
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=show_progress,
-            ).astype(np.float32)
+            vectors = self._encode_new([texts[missing[k][0]] for k in order], show_progress, on_progress, bulk)
             with self._lock:
                 for key, vector in zip(order, vectors):
                     for i in missing[key]:
@@ -96,6 +132,31 @@ class MiniLMEncoder:
                     if len(self._cache) > self.cache_size:
                         self._cache.popitem(last=False)
         return out
+
+    def _encode_new(self, texts: list[str], show_progress: bool, on_progress: Callable[[int], None] | None, bulk: bool) -> np.ndarray:
+        model = bulk_model() if bulk else load_model()
+
+        def run(chunk: list[str]) -> np.ndarray:
+            bar = show_progress and on_progress is None
+            if model is _model:
+                return model.encode(chunk, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                                    show_progress_bar=bar).astype(np.float32)
+            vectors = model.encode(chunk, batch_size=self.batch_size, convert_to_tensor=True, show_progress_bar=bar).float().numpy()
+            return (vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)).astype(np.float32)  # normalised in fp32
+
+        if on_progress is None or len(texts) <= PROGRESS_CHUNK:
+            vectors = run(texts)
+            if on_progress is not None:
+                on_progress(len(texts))
+            return vectors
+        # longest first over the whole list, as the model does within one call, so chunking adds no padding
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        vectors = np.zeros((len(texts), DIM), dtype=np.float32)
+        for start in range(0, len(order), PROGRESS_CHUNK):
+            rows = order[start : start + PROGRESS_CHUNK]
+            vectors[rows] = run([texts[i] for i in rows])
+            on_progress(len(rows))
+        return vectors
 
     def prime(self, texts: list[str], vectors: np.ndarray) -> None:
         """Seed the cache with embeddings computed earlier (e.g. a persisted index), so they are never recomputed."""

@@ -1,7 +1,7 @@
 """What the API learns from the streamed `updates`: per-node usage and the context progress lines lack.
 
 `NodeUsage` adds each node's Usage (LLM calls, tokens, cost, source calls per source, cache hits,
-fallbacks) and the wall time between graph steps, so `answer.usage.by_node` and `sparkit ask` can show where
+fallbacks) and the wall time between graph steps (set-up excluded: it is reported apart), so `answer.usage.by_node` and `sparkit ask` can show where
 a run spent its budget, with or without tracing. `ProgressContext` fills in `round` on custom progress
 events whose node did not say (hypothesize, synthesize, ...), so every progress line can be placed in the run.
 """
@@ -9,7 +9,7 @@ events whose node did not say (hypothesize, synthesize, ...), so every progress 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agent.records import Usage
@@ -28,16 +28,25 @@ class NodeUsage:
     def __init__(self, clock: Any = time.perf_counter) -> None:
         self._clock = clock
         self._last = clock()
+        self._setup: Callable[[], float] = lambda: 0.0
+        self._setup_seen = 0.0
         self.totals: dict[str, dict[str, Any]] = {}
+
+    def exclude_setup(self, setup: Callable[[], float]) -> None:
+        """`setup()`: the set-up seconds the run has waited for so far (its clock's); they count for no node."""
+        self._setup, self._setup_seen = setup, setup()
 
     def mark(self) -> None:
         """Start timing from now (call when the graph starts streaming, after setup)."""
         self._last = self._clock()
+        self._setup_seen = self._setup()
 
     def observe(self, chunk: Any) -> None:
-        """Account one `updates` chunk: the step's wall time goes to the node(s) that finished in it."""
-        now = self._clock()
-        elapsed, self._last = now - self._last, now
+        """Account one `updates` chunk: the step's wall time, less the set-up waited for during it (`setup`: seconds
+        so far, the run clock's; reported apart, as Usage.setup_s), goes to the node(s) that finished in it."""
+        now, setup = self._clock(), self._setup()
+        elapsed = max(0.0, now - self._last - (setup - self._setup_seen))
+        self._last, self._setup_seen = now, setup
         for node, update in _node_updates(chunk):
             entry = self.totals.setdefault(node, {"runs": 0, "seconds": 0.0, **_usage_fields(Usage())})
             entry["runs"] += 1

@@ -13,13 +13,14 @@ def render_list(entries: list[dict[str, Any]]) -> str:
     """One line per trace, newest first."""
     if not entries:
         return "no traces yet (run `sparkit ask ...`; traces are written by default)"
-    lines = [f"{'RUN ID':<14} {'STARTED':<19} {'STATUS':<22} {'CONF':>5} {'COST':>9} {'TIME':>8}  QUESTION"]
-    for e in entries:
+    lines = [f"{'RUN ID':<14} {'STARTED':<19} {'STATUS':<22} {'CONF':>5} {'COST':>9} {'TIME':>8} {'SET-UP':>8}  QUESTION"]
+    for e in entries:  # TIME is the run's own (Usage.wall_time_s); SET-UP what it waited for first (models, an index build)
         status = str(e.get("status") or "?") + (f" {e['verdict']}" if e.get("verdict") else "")
+        setup = float(e.get("setup_s") or 0)
         lines.append(
             f"{str(e.get('run_id')):<14} {str(e.get('started_at') or '')[:19].replace('T', ' '):<19} {status[:22]:<22} "
             f"{fmt_num(e.get('confidence'), '{:.2f}'):>5} {fmt_num(e.get('cost_usd'), '${:.4f}'):>9} "
-            f"{fmt_seconds(float(e.get('latency_s') or 0)):>8}  {str(e.get('question') or '')[:70]}"
+            f"{fmt_seconds(float(e.get('latency_s') or 0)):>8} {fmt_seconds(setup) if setup >= 0.1 else '-':>8}  {str(e.get('question') or '')[:70]}"
         )
     return "\n".join(lines)
 

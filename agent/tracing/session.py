@@ -109,7 +109,8 @@ class TraceSession:
         callers on an event loop run it in a thread."""
         records = self.records(answer, by_node, error)
         path = write_trace(self.run_id, records, append=self.resumed and trace_path(self.run_id).exists())
-        latency = sum(r["latency_s"] or 0.0 for r in records if r["kind"] == "run" and r["parent_id"] is None)
+        setup = answer.usage.setup_s if answer else 0.0  # models and a first index build: not the run's time
+        latency = max(0.0, sum(r["latency_s"] or 0.0 for r in records if r["kind"] == "run" and r["parent_id"] is None) - setup)
         add_to_index({
             "run_id": self.run_id,
             "started_at": self.started.isoformat(),
@@ -122,6 +123,7 @@ class TraceSession:
             "llm_calls": answer.usage.llm_calls if answer else None,
             "source_calls": answer.usage.source_calls if answer else None,
             "latency_s": round(latency, 3),
+            "setup_s": round(setup, 3),
             "resumed": self.resumed,
             "bytes": path.stat().st_size,
         })

@@ -33,7 +33,9 @@ class CountingEncoder:
         vector = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
         return vector / np.linalg.norm(vector)
 
-    def encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
+    def encode(self, texts: list[str], show_progress: bool = False, on_progress=None, bulk: bool = False) -> np.ndarray:
+        if on_progress is not None:
+            on_progress(len(texts))
         out = np.zeros((len(texts), 384), dtype=np.float32)
         for i, text in enumerate(texts):
             if text not in self._cache:

@@ -31,6 +31,8 @@ from agent.tools.http import (
     ensure_allowed,
     parse_retry_after,
 )
+from agent.tools.http.errors import ApiError
+from agent.tools.http.reachability import UnreachableHosts, unreachable_hosts
 from agent.tools.openalex import OpenAlexClient
 from agent.tools.semantic_scholar import SemanticScholarClient
 from tests.tools.helpers import EPOCH, Router, fixture_bytes, fixture_json, fixture_response, json_response
@@ -120,6 +122,43 @@ async def test_timeout_becomes_source_error_after_bounded_retries(router, option
 async def test_connection_errors_are_retried(router, options):
     router.add("GET", CR_WORKS, httpx.ConnectError("boom"), fixture_response("crossref/works_query_ecology_rows2.json"))
     assert len(await CrossrefClient(options=options).search("ecology", limit=2)) == 2
+
+
+async def test_refused_connection_is_retried_once_then_the_host_is_not_tried_again_in_the_run(router, options):
+    router.add("GET", CR_WORKS, httpx.ConnectError("[Errno 111] Connection refused"))
+    client = CrossrefClient(options=options)
+    token = unreachable_hosts.set(UnreachableHosts())
+    try:
+        with pytest.raises(ApiError) as first:
+            await client.search("ecology", limit=2)
+        with pytest.raises(ApiError) as second:  # a later round of the same run: no connection attempt at all
+            await client.search("ecology again", limit=2)
+    finally:
+        unreachable_hosts.reset(token)
+    assert len(router.requests) == 2  # two attempts (not max_attempts=4), then none
+    assert first.value.unreachable == second.value.unreachable == "connection refused"
+    assert "api.crossref.org: connection refused" in str(first.value) and "not retried" in str(second.value)
+    with pytest.raises(ApiError):  # another run (no memory of this one's dead hosts) tries the host again
+        await client.search("ecology", limit=2)
+    assert len(router.requests) == 4
+
+
+async def test_dns_failure_and_connect_timeout_mark_a_host_unreachable_but_http_errors_do_not(router, options):
+    router.add("GET", CR_WORKS, httpx.ConnectError("[Errno -2] Name or service not known"))
+    router.add("GET", OA_WORKS, httpx.ConnectTimeout("timed out"))
+    router.add("GET", S2_SEARCH, json_response({"message": "server error"}, 503))
+    memory = UnreachableHosts()
+    token = unreachable_hosts.set(memory)
+    try:
+        for client in (CrossrefClient(options=options), OpenAlexClient(options=options), SemanticScholarClient(options=options)):
+            with pytest.raises(ApiError):
+                await client.search("x", limit=1)
+    finally:
+        unreachable_hosts.reset(token)
+    assert memory.reason("api.crossref.org") == "DNS lookup failed"
+    assert memory.reason("api.openalex.org") == "connect timed out"
+    assert memory.reason("api.semanticscholar.org") is None  # the host answered: an HTTP error is not a dead host
+    assert len(memory) == 2
 
 
 async def test_retry_after_beyond_the_cap_fails_fast(router, options, clock):
@@ -277,7 +316,7 @@ async def test_cache_key_ignores_secrets_and_stale_entries_serve_when_network_fa
     failing.add("GET", OA_WORKS, httpx.ConnectError("offline"))
     stale_options = HttpOptions(transport=failing.transport, clock=clock, cache=cache)
     records = await OpenAlexClient(options=stale_options).search("chem", limit=2)
-    assert len(records) == 2 and len(failing.requests) == 4
+    assert len(records) == 2 and len(failing.requests) == HostPolicy().max_connect_attempts == 2  # a failed connection is retried once
 
 
 async def test_post_bodies_are_cached_by_body_hash(tmp_path, router, clock):

@@ -21,6 +21,7 @@ from agent.redact import redact, register_secret
 from agent.tools.http.cache import ResponseCache
 from agent.tools.http.errors import ApiError, ErrorReader, HttpResponse, ParseKind, error_detail, parse_body
 from agent.tools.http.pacing import Clock, HostPolicy, Pacer, SystemClock, parse_retry_after
+from agent.tools.http.reachability import connect_failure, unreachable_hosts
 from agent.tools.http.safety import ensure_allowed, public_query, public_url, redact_http_logs
 
 log = logging.getLogger(__name__)
@@ -116,7 +117,7 @@ class HttpBase:
         if self._client is None or self._client_loop is not loop:
             self._client = httpx.AsyncClient(
                 transport=self.options.transport,
-                timeout=httpx.Timeout(self.policy.timeout_s),
+                timeout=httpx.Timeout(self.policy.timeout_s, connect=min(self.policy.timeout_s, self.policy.connect_timeout_s)),
                 limits=httpx.Limits(max_connections=max(1, self.policy.max_connections)),
                 follow_redirects=False,
             )
@@ -230,10 +231,15 @@ class HttpBase:
             attempts += 1
             delay: float | None = None
             status: int | None = None
+            unreachable: str | None = None
             try:
                 async with self.pacer.slot():
+                    self._refuse_unreachable(url, attempts - 1)  # checked once the slot is ours: a call queued behind the failing one
                     async with asyncio.timeout(self.policy.timeout_s):
                         raw = await self._http().request(method, url, content=body, headers=headers)
+            except (httpx.ConnectTimeout, httpx.ConnectError) as exc:
+                unreachable = connect_failure(exc)
+                failure = f"{url.host}: {unreachable}"
             except (httpx.TimeoutException, TimeoutError):
                 failure = f"timed out after {self.policy.timeout_s:g} s"
             except httpx.TransportError as exc:
@@ -257,16 +263,28 @@ class HttpBase:
                 delay = parse_retry_after(lower.get("retry-after"), self.clock.time())
                 if delay is not None and delay > self.policy.max_retry_wait_s:
                     raise self._error(f"{failure}; server asks to wait {delay:.0f} s", status, attempts)
+            if unreachable is not None and attempts >= min(self.policy.max_attempts, self.policy.max_connect_attempts):
+                memory = unreachable_hosts.get()
+                if memory is not None:
+                    memory.mark(url.host, unreachable)
+                raise self._error(f"{failure} (gave up after {attempts} attempts)", None, attempts, unreachable=unreachable)
             if attempts >= self.policy.max_attempts:
                 raise self._error(f"{failure} (gave up after {attempts} attempts)", status, attempts)
             wait = delay if delay is not None else self._backoff(attempts)
             log.info("%s", self.redact(f"{self.source}: {failure}; retrying in {wait:.1f} s"))
             self.pacer.defer(wait)
 
-    def _error(self, message: str, status: int | None, attempts: int, *, transient: bool = True) -> ApiError:
+    def _error(self, message: str, status: int | None, attempts: int, *, transient: bool = True, unreachable: str | None = None) -> ApiError:
         if status == 429 and self._rate_limit_hint:
             message = f"{message} ({self._rate_limit_hint})"
-        return ApiError(self.source, self.redact(message), status=status, attempts=attempts, transient=transient)
+        return ApiError(self.source, self.redact(message), status=status, attempts=attempts, transient=transient, unreachable=unreachable)
+
+    def _refuse_unreachable(self, url: httpx.URL, attempts: int) -> None:
+        """Fail at once, with no connection attempt, when this run already found `url`'s host unreachable."""
+        memory = unreachable_hosts.get()
+        reason = memory.reason(url.host) if memory is not None else None
+        if reason is not None:
+            raise self._error(f"{url.host}: {reason} earlier in this run; not retried", None, attempts, unreachable=reason)
 
     # -- conveniences --
 

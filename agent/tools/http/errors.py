@@ -20,13 +20,16 @@ ParseKind = Literal["json", "xml", "text"]
 
 class ApiError(SourceError):
     """A SourceError raised by the HTTP base, with what tracing needs: the last status, the attempts made
-    and whether the failure was transient (network, timeout, retry statuses) rather than a client bug."""
+    and whether the failure was transient (network, timeout, retry statuses) rather than a client bug; `unreachable`
+    says why the host could not be connected to at all ('connection refused', 'DNS lookup failed'), else None."""
 
-    def __init__(self, source: str, message: str, *, status: int | None = None, attempts: int = 0, transient: bool = False):
+    def __init__(self, source: str, message: str, *, status: int | None = None, attempts: int = 0, transient: bool = False,
+                 unreachable: str | None = None):
         super().__init__(source, message)
         self.status = status
         self.attempts = attempts
         self.transient = transient
+        self.unreachable = unreachable
 
 
 class HostNotAllowedError(ApiError):

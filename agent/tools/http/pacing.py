@@ -52,6 +52,8 @@ class HostPolicy:
     retry_statuses: frozenset[int] = frozenset({429, 502, 503, 504})
     timeout_s: float = 30.0
     max_connections: int = 8
+    max_connect_attempts: int = 2  # a refused connection or failed DNS lookup is retried once, not max_attempts times
+    connect_timeout_s: float = 10.0  # establishing the connection; timeout_s still bounds the whole attempt
 
 
 class Pacer:
