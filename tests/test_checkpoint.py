@@ -77,6 +77,7 @@ EXAMPLES: dict[str, Any] = {
     "run_id": "run-1",
     "started_at": 1700000000.5,
     "corrections": [Correction(original="asprin", corrected="aspirin")],
+    "outage": "no network: arXiv, Semantic Scholar unreachable (connection refused)",
     "plan": Plan(task="mcq", options=["metformin", "aspirin"], entities=["metformin"], numbers=["20"],
                  queries=[Query(text="metformin insulin", intent="primary")], claim="Metformin increases insulin sensitivity"),
     "queries": [Query(text="aspirin insulin", intent="falsify", hypothesis_id="H2")],
