@@ -404,3 +404,4 @@ class Answer(BaseModel):
     adjudication: Adjudication | None = Field(
         default=None, description="With a chat model: its judgement per hypothesis, its choice, the evidence's choice and the blend the answer follows.",
     )
+    searched: str = Field("", description="What the run searched, e.g. 'SciFact (5,183 abstracts) + your library (3 PDFs)'.")

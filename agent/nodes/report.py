@@ -150,6 +150,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         relevance=relevance.model_dump() if relevance is not None else None,
         faithfulness=draft.faithfulness if draft else None,
         adjudication=adjudication,
+        searched=backend.searched,
     )
     emit({"node": "report", "status": status.value, "confidence": conf, "citations": len(citations)})
     return {"answer": answer}
