@@ -1,7 +1,7 @@
 """A new user's path with the real models: add a folder of PDFs and a .bib, ask, get page-level citations from
 the PDFs' full text; the same through the MCP server, driven by the SDK's own client over stdio; and the README's
 question after adding PDFs, answered from the default corpus the library is searched beside. The default corpus is
-small here (`small_default_corpus`, a SciFact slice): SciFact's own index takes minutes to build."""
+small here (three abstracts, `small_default_corpus`, or a SciFact slice): SciFact's own index takes minutes to build."""
 
 from __future__ import annotations
 
