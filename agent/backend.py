@@ -38,6 +38,7 @@ class Backend:
     entity_expander: Any = None
     second_opinion: Reasoner | None = None
     notes: list[str] = field(default_factory=list)
+    searched: str = ""  # what the sources cover, for the answer: 'SciFact (5,183 abstracts) + your library (3 PDFs)'
     calibrator: Calibrator = field(default_factory=RawScore)
     relevance: Any = None  # agent.scoring.relevance.RelevanceGate; None: no fitted model, the gate is off (noted)
     offline_calibrator: Calibrator | None = None  # with a chat-model judge: the offline judge's, for runs where the model judged nothing
@@ -234,37 +235,68 @@ def relevance_gate() -> tuple[Any, list[str]]:
     return RelevanceGate(shared_encoder(), model), []
 
 
-def offline_reranker(settings: BackendSettings, index: Any = None) -> Reranker:
-    """The offline hybrid reranker; over a local index it uses the index's sentence store when one was built."""
+def offline_reranker(settings: BackendSettings, *indexes: Any) -> Reranker:
+    """The offline hybrid reranker; over local indexes it uses their sentence stores where they were built."""
     from agent.tools.offline_rerank import HybridReranker
 
-    if index is not None:
-        return HybridReranker.for_index(index, semantic=settings.enable_semantic_rerank)
+    if indexes:
+        return HybridReranker.for_index(*indexes, semantic=settings.enable_semantic_rerank)
     return HybridReranker(semantic=settings.enable_semantic_rerank)
 
 
 # ---------------------------------------------------------------------------------------------- factories
+def offline_indexes(settings: BackendSettings, documents: list[dict] | None) -> tuple[list[Any], list[str]]:
+    """The indexes an offline run searches, and what each is, for the answer's `searched`: the caller's documents
+    alone; else the corpus (SciFact by default) and beside it the library when it has documents (`use_library`);
+    with `use_corpus` false the library alone. Adding to the library never drops the corpus."""
+    from agent.library.store import library_index, library_label
+    from agent.tools.local_index import LocalIndex, records_from_dicts
+
+    if documents:
+        return [LocalIndex.from_records(records_from_dicts(documents))], [f"your documents ({len(documents):,})"]
+    library = library_index(settings)
+    indexes, labels = [], []
+    if library is None or settings.use_corpus:
+        corpus, index = _corpus_index(settings)
+        from agent.corpus import corpus_label
+
+        indexes.append(index)
+        labels.append(corpus_label(corpus, index.manifest.get("corpus_sha256"), len(index.records)))
+    if library is not None:
+        indexes.append(library)
+        labels.append(library_label(settings))
+    return indexes, labels
+
+
+def _corpus_index(settings: BackendSettings) -> tuple[Path, Any]:
+    from agent.tools.local_index import LocalIndex, default_index_dir
+
+    corpus = settings.default_corpus(download=True)
+    if corpus is None:
+        raise CorpusError("no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format) or run `sparkit config corpus PATH`")
+    if not corpus.exists():
+        raise CorpusError(f"corpus not found: {corpus}")
+    index_dir = Path(settings.index_dir).expanduser() if settings.index_dir else None
+    index_dir = index_dir or default_index_dir(corpus, sparkit_home())
+    return corpus, LocalIndex.open(corpus, index_dir)  # a first build reports itself on stderr (LocalIndex.build)
+
+
+def merged_word_counts(indexes: list[Any]) -> dict[str, int]:
+    """The words every searched index knows, with their counts summed: what the speller corrects towards."""
+    counts: dict[str, int] = {}
+    for index in indexes:
+        for word, count in index.word_counts().items():
+            counts[word] = counts.get(word, 0) + count
+    return counts
+
+
 def build_offline(settings: BackendSettings, documents: list[dict] | None = None) -> Backend:
-    from agent.library.store import library_index
     from agent.reasoners.spelling import Speller
     from agent.tools.encoder import shared_encoder
-    from agent.tools.local_index import LocalIndex, LocalSource, default_index_dir, records_from_dicts
+    from agent.tools.local_index import LocalSource
 
     notes: list[str] = []
-    library = None if documents else library_index(settings)
-    if documents:
-        index = LocalIndex.from_records(records_from_dicts(documents))
-    elif library is not None:
-        index = library
-    else:
-        corpus = settings.default_corpus(download=True)
-        if corpus is None:
-            raise CorpusError("no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format) or run `sparkit config corpus PATH`")
-        if not corpus.exists():
-            raise CorpusError(f"corpus not found: {corpus}")
-        index_dir = Path(settings.index_dir).expanduser() if settings.index_dir else None
-        index_dir = index_dir or default_index_dir(corpus, sparkit_home())
-        index = LocalIndex.open(corpus, index_dir)  # a first build reports itself on stderr (LocalIndex.build)
+    indexes, searched = offline_indexes(settings, documents)
     embedder = shared_encoder()
     judge, stance_notes = offline_stance(settings)
     reasoner, stance, second = reasoner_and_stance(settings, embedder, judge)
@@ -273,16 +305,17 @@ def build_offline(settings: BackendSettings, documents: list[dict] | None = None
     return Backend(
         offline_calibrator=offline_calibrator(settings, stance, judge),
         name="offline",
-        sources=[LocalSource(index)],
+        sources=[LocalSource(*indexes)],
         embedder=embedder,
-        reranker=offline_reranker(settings, index),
+        reranker=offline_reranker(settings, *indexes),
         stance=stance,
         reasoner=reasoner,
         second_opinion=second,
         notes=notes + stance_notes + calibration_notes + gate_notes,
+        searched=" + ".join(searched),
         calibrator=calibrator,
         relevance=gate,
-        speller=Speller(index.word_counts),
+        speller=Speller(lambda: merged_word_counts(indexes)),
     )
 
 
@@ -318,6 +351,7 @@ def live_backend(settings: BackendSettings, tools: Any) -> Backend:
         entity_expander=tools.entity_expander,
         second_opinion=second,
         notes=notes + calibration_notes + gate_notes,
+        searched="live sources: " + ", ".join(s.name for s in tools.sources) + (f" (then {tools.web.name})" if tools.web else ""),
         calibrator=calibrator,
         tools=tools,
         relevance=gate,

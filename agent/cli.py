@@ -52,6 +52,8 @@ def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
         overrides["corpus_path"] = str(Path(args.corpus).expanduser().resolve())
     if args.index_dir:
         overrides["index_dir"] = str(Path(args.index_dir).expanduser().resolve())
+    if args.library_only:
+        overrides["use_corpus"] = False
     return overrides
 
 
@@ -111,6 +113,8 @@ def render(answer: Any) -> str:
     """Human-readable answer: verdict, confidence, hypotheses, claims, references."""
     task = "yes/no" if answer.task == "polar" else answer.task
     lines = [f"Status: {answer.status.value}{_confidence_shown(answer)}   task {task}   run {answer.run_id}"]
+    if answer.searched:
+        lines.append(f"Searched: {answer.searched}")
     if answer.verdict:
         lines.append(f"Verdict: {answer.verdict}")
     lines += ["", f"Answer: {answer.answer}"]
@@ -306,6 +310,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     add_llm_arguments(parser, with_llm=False)  # per-role models and call settings (issue 17)
     parser.add_argument("--corpus", help="JSONL corpus for the offline index")
     parser.add_argument("--index-dir", help="where the offline index lives")
+    parser.add_argument("--library-only", action="store_true", help="search your library alone, not the corpus beside it (--set use_corpus=false)")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="any setting, e.g. --set verification.max_claims=3 or --set max_claims=3 (sparkit presets -v lists them)")
     parser.add_argument("--no-trace", action="store_true", help="do not write a local trace (default: $SPARKIT_HOME/traces/RUN_ID.jsonl)")
 

@@ -91,6 +91,13 @@ def configured_corpus(home: Path) -> Path | None:
     return shared_scifact()
 
 
+def corpus_label(corpus: Path, digest: str | None, records: int) -> str:
+    """A corpus as an answer's `searched` names it: 'SciFact (5,183 abstracts)', else its file name and size."""
+    if digest == SCIFACT_SHA256:
+        return f"SciFact ({records:,} abstracts)"
+    return f"{corpus.name} ({records:,} record{'s' if records != 1 else ''})"
+
+
 def downloaded_corpus_path(home: Path) -> Path:
     return home / "corpora" / "scifact" / "corpus.jsonl"
 

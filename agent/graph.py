@@ -8,6 +8,10 @@
 Every branch follows the Decision its source node recorded (agent/routing.py), so each route and its
 numbers are in the state and the trace; each branch is wired to exactly its Literal of routes. `graph` has no checkpointer (for `langgraph dev`);
 `compile_graph(checkpointer)` gives the CLI and Python API a resumable one; agent/server.py serves it to langgraph dev.
+
+A thread holds one question at a time: a new input on a thread that answered before is a new question, run from a
+fresh state (the input keys it leaves out are cleared, `ResearchGraph`; plan clears the rest, agent/nodes/runnable.py);
+the thread's checkpoints keep the earlier questions. A run resumed with no input (`sparkit resume`) continues its own.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 from agent.config import Context
 from agent.nodes.citation_hop import citation_hop
@@ -30,12 +35,12 @@ from agent.nodes.synthesize import synthesize
 from agent.nodes.target_claims import target_claims
 from agent.nodes.verify_claims import verify_claims
 from agent.routing import CourtRoute, RerankRoute, RetrieveRoute, VerifyRoute, follow_decision, routes
-from agent.state import InputState, OutputState, ResearchState
+from agent.state import InputState, OutputState, ResearchState, whole_input
 
 
 def build_graph(context_schema: type | None = Context) -> StateGraph:
     builder = StateGraph(ResearchState, context_schema=context_schema, input_schema=InputState, output_schema=OutputState)
-    builder.add_node("plan", node(plan))
+    builder.add_node("plan", node(plan, starts_question=True))
     builder.add_node("retrieve", node(retrieve))
     builder.add_node("citation_hop", node(citation_hop))
     builder.add_node("rerank", node(rerank))
@@ -62,8 +67,25 @@ def build_graph(context_schema: type | None = Context) -> StateGraph:
     return builder
 
 
-def compile_graph(checkpointer: Any = None):
-    return build_graph().compile(checkpointer=checkpointer, name="sparkit")
+class ResearchGraph(CompiledStateGraph):
+    """The compiled graph, taking each new input as a whole question (agent.state.whole_input). `invoke` and
+    `ainvoke` go through `stream` and `astream`; so does the server's run of it."""
+
+    def stream(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        return super().stream(whole_input(input), config, **kwargs)
+
+    def astream(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        return super().astream(whole_input(input), config, **kwargs)
+
+
+def research_graph(builder: StateGraph, checkpointer: Any = None) -> ResearchGraph:
+    compiled = builder.compile(checkpointer=checkpointer, name="sparkit")
+    compiled.__class__ = ResearchGraph  # same object layout: a subclass that only completes the input
+    return compiled
+
+
+def compile_graph(checkpointer: Any = None) -> ResearchGraph:
+    return research_graph(build_graph(), checkpointer)
 
 
 graph = compile_graph()

@@ -421,3 +421,4 @@ class Answer(BaseModel):
     corrections: list[Correction] = Field(
         default_factory=list, description="Words of the question read as others (misspellings the corpus does not know); `question` is the question as read.",
     )
+    searched: str = Field("", description="What the run searched, e.g. 'SciFact (5,183 abstracts) + your library (3 PDFs)'.")

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.graph.state import CompiledStateGraph
 
-from agent.graph import build_graph, graph
+from agent.graph import ResearchGraph, build_graph, graph, research_graph
 
 if TYPE_CHECKING:
     from langgraph_sdk.runtime import ServerRuntime
 
 
-class _ServedGraph(CompiledStateGraph):
+class _ServedGraph(ResearchGraph):
     """A compiled graph whose `updates` carry every key a node wrote, while `values` keep to the output schema."""
 
     async def astream(self, input: Any, config: Any = None, *, output_keys: str | Sequence[str] | None = None,
@@ -52,7 +52,7 @@ class _ServedGraph(CompiledStateGraph):
 @cache
 def graph_for_runs() -> CompiledStateGraph:
     """The graph the server executes (module docstring): no context schema, full `updates`."""
-    compiled = build_graph(context_schema=None).compile(name="sparkit")
+    compiled = research_graph(build_graph(context_schema=None))
     compiled.__class__ = _ServedGraph  # same object layout: a subclass that only overrides astream
     return compiled
 

@@ -11,6 +11,7 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
+from langgraph.types import Overwrite
 from pydantic import Field
 from typing_extensions import (
     TypedDict,  # pydantic (and so the server's schema endpoints) needs it on Python < 3.12
@@ -119,10 +120,51 @@ REDUCERS = reducers(ResearchState)
 
 def apply_update(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
     """The state as the next step will see it: `update` applied as LangGraph applies it, each key with a reducer on
-    ResearchState reduced onto its current value (the empty value when absent), every other key replaced."""
+    ResearchState reduced onto its current value (the empty value when absent), every other key replaced; an
+    `Overwrite(value)` replaces a reducer's value outright."""
     view = {**state, **update}
     for key, (reduce, empty) in REDUCERS.items():
         if key in update:
             current = state.get(key)
-            view[key] = reduce(empty() if current is None else current, update[key])
+            value = update[key]
+            view[key] = value.value if isinstance(value, Overwrite) else reduce(empty() if current is None else current, value)
     return view
+
+
+INPUT_KEYS = tuple(get_type_hints(InputState))
+
+
+def whole_input(graph_input: Any) -> Any:
+    """A new input as a whole question: every input key it leaves out is written as None (not given). LangGraph writes
+    only the keys an input names, so on a thread that answered before, a question sent without `options` or
+    `documents` would otherwise inherit the previous question's. Other inputs (None to resume, a Command) pass as they are."""
+    if isinstance(graph_input, Mapping):
+        return {**dict.fromkeys(INPUT_KEYS), **graph_input}
+    return graph_input
+
+
+def leftovers_reset(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The update that clears what an earlier question on this thread left behind: every channel but the input's that
+    holds a value, a reducer's with `Overwrite(empty)` (its reducer would add to it), any other with None. Empty on a
+    fresh thread. The first node applies it, so a new question on a thread starts from a fresh state (its history,
+    the checkpoints, is kept)."""
+    reset: dict[str, Any] = {}
+    for key in get_type_hints(ResearchState):
+        if key in INPUT_KEYS or (value := state.get(key)) is None:
+            continue
+        if key in REDUCERS:
+            empty = REDUCERS[key][1]()
+            if value != empty:
+                reset[key] = Overwrite(empty)
+        else:
+            reset[key] = None
+    return reset
+
+
+def reset_then(reset: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """One update that does `reset`, then `update`: a reducer key in both becomes the Overwrite of `update`'s value
+    reduced onto the empty value (a channel takes one write per key and step)."""
+    merged = {**reset, **update}
+    for key in reset.keys() & update.keys() & REDUCERS.keys():
+        merged[key] = Overwrite(apply_update({}, {key: update[key]})[key])
+    return merged

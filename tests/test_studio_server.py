@@ -130,3 +130,36 @@ def test_graph_runs_over_rest(server):
         assert answer["status"] in ("ANSWERED", "INSUFFICIENT_EVIDENCE")
         assert answer["citations"] and {c["id"] for c in answer["citations"]} <= {"d1", "d2", "d3"}
         assert answer["run_id"] and answer["stop_reason"]
+
+
+def test_a_new_question_on_a_thread_is_answered_as_on_a_fresh_thread(server):
+    """docs/tracing.md's flow, `runs/wait` then `runs/stream` with a new question on the same thread (Studio reuses
+    its thread for every message): the second answer is the one a fresh thread gives, nothing of the first carried."""
+    first = {"question": "Which reduced fracture risk in older adults?", "options": ["vitamin D", "coral bleaching"], "documents": DOCUMENTS}
+    second = {"question": "Does ocean warming drive coral bleaching?", "documents": DOCUMENTS}  # no options this time
+    context = {"preset": "fast", "max_claims": 0}
+
+    def comparable(answer: dict) -> dict:
+        return {k: v for k, v in answer.items() if k not in ("run_id", "usage")}
+
+    with httpx.Client(base_url=server, timeout=400) as client:
+        thread = client.post("/threads", json={}).json()["thread_id"]
+        answer = client.post(f"/threads/{thread}/runs/wait", json={"assistant_id": "sparkit", "input": first, "context": context}).json()["answer"]
+        assert answer["task"] == "mcq" and answer["selected_option"] == 0
+        with client.stream("POST", f"/threads/{thread}/runs/stream", json={
+            "assistant_id": "sparkit", "input": second, "context": context, "stream_mode": ["values"]}) as response:
+            values = [data for name, data in _events(response) if name == "values"]
+        on_thread = values[-1]["answer"]
+        fresh_thread = client.post("/threads", json={}).json()["thread_id"]
+        fresh = client.post(f"/threads/{fresh_thread}/runs/wait", json={"assistant_id": "sparkit", "input": second, "context": context}).json()["answer"]
+        state = client.get(f"/threads/{thread}/state").json()["values"]
+        history = client.post(f"/threads/{thread}/history", json={"limit": 100}).json()
+    from langgraph_sdk import get_sync_client
+
+    again = get_sync_client(url=server).runs.wait(thread, "sparkit", input=first, context=context)["answer"]  # the SDK, same thread
+    assert comparable(again) == comparable(answer)
+    assert comparable(on_thread) == comparable(fresh)
+    assert on_thread["task"] != "mcq" and on_thread["question"] == second["question"]
+    assert not any("fracture" in h["text"].lower() or "vitamin" in h["text"].lower() for h in on_thread["hypotheses"])
+    assert state["options"] == [] and state["round"] == max(d["round"] for d in fresh["decisions"])
+    assert first["question"] in {h["values"].get("question") for h in history}  # the thread's history keeps the first

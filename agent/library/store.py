@@ -62,10 +62,11 @@ def library_for(settings: BackendSettings) -> Library:
 
 
 def _library_wanted(settings: BackendSettings) -> bool:
-    """Whether these settings answer from the library: 'on', or 'auto' with no explicit corpus."""
+    """Whether these settings search the library: 'on', the library alone (use_corpus false), or 'auto' with no
+    explicitly named corpus."""
     if settings.use_library == "off":
         return False
-    return settings.use_library == "on" or not (settings.corpus_path or os.environ.get("SPARKIT_CORPUS"))
+    return settings.use_library == "on" or not settings.use_corpus or not (settings.corpus_path or os.environ.get("SPARKIT_CORPUS"))
 
 
 def library_stamp(settings: BackendSettings) -> str:
@@ -74,16 +75,30 @@ def library_stamp(settings: BackendSettings) -> str:
 
 
 def library_index(settings: BackendSettings) -> LibraryIndex | None:
-    """The library's index when these settings answer from it; None when they use a corpus instead.
-    use_library='on' with an empty or missing library is a CorpusError."""
+    """The library's index when these settings search it; None when they do not. use_library='on', or the library
+    alone (use_corpus false), with an empty or missing library is a CorpusError; so is the library alone with
+    use_library='off'."""
+    if not settings.use_corpus and settings.use_library == "off":
+        raise CorpusError("use_corpus is false (--library-only) but use_library is 'off': nothing would be searched")
     if not _library_wanted(settings):
         return None
     library = library_for(settings)
     if not library.exists():
-        if settings.use_library == "on":
-            raise CorpusError(f"use_library is 'on' but the library at {library.root} is empty: add papers with `sparkit library add PATH`")
+        if settings.use_library == "on" or not settings.use_corpus:
+            why = "use_library is 'on'" if settings.use_library == "on" else "the library alone is searched (use_corpus false, --library-only)"
+            raise CorpusError(f"{why} but the library at {library.root} is empty: add papers with `sparkit library add PATH`")
         return None
     return library.index()
+
+
+def library_label(settings: BackendSettings) -> str:
+    """The library as an answer's `searched` names it: 'your library (3 PDFs, 12 abstracts)'."""
+    docs = library_for(settings).documents()
+    full = sum(1 for d in docs if d.full_text)
+    parts = [f"{full:,} PDF{'s' if full != 1 else ''}"] if full else []
+    if len(docs) - full:
+        parts.append(f"{len(docs) - full:,} abstract{'s' if len(docs) - full != 1 else ''}")
+    return f"your library ({', '.join(parts) or 'empty'})"
 
 
 def document_of(record: Record) -> str:
@@ -130,7 +145,7 @@ class LibraryIndex(LocalIndex):
 
         return cls([], bm25s.BM25(), np.zeros((0, DIM), dtype=np.float32), {})
 
-    def neighbours(self, record_id: str, limit: int) -> list[Record]:
+    def neighbours(self, record_id: str, limit: int | None = None) -> list[Record]:
         doc = self.record_document.get(record_id)
         if doc is None:
             return []

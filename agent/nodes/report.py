@@ -166,6 +166,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         faithfulness=draft.faithfulness if draft else None,
         adjudication=adjudication,
         corrections=corrections,
+        searched=backend.searched,
     )
     emit({"node": "report", "status": status.value, "confidence": conf, "citations": len(citations)})
     return {"answer": answer}

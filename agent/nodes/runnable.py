@@ -9,6 +9,10 @@ started without a context gets the default Context, so a node always sees `runti
 
 Around every node the wrapper also enforces the hard budget and reports progress (agent/nodes/guard.py): a
 `start` event, heartbeats while the node works, the wall-time cut, and skipping once a hard limit has stopped the run.
+
+The node that starts a question (`starts_question=True`: plan) first clears what an earlier question on the same
+thread left in the state (agent.state.leftovers_reset), before the budget guard reads it: the earlier run's usage,
+start time or budget stop must not count against the new question, nor its hypotheses, pool or ledger answer it.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from agent.aio import run_coroutine_sync
 from agent.config import Context
 from agent.errors import ConfigurationError, ReportedConfigurationError
 from agent.nodes.guard import guarded
+from agent.state import apply_update, leftovers_reset, reset_then
 
 NodeFunction = Callable[[Any, Runtime[Context]], Awaitable[dict[str, Any]]]
 
@@ -35,17 +40,21 @@ def run_runtime() -> Runtime[Context]:
     return runtime.override(context=Context.model_validate(runtime.context or {}))
 
 
-def node(afunc: NodeFunction) -> RunnableLambda:
-    """`afunc` as a graph node that works under `invoke` as well as `ainvoke` / `astream`."""
+def node(afunc: NodeFunction, *, starts_question: bool = False) -> RunnableLambda:
+    """`afunc` as a graph node that works under `invoke` as well as `ainvoke` / `astream`; with `starts_question`, on
+    a fresh state (module docstring)."""
 
     async def arun(state: Any) -> dict[str, Any]:
         runtime = run_runtime()
+        reset = leftovers_reset(state) if starts_question else {}
+        view = apply_update(state, reset) if reset else state
         try:
-            return await guarded(afunc.__name__, state, runtime.context, lambda: afunc(state, runtime))
+            update = await guarded(afunc.__name__, view, runtime.context, lambda: afunc(view, runtime))
         except ConfigurationError as exc:
             if isinstance(exc, ValueError):
                 raise
             raise ReportedConfigurationError(str(exc)) from exc
+        return reset_then(reset, update) if reset else update
 
     def run(state: Any) -> dict[str, Any]:
         return run_coroutine_sync(arun(state))

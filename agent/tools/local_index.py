@@ -418,22 +418,27 @@ def _write_quietly(path: Path, text: str) -> None:
 
 
 class LocalSource:
-    """LiteratureSource over a LocalIndex; CPU work runs in a thread."""
+    """LiteratureSource over one LocalIndex or several (the corpus and the library); CPU work runs in a thread.
+
+    Over several indexes a search returns each one's best `limit` hits: a small library's passages, which always
+    rank first in their own index, join the corpus's hits instead of displacing them, and the reranker weighs them
+    together. It counts as one source call, as one index does."""
 
     name = "local"
 
-    def __init__(self, index: LocalIndex):
+    def __init__(self, index: LocalIndex, *more: LocalIndex):
         self.index = index
-        self.supports_citations = index.has_citations
+        self.indexes = [index, *more]
+        self.supports_citations = any(i.has_citations for i in self.indexes)
 
     async def search(self, query: str, *, limit: int) -> list[Record]:
         """Copies of the hits, each carrying its scores in a provenance entry (the search service adds the query)."""
-        hits = await asyncio.to_thread(self.index.search_scored, query, limit)
+        hits = await asyncio.to_thread(lambda: [hit for index in self.indexes for hit in index.search_scored(query, limit)])
         return [record.model_copy(deep=True, update={"provenance": [*record.provenance, Provenance(source=self.name, scores=scores)]})
                 for record, scores in hits]
 
     async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         if not self.supports_citations:
             return []
-        linked = await asyncio.to_thread(self.index.neighbours, record.id)
+        linked = await asyncio.to_thread(lambda: [r for index in self.indexes if index.has_citations for r in index.neighbours(record.id, None)])
         return [r.model_copy(deep=True) for r in linked if gate is None or gate.keeps(r)][:limit]

@@ -156,6 +156,19 @@ class SentenceStore:
         return store
 
 
+class SentenceStores:
+    """Several indexes' stores read as one (the corpus's and the library's): the first that knows a document answers."""
+
+    def __init__(self, stores: list[SentenceStore]):
+        self.stores = stores
+
+    def get(self, text: str) -> np.ndarray | None:
+        return next((found for store in self.stores if (found := store.get(text)) is not None), None)
+
+    def __len__(self) -> int:
+        return sum(len(store) for store in self.stores)
+
+
 def _sentences_of(sentences: list[str], text: str) -> list[str]:
     return [s for s in sentences if s.strip()] or split_sentences(text) or [text]
 
@@ -198,10 +211,12 @@ class HybridReranker:
         self.max_new_sentences = max_new_sentences
 
     @classmethod
-    def for_index(cls, index: LocalIndex, *, semantic: bool = True, build_sentences: bool = False) -> HybridReranker:
-        """A reranker that looks sentence vectors up in the index's store (built first when asked)."""
-        store = SentenceStore.open(index, build=build_sentences) if semantic else None
-        return cls(semantic=semantic, sentences=store)
+    def for_index(cls, index: LocalIndex, *more: LocalIndex, semantic: bool = True, build_sentences: bool = False) -> HybridReranker:
+        """A reranker that looks sentence vectors up in the indexes' stores (built first when asked)."""
+        if not semantic:
+            return cls(semantic=False)
+        stores = [s for i in (index, *more) if (s := SentenceStore.open(i, build=build_sentences)) is not None]
+        return cls(semantic=semantic, sentences=stores[0] if len(stores) == 1 else SentenceStores(stores) if stores else None)
 
     def _encoder(self) -> MiniLMEncoder:
         return self.encoder or shared_encoder()

@@ -8,6 +8,7 @@ slow use the real model end to end.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import numpy as np
@@ -76,3 +77,23 @@ def pdfs(papers, tmp_path_factory) -> dict[str, Path]:
     out["scanned"] = write_reportlab(papers[3], folder / "scanned.pdf", scanned_page=True)
     out["encrypted"] = write_reportlab(papers[0], folder / "encrypted.pdf", user_password="secret")
     return out
+
+
+SMALL_CORPUS = [
+    {"doc_id": 901, "title": "Coral bleaching under ocean warming", "abstract": ["Ocean warming drives coral bleaching events across the Pacific."]},
+    {"doc_id": 902, "title": "Volcanic ash and aviation", "abstract": ["Volcanic ash clouds closed European airspace for six days."]},
+    {"doc_id": 903, "title": "Galaxy rotation curves", "abstract": ["Flat rotation curves of spiral galaxies imply unseen mass."]},
+]
+
+
+@pytest.fixture
+def small_default_corpus(tmp_path) -> Path:
+    """A three-abstract default corpus (`sparkit config corpus`) in this test's SPARKIT_HOME: the library is searched
+    beside the default corpus, and this one indexes in a second where SciFact would take minutes."""
+    from agent.config import sparkit_home
+    from agent.corpus import set_config
+
+    corpus = tmp_path / "small-corpus.jsonl"
+    corpus.write_text("".join(json.dumps(doc) + "\n" for doc in SMALL_CORPUS))
+    set_config(sparkit_home(), "corpus", str(corpus))
+    return corpus

@@ -1,9 +1,13 @@
 """A new user's path with the real models: add a folder of PDFs and a .bib, ask, get page-level citations from
-the PDFs' full text; the same through the MCP server, driven by the SDK's own client over stdio."""
+the PDFs' full text; the same through the MCP server, driven by the SDK's own client over stdio; and the README's
+question after adding PDFs, answered from the default corpus the library is searched beside. The default corpus is
+small here (three abstracts, `small_default_corpus`, or a SciFact slice): SciFact's own index takes minutes to build."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import sys
 
@@ -14,6 +18,7 @@ from agent.cli import main
 from agent.library.store import Library
 from agent.records import Status
 from evals.pdf_samples import chromium_binary, write_chromium, zorbalin_report
+from tests.library.conftest import SCIFACT
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +33,7 @@ def _folder(tmp_path, pdfs, papers):
     return folder
 
 
-def test_a_claim_is_checked_against_the_full_text_with_page_citations(tmp_path, pdfs, papers):
+def test_a_claim_is_checked_against_the_full_text_with_page_citations(tmp_path, pdfs, papers, small_default_corpus):
     assert main(["library", "add", str(_folder(tmp_path, pdfs, papers)), "-q"]) == 0
     results_sentence = papers[0].sections[2][1][0][0]  # a sentence of the Results section of okafor2010
     answer = verify(results_sentence, preset="fast")
@@ -45,7 +50,7 @@ def test_a_claim_is_checked_against_the_full_text_with_page_citations(tmp_path, 
 
 
 @pytest.mark.skipif(chromium_binary() is None, reason="chromium is not installed (Debian: chromium): the browser-printed report cannot be made here")
-def test_a_browser_printed_report_answers_its_question(tmp_path):
+def test_a_browser_printed_report_answers_its_question(tmp_path, small_default_corpus):
     """Issue 39: a two-column report printed by Chromium was stored as "Z orb alin ..." and the question its
     abstract answers was abstained on; added with `sparkit library add`, it is now answered and cited."""
     report = zorbalin_report()
@@ -62,10 +67,13 @@ def test_a_browser_printed_report_answers_its_question(tmp_path):
     assert document.title == report.title and document.authors == report.authors
 
 
-async def test_mcp_server_over_stdio(tmp_path, pdfs, papers):
+async def test_mcp_server_over_stdio(tmp_path, pdfs, papers, small_default_corpus):
     from mcp import Client, StdioServerParameters
 
+    from agent.corpus import set_config
+
     home = tmp_path / "home"
+    set_config(home, "corpus", str(small_default_corpus))
     env = {**os.environ, "SPARKIT_HOME": str(home), "SPARKIT_TRACE": "0", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "OMP_NUM_THREADS": "1"}
     server = StdioServerParameters(command=sys.executable, args=["-m", "agent.cli", "mcp"], env=env, cwd=str(tmp_path))
@@ -94,3 +102,30 @@ async def test_mcp_server_over_stdio(tmp_path, pdfs, papers):
 
         bad = await client.call_tool("verify", {"claim": ""})
         assert bad.is_error and "question" in bad.content[0].text.lower()
+
+
+README_QUESTION = "Does hypoglycemia increase the risk of dementia?"
+DEMENTIA_STUDY = "13282296"  # SciFact: "Hypoglycemic episodes and risk of dementia in older patients with type 2 diabetes mellitus."
+
+
+def test_the_readme_question_after_adding_pdfs_still_searches_the_corpus(tmp_path, pdfs, papers, capsys):
+    lines = SCIFACT.read_text(encoding="utf-8").splitlines()
+    kept = list(dict.fromkeys([line for line in lines if re.search("hypoglyc|dementia", line, re.I)] + lines[:300]))
+    corpus = tmp_path / "scifact-slice.jsonl"
+    corpus.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    assert main(["config", "corpus", str(corpus)]) == 0
+    folder = tmp_path / "three-pdfs"
+    folder.mkdir()
+    for paper in papers[:3]:
+        shutil.copy(pdfs[paper.key], folder)
+    assert main(["library", "add", str(folder), "-q"]) == 0
+    capsys.readouterr()
+
+    assert main(["ask", README_QUESTION, "--json", "-q", "--no-trace"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["searched"] == f"scifact-slice.jsonl ({len(kept):,} records) + your library (3 PDFs)"
+    assert answer["status"] == "ANSWERED" and DEMENTIA_STUDY in [c["id"] for c in answer["citations"]], answer["answer"]
+
+    assert main(["ask", README_QUESTION, "--library-only", "-q", "--no-trace", "--preset", "fast"]) == 0
+    text = capsys.readouterr().out
+    assert "Searched: your library (3 PDFs)" in text.splitlines()[1] and f"[{DEMENTIA_STUDY}]" not in text
