@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from agent.backend import abackend_for
 from agent.calibration import evidence_score
 from agent.config import Context
-from agent.reasoners.compose import abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, records_rested_on, unaddressed_terms, unnamed, unnamed_sentence, with_confidence
+from agent.reasoners.compose import CONTRARY_REASON, abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, quotes_only_against, records_rested_on, unaddressed_terms, unnamed, unnamed_sentence, with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.reasoners.questions import classify_task
 from agent.reasoners.spelling import read_as_sentence
@@ -98,6 +98,9 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     titles_only = any(not record.abstract for record in rested_on)
     unaddressed = unaddressed_terms(state["question"], unnamed(state["question"], rested_on, together=False), titles_only) if missing and not plan.claim else []
     abstained = abstained or bool(unaddressed)
+    # a verdict followed only by evidence against it is not given (compose.quotes_only_against)
+    contrary = has_evidence and not abstained and quotes_only_against(draft)
+    abstained = abstained or contrary
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")
     # the relevance gate declined: no stance was judged, so no hypothesis was weighed (an open question's are sentences
@@ -119,7 +122,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     elif abstained:
         sides = len({e.record_id for e in ledger if e.stance != "NEUTRAL"})
         # not decided (without a model): no hypothesis reached a verdict, too little evidence took a side
-        reason = abstention_reason(sides, leading, settings.court.abstain_threshold, not decided, adjudication is not None)
+        reason = CONTRARY_REASON if contrary else abstention_reason(sides, leading, settings.court.abstain_threshold, not decided, adjudication is not None)
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason), _stop_reason(decisions, reason)
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, settings.court.verdict_min_evidence)

@@ -1,10 +1,13 @@
 """The answer a person would write: one plain sentence with the verdict, then 2-4 distinct evidence statements.
 
-Each evidence statement quotes one judged passage with its record and its role towards the answer as stated,
-read from the stance judge's ledger for the winning hypothesis: `supports` (judged SUPPORT with confidence at or
-above STRONG), `qualifies` (judged SUPPORT, but weakly, or a passage that says its point needs further
-investigation, or one whose statistics are all non-significant for an answer that claims an effect) or
-`contradicts` (judged CONTRADICT). A statement is
+Each evidence statement quotes one judged passage with its record and its role, read from the stance judge's ledger
+for the winning hypothesis (`role_of`: supports / qualifies / contradicts that hypothesis) and stated towards what
+the reader sees (`reader_role`, ROLES): for a claim or a yes / no question towards the claim as the user wrote it,
+whichever of it and its negation won ("Supports the claim" / "Against the claim"); for an MCQ towards the selected
+option ("For (A)" / "Against (A)"); for an open question towards the answer line ("Supports the answer" / "Against
+the answer"). A reading below STRONG, or one that only qualifies (a passage that says its point needs further
+investigation, or one whose statistics are all non-significant for an answer that claims an effect), takes no side:
+"Related evidence". A statement is
 never repeated or nested: a sentence inside a window already quoted (or a window around a quoted sentence) is
 counted once, as the stronger reading, and a passage that merely restates the answer is not quoted.
 """
@@ -12,6 +15,7 @@ counted once, as the stronger reading, and a passage that merely restates the an
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from agent.interfaces import CitedSentence, Draft
 from agent.reasoners.aspect import unnamed_settings, unnamed_terms
@@ -20,7 +24,15 @@ from agent.records import Hypothesis, LedgerEntry, Record
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.text import is_finding, is_tentative, jaccard, opens_on_reference, split_sentences, strip_section_label, truncate
 
-STRONG = 0.6
+STRONG = 0.6  # a quote's reading takes a side (its role) at this confidence or above; below, it is "Related evidence"
+# CitedSentence.role (also AnswerSentence.role in the JSON answer) -> the label the quote is printed under
+ROLES = {
+    "supports_claim": "Supports the claim", "against_claim": "Against the claim",  # the claim as written
+    "for_option": "For ({option})", "against_option": "Against ({option})",  # the selected option
+    "for_answer": "Supports the answer", "against_answer": "Against the answer",  # an open answer's line
+    "related": "Related evidence",  # no confident reading: no side
+}
+RELATED = "related"
 # The answer line's verb, graded by the calibrated confidence: a verdict right 6 times in 10 is a suggestion, not a
 # finding (on the SciFact validation claims, 59 of 60 answers had confidence below 0.6 and 61 % of them were right).
 # verdict_sentence writes the strongest form; with_confidence grades it once the confidence is known.
@@ -48,6 +60,46 @@ def role_of(entry: LedgerEntry, asserted: str = "") -> str | None:
         null_for_effect = claims_an_effect(asserted) and only_non_significant(entry.text)
         return "supports" if entry.confidence >= STRONG and not is_tentative(entry.text) and not null_for_effect else "qualifies"
     return None
+
+
+def reader_role(entry: LedgerEntry, answer: Hypothesis | None) -> tuple[str, str]:
+    """(role, label) of a quote from `answer`'s ledger, stated towards what the reader sees (module docstring): a
+    passage supporting the winning negation "Statins do not reduce ..." is "Against the claim", never "Supports"
+    under "The evidence contradicts the claim"; a reading below STRONG, or one that only qualifies, is "Related
+    evidence" (role "related")."""
+    reading = role_of(entry, answer.text if answer else "")
+    if reading not in ("supports", "contradicts") or entry.confidence < STRONG:
+        return RELATED, ROLES[RELATED]
+    backs = reading == "supports"
+    if answer is not None and answer.origin in ("claim", "negation"):
+        role = "supports_claim" if backs == (answer.polarity > 0) else "against_claim"
+    elif answer is not None and answer.option_index is not None:
+        role = "for_option" if backs else "against_option"
+        return role, ROLES[role].format(option=option_label(answer.option_index))
+    else:
+        role = "for_answer" if backs else "against_answer"
+    return role, ROLES[role]
+
+
+def side_of(entry: LedgerEntry) -> Literal["for", "against"] | None:
+    """The judge's reading of a quote towards the answer line, whatever its confidence (CitedSentence.side)."""
+    return {"SUPPORT": "for", "CONTRADICT": "against"}.get(entry.stance)  # type: ignore[return-value]
+
+
+def firmly_for(sentence: CitedSentence) -> bool:
+    """A quote that takes the answer's side with a confident reading (what lets the verb say more than "weakly")."""
+    return sentence.side == "for" and sentence.role not in (None, RELATED)
+
+
+def quotes_only_against(draft: Draft) -> bool:
+    """Every passage quoted under the answer line reads confidently against it, and the line quotes no record of its
+    own: such a verdict would be followed only by evidence against it ("The evidence contradicts the claim" over
+    nothing but "Supports the claim" quotes), and the run does not give it (agent.nodes.report abstains)."""
+    quoted = [s for s in draft.sentences if s.role]
+    return bool(quoted) and not draft.answer_citations and all(s.side == "against" and s.role != RELATED for s in quoted)
+
+
+CONTRARY_REASON = "every passage quoted on the leading answer reads against it"
 
 
 def _span(entry: LedgerEntry) -> set[int]:
@@ -149,15 +201,15 @@ def with_antecedent(entry: LedgerEntry, record: Record | None, limit: int = QUOT
 
 
 def evidence_statement(entry: LedgerEntry, records: dict[str, Record], answer: Hypothesis | None = None) -> CitedSentence:
-    """'Supports: "quote" (title, year)' citing the entry's record. The answer's statement chooses what a long
+    """'Supports the claim: "quote" (title, year)' citing the entry's record (its role: `reader_role`). The answer's statement chooses what a long
     window's quote keeps; what it asserts (its text: "X does not reduce Y" for a negation) decides whether
     non-significant statistics support it (role_of)."""
     record = records.get(entry.record_id)
     source = truncate(record.title, 90) if record and record.title else entry.record_id
     year = f", {record.year}" if record and record.year else ""
-    role = role_of(entry, answer.text if answer else "") or "supports"
+    role, label = reader_role(entry, answer)
     quote = quote_of(with_antecedent(entry, record), answer.statement if answer else "")
-    return CitedSentence(text=f'{role.capitalize()}: "{quote}" ({source}{year})', citations=[entry.record_id], role=role)
+    return CitedSentence(text=f'{label}: "{quote}" ({source}{year})', citations=[entry.record_id], role=role, side=side_of(entry))
 
 
 def option_label(index: int) -> str:
@@ -243,7 +295,7 @@ def answer_line(draft: Draft, confidence: float) -> str:
     and by whether any quoted passage firmly supports it (a draft whose sentences carry no roles, a chat model's,
     counts as firm)."""
     roles = [s.role for s in draft.sentences if s.role]
-    firm = bool(draft.answer_citations) or "supports" in roles or not roles
+    firm = bool(draft.answer_citations) or any(firmly_for(s) for s in draft.sentences) or not roles
     return with_confidence(with_citations(draft.answer, draft.answer_citations), confidence, firm)
 
 

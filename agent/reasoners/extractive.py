@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from agent.interfaces import Draft, Embedder, Plan
-from agent.reasoners.aspect import names_all
+from agent.reasoners.aspect import aspects_of, names_all, words_of
 from agent.reasoners.compose import evidence_entries, evidence_statement, option_label, restates, verdict_sentence
-from agent.reasoners.questions import CAUSAL, asks_cause, classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
+from agent.reasoners.questions import CAUSAL, MECHANISM, asks_cause, mechanism_statement, classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
 from agent.text import content_terms, is_finding, jaccard, opens_on_reference, strip_section_label, tokens, without_connective
 
@@ -84,6 +84,7 @@ class ExtractiveReasoner:
             order = [i for i in order if sentences[i].record_id in naming] or order
         if asks_cause(question):  # likewise a question asking for a cause: sentences stating one, when some do
             order = [i for i in order if CAUSAL.search(sentences[i].text)] or order
+        order = states_mechanism_first(question, [sentences[i].text for i in order], order)
         picked: list[int] = []
         used_records: set[str] = set()
         for second_pass in (False, True):
@@ -169,10 +170,24 @@ class ExtractiveReasoner:
             if any(jaccard(text, c.text) > 0.8 for c in claims):
                 continue
             claims.append(Claim(text=text, key_terms=terms[:8], sources=list(dict.fromkeys(sentence.citations)),
-                                against_answer=sentence.role == "contradicts"))
+                                against_answer=sentence.side == "against"))
             if len(claims) >= max_claims:
                 break
         return claims
+
+
+def states_mechanism_first(question: str, texts: list[str], order: list[int]) -> list[int]:
+    """For a question asking how something comes about (questions.asks_mechanism), only the candidates (`texts`, in
+    `order`) that state a mechanism or a means (questions.MECHANISM: "by inhibiting", "through", "via", "mediated",
+    "pathway", ...) and name the question's subject, when some do: "How does metformin lower blood glucose?" is
+    answered "Metformin lowers blood glucose by inhibiting hepatic gluconeogenesis", not by the topic's best-scored
+    sentence "Metformin is the first-line drug for type 2 diabetes and lowers blood glucose". Other questions: `order`."""
+    statement = mechanism_statement(question)
+    if statement is None:
+        return list(order)
+    subject = aspects_of(statement).subject
+    stating = [i for i, text in zip(order, texts) if MECHANISM.search(text) and (not subject or subject & words_of(text))]
+    return stating or list(order)
 
 
 def _others(options: list[str], i: int) -> tuple[str, ...]:

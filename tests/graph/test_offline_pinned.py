@@ -10,7 +10,9 @@ became faithful without asking the judge (agent/scoring/faithfulness.py): the sc
 against anything, so it had dropped the answers' quote of o0 as contradicted by o0 itself; the quote is now shown
 (as "Contradicts") in all three and checked as a claim. Verified, that claim is corroborated evidence against the
 answer (Claim.against_answer), so it lowers the open answer's confidence (0.40 -> 0.30) and leaves the claim's and
-the MCQ's as they were."""
+the MCQ's as they were. And the sentences of all three at issue 36: each quote's role is stated towards what the reader
+sees ("Supports the claim" / "Against the claim", "For (A)" / "Against (A)", "Against the answer"; roles
+supports_claim, ..., agent/reasoners/compose.py ROLES); every other field is as it was."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from agent.nodes.court import court
 from agent.nodes.report import report
 from agent.nodes.synthesize import synthesize
 from agent.reasoners.extractive import ExtractiveReasoner
+from agent.reasoners.compose import ROLES
 from agent.records import Hypothesis, LedgerEntry, Status, Usage
 from agent.scoring.relevance import RelevanceGate, RelevanceModel
 from tests.graph.fakes import BagOfWordsEmbedder, FixedStance, ListSource, OverlapReranker, RuleStance, make_backend, record, unique_backend_name
@@ -104,8 +105,9 @@ def test_the_answer_is_one_sentence_with_its_confidence_and_distinct_evidence():
     stance = {e.text: e.stance for e in state["ledger"] if e.hypothesis_id == state["draft"].selected_hypothesis}
     for sentence in answer.sentences:
         judged = next(s for text, s in stance.items() if sentence.text.split('"')[1].rstrip("…") in text.replace("RESULTS: ", ""))
-        assert (sentence.role == "contradicts") == (judged == "CONTRADICT"), (sentence, judged)
-        assert sentence.text.lower().startswith(sentence.role)
+        # a yes / no question's quotes are stated towards its claim; the winner here is the claim itself
+        assert (sentence.role == "against_claim") == (judged == "CONTRADICT"), (sentence, judged)
+        assert sentence.text.startswith(ROLES[sentence.role] + ": ")
 
 
 def test_a_long_window_is_quoted_in_whole_sentences_with_the_omission_marked():
@@ -161,10 +163,11 @@ def test_a_non_significant_estimate_only_qualifies_a_claimed_effect():
     entry = LedgerEntry(hypothesis_id="H1", record_id="t", stance="SUPPORT", confidence=0.9, sentence_index=0, text=trial.sentences[0])
     effect = Hypothesis(id="H1", text="Aspirin reduces the risk of colorectal cancer", origin="claim")
     null = Hypothesis(id="H2", text="Aspirin does not reduce the risk of colorectal cancer", claim=effect.text, origin="negation", polarity=-1)
-    assert evidence_statement(entry, {"t": trial}, effect).role == "qualifies"  # p = 0.12 shows no reduction
-    assert evidence_statement(entry, {"t": trial}, null).role == "supports"  # it does support "no reduction"
+    assert evidence_statement(entry, {"t": trial}, effect).role == "related"  # p = 0.12 shows no reduction: no side
+    # it does support "no reduction", the claim's negation: against the claim as written
+    assert evidence_statement(entry.model_copy(update={"hypothesis_id": "H2"}), {"t": trial}, null).role == "against_claim"
     significant = entry.model_copy(update={"text": "The hazard ratio was 0·63 (95% CI 0·45-0·83, p=0·001)."})
-    assert evidence_statement(significant, {"t": trial}, effect).role == "supports"
+    assert evidence_statement(significant, {"t": trial}, effect).role == "supports_claim"
 
 
 def test_an_open_answer_says_what_the_question_asks_that_its_records_never_mention():
@@ -383,7 +386,8 @@ def test_an_answer_whose_passages_only_qualify_it_is_only_weakly_suggested():
     name = unique_backend_name()
     register_backend(name, make_backend([ListSource(RECORDS)], stance=Lukewarm(), calibrator=RawScore()))
     state, answer = _answer(SimpleNamespace(context=Context(backend=name, enable_relevance_gate=False, decisive_confidence=0.0)), None)
-    assert answer.sentences and {s.role for s in answer.sentences} == {"qualifies"}
+    assert answer.sentences and {s.role for s in answer.sentences} == {"related"}  # no confident reading: no side
+    assert all(s.text.startswith('Related evidence: "') for s in answer.sentences)
     assert answer.confidence >= 0.6 and answer.answer.startswith("Yes: the evidence weakly suggests that statins increase muscle pain")
 
 
@@ -523,9 +527,9 @@ def test_the_cli_and_json_show_the_verdict_sentence_roles_and_faithfulness():
     text = render(answer)
     assert f"Answer: {answer.answer}" in text and "(confidence " in text and "Faithfulness: " in text
     assert answer.task == "polar" and "   task yes/no   " in text.splitlines()[0]  # a yes / no question, not 'task open'
-    assert any(line.strip().startswith(("- Supports:", "- Qualifies:", "- Contradicts:")) for line in text.splitlines())
+    assert any(line.strip().startswith(("- Supports the claim:", "- Against the claim:", "- Related evidence:")) for line in text.splitlines())
     data = json.loads(answer.model_dump_json())
-    assert data["faithfulness"] == answer.faithfulness and all(s["role"] in ("supports", "qualifies", "contradicts") for s in data["sentences"])
+    assert data["faithfulness"] == answer.faithfulness and all(s["role"] in ("supports_claim", "against_claim", "related") for s in data["sentences"])
 
 
 def test_an_abstention_says_why_and_which_way_the_evidence_leans_without_nesting_a_verdict():
