@@ -35,7 +35,7 @@ from agent.scoring.relevance import RelevanceAssessment
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.scoring.triangulation import triangulation_score
 from agent.state import ResearchState, apply_update
-from agent.text import is_finding, is_tentative, label_parts
+from agent.text import is_finding, is_tentative, jaccard, label_parts
 from agent.tracing.progress import emit
 
 
@@ -86,9 +86,17 @@ def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, set
     return weight
 
 
-def decisive(entries: list[LedgerEntry], floor: float) -> bool:
-    """At least one finding read on this side with confidence `floor` or more (always true at floor 0)."""
-    return floor <= 0 or any(e.confidence >= floor and is_finding(e.text) and not is_tentative(e.text) for e in entries)
+RESTATES_CLAIM = 0.8  # word-set Jaccard at which a passage says what the statement says
+
+
+def decisive(entries: list[LedgerEntry], floor: float, statement: str = "") -> bool:
+    """At least one finding read on this side with confidence `floor` or more, or one that says the statement itself
+    (a judge may read its own claim, word for word, at 0.66: a restatement decides however the judge scores it);
+    always true at floor 0."""
+    if floor <= 0:
+        return True
+    return any(is_finding(e.text) and not is_tentative(e.text) and (e.confidence >= floor or jaccard(e.text, statement) >= RESTATES_CLAIM)
+               for e in entries)
 
 
 def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], settings: Context) -> tuple[Hypothesis, list[LedgerEntry]]:
@@ -101,9 +109,9 @@ def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], setting
     s = sum(e.confidence * e.weight for e in support)
     c = sum(e.confidence * e.weight for e in against)
     score = s - court.contradiction_weight * c
-    if s >= court.verdict_min_evidence and score > 0 and decisive(support, court.decisive_confidence):
+    if s >= court.verdict_min_evidence and score > 0 and decisive(support, court.decisive_confidence, hypothesis.statement):
         verdict = HypothesisVerdict.SUPPORTED
-    elif c >= court.verdict_min_evidence and c > s and decisive(against, court.decisive_confidence):
+    elif c >= court.verdict_min_evidence and c > s and decisive(against, court.decisive_confidence, hypothesis.statement):
         verdict = HypothesisVerdict.CONTRADICTED
     else:
         verdict = HypothesisVerdict.INSUFFICIENT

@@ -607,3 +607,12 @@ def test_a_run_stopped_before_its_plan_reports_the_task_it_was_asked(question, o
     state = {"question": question, "options": options, "mode": mode, "budget_stop": "wall_time: max_wall_time_s=1 reached"}
     answer = run(report, state, runtime())["answer"]
     assert (answer.status, answer.task, answer.question) == (Status.BUDGET_EXHAUSTED, task, question)
+
+
+def test_a_passage_that_says_the_claim_itself_decides_however_the_judge_scores_it():
+    claim = Hypothesis(id="H1", text="Plzf belongs to the POZ zinc-finger family of transcription factors.", origin="claim")
+    said = LedgerEntry(hypothesis_id="H1", record_id="a1", stance="SUPPORT", confidence=0.66, weight=1.0,
+                       text="The Plzf protein belongs to the POZ zinc-finger family of transcription factors.")
+    other = said.model_copy(update={"text": "Plzf inactivation results in patterning defects of the limb skeleton."})
+    assert score_hypothesis(claim, [said], Context())[0].verdict == "SUPPORTED"
+    assert score_hypothesis(claim, [other], Context())[0].verdict == "INSUFFICIENT"  # 0.66 < the decisive floor
