@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from agent.interfaces import Draft, Embedder, Plan
@@ -181,13 +183,22 @@ def states_mechanism_first(question: str, texts: list[str], order: list[int]) ->
     `order`) that state a mechanism or a means (questions.MECHANISM: "by inhibiting", "through", "via", "mediated",
     "pathway", ...) and name the question's subject, when some do: "How does metformin lower blood glucose?" is
     answered "Metformin lowers blood glucose by inhibiting hepatic gluconeogenesis", not by the topic's best-scored
-    sentence "Metformin is the first-line drug for type 2 diabetes and lowers blood glucose". Other questions: `order`."""
+    sentence "Metformin is the first-line drug for type 2 diabetes and lowers blood glucose". A candidate names every
+    word of the subject (an ADAS paper "transforms" test cases: not the attention mechanism of transformer networks).
+    Other questions: `order`."""
     statement = mechanism_statement(question)
     if statement is None:
         return list(order)
     subject = aspects_of(statement).subject
-    stating = [i for i, text in zip(order, texts) if MECHANISM.search(text) and (not subject or subject & words_of(text))]
+    asked = {word.lower() for word in re.findall(r"[A-Za-z]+", question)}
+    stating = [i for i, text in zip(order, texts) if _states_means(text, asked) and (not subject or subject <= words_of(text))]
     return stating or list(order)
+
+
+def _states_means(text: str, asked: set[str]) -> bool:
+    """A means or mechanism the question does not itself name: for "How does the attention mechanism of transformer
+    networks work?" a sentence is not an answer because it says "mechanism" too."""
+    return any(not set(re.findall(r"[a-z]+", m.group(0).lower())) <= asked for m in MECHANISM.finditer(text))
 
 
 def _others(options: list[str], i: int) -> tuple[str, ...]:
