@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -430,15 +431,10 @@ def write_chromium(paper: SamplePaper, path: Path, *, columns: int = 2, html: st
         page = Path(tmp) / f"{paper.key}.html"
         page.write_text(html if html is not None else html_source(paper, columns=columns), encoding="utf-8")
         out = Path(tmp) / "out.pdf"
-        for attempt in range(2):  # once more on a failure: a busy machine can make the browser's start fail
-            command = [binary, *CHROMIUM_FLAGS, f"--user-data-dir={Path(tmp) / f'profile{attempt}'}", f"--print-to-pdf={out}", page.as_uri()]
-            try:
-                subprocess.run(command, capture_output=True, timeout=120, env={**os.environ, "HOME": tmp})
-            except (OSError, subprocess.TimeoutExpired):
-                continue
-            if out.exists() and out.stat().st_size > 0:
-                break
-        else:
+        def command(attempt: int) -> list[str]:  # a fresh profile for each try
+            return [binary, *CHROMIUM_FLAGS, f"--user-data-dir={Path(tmp) / f'profile{attempt}'}", f"--print-to-pdf={out}", page.as_uri()]
+
+        if not _run_twice(command, out, 120, tmp):
             return None
         shutil.copy(out, path)
     return path
@@ -548,14 +544,20 @@ def write_libreoffice(paper: SamplePaper, path: Path, *, source: str = "fodt") -
         profile = (Path(tmp) / "profile").as_uri()  # a fresh profile: concurrent exports do not share a lock
         command = [binary, f"-env:UserInstallation={profile}", "--headless", "--norestore", "--convert-to", "pdf", "--outdir", tmp, str(document)]
         out = document.with_suffix(".pdf")
-        for _ in range(2):  # once more on a failure, as for Chromium
-            try:
-                subprocess.run(command, capture_output=True, timeout=180, env={**os.environ, "HOME": tmp})
-            except (OSError, subprocess.TimeoutExpired):
-                continue
-            if out.exists() and out.stat().st_size > 0:
-                break
-        else:
+        if not _run_twice(lambda _attempt: command, out, 180, tmp):
             return None
         shutil.copy(out, path)
     return path
+
+
+def _run_twice(command: Callable[[int], list[str]], out: Path, timeout: int, home: str) -> bool:
+    """Run a converter until it writes `out`, once more on a failure (a busy machine can make a browser's or an office
+    suite's start fail); False when neither try wrote it."""
+    for attempt in range(2):
+        try:
+            subprocess.run(command(attempt), capture_output=True, timeout=timeout, env={**os.environ, "HOME": home})
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if out.exists() and out.stat().st_size > 0:
+            return True
+    return False
