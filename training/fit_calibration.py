@@ -38,19 +38,19 @@ from evals.report import calibration, commit, parse_overrides, print_table, read
 from evals.scifact import gold_of, load_claims
 
 
+def row_of(claim: dict, answer: Answer, score: float) -> dict:
+    """One run's row: the evidence score, the leading verdict, whether the run abstained, and the gold label."""
+    best = winner(answer.hypotheses)
+    return {"score": score, "lead": None if best is None else ("SUPPORT" if best.polarity > 0 else "CONTRADICT"),
+            "abstained": answer.abstained, "verdict": answer.verdict or "NOT_ENOUGH_INFO", "gold": gold_of(claim)[2]}
+
+
 async def observations(claims: list[dict], context: Context) -> list[dict]:
-    """Per claim: the evidence score, the leading verdict, whether the run abstained, and the gold label."""
+    """Per claim, run with the raw calibration: its row (`answer.confidence` is the evidence score)."""
     rows = []
     for claim in claims:
         answer = await averify(claim["claim"], context=context)
-        best = winner(answer.hypotheses)
-        rows.append({
-            "score": answer.confidence,
-            "lead": None if best is None else ("SUPPORT" if best.polarity > 0 else "CONTRADICT"),
-            "abstained": answer.abstained,
-            "verdict": answer.verdict or "NOT_ENOUGH_INFO",
-            "gold": gold_of(claim)[2],
-        })
+        rows.append(row_of(claim, answer, answer.confidence))
     return rows
 
 
@@ -63,11 +63,9 @@ def observations_from_answers(claims: list[dict], answers: list[dict]) -> list[d
     rows = []
     for claim, raw in zip(claims, answers, strict=True):
         answer = Answer.model_validate(raw)
-        best = winner(answer.hypotheses)
         score = evidence_score(margin_of([h.score for h in answer.hypotheses]) if answer.hypotheses else None,
                                answer.hypotheses, answer.claims, answer.ledger)
-        rows.append({"score": score, "lead": None if best is None else ("SUPPORT" if best.polarity > 0 else "CONTRADICT"),
-                     "abstained": answer.abstained, "verdict": answer.verdict or "NOT_ENOUGH_INFO", "gold": gold_of(claim)[2]})
+        rows.append(row_of(claim, answer, score))
     return rows
 
 

@@ -159,9 +159,9 @@ def estimated_build_s(documents: int) -> float:
     in bf16 and 70 ms in fp32 (`agent.tools.encoder.bulk_model`), spread over the cores torch uses."""
     import torch
 
-    from agent.tools.encoder import native_bf16
+    from agent.tools.encoder import bf16_bulk_encoding
 
-    return 3.0 + documents * (0.03 if native_bf16() else 0.07) / max(1, torch.get_num_threads())
+    return 3.0 + documents * (0.03 if bf16_bulk_encoding() else 0.07) / max(1, torch.get_num_threads())
 
 
 def bm25_tokenize(texts: list[str], *, return_ids: bool = True):
