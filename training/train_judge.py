@@ -230,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=0.06, help="share of steps with a linear warm-up")
     parser.add_argument("--max-len", type=int, default=192, help="tokens per pair (statement + passage), training and inference")
     parser.add_argument("--class-power", type=float, default=0.5, help="class weight exponent: 0 none, 0.5 inverse sqrt frequency, 1 balanced")
+    parser.add_argument("--nli-epochs", type=int, default=0, help="epochs of a general-NLI warm-up stage before the pooled one "
+                        "(training/nli.py: MNLI, SNLI, counterfactual SNLI, SciNLI; 0: none)")
+    parser.add_argument("--nli-lr", type=float, default=4e-5)
     parser.add_argument("--stage2", default="", help="sources of a second, in-domain fine-tuning stage (e.g. scifact,healthver,check_covid)")
     parser.add_argument("--stage2-epochs", type=int, default=1)
     parser.add_argument("--stage2-lr", type=float, default=2e-5)
@@ -238,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-layers", type=int, help="train only the top N encoder layers and the head (with --init); the file "
                         "holds only those and names its --init file and digest, read under it at load time")
     parser.add_argument("--int8", action="store_true", help="store weight matrices as int8 with a scale per row (half the file)")
-    parser.add_argument("--max-train", type=int, help="subsample the training pairs (smoke runs)")
+    parser.add_argument("--max-train", type=int, help="subsample the training pairs, the NLI stage's too (smoke runs)")
+    parser.add_argument("--max-val", type=int, help="subsample the val and heldout pairs (smoke runs; the selection is then noise)")
     parser.add_argument("--contrast", type=int, default=0, help="add up to N in-domain contrast pairs made from the training "
                         "rationales (training/contrast.py: direction, null result, hedge, comparison, subject edits)")
     parser.add_argument("--init", type=Path, help="start from these weights (a stance_cross.npz) instead of the base")
@@ -273,9 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     contrast = contrast_pairs(train, seed=args.seed) if args.contrast else []
     if args.max_train:
         train = rng.sample(train, min(args.max_train, len(train)))
-    train += rng.sample(contrast, min(args.contrast, len(contrast)))
+    train += rng.sample(contrast, min(args.contrast, len(contrast), args.max_train or len(contrast)))
     val = [p for p in pool if p.split == "val"]
     heldout = [] if args.skip_heldout else [p for p in pool if p.split == "heldout"]
+    if args.max_val:
+        val, heldout = rng.sample(val, min(args.max_val, len(val))), rng.sample(heldout, min(args.max_val, len(heldout)))
     print(f"pool: train {len(train)}, val {len(val)}, heldout {len(heldout)}; removed {removed}; built in {time.perf_counter() - started:.0f}s", flush=True)
 
     args.device = resolve_device(args.device)
@@ -290,12 +296,25 @@ def main(argv: list[str] | None = None) -> int:
     for name, param in network.named_parameters():
         param.requires_grad = name in names
     network.to(args.device)
+    history: list[dict] = []
+    if args.nli_epochs > 0:
+        from training.nli import load_nli
+
+        nli = load_nli(args.data_dir)
+        nli_train, nli_val = [p for p in nli if p.split == "train"], [p for p in nli if p.split == "val"]
+        if args.max_train:
+            nli_train = rng.sample(nli_train, min(args.max_train, len(nli_train)))
+        state, history, _ = train_stage(network, tokenizer, nli_train, val, args, epochs=args.nli_epochs, lr=args.nli_lr, label="nli", rng=rng)
+        network.load_state_dict({**network.state_dict(), **state})
+        history.append({"stage": "nli", "nli_val": report_by_source(nli_val, softmax(logits_of(network, tokenizer, nli_val, args.max_len)))})
+        print(f"nli stage: {history[-1]}", flush=True)
     if args.epochs > 0:
-        state, history, score = train_stage(network, tokenizer, train, val, args, epochs=args.epochs, lr=args.lr, label="pooled", rng=rng)
+        state, pooled_history, score = train_stage(network, tokenizer, train, val, args, epochs=args.epochs, lr=args.lr, label="pooled", rng=rng)
+        history += pooled_history
         network.load_state_dict({**network.state_dict(), **state})
     else:  # resumed or exported: the starting weights are the first candidate
         state = {n: p.detach().cpu().clone() for n, p in network.named_parameters() if n in names}
-        score, history = selection_score(report_by_source(val, softmax(logits_of(network, tokenizer, val, args.max_len)))), []
+        score = selection_score(report_by_source(val, softmax(logits_of(network, tokenizer, val, args.max_len))))
     if args.stage2:
         stage2_sources = set(args.stage2.split(","))
         stage2 = [p for p in train if p.source in stage2_sources or (p.source == "negated" and "scifact" in stage2_sources)]
@@ -317,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
                "removed": removed, "train_seconds": round(train_seconds, 1), "seconds": round(time.perf_counter() - started, 1)}
     if not args.no_write:
         meta = {"train_pairs_by_source": counts, "max_len": args.max_len, "epochs": args.epochs, "stage2": args.stage2, "lr": args.lr,
-                "class_power": args.class_power, "labels": args.labels, "seed": args.seed, "selection": round(score, 4), "val": val_report, "heldout": held,
+                "class_power": args.class_power, "labels": args.labels, "seed": args.seed, "nli_epochs": args.nli_epochs,
+                "contrast": args.contrast, "selection": round(score, 4), "val": val_report, "heldout": held,
                 "train_seconds": round(train_seconds, 1), "pool": "training/pool.py", "int8": args.int8,
                 "init_checkpoint": args.init_checkpoint.name if args.init_checkpoint else None}
         if args.train_layers is not None:  # the layers below are the --init file's: the loader reads them from it

