@@ -23,10 +23,11 @@ import random
 import re
 from pathlib import Path
 
-from training.dataset import SentenceRetriever, StancePair, claim_docs, load_scifact, negate_statement, scifact_splits
 from agent.lexicon import NEGATION_MARKER
 from agent.scoring.chunking import sentence_sections
 from agent.text import content_terms, is_finding, strip_section_label
+from benchmarks.splits import claim_docs, scifact_splits
+from training.dataset import SentenceRetriever, StancePair, load_scifact, negate_statement
 
 _CONCLUSION_SECTIONS = ("conclusion", "conclusions", "interpretation", "conclusions and relevance", "conclusion and relevance")
 _CONCLUSION_CUE = re.compile(

@@ -157,7 +157,7 @@ async def test_the_default_judge_reads_plain_sentences_on_both_sides():
     aspirin" against "Aspirin lowers fever"); with the heuristic's vote the default reads 0.85, each side 0.85."""
     from agent.backend import offline_stance
     from agent.config import Context
-    from training.formats import read_pairs
+    from benchmarks.formats import read_pairs
 
     _, pairs = read_pairs(Path(__file__).resolve().parents[2] / "evals" / "data" / "plain_pairs.jsonl")
     sided = [p for p in pairs if p.label != "NEUTRAL"]

@@ -9,10 +9,11 @@ import pytest
 
 from agent.errors import ConfigurationError
 from agent.judges import offline_stance_judge, trained
-from training.dataset import load_scifact, scifact_splits
 from agent.judges.features import FEATURE_NAMES
 from agent.judges.trained import StanceMLP, TrainedStanceJudge
+from benchmarks.splits import scifact_splits
 from tests.judges.conftest import DATA, assert_held_out_floors, assert_well_formed, needs_data
+from training.dataset import load_scifact
 
 # Held-out rationale sentences (claim id, evidence doc id, sentence index, gold label) the model must get right.
 CLEAR_EXAMPLES = [
