@@ -14,7 +14,7 @@ groups:
 A flipped null result ("X did not reduce Y" -> "X reduced Y") paired with "no significant difference" is the
 contradiction PubMedQA's "no" answers and SciFact's negated claims need. Labels are heuristic (a conclusion may
 go beyond its results; the best-overlapping sentence may be methods); the noise is accepted and the effect is
-measured on the held-out pairs and end to end (evals/README.md).
+measured on the held-out pairs and end to end (evals/HISTORY.md).
 """
 
 from __future__ import annotations

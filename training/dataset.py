@@ -15,7 +15,7 @@ Sources, all real labelled data from `../shared/data`:
 Hold-out rules (never trained on; every reported number comes from them): benchmarks/splits.py.
 
 The BM25-retrieved neutrals may include a few unannotated supporting sentences (SciFact's annotation is not
-exhaustive); that label noise is accepted and documented in evals/README.md.
+exhaustive); that label noise is accepted and documented in evals/HISTORY.md.
 """
 
 from __future__ import annotations

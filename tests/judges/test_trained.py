@@ -22,7 +22,7 @@ CLEAR_EXAMPLES = [
     (265, 2033917, 2, "SUPPORT"),  # "...clathrin stabilizes fibres of the mitotic spindle..."
 ]
 # Regression floors on the 132-pair held-out sample below (measured: recall S 0.41, C 0.07, N 0.73; see
-# evals/README.md: the model rarely predicts CONTRADICT on SciFact, so only S, N and the balance are guarded).
+# evals/HISTORY.md: the model rarely predicts CONTRADICT on SciFact, so only S, N and the balance are guarded).
 MIN_SUPPORT_RECALL = 0.3
 MIN_NEUTRAL_RECALL = 0.6
 MIN_BALANCED_ACCURACY = 0.36  # chance is 1/3
