@@ -32,7 +32,9 @@ from agent.errors import CorpusError
 from agent.tools.encoder import shared_encoder
 from agent.tools.local_index import LocalIndex, default_index_dir, load_corpus
 from agent.tools.offline_rerank import HybridReranker, SentenceStore
-from evals.report import commit, print_json, read_jsonl, read_or_exit
+from benchmarks.cli import commit
+from benchmarks.formats import read_jsonl
+from evals.report import print_json, read_or_exit
 from evals.rerank_cv import cross_validated_scores, features, grouped_folds
 
 CONFIGS = ("bm25", "dense", "hybrid", "rerank", "rerank+sentences", "learned-cv")

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
-from evals.report import parse_overrides, publish
-from training.fit_relevance import ASPIRIN, load_off_topic
+from benchmarks.cli import parse_overrides
+from benchmarks.questions import ASPIRIN, load_off_topic
+from evals.report import publish
 
 
 async def evaluate(questions: list[dict], context: Context, documents: list[dict] | None) -> dict[str, Any]:

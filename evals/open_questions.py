@@ -29,9 +29,11 @@ from typing import Any
 from agent import Context, aask
 from agent.errors import InputError
 from agent.text import jaccard
-from evals.report import parse_overrides, publish, read_jsonl, read_or_exit, selective, write_answers
-from evals.scifact import gold_of
-from training.formats import read_corpus
+from benchmarks.cli import parse_overrides
+from benchmarks.formats import read_corpus, read_jsonl
+from benchmarks.metrics import selective
+from benchmarks.questions import gold_of
+from evals.report import publish, read_or_exit, write_answers
 
 QUESTIONS = Path(__file__).parent / "data" / "open_questions.jsonl"
 _CITED = re.compile(r"\[([^\[\]]+)\]")

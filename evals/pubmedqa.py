@@ -25,10 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
-from training.dataset import pubmedqa_split
 from agent.llm_flags import add_llm_arguments, llm_overrides
+from benchmarks.cli import parse_overrides
+from benchmarks.metrics import calibration, macro_f1, selective
+from benchmarks.metrics import confusion as confusion_of
+from benchmarks.questions import documents_of
+from benchmarks.splits import pubmedqa_split
 from evals.pubmedqa_rule import LABELS, Rule, evidence_of, load_rule
-from evals.report import calibration, chat_model_usage, confusion as confusion_of, macro_f1, parse_overrides, publish, selective, write_answers
+from evals.report import chat_model_usage, publish, write_answers
 
 DECISION = {"SUPPORT": "yes", "CONTRADICT": "no"}
 
@@ -50,15 +54,6 @@ def lean_confidence(answer: Any) -> float:
     if answer.abstained and answer.leading_confidence is not None and decide_lean(answer) != "maybe":
         return answer.leading_confidence
     return answer.confidence
-
-
-def documents_of(pmid: str, item: dict) -> list[dict]:
-    """The question's contexts as what they are: one abstract (its conclusion removed), each section's first
-    sentence carrying its structured-abstract label ("RESULTS: ..."), so the court weighs sections as it does
-    for any structured abstract. The title is left out: PubMedQA questions are mostly the paper's title."""
-    labels = item.get("LABELS") or []
-    sections = [f"{labels[i].upper()}: {text}" if i < len(labels) and labels[i] else text for i, text in enumerate(item["CONTEXTS"])]
-    return [{"id": pmid, "title": "", "abstract": " ".join(sections)}]
 
 
 async def evaluate(items: dict[str, dict], context: Context, answers_path: Path | None = None, rule: Rule | None = None) -> dict[str, Any]:

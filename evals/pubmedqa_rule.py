@@ -26,7 +26,8 @@ from typing import Any, Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 
-from evals.report import confusion, macro_f1, publish, read_answers, stratified_folds
+from benchmarks.metrics import confusion, macro_f1, stratified_folds
+from evals.report import publish, read_answers
 
 LABELS = ("yes", "no", "maybe")
 THRESHOLDS = tuple(round(float(x), 2) for x in np.arange(-1.5, 1.51, 0.05))

@@ -25,9 +25,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from agent import stance_judge
 from agent.errors import InputError
 from agent.records import Stance
-from evals.report import parse_overrides, print_json, print_table, read_jsonl, read_or_exit
+from benchmarks.cli import parse_overrides, print_table
+from benchmarks.formats import LabelledPair, read_jsonl
+from evals.report import print_json, read_or_exit
 from evals.stance import judge_pairs, print_confusion, score
-from training.formats import LabelledPair
 
 DATA = Path(__file__).resolve().parent / "data" / "reading_check.jsonl"
 

@@ -1,106 +1,21 @@
-"""Shared by the evals: the commit id, metric helpers, table printing, the JSON last line."""
+"""Shared by the evals only: the JSON last line, the published table, what the chat model did over a run's answers,
+and the answers file (the commit, the metrics and the table printer are benchmarks', shared with training)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import re
-import subprocess
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from agent.errors import InputError
-from agent.jsonl import parse_jsonl
+from benchmarks.cli import commit, print_table
+from benchmarks.formats import read_jsonl
 
 T = TypeVar("T")
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def commit() -> str:
-    """Short commit of the checkout (with '+dirty' when it has uncommitted changes), or 'unknown'."""
-    try:
-        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True, text=True).stdout.strip()
-        return sha + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def prf(correct: int, predicted: int, gold: int) -> tuple[float, float, float]:
-    precision = correct / predicted if predicted else 0.0
-    recall = correct / gold if gold else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1
-
-
-def confusion(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> dict[str, int]:
-    """Counts of every "gold->predicted" label pair, in `labels` order."""
-    counts = Counter(zip(gold, predicted))
-    return {f"{g}->{p}": counts[(g, p)] for g in labels for p in labels}
-
-
-def stratified_folds(labels: Sequence[str], folds: int, seed: int) -> list[int]:
-    """Fold of each item for cross-validation: every label's items dealt round-robin over the folds after a seeded shuffle."""
-    by_label: dict[str, list[int]] = defaultdict(list)
-    for i, label in enumerate(labels):
-        by_label[label].append(i)
-    fold_of = [0] * len(labels)
-    rng = random.Random(seed)
-    offset = 0
-    for label in sorted(by_label):
-        items = by_label[label]
-        rng.shuffle(items)
-        for k, i in enumerate(items):
-            fold_of[i] = (k + offset) % folds
-        offset += len(items)
-    return fold_of
-
-
-def macro_f1(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> float:
-    scores = []
-    for label in labels:
-        tp = sum(g == label and p == label for g, p in zip(gold, predicted))
-        scores.append(prf(tp, sum(p == label for p in predicted), sum(g == label for g in gold))[2])
-    return sum(scores) / len(scores) if scores else 0.0
-
-
-def selective(correct: Sequence[bool], answered: Sequence[bool]) -> dict[str, float]:
-    """Selective accuracy, as LitQA2 scores it: coverage = answered / all, precision = right / answered (a verdict
-    given, not an abstention), accuracy = right / all (here an abstention is right when "not enough info" is)."""
-    n, given = len(correct), sum(answered)
-    right_given = sum(c and a for c, a in zip(correct, answered))
-    return {"coverage": given / n if n else 0.0, "precision_when_answering": right_given / given if given else 0.0,
-            "selective_accuracy": sum(correct) / n if n else 0.0}
-
-
-def calibration(confidences: Sequence[float], correct: Sequence[bool], bins: int = 10) -> tuple[float, float]:
-    """(ECE with equal-width bins, Brier score) of confidence against correctness."""
-    n = len(confidences)
-    if n == 0:
-        return 0.0, 0.0
-    brier = sum((c - float(k)) ** 2 for c, k in zip(confidences, correct)) / n
-    ece = 0.0
-    for b in range(bins):
-        low, high = b / bins, (b + 1) / bins
-        members = [(c, k) for c, k in zip(confidences, correct) if low <= c < high or (b == bins - 1 and c == 1.0)]
-        if members:
-            accuracy = sum(k for _, k in members) / len(members)
-            mean_conf = sum(c for c, _ in members) / len(members)
-            ece += len(members) / n * abs(accuracy - mean_conf)
-    return ece, brier
-
-
-def print_table(title: str, rows: list[tuple[str, Any]]) -> None:
-    width = max(len(name) for name, _ in rows)
-    print(f"\n{title}  (commit {commit()})")
-    print("-" * (width + 16))
-    for name, value in rows:
-        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
-        print(f"{name:<{width}}  {shown}")
 
 
 def print_json(payload: dict[str, Any]) -> None:
@@ -114,17 +29,6 @@ def publish(title: str, results: dict[str, Any], config: dict[str, Any], as_json
     print_table(f"{title}, {config}", list(results.items()))
     if as_json:
         print_json({**results, **config})
-
-
-def parse_overrides(items: list[str] | None) -> dict[str, Any]:
-    overrides: dict[str, Any] = {}
-    for item in items or []:
-        key, _, raw = item.partition("=")
-        try:
-            overrides[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            overrides[key] = raw
-    return overrides
 
 
 _FAILURES = ("ModelUnavailable", "ValueError", "BudgetExceeded")
@@ -185,13 +89,6 @@ def write_answers(path: Path | None, answers: Sequence[Any]) -> None:
     """Each run's Answer as one JSON line (--answers), to read what the model did question by question."""
     if path is not None:
         path.write_text("".join(a.model_dump_json() + "\n" for a in answers))
-
-
-def read_jsonl(path: Path) -> list[Any]:
-    """Every non-blank line of a JSON Lines file (claims, queries, answers); a line that is not JSON is an InputError
-    naming the file and the line."""
-    with path.open(encoding="utf-8") as handle:
-        return [value for _, value in parse_jsonl(handle, lambda number, msg: InputError(f"{path} line {number} is not JSON: {msg}"))]
 
 
 def read_or_exit(parser: argparse.ArgumentParser, read: Callable[[], T]) -> T:

@@ -24,8 +24,8 @@ from typing import Any
 
 from scipy.stats import beta
 
-from evals.report import read_jsonl
-from evals.scifact import gold_of, load_claims
+from benchmarks.formats import read_jsonl
+from benchmarks.questions import gold_of, load_claims
 
 
 def upper_error_bound(errors: int, n: int, level: float) -> float:

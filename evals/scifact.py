@@ -6,7 +6,7 @@ calibration and speed).
     python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
 
 On claims_train the default split is the fixed hold-out that the stance model never saw (see
-training/dataset.py: claim groups containing an id % 5 == 0); `--split all` scores every claim.
+benchmarks/splits.py: claim groups containing an id % 5 == 0); `--split all` scores every claim.
 """
 
 from __future__ import annotations
@@ -19,21 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from agent import Context, averify
-from training.dataset import scifact_splits
 from agent.llm_flags import add_llm_arguments, llm_overrides
-from evals.report import calibration, chat_model_usage, parse_overrides, prf, publish, read_jsonl, read_or_exit, selective, write_answers
+from benchmarks.cli import parse_overrides
+from benchmarks.metrics import calibration, prf, selective
+from benchmarks.questions import gold_of, load_claims
+from evals.report import chat_model_usage, publish, read_or_exit, write_answers
 
 LABELS = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
-
-
-def gold_of(claim: dict) -> tuple[dict[str, str], dict[str, set[int]], str]:
-    """Gold doc labels, gold rationale sentences per doc, and the claim-level label."""
-    labels, sentences = {}, {}
-    for doc, sets in (claim.get("evidence") or {}).items():
-        labels[str(doc)] = sets[0]["label"]
-        sentences[str(doc)] = {i for s in sets for i in s["sentences"]}
-    claim_label = next(iter(labels.values())) if labels else "NOT_ENOUGH_INFO"
-    return labels, sentences, claim_label
 
 
 def predictions_of(answer: Any, max_docs: int = 1) -> tuple[dict[str, str], dict[str, set[int]]]:
@@ -104,15 +96,6 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1, answ
         "seconds_per_claim_p95": sorted(seconds)[int(0.95 * (len(seconds) - 1))] if seconds else 0.0,
         **chat_model_usage(answers),
     }
-
-
-def load_claims(path: Path, split: str, limit: int | None = None) -> list[dict]:
-    """Claims of one split (claims_train's fixed hold-out, validation part, or all), first `limit` of them."""
-    claims = read_jsonl(path)
-    if split != "all" and any("evidence" in c for c in claims):
-        splits = scifact_splits(claims)
-        claims = [c for c in claims if splits.get(c["id"]) == split]
-    return claims[:limit] if limit else claims
 
 
 def claims_parser(prog: str, description: str) -> argparse.ArgumentParser:

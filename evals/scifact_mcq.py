@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
-from evals.report import calibration, chat_model_usage, publish, read_or_exit, write_answers
-from evals.scifact import claims_parser, corpus_context, load_claims
+from benchmarks.metrics import calibration
+from benchmarks.questions import load_claims
+from evals.report import chat_model_usage, publish, read_or_exit, write_answers
+from evals.scifact import claims_parser, corpus_context
 
 QUESTION = "Which statement does the published evidence support?"
 

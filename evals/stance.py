@@ -6,7 +6,7 @@
     python -m evals.stance --data ../shared/data/stance/clinifact/validation_set.csv --set stance_model=heuristic --limit 200
 
 The format (HealthVer CSV, CliniFact CSV, SciFact / MultiVerS claims JSONL with a corpus, Check-COVID JSON lines
-with its corpus.json) is detected from the content (training/formats.py says how each becomes pairs). Prints a
+with its corpus.json) is detected from the content (benchmarks/formats.py says how each becomes pairs). Prints a
 table and, with --json, one JSON line: macro_f1, accuracy, per-label precision / recall / F1, pairs,
 pairs_per_second. `--split` applies to SciFact's claims_train only: the judges' fixed hold-out (default there),
 their validation part, or all claims.
@@ -23,9 +23,12 @@ from typing import Any
 
 from agent import stance_judge
 from agent.records import STANCE_LABELS
-from evals.report import confusion as confusion_of, parse_overrides, prf, print_json, print_table, read_jsonl
-from training.dataset import scifact_splits
-from training.formats import FormatError, LabelledPair, read_pairs
+from benchmarks.cli import parse_overrides, print_table
+from benchmarks.formats import FormatError, LabelledPair, read_jsonl, read_pairs
+from benchmarks.metrics import confusion as confusion_of
+from benchmarks.metrics import prf
+from benchmarks.splits import scifact_splits
+from evals.report import print_json
 
 BATCH = 256
 
@@ -56,7 +59,7 @@ async def judge_pairs(judge: Any, pairs: list[LabelledPair]) -> tuple[list[str],
 
 
 def scifact_split(path: Path, fmt: str, pairs: list[LabelledPair], split: str) -> list[LabelledPair]:
-    """SciFact claims_train pairs of one split of training/dataset.py's rule (other files pass through)."""
+    """SciFact claims_train pairs of one split of benchmarks/splits.py's rule (other files pass through)."""
     if fmt != "multivers_jsonl":
         return pairs
     claims = read_jsonl(path)

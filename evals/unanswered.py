@@ -24,8 +24,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.questions import gold_of, load_claims
 from evals.report import read_answers, read_or_exit
-from evals.scifact import gold_of, load_claims
 
 NO_SIDE = "no retrieved passage supports or contradicts"
 OUTCOMES = ("answered", "abstained", "judge_neutral", "gold_not_judged", "gate")

@@ -1,8 +1,11 @@
-"""What the runtime must not import: the training package (weights and tables are what it ships, not the code), and
-on the offline path the project's HTTP layer and API clients."""
+"""What the runtime must not import: the training, eval and benchmark code (weights and tables are what it ships, not
+the code), and on the offline path the project's HTTP layer and API clients. Training and evals share benchmarks/ and
+never import each other."""
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,10 +15,34 @@ RUNTIME_MODULES = ["agent", "agent.graph", "agent.cli", "agent.api", "agent.back
 
 def test_runtime_imports_no_training_code():
     code = "import sys\n" + "".join(f"import {m}\n" for m in RUNTIME_MODULES) + (
-        "print(sorted(m for m in sys.modules if m == 'training' or m.startswith('training.')))"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('training', 'evals', 'benchmarks')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def imported_packages(package: str) -> dict[str, set[str]]:
+    """Each module of a top-level package -> the top-level packages its imports name (at any depth of the file)."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((REPO / package).rglob("*.py")):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.split(".")[0])
+        found[str(path.relative_to(REPO))] = names
+    return found
+
+
+@pytest.mark.parametrize(("package", "forbidden"), [("training", {"evals"}), ("evals", {"training"}),
+                                                    ("benchmarks", {"training", "evals"})])
+def test_training_and_evals_share_benchmarks_and_never_import_each_other(package, forbidden):
+    offenders = {module: names & forbidden for module, names in imported_packages(package).items() if names & forbidden}
+    assert not offenders, offenders
 
 
 OFFLINE_RUN = """

@@ -14,7 +14,7 @@ groups:
 A flipped null result ("X did not reduce Y" -> "X reduced Y") paired with "no significant difference" is the
 contradiction PubMedQA's "no" answers and SciFact's negated claims need. Labels are heuristic (a conclusion may
 go beyond its results; the best-overlapping sentence may be methods); the noise is accepted and the effect is
-measured on the held-out pairs and end to end (evals/README.md).
+measured on the held-out pairs and end to end (evals/HISTORY.md).
 """
 
 from __future__ import annotations
@@ -23,10 +23,11 @@ import random
 import re
 from pathlib import Path
 
-from training.dataset import SentenceRetriever, StancePair, claim_docs, load_scifact, negate_statement, scifact_splits
 from agent.lexicon import NEGATION_MARKER
 from agent.scoring.chunking import sentence_sections
 from agent.text import content_terms, is_finding, strip_section_label
+from benchmarks.splits import claim_docs, scifact_splits
+from training.dataset import SentenceRetriever, StancePair, load_scifact, negate_statement
 
 _CONCLUSION_SECTIONS = ("conclusion", "conclusions", "interpretation", "conclusions and relevance", "conclusion and relevance")
 _CONCLUSION_CUE = re.compile(

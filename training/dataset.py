@@ -12,18 +12,10 @@ Sources, all real labelled data from `../shared/data`:
   conclusion (`LONG_ANSWER`) and against its results section: yes -> SUPPORT, no -> CONTRADICT ("maybe"
   questions are left out: an inconclusive study neither supports nor is unrelated).
 
-Hold-out rules (never trained on; every reported number comes from them):
-- SciFact: claims are linked when they share a cited or evidence document (negated twin claims share their
-  evidence). Every claim of a linked group that contains a claim with `id % 5 == 0` is held out (341 of 809
-  claims), so no held-out claim's abstract was seen in training and every `id % 5 == 0` claim is unseen.
-- HealthVer: pairs whose `topic_ip % 5 == 0`.
-- PubMedQA: questions with an odd PMID (246 of 500). `evals.pubmedqa --split heldout` scores exactly these.
-- Inside the training part, an internal validation part for model selection: SciFact groups whose smallest
-  claim id has `id % 5 == 1`, HealthVer topics with `topic_ip % 5 == 1`, PubMedQA even PMIDs with
-  `(pmid // 2) % 5 == 0`.
+Hold-out rules (never trained on; every reported number comes from them): benchmarks/splits.py.
 
 The BM25-retrieved neutrals may include a few unannotated supporting sentences (SciFact's annotation is not
-exhaustive); that label noise is accepted and documented in evals/README.md.
+exhaustive); that label noise is accepted and documented in evals/HISTORY.md.
 """
 
 from __future__ import annotations
@@ -34,14 +26,13 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
 
 from agent.lexicon import CONTRACTED_NEGATIONS, DIRECTION_SWAPS, STANCE_FLIP
 from agent.reasoners.questions import polar_to_claim
 from agent.records import Stance
+from benchmarks.splits import Split, claim_docs, healthver_split, pubmedqa_split, scifact_splits
 
 LABELS: tuple[Stance, ...] = ("SUPPORT", "CONTRADICT", "NEUTRAL")
-Split = Literal["train", "val", "heldout"]
 
 SCIFACT_LABELS: dict[str, Stance] = {"SUPPORT": "SUPPORT", "CONTRADICT": "CONTRADICT"}
 HEALTHVER_LABELS: dict[str, Stance] = {"Supports": "SUPPORT", "Refutes": "CONTRADICT", "Neutral": "NEUTRAL"}
@@ -77,37 +68,6 @@ def load_scifact(data_dir: Path) -> tuple[dict[int, dict], list[dict]]:
     with (data_dir / "scifact" / "claims_train.jsonl").open(encoding="utf-8") as handle:
         claims = [json.loads(line) for line in handle if line.strip()]
     return corpus, claims
-
-
-def claim_docs(claim: dict) -> list[int]:
-    return list(dict.fromkeys([int(d) for d in claim["cited_doc_ids"]] + [int(d) for d in claim["evidence"]]))
-
-
-def scifact_splits(claims: list[dict]) -> dict[int, Split]:
-    """Split of every claim id by the linked-group rule in the module docstring."""
-    parent: dict[tuple[str, int], tuple[str, int]] = {}
-
-    def find(node: tuple[str, int]) -> tuple[str, int]:
-        parent.setdefault(node, node)
-        while parent[node] != node:
-            parent[node] = parent[parent[node]]
-            node = parent[node]
-        return node
-
-    for claim in claims:
-        root = find(("claim", claim["id"]))
-        for doc in claim_docs(claim):
-            parent[find(("doc", doc))] = root
-            root = find(root)
-    groups: dict[tuple[str, int], list[int]] = defaultdict(list)
-    for claim in claims:
-        groups[find(("claim", claim["id"]))].append(claim["id"])
-    splits: dict[int, Split] = {}
-    for ids in groups.values():
-        split: Split = "heldout" if any(i % 5 == 0 for i in ids) else "val" if min(ids) % 5 == 1 else "train"
-        for i in ids:
-            splits[i] = split
-    return splits
 
 
 def _passage_text(doc: dict) -> str:
@@ -178,17 +138,11 @@ def healthver_pairs(data_dir: Path) -> list[StancePair]:
     with (data_dir / "healthver" / "healthver_dev.csv").open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
             topic = int(row["topic_ip"])
-            split: Split = "heldout" if topic % 5 == 0 else "val" if topic % 5 == 1 else "train"
+            split = healthver_split(topic)
             claim, evidence = row["claim"].strip(), row["evidence"].strip()
             if claim and evidence:
                 pairs.append(StancePair(claim, evidence, HEALTHVER_LABELS[row["label"]], "healthver", str(topic), split))
     return pairs
-
-
-def pubmedqa_split(pmid: str | int) -> Split:
-    """The split of one PubMedQA question by the rule in the module docstring (odd PMIDs are held out)."""
-    number = int(pmid)
-    return "heldout" if number % 2 else "val" if (number // 2) % 5 == 0 else "train"
 
 
 def _results_section(item: dict) -> str:

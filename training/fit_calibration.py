@@ -2,7 +2,7 @@
 
     python -m training.fit_calibration --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
 
-Runs every claim of the validation part (training/dataset.py; the stance judges were not trained on it,
+Runs every claim of the validation part (benchmarks/splits.py; the stance judges were not trained on it,
 and the held-out part is left for evals/scifact.py) through the public API with the raw evidence score and
 the eval's settings (preset `fast`, answer-claim verification off), then fits two one-feature logistic maps
 from that score:
@@ -25,17 +25,18 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-
 from agent import Context, averify
 from agent.backend import backend_for, judge_for
 from agent.calibration import CalibrationTable, PlattScale, default_table_path, evidence_score
-from agent.nodes.court import margin_of
-from agent.records import Answer
 from agent.judges.cross import cross_weights_in_use, direction_weights_in_use
 from agent.judges.packaged import weights_digest
+from agent.nodes.court import margin_of
 from agent.reasoners.extractive import winner
-from evals.report import calibration, commit, parse_overrides, print_table, read_jsonl, stratified_folds
-from evals.scifact import gold_of, load_claims
+from agent.records import Answer
+from benchmarks.cli import commit, parse_overrides, print_table
+from benchmarks.formats import read_jsonl
+from benchmarks.metrics import calibration, stratified_folds
+from benchmarks.questions import gold_of, load_claims
 
 
 def row_of(claim: dict, answer: Answer, score: float) -> dict:

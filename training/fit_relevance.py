@@ -7,7 +7,7 @@ PubMedQA pqal_dev questions against their own abstract (as evals/pubmedqa.py ask
 project's off-topic questions (evals/data/off_topic.jsonl: physics, chemistry, mathematics, computer science,
 earth science, everyday facts, and biology the corpus does not cover) against the SciFact corpus.
 
-Fitted on: SciFact claims outside the held-out groups (training/dataset.py scifact_splits: train + val),
+Fitted on: SciFact claims outside the held-out groups (benchmarks/splits.py scifact_splits: train + val),
 PubMedQA even PMIDs, off-topic questions marked `fit`. Reported on what the fit never saw: SciFact held-out
 claims (all, and those with evidence), PubMedQA odd PMIDs, off-topic questions marked `heldout` (against the
 SciFact corpus and against a one-record aspirin corpus, the `--documents` case).
@@ -39,21 +39,12 @@ from agent.scoring.relevance import FEATURES, TOP_RECORDS, RelevanceModel, defau
 from agent.tools.encoder import MODEL_NAME, shared_encoder
 from agent.tools.local_index import LocalIndex, default_index_dir, records_from_dicts
 from agent.tools.offline_rerank import HybridReranker
-from evals.pubmedqa import documents_of
-from evals.report import commit, read_jsonl
-from training.dataset import pubmedqa_split, scifact_splits
+from benchmarks.cli import commit
+from benchmarks.formats import read_jsonl
+from benchmarks.questions import ASPIRIN, documents_of, load_off_topic
+from benchmarks.splits import pubmedqa_split, scifact_splits
 
 REPO = Path(__file__).resolve().parents[1]
-OFF_TOPIC = REPO / "evals" / "data" / "off_topic.jsonl"
-ASPIRIN = [{"id": "aspirin-1", "title": "Aspirin and colorectal cancer risk",
-            "abstract": "Regular aspirin use reduces the long-term risk of colorectal cancer. In five randomised trials, aspirin at "
-                        "75 mg daily lowered the 20-year incidence of colon cancer by 24% (HR 0.76, 95% CI 0.60-0.96)."}]
-
-
-def load_off_topic(path: Path = OFF_TOPIC) -> list[dict]:
-    return read_jsonl(path)
-
-
 async def focus_of(reasoner: ExtractiveReasoner, question: str, mode: str = "ask") -> str:
     """What the product compares with the evidence: the plan's claim, else the question."""
     plan = await reasoner.plan(question, [], mode)

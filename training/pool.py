@@ -10,7 +10,7 @@ CliniFact test) are not read at all.
 
 | source | pairs | label mapping | split | weight |
 |---|---|---|---|---|
-| scifact | claims_train: each rationale sentence and each rationale set (joined); sentences of cited abstracts without rationale, and BM25-retrieved sentences of abstracts the claim does not cite (hard negatives) -> NEUTRAL | SUPPORT / CONTRADICT | training/dataset.py scifact_splits (341 held-out claims, validation part) | 1.0 |
+| scifact | claims_train: each rationale sentence and each rationale set (joined); sentences of cited abstracts without rationale, and BM25-retrieved sentences of abstracts the claim does not cite (hard negatives) -> NEUTRAL | SUPPORT / CONTRADICT | benchmarks/splits.py scifact_splits (341 held-out claims, validation part) | 1.0 |
 | healthver | HealthVer train (MultiVerS format): each rationale set (joined) -> its label; one other sentence of each listed abstract -> NEUTRAL (HealthVer's own neutral evidence is such sentences) | SUPPORT / CONTRADICT / NEI -> NEUTRAL | train; HealthVer dev CSV is `val` | 1.0 |
 | check_covid | claim against its evidence sentences (given for NEI claims too) | SUPPORT / REFUTE -> CONTRADICT / NOTENOUGHINFO -> NEUTRAL | train file -> train, dev file -> val | 1.0 |
 | evidence_inference | EI 2.0 prompts (intervention I, comparator C, outcome O) against each valid evidence span; claims written from the prompt: "I increases O compared with C", "I decreases O ...", "There is no significant difference in O between I and C"; the claim matching the reported direction -> SUPPORT, one of the other two -> CONTRADICT; the claim of another outcome of the same trial -> NEUTRAL | significantly increased / decreased / no significant difference | ev2 article split: train / validation -> val / test -> heldout | 0.7 |
@@ -44,8 +44,8 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from agent.records import Stance
+from benchmarks.formats import check_covid_jsonl, healthver_csv, read_corpus
 from training.dataset import StancePair, default_data_dir, load_scifact, negation_augment, scifact_pairs
-from training.formats import check_covid_jsonl, healthver_csv, read_corpus
 
 STANCE_DIR = "stance"
 HEALTHVER_EXCLUDED = frozenset({234, 988})
@@ -183,7 +183,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 
 
 def clinifact_source(data: Path) -> list[StancePair]:
-    from training.formats import clinifact_csv
+    from benchmarks.formats import clinifact_csv
 
     folder = data / STANCE_DIR / "clinifact"
     pairs = []

@@ -2,10 +2,10 @@
 
     python -m training.train_cross_stance                  # ~16 min on 2 CPU cores; reproduces the shipped file
     python -m training.train_cross_stance --no-write --epochs 1 --max-train 2000   # a quick smoke run
-    python -m training.train_cross_stance --conclusions --out /tmp/x.npz   # + weak conclusion pairs (not shipped, evals/README.md)
-    python -m training.train_cross_stance --pubmedqa --bias 0,0,0 --out /tmp/x.npz   # + PubMedQA pairs (not shipped, evals/README.md)
+    python -m training.train_cross_stance --conclusions --out /tmp/x.npz   # + weak conclusion pairs (not shipped, evals/HISTORY.md)
+    python -m training.train_cross_stance --pubmedqa --bias 0,0,0 --out /tmp/x.npz   # + PubMedQA pairs (not shipped, evals/HISTORY.md)
 
-Data and splits are those of the MLP judge (training/dataset.py): sentence-level SciFact pairs
+Data and splits are those of the MLP judge (training/dataset.py, benchmarks/splits.py): sentence-level SciFact pairs
 (rationales, sentences of cited abstracts without rationales, BM25-retrieved non-cited sentences; the
 non-rationale sentences of evidence abstracts are dropped unless --keep-evidence-neutrals), HealthVer dev, and
 negation-augmented copies of training pairs. The network is trained on the training part only; the epoch is
@@ -162,7 +162,7 @@ def main() -> None:
     if not args.no_write:
         meta = {k: results[k] for k in ("epoch", "train_pairs", "layers", "lr", "batch")}
         bias = np.array([float(x) for x in args.bias.split(",")], dtype=np.float32)
-        meta.update(bias=bias.tolist(), skip_evidence_neutrals=not args.keep_evidence_neutrals, conclusion_pairs=len(weak), pubmedqa_pairs=pubmedqa_train, seed=args.seed, split_rules="training/dataset.py", heldout_macro_f1={k: v["macro_f1"] for k, v in held_report.items()})
+        meta.update(bias=bias.tolist(), skip_evidence_neutrals=not args.keep_evidence_neutrals, conclusion_pairs=len(weak), pubmedqa_pairs=pubmedqa_train, seed=args.seed, split_rules="benchmarks/splits.py", heldout_macro_f1={k: v["macro_f1"] for k, v in held_report.items()})
         arrays = {n: t.numpy().astype(np.float16) for n, t in best[2].items()}
         args.out.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(args.out, **arrays, labels=np.array(LABELS), temperature=np.array(temperature), bias=bias,

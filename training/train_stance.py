@@ -4,7 +4,7 @@
     python -m training.train_stance --no-write        # the same numbers, weights untouched
     python -m training.train_stance --tune-heuristic  # also grid-search the heuristic's constants (train part)
 
-Protocol (splits in training/dataset.py): every variant is trained on the training part and scored on the
+Protocol (splits in benchmarks/splits.py): every variant is trained on the training part and scored on the
 validation part to choose the variant and its epoch count; each variant is then retrained with those settings
 on training + validation (never the held-out part) and scored once on the held-out part. The shipped weights
 are that retrained model of the selected variant. Seeds are fixed; embeddings are cached on disk by sha256.
@@ -377,7 +377,7 @@ def main() -> None:
     if not args.no_write:
         meta = {"variant": chosen, "seed": args.seed, "epochs": results[chosen]["epochs"],
                 "train_pairs": results[chosen]["train_pairs"], "heldout": results[chosen]["heldout"],
-                "split_rules": "training/dataset.py"}
+                "split_rules": "benchmarks/splits.py"}
         arrays = finals[chosen].export()
         args.out.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(args.out, **arrays, feature_names=np.array(FEATURE_NAMES), labels=np.array(LABELS),

@@ -21,7 +21,7 @@ a side. The same command with `--base` the packaged MiniLM folder is the same re
 
 Writes `report.json` (settings, pair counts, seconds, accuracy per split and source), `probs.npy` (P(SUPPORT),
 P(CONTRADICT) per evaluated pair, in pool order) and `top.pt` (the trained layers and head). Measured in
-evals/README.md ("A larger base: all-mpnet-base-v2"). Training code: never imported at run time.
+evals/HISTORY.md ("A larger base: all-mpnet-base-v2"). Training code: never imported at run time.
 """
 
 from __future__ import annotations

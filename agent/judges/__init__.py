@@ -3,7 +3,7 @@
 The default offline judge is `MeanStanceJudge` over `HeuristicStanceJudge` (MiniLM cosine + negation and
 direction cues) and `CrossStanceJudge` (packaged MiniLM cross-encoder, top layers fine-tuned): with the court
 weighing evidence by record rank (`relevance_decay`) it scored best on the SciFact validation claims, ahead of
-either member alone and of the MLP (evals/README.md). Which side a passage takes is then decided by the packaged
+either member alone and of the MLP (evals/HISTORY.md). Which side a passage takes is then decided by the packaged
 direction reader (`DirectionFromJudge`, agent/models/stance_direction.npz) voting with the two members: the
 three together read SUPPORT against CONTRADICT right more often than the ensemble on every validation source of
 the pooled stance data, and as often as it on plain sentences, which the reader beside the cross-encoder alone

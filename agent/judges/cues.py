@@ -37,7 +37,7 @@ def numbers(text: str) -> set[str]:
 # 'without' negates what follows when it is an effect or a change ('without affecting', 'without any benefit', 'without
 # a significant change'), not when it names who was studied ('patients without established cardiovascular disease',
 # 'women without a history of infertility'): on the pooled stance data's validation and held-out pairs with a
-# 'without', reading every one as a negation set the heuristic's side right on 0.40 of them (evals/README.md, stop 33).
+# 'without', reading every one as a negation set the heuristic's side right on 0.40 of them (evals/HISTORY.md, stop 33).
 _WITHOUT_NEGATES = frozenset(
     """any significant significantly change changes changed effect effects difference differences increase increased
     decrease decreased loss alteration benefit improvement reduction""".split()

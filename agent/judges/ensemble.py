@@ -2,7 +2,7 @@
 
 The default offline judge averages the heuristic (cosine relatedness, negation / direction cue mismatch) and
 the fine-tuned cross-encoder. Through the court their mean beat either alone on the SciFact validation claims
-(abstract-label F1 0.591 vs 0.554 / 0.521, evals/README.md), so they err on different passages; an unweighted
+(abstract-label F1 0.591 vs 0.554 / 0.521, evals/HISTORY.md), so they err on different passages; an unweighted
 mean needs no weight tuned on evaluation data.
 """
 

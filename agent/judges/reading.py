@@ -295,7 +295,7 @@ _SPECULATION = re.compile(
 def _no_finding(statement: str, passage: str) -> StructureReading | None:
     """A sentence that is an aim, a hypothesis, a proposal or an open question, or that says its point needs
     confirming, finds nothing, whatever the statement. ('We propose that ...' and 'These results suggest that X may
-    ...' are how authors state conclusions: findings; a bare modal is left to the judge, evals/README.md.) A window of
+    ...' are how authors state conclusions: findings; a bare modal is left to the judge, evals/HISTORY.md.) A window of
     several sentences may hold a finding beside its 'further research is needed': left to the judge too."""
     if len(split_sentences(passage)) != 1:
         return None

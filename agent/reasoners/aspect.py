@@ -5,7 +5,7 @@ is no evidence that metformin reduces cancer incidence, and a colorectal-cancer 
 risk" says nothing about fractures; the stance judge reads both as support (seen in the offline demo). So the court
 lets a record take a side on a statement only when its title or abstract names the statement's subject and its
 object (`court.aspect_scope` 'passage', opt-in, asks it of the judged passage with its record's title; measured in
-evals/README.md, stop 34): at least one content word of each side of the statement's finite verb (5-letter
+evals/HISTORY.md, stop 34): at least one content word of each side of the statement's finite verb (5-letter
 prefixes, so "fractures" meets "fracture"), words of relation, measure, population and judgement ("risk",
 "increases", "associated", "adults", "safe", ...) left out because most abstracts have them. Where the grammar finds no finite verb, or a side has no
 content word left, nothing is checked.
@@ -18,7 +18,7 @@ the other decides between them on wording: on the SciFact two-option questions i
 question's hypotheses (sentences of the retrieved records themselves).
 
 The test is lexical on purpose: it only removes a side, never adds one, and a synonym it cannot see ("chicken" for
-"Galliformes") costs a gold record; measured in evals/README.md ("Aspect check").
+"Galliformes") costs a gold record; measured in evals/HISTORY.md ("Aspect check").
 """
 
 from __future__ import annotations

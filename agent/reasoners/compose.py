@@ -359,7 +359,7 @@ def unaddressed_terms(question: str, missing: list[str], titles_only: bool = Fal
     source's "Attention is All you Need" does not say "transformer networks", its abstract would). `missing` is
     `unnamed(..., together=False)`: words no record names at all. On the open questions' tune split the two-word rule
     declined 4 answers whose line cited no gold abstract and 1 that did (precision when answering 0.556 -> 0.636;
-    evals/README.md, stop 34)."""
+    evals/HISTORY.md, stop 34)."""
     if not titles_only and sum(len(term.split()) for term in missing) >= 2:
         return missing
     return unnamed_names(question, missing)

@@ -10,7 +10,7 @@ verb is found with lemminflect's lexicon (which words can be verbs, nouns or adj
 and a few positional rules: a subject has at least one word; a word after a determiner, preposition or
 adjective is a noun; a word that can only be a verb beats one that can also be a noun; the first verb of a
 relative clause ("who are treated") is not the main verb. Measured on every PubMedQA pqal_dev question and
-every SciFact train claim (tests/graph/test_grammar.py, evals/README.md).
+every SciFact train claim (tests/graph/test_grammar.py, evals/HISTORY.md).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ are normalised per query):
 
 A logistic model over them is fitted by `python -m training.fit_relevance` on BEIR-SciFact train claims and
 PubMedQA questions (answerable) against the project's own off-topic questions (evals/data/off_topic.jsonl),
-with held-back parts for reporting (evals/README.md); it lives in agent/models/relevance.json.
+with held-back parts for reporting (evals/HISTORY.md); it lives in agent/models/relevance.json.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ over the candidate list itself:
 
 Each signal is standardised over the candidates (z-score) and the three are summed with equal weights:
 unlike min-max, z-scores are not dominated by one outlier, and equal weights were within noise of weights
-learned by logistic regression in grouped cross-validation (evals/README.md, "BEIR-SciFact retrieval").
+learned by logistic regression in grouped cross-validation (evals/HISTORY.md, "BEIR-SciFact retrieval").
 
 Sentence vectors of corpus records come from a `SentenceStore` precomputed once per index (encoding the ~51k
 titles and sentences of SciFact takes 10-20 minutes on 2 cores; looking them up takes microseconds). Documents outside the store have

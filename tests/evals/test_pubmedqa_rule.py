@@ -7,9 +7,9 @@ import random
 
 import pytest
 
+from benchmarks.metrics import stratified_folds
 from evals import pubmedqa_rule
 from evals.pubmedqa_rule import Rule, cross_validate, evidence_of, fit
-from evals.report import stratified_folds
 
 
 def test_rule_says_maybe_only_when_both_sides_reach_mixed():

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from agent.interfaces import StanceJudge, StanceResult
-from training.dataset import LABELS, load_scifact, scifact_splits
+from benchmarks.splits import scifact_splits
+from training.dataset import LABELS, load_scifact
 
 # tests/judges/<this file> -> parents[3] is the folder holding the repository and shared/
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"

@@ -15,7 +15,7 @@ from agent.judges.packaged import read_weights
 from tests.judges.conftest import assert_held_out_floors, assert_well_formed, needs_data
 
 # Regression floors on the held-out sample of conftest.held_out. Measured with the shipped weights: recall
-# S 0.67, C 0.17, N 0.91, balanced 0.59 (the MLP: S 0.41, C 0.07, N 0.73, balanced 0.40). See evals/README.md
+# S 0.67, C 0.17, N 0.91, balanced 0.59 (the MLP: S 0.41, C 0.07, N 0.73, balanced 0.40). See evals/HISTORY.md
 # "Stance model".
 MIN_RECALL = {"SUPPORT": 0.55, "CONTRADICT": 0.1, "NEUTRAL": 0.8}
 MIN_BALANCED_ACCURACY = 0.5  # chance is 1/3
@@ -30,7 +30,7 @@ def test_packaged_weights_are_small_and_the_default():
     path = cross.default_cross_weights_path()
     assert path.is_file() and path.stat().st_size <= 20 * 1024 * 1024
     assert offline_stance_judge("cross").name == "cross"
-    assert offline_stance_judge("auto").name == "ensemble(heuristic+cross)"  # best end to end on validation claims (evals/README.md)
+    assert offline_stance_judge("auto").name == "ensemble(heuristic+cross)"  # best end to end on validation claims (evals/HISTORY.md)
 
 
 @needs_data
@@ -157,7 +157,7 @@ async def test_the_default_judge_reads_plain_sentences_on_both_sides():
     aspirin" against "Aspirin lowers fever"); with the heuristic's vote the default reads 0.85, each side 0.85."""
     from agent.backend import offline_stance
     from agent.config import Context
-    from training.formats import read_pairs
+    from benchmarks.formats import read_pairs
 
     _, pairs = read_pairs(Path(__file__).resolve().parents[2] / "evals" / "data" / "plain_pairs.jsonl")
     sided = [p for p in pairs if p.label != "NEUTRAL"]

@@ -8,8 +8,9 @@ from collections import Counter
 
 import pytest
 
-from training.dataset import negation_augment, pubmedqa_pairs, pubmedqa_split
+from benchmarks.splits import pubmedqa_split
 from tests.judges.conftest import DATA
+from training.dataset import negation_augment, pubmedqa_pairs
 
 ITEMS = {
     "20": {  # even, (20 // 2) % 5 == 0 -> validation

@@ -9,10 +9,11 @@ import pytest
 
 from agent.errors import ConfigurationError
 from agent.judges import offline_stance_judge, trained
-from training.dataset import load_scifact, scifact_splits
 from agent.judges.features import FEATURE_NAMES
 from agent.judges.trained import StanceMLP, TrainedStanceJudge
+from benchmarks.splits import scifact_splits
 from tests.judges.conftest import DATA, assert_held_out_floors, assert_well_formed, needs_data
+from training.dataset import load_scifact
 
 # Held-out rationale sentences (claim id, evidence doc id, sentence index, gold label) the model must get right.
 CLEAR_EXAMPLES = [
@@ -21,7 +22,7 @@ CLEAR_EXAMPLES = [
     (265, 2033917, 2, "SUPPORT"),  # "...clathrin stabilizes fibres of the mitotic spindle..."
 ]
 # Regression floors on the 132-pair held-out sample below (measured: recall S 0.41, C 0.07, N 0.73; see
-# evals/README.md: the model rarely predicts CONTRADICT on SciFact, so only S, N and the balance are guarded).
+# evals/HISTORY.md: the model rarely predicts CONTRADICT on SciFact, so only S, N and the balance are guarded).
 MIN_SUPPORT_RECALL = 0.3
 MIN_NEUTRAL_RECALL = 0.6
 MIN_BALANCED_ACCURACY = 0.36  # chance is 1/3

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from benchmarks.formats import FormatError, detect_format, read_pairs
 from tests.conftest import DATA
-from training.formats import FormatError, detect_format, read_pairs
 
 STANCE = DATA / "stance"
 pytestmark = pytest.mark.skipif(not (STANCE / "check_covid").exists(), reason="../shared/data/stance not present")

@@ -1,4 +1,5 @@
-"""Readers for labelled claim-verification files, each turned into (statement, passage, label) pairs.
+"""Readers for the benchmarks' files: JSON Lines, and labelled claim-verification files, each turned into
+(statement, passage, label) pairs.
 
 Used by the pair-level stance eval (`python -m evals.stance`) and by the training pool (training/pool.py), so
 a file is read the same way whether it trains or scores a judge. The format is detected from the content:
@@ -22,9 +23,10 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from agent.errors import InputError
+from agent.jsonl import parse_jsonl
 from agent.records import Stance
 
 Format = Literal["healthver_csv", "clinifact_csv", "multivers_jsonl", "check_covid_jsonl", "pairs_jsonl"]
@@ -39,6 +41,18 @@ PAIR_LABELS: dict[str, Stance] = {"SUPPORT": "SUPPORT", "CONTRADICT": "CONTRADIC
 class FormatError(InputError):
     """The file is not one of the readable formats, or it needs a corpus that was not given (an InputError, so
     evals.report.read_or_exit ends an eval on it with one line and exit 2)."""
+
+
+def read_jsonl(path: Path) -> list[Any]:
+    """Every non-blank line of a JSON Lines file (claims, queries, answers); a line that is not JSON is an InputError
+    naming the file and the line."""
+    with path.open(encoding="utf-8") as handle:
+        return [
+            value
+            for _, value in parse_jsonl(
+                handle, lambda number, msg: InputError(f"{path} line {number} is not JSON: {msg}")
+            )
+        ]
 
 
 @dataclass(frozen=True)
@@ -74,14 +88,19 @@ def detect_format(path: Path) -> Format:
             return "multivers_jsonl"
         if {"statement", "passage", "label"} <= keys:
             return "pairs_jsonl"
-        raise FormatError(f"{path}: JSON lines with keys {sorted(keys)} are neither SciFact/MultiVerS nor Check-COVID claims "
-                          "nor labelled pairs (statement, passage, label)")
+        raise FormatError(
+            f"{path}: JSON lines with keys {sorted(keys)} are neither SciFact/MultiVerS nor Check-COVID claims "
+            "nor labelled pairs (statement, passage, label)"
+        )
     header = {h.strip() for h in next(csv.reader([first]), [])}
     if {"evidence", "claim", "label"} <= header:
         return "healthver_csv"
     if {"claim", "article_abstract", "label"} <= header:
         return "clinifact_csv"
-    raise FormatError(f"{path}: unknown format (a CSV needs HealthVer's or CliniFact's header; JSON lines need SciFact's or Check-COVID's keys)")
+    raise FormatError(
+        f"{path}: unknown format (a CSV needs HealthVer's or CliniFact's header; "
+        "JSON lines need SciFact's or Check-COVID's keys)"
+    )
 
 
 def _jsonl(path: Path) -> Iterator[dict]:
@@ -112,8 +131,14 @@ def healthver_csv(path: Path) -> Iterator[LabelledPair]:
         claim, evidence = (row.get("claim") or "").strip(), (row.get("evidence") or "").strip()
         if claim and evidence:
             label = _label(HEALTHVER_LABELS, row["label"], f"{path} row {row.get('id')}")
-            yield LabelledPair(claim, evidence, label, str(row.get("topic_ip") or row.get("id")), "evidence",
-                               {"id": row.get("id"), "topic": row.get("topic_ip")})
+            yield LabelledPair(
+                claim,
+                evidence,
+                label,
+                str(row.get("topic_ip") or row.get("id")),
+                "evidence",
+                {"id": row.get("id"), "topic": row.get("topic_ip")},
+            )
 
 
 def clinifact_csv(path: Path, skip_pmids: frozenset[str] = frozenset()) -> Iterator[LabelledPair]:
@@ -124,8 +149,14 @@ def clinifact_csv(path: Path, skip_pmids: frozenset[str] = frozenset()) -> Itera
         if claim and abstract:
             title = (row.get("article_title") or "").strip()
             label = _label(CLINIFACT_LABELS, row["label"], f"{path} row {row.get('index')}")
-            yield LabelledPair(claim, f"{title} {abstract}".strip(), label, str(row.get("nctId") or row.get("index")), "abstract",
-                               {"pmid": row.get("PMID"), "title": title, "abstract": abstract})
+            yield LabelledPair(
+                claim,
+                f"{title} {abstract}".strip(),
+                label,
+                str(row.get("nctId") or row.get("index")),
+                "abstract",
+                {"pmid": row.get("PMID"), "title": title, "abstract": abstract},
+            )
 
 
 def pairs_jsonl(path: Path) -> Iterator[LabelledPair]:
@@ -134,7 +165,9 @@ def pairs_jsonl(path: Path) -> Iterator[LabelledPair]:
         statement, passage = row.get("statement"), row.get("passage")
         if not (isinstance(statement, str) and isinstance(passage, str) and statement.strip() and passage.strip()):
             raise FormatError(f"{path}:{number}: a pair needs a non-empty statement and passage")
-        yield LabelledPair(statement, passage, _label(PAIR_LABELS, str(row.get("label")), f"{path}:{number}"), group=statement)
+        yield LabelledPair(
+            statement, passage, _label(PAIR_LABELS, str(row.get("label")), f"{path}:{number}"), group=statement
+        )
 
 
 def read_corpus(path: Path, id_key: str = "doc_id") -> dict[str, dict]:
@@ -168,24 +201,42 @@ def multivers_jsonl(path: Path, corpus: dict[str, dict]) -> Iterator[LabelledPai
                 indices = sorted(i for i in rationale["sentences"] if i < len(doc["sentences"]))
                 in_rationale.update(indices)
                 if indices:
-                    yield LabelledPair(text, " ".join(doc["sentences"][i] for i in indices), label, str(claim.get("id")), "rationale",
-                                       {"doc": doc_id, "sentences": indices})
+                    yield LabelledPair(
+                        text,
+                        " ".join(doc["sentences"][i] for i in indices),
+                        label,
+                        str(claim.get("id")),
+                        "rationale",
+                        {"doc": doc_id, "sentences": indices},
+                    )
             for i, sentence in enumerate(doc["sentences"]):
                 if i not in in_rationale and sentence:
-                    yield LabelledPair(text, sentence, "NEUTRAL", str(claim.get("id")), "sentence", {"doc": doc_id, "sentences": [i]})
+                    yield LabelledPair(
+                        text, sentence, "NEUTRAL", str(claim.get("id")), "sentence", {"doc": doc_id, "sentences": [i]}
+                    )
 
 
-def check_covid_jsonl(path: Path, corpus: dict[str, dict], skip_docs: frozenset[str] = frozenset()) -> Iterator[LabelledPair]:
+def check_covid_jsonl(
+    path: Path, corpus: dict[str, dict], skip_docs: frozenset[str] = frozenset()
+) -> Iterator[LabelledPair]:
     for claim in _jsonl(path):
         doc_id = str(claim.get("cord_id") or claim.get("doc_id"))
         doc = corpus.get(doc_id)
         if doc is None or doc_id in skip_docs:
             continue
-        indices = sorted({e["sent_index"] for e in claim.get("evidence_set") or [] if e["sent_index"] < len(doc["sentences"])})
+        indices = sorted(
+            {e["sent_index"] for e in claim.get("evidence_set") or [] if e["sent_index"] < len(doc["sentences"])}
+        )
         if indices:
             label = _label(CHECK_COVID_LABELS, claim["label"], f"{path} claim {claim.get('id')}")
-            yield LabelledPair(claim["claim"].strip(), " ".join(doc["sentences"][i] for i in indices), label, str(claim.get("id")), "evidence",
-                               {"doc": doc_id, "sentences": indices})
+            yield LabelledPair(
+                claim["claim"].strip(),
+                " ".join(doc["sentences"][i] for i in indices),
+                label,
+                str(claim.get("id")),
+                "evidence",
+                {"doc": doc_id, "sentences": indices},
+            )
 
 
 def default_corpus_for(path: Path, fmt: Format) -> Path | None:
