@@ -13,24 +13,27 @@ answering = 0 by construction; `declined_by_relevance_gate` says how many the ga
 from __future__ import annotations
 
 import argparse
-import asyncio
 import statistics
-import time
 from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
+from agent.records import Answer
 from benchmarks.cli import parse_overrides
 from benchmarks.questions import ASPIRIN, load_off_topic
 from evals.report import publish
+from evals.sweep import Answered, add_sweep_arguments, code_version, sweep_or_exit
 
 
-async def evaluate(questions: list[dict], context: Context, documents: list[dict] | None) -> dict[str, Any]:
-    declined, gate, seconds, by_domain = 0, 0, [], {}
-    for item in questions:
-        started = time.perf_counter()
-        answer = await aask(item["question"], documents=documents, context=context)
-        seconds.append(time.perf_counter() - started)
+async def ask_question(context: Context, item: dict) -> Answer:
+    """One question through the public API, over the corpus or the item's documents: what every worker runs."""
+    return await aask(item["question"], documents=item.get("documents"), context=context)
+
+
+def score(questions: list[dict], answered: list[Answered]) -> dict[str, Any]:
+    """The table's results from each question's answer (in question order)."""
+    declined, gate, by_domain = 0, 0, {}
+    for item, answer in zip(questions, (a.answer for a in answered)):
         refused = answer.status.value == "INSUFFICIENT_EVIDENCE"
         declined += refused
         gate += bool(answer.relevance) and not answer.relevance["relevant"]
@@ -44,7 +47,7 @@ async def evaluate(questions: list[dict], context: Context, documents: list[dict
         "precision_when_answering": 0.0,
         "declined_by_relevance_gate": gate,
         **{f"declined/{domain}": round(h / t, 4) for domain, (h, t) in sorted(by_domain.items())},
-        "seconds_per_question": statistics.mean(seconds) if seconds else 0.0,
+        "seconds_per_question": statistics.mean(a.seconds for a in answered) if answered else 0.0,
     }
 
 
@@ -57,12 +60,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE")
     parser.add_argument("--json", action="store_true")
+    add_sweep_arguments(parser)
     args = parser.parse_args(argv)
     questions = [q for q in load_off_topic() if args.split == "all" or q["split"] == args.split][: args.limit]
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
     context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
-    results = asyncio.run(evaluate(questions, context, ASPIRIN if args.documents else None))
     config = {"split": args.split, "documents": args.documents, "preset": args.preset, "overrides": overrides}
+    fingerprint = {**config, "eval": parser.prog, "corpus": str(args.corpus.resolve()), "code": code_version()}
+    items = [{**q, "documents": ASPIRIN if args.documents else None} for q in questions]
+    answered = sweep_or_exit(parser, args, ask_question, context, items, [q["id"] for q in questions], fingerprint)
+    results = score(questions, answered)
     publish(f"Off-topic questions, {results['questions']} ({args.split})", results, config, args.json)
     return 0
 

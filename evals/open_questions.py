@@ -19,21 +19,21 @@ Per question, through the public API over the corpus:
 from __future__ import annotations
 
 import argparse
-import asyncio
 import re
 import statistics
-import time
 from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
 from agent.errors import InputError
+from agent.records import Answer
 from agent.text import jaccard
 from benchmarks.cli import parse_overrides
 from benchmarks.formats import read_corpus, read_jsonl
 from benchmarks.metrics import selective
 from benchmarks.questions import gold_of
-from evals.report import publish, read_or_exit, write_answers
+from evals.report import publish, read_or_exit
+from evals.sweep import add_sweep_arguments, code_version, sweep_or_exit
 
 QUESTIONS = Path(__file__).parent / "data" / "open_questions.jsonl"
 _CITED = re.compile(r"\[([^\[\]]+)\]")
@@ -87,16 +87,9 @@ def summarise(outcomes: list[dict[str, bool]], seconds: list[float]) -> dict[str
     }
 
 
-async def evaluate(items: list[dict], context: Context, corpus: dict[str, list[str]], answers_path: Path | None = None) -> dict[str, Any]:
-    outcomes, seconds, answers = [], [], []
-    for item in items:
-        started = time.perf_counter()
-        answer = await aask(item["question"], context=context)
-        seconds.append(time.perf_counter() - started)
-        answers.append(answer)
-        outcomes.append(score(item, answer, corpus))
-    write_answers(answers_path, answers)
-    return summarise(outcomes, seconds)
+async def ask_question(context: Context, item: dict) -> Answer:
+    """One question through the public API over the corpus: what every worker of the sweep runs."""
+    return await aask(item["question"], context=context)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,16 +100,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int)
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE")
-    parser.add_argument("--answers", type=Path, metavar="FILE", help="write each run's Answer as one JSON line")
     parser.add_argument("--json", action="store_true")
+    add_sweep_arguments(parser)
     args = parser.parse_args(argv)
     items = read_or_exit(parser, lambda: load_questions(args.split, args.claims))[: args.limit]
     # what the rationale indices point into
     corpus = read_or_exit(parser, lambda: {doc: entry["sentences"] for doc, entry in read_corpus(args.corpus).items()})
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
     context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
-    results = asyncio.run(evaluate(items, context, corpus, args.answers))
-    publish(f"Open questions, {results['questions']} ({args.split})", results, {"split": args.split, "preset": args.preset, "overrides": overrides}, args.json)
+    config = {"split": args.split, "preset": args.preset, "overrides": overrides}
+    fingerprint = {**config, "eval": parser.prog, "claims": str(args.claims.resolve()),
+                   "corpus": str(args.corpus.resolve()), "code": code_version()}
+    answered = sweep_or_exit(parser, args, ask_question, context, items, [item["id"] for item in items], fingerprint)
+    outcomes = [score(item, a.answer, corpus) for item, a in zip(items, answered)]
+    results = summarise(outcomes, [a.seconds for a in answered])
+    publish(f"Open questions, {results['questions']} ({args.split})", results, config, args.json)
     return 0
 
 

@@ -18,21 +18,21 @@ and `ece_strict` with the reported confidence (an abstention's is the probabilit
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
 from agent.llm_flags import add_llm_arguments, llm_overrides
+from agent.records import Answer
 from benchmarks.cli import parse_overrides
 from benchmarks.metrics import calibration, macro_f1, selective
 from benchmarks.metrics import confusion as confusion_of
 from benchmarks.questions import documents_of
 from benchmarks.splits import pubmedqa_split
 from evals.pubmedqa_rule import LABELS, Rule, evidence_of, load_rule
-from evals.report import chat_model_usage, publish, write_answers
+from evals.report import chat_model_usage, publish
+from evals.sweep import Answered, add_sweep_arguments, code_version, sweep_or_exit
 
 DECISION = {"SUPPORT": "yes", "CONTRADICT": "no"}
 
@@ -56,14 +56,18 @@ def lean_confidence(answer: Any) -> float:
     return answer.confidence
 
 
-async def evaluate(items: dict[str, dict], context: Context, answers_path: Path | None = None, rule: Rule | None = None) -> dict[str, Any]:
-    answers = []
+async def ask_item(context: Context, question: tuple[str, dict]) -> Answer:
+    """One question over its own contexts through the public API: what every worker of the sweep runs."""
+    pmid, item = question
+    return await aask(item["QUESTION"], mode="verify", documents=documents_of(pmid, item), context=context)
+
+
+def score(items: dict[str, dict], answered: list[Answered], rule: Rule | None = None) -> dict[str, Any]:
+    """The table's results from each question's answer (in the file's order)."""
+    answers = [a.answer for a in answered]
     gold, predicted, strict, confidences, strict_confidences = [], [], [], [], []
     faithfulness, gate_declined = [], 0
-    started = time.perf_counter()
-    for pmid, item in items.items():
-        answer = await aask(item["QUESTION"], mode="verify", documents=documents_of(pmid, item), context=context)
-        answers.append(answer)
+    for item, answer in zip(items.values(), answers):
         gold.append(item["final_decision"])
         predicted.append(decide_lean(answer))
         strict.append(decide_strict(answer))
@@ -72,8 +76,7 @@ async def evaluate(items: dict[str, dict], context: Context, answers_path: Path 
         gate_declined += bool(answer.relevance) and not answer.relevance["relevant"]
         if answer.faithfulness is not None:
             faithfulness.append(answer.faithfulness)
-    elapsed = time.perf_counter() - started
-    write_answers(answers_path, answers)
+    elapsed = sum(a.seconds for a in answered)
     correct = [g == p for g, p in zip(gold, predicted)]
     ece, brier = calibration(confidences, correct)
     ece_strict, brier_strict = calibration(strict_confidences, [g == p for g, p in zip(gold, strict)])
@@ -112,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--answers", type=Path, metavar="FILE", help="write each run's Answer as one JSON line (what the model did, question by question)")
+    add_sweep_arguments(parser)
     parser.add_argument("--rule", type=Path, metavar="FILE", help="also score a yes / no / maybe rule `evals.pubmedqa_rule --write` stored")
     add_llm_arguments(parser)
     args = parser.parse_args(argv)
@@ -127,8 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         items = dict(list(items.items())[: args.limit])
     overrides = {"max_claims": 0, **llm_overrides(args), **parse_overrides(args.set)}
     context = Context(preset=args.preset, **overrides)
-    results = asyncio.run(evaluate(items, context, args.answers, rule))
     config = {"preset": args.preset, "split": args.split, "overrides": overrides}
+    fingerprint = {**config, "eval": parser.prog, "data": str(args.data.resolve()), "code": code_version()}
+    answered = sweep_or_exit(parser, args, ask_item, context, list(items.items()), list(items), fingerprint)
+    results = score(items, answered, rule)
     confusions = ("confusion", "confusion_rule")
     confusion_last = {k: v for k, v in results.items() if k not in confusions} | {k: results[k] for k in confusions if k in results}
     publish(f"PubMedQA PQA-L reasoning-required, {results['questions']} questions", confusion_last, config, args.json)

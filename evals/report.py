@@ -85,12 +85,6 @@ def chat_model_usage(answers: Sequence[Any]) -> dict[str, Any]:
     }
 
 
-def write_answers(path: Path | None, answers: Sequence[Any]) -> None:
-    """Each run's Answer as one JSON line (--answers), to read what the model did question by question."""
-    if path is not None:
-        path.write_text("".join(a.model_dump_json() + "\n" for a in answers))
-
-
 def read_or_exit(parser: argparse.ArgumentParser, read: Callable[[], T]) -> T:
     """Run a reader of an eval's input files: a missing or broken file ends the eval with one line and exit 2."""
     try:
@@ -100,5 +94,6 @@ def read_or_exit(parser: argparse.ArgumentParser, read: Callable[[], T]) -> T:
 
 
 def read_answers(path: Path) -> list[dict[str, Any]]:
-    """The answers `write_answers` wrote, as dicts (for the evals that read a run afterwards)."""
+    """The answers an eval's --answers file holds (evals/sweep.py writes them), as dicts, for the evals that read a run
+    afterwards."""
     return read_jsonl(path)

@@ -12,18 +12,18 @@ benchmarks/splits.py: claim groups containing an id % 5 == 0); `--split all` sco
 from __future__ import annotations
 
 import argparse
-import asyncio
 import statistics
-import time
 from pathlib import Path
 from typing import Any
 
 from agent import Context, averify
 from agent.llm_flags import add_llm_arguments, llm_overrides
+from agent.records import Answer
 from benchmarks.cli import parse_overrides
 from benchmarks.metrics import calibration, prf, selective
 from benchmarks.questions import gold_of, load_claims
-from evals.report import chat_model_usage, publish, read_or_exit, write_answers
+from evals.report import chat_model_usage, publish, read_or_exit
+from evals.sweep import Answered, add_sweep_arguments, code_version, sweep_or_exit
 
 LABELS = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
 
@@ -45,18 +45,21 @@ def predictions_of(answer: Any, max_docs: int = 1) -> tuple[dict[str, str], dict
     return {d: answer.verdict for d in top}, {d: sentences.get(d, set()) for d in top}
 
 
-async def evaluate(claims: list[dict], context: Context, max_docs: int = 1, answers_path: Path | None = None) -> dict[str, Any]:
-    answers = []
+async def ask_claim(context: Context, claim: dict) -> Answer:
+    """One claim through the public API: what every worker of the sweep runs."""
+    return await averify(claim["claim"], context=context)
+
+
+def score(claims: list[dict], answered: list[Answered], max_docs: int = 1) -> dict[str, Any]:
+    """The table's results from each claim's answer (in claim order)."""
+    answers = [a.answer for a in answered]
+    seconds = [a.seconds for a in answered]
     correct_docs = predicted_docs = gold_docs = 0
     correct_sents = predicted_sents = gold_sents = 0
-    claim_correct, confidences, seconds = [], [], []
-    answered, evidence_answered, gate_declined, faithfulness = [], [], 0, []
-    for claim in claims:
+    claim_correct, confidences = [], []
+    answered_claims, evidence_answered, gate_declined, faithfulness = [], [], 0, []
+    for claim, answer in zip(claims, answers):
         gold_labels, gold_sentences, gold_claim = gold_of(claim)
-        started = time.perf_counter()
-        answer = await averify(claim["claim"], context=context)
-        seconds.append(time.perf_counter() - started)
-        answers.append(answer)
         labels, sentences = predictions_of(answer, max_docs)
         predicted_docs += len(labels)
         gold_docs += len(gold_labels)
@@ -70,7 +73,7 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1, answ
         verdict = answer.verdict or "NOT_ENOUGH_INFO"
         claim_correct.append(verdict == gold_claim)
         confidences.append(answer.confidence)
-        answered.append(verdict != "NOT_ENOUGH_INFO")
+        answered_claims.append(verdict != "NOT_ENOUGH_INFO")
         if gold_claim != "NOT_ENOUGH_INFO":
             evidence_answered.append(verdict != "NOT_ENOUGH_INFO")
         gate_declined += bool(answer.relevance) and not answer.relevance["relevant"]
@@ -80,13 +83,12 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1, answ
     sp, sr, sf = prf(correct_sents, predicted_sents, gold_sents)
     ece, brier = calibration(confidences, claim_correct)
     total = sum(seconds)
-    write_answers(answers_path, answers)
     return {
         "claims": len(claims),
         "abstract_label_precision": p, "abstract_label_recall": r, "abstract_label_f1": f,
         "rationale_precision": sp, "rationale_recall": sr, "rationale_f1": sf,
         "claim_label_accuracy": sum(claim_correct) / len(claims) if claims else 0.0,
-        **selective(claim_correct, answered),
+        **selective(claim_correct, answered_claims),
         "evidence_claims_answered": sum(evidence_answered) / len(evidence_answered) if evidence_answered else 0.0,
         "declined_by_relevance_gate": gate_declined,
         "faithfulness": statistics.mean(faithfulness) if faithfulness else None,
@@ -99,7 +101,7 @@ async def evaluate(claims: list[dict], context: Context, max_docs: int = 1, answ
 
 
 def claims_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """The options every SciFact eval takes: claims, corpus, split, limit, preset, overrides, --json."""
+    """The options every SciFact eval takes: claims, corpus, split, limit, preset, overrides, --json, the sweep's."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--claims", required=True, type=Path)
     parser.add_argument("--corpus", required=True, type=Path)
@@ -109,7 +111,7 @@ def claims_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic (ablations)")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--answers", type=Path, metavar="FILE", help="write each run's Answer as one JSON line (what the model did, question by question)")
+    add_sweep_arguments(parser)
     add_llm_arguments(parser)
     return parser
 
@@ -120,14 +122,22 @@ def corpus_context(args: argparse.Namespace) -> tuple[Context, dict[str, Any]]:
     return Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides), overrides
 
 
+def data_settings(prog: str, args: argparse.Namespace) -> dict[str, Any]:
+    """What a SciFact sweep's answers depend on besides its configuration: the eval, the data files, the code."""
+    return {"eval": prog, "claims": str(args.claims.resolve()), "corpus": str(args.corpus.resolve()),
+            "code": code_version()}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = claims_parser("python -m evals.scifact", __doc__.split("\n\n")[0])
     parser.add_argument("--max-docs", type=int, default=1, help="evidence abstracts predicted per claim (strongest first)")
     args = parser.parse_args(argv)
     claims = read_or_exit(parser, lambda: load_claims(args.claims, args.split, args.limit))
     context, overrides = corpus_context(args)
-    results = asyncio.run(evaluate(claims, context, args.max_docs, args.answers))
     config = {"split": args.split, "preset": args.preset, "overrides": overrides, "max_docs": args.max_docs}
+    answered = sweep_or_exit(parser, args, ask_claim, context, claims, [str(c["id"]) for c in claims],
+                             {**config, **data_settings(parser.prog, args)})
+    results = score(claims, answered, args.max_docs)
     publish(f"SciFact open setting, {results['claims']} claims ({args.split})", results, config, args.json)
     return 0
 

@@ -12,16 +12,16 @@ answered / all. Option order alternates by pair so that always picking the first
 
 from __future__ import annotations
 
-import asyncio
-import time
-from pathlib import Path
+import statistics
 from typing import Any
 
 from agent import Context, aask
+from agent.records import Answer
 from benchmarks.metrics import calibration
 from benchmarks.questions import load_claims
-from evals.report import chat_model_usage, publish, read_or_exit, write_answers
-from evals.scifact import claims_parser, corpus_context
+from evals.report import chat_model_usage, publish, read_or_exit
+from evals.scifact import claims_parser, corpus_context, data_settings
+from evals.sweep import Answered, sweep_or_exit
 
 QUESTION = "Which statement does the published evidence support?"
 
@@ -48,28 +48,27 @@ def question_of(index: int, supported: dict, contradicted: dict) -> tuple[list[s
     return [contradicted["claim"], supported["claim"]], 1
 
 
-async def evaluate(pairs: list[tuple[dict, dict]], context: Context, answers_path: Path | None = None) -> dict[str, Any]:
-    answered, confidences, correct, answers = 0, [], [], []
-    started = time.perf_counter()
-    for i, (supported, contradicted) in enumerate(pairs):
-        options, gold = question_of(i, supported, contradicted)
-        answer = await aask(QUESTION, options=options, context=context)
-        answers.append(answer)
-        answered += answer.selected_option is not None
-        correct.append(answer.selected_option == gold)
-        confidences.append(answer.confidence)
+async def ask_question(context: Context, question: tuple[list[str], int]) -> Answer:
+    """One two-option question through the public API: what every worker of the sweep runs."""
+    options, _ = question
+    return await aask(QUESTION, options=options, context=context)
+
+
+def score(questions: list[tuple[list[str], int]], answered: list[Answered]) -> dict[str, Any]:
+    """The table's results from each question's answer (in question order)."""
+    answers = [a.answer for a in answered]
+    correct = [answer.selected_option == gold for (_, gold), answer in zip(questions, answers)]
+    given = sum(answer.selected_option is not None for answer in answers)
     right = sum(correct)
-    elapsed = time.perf_counter() - started
-    n = len(pairs)
-    ece, brier = calibration(confidences, correct)
-    write_answers(answers_path, answers)
+    n = len(questions)
+    ece, brier = calibration([answer.confidence for answer in answers], correct)
     return {
         "questions": n,
         "accuracy": right / n if n else 0.0,
-        "precision": right / answered if answered else 0.0,
-        "coverage": answered / n if n else 0.0,
+        "precision": right / given if given else 0.0,
+        "coverage": given / n if n else 0.0,
         "ece": ece, "brier": brier,
-        "seconds_per_question": elapsed / n if n else 0.0,
+        "seconds_per_question": statistics.mean(a.seconds for a in answered) if answered else 0.0,
         **chat_model_usage(answers),
     }
 
@@ -80,8 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pairs = contrast_pairs(read_or_exit(parser, lambda: load_claims(args.claims, args.split)))[: args.limit]
     context, overrides = corpus_context(args)
-    results = asyncio.run(evaluate(pairs, context, args.answers))
     config = {"split": args.split, "preset": args.preset, "overrides": overrides}
+    questions = [question_of(i, supported, contradicted) for i, (supported, contradicted) in enumerate(pairs)]
+    ids = [f"{supported['id']}/{contradicted['id']}" for supported, contradicted in pairs]
+    fingerprint = {**config, **data_settings(parser.prog, args)}
+    answered = sweep_or_exit(parser, args, ask_question, context, questions, ids, fingerprint)
+    results = score(questions, answered)
     publish(f"SciFact two-option MCQ, {results['questions']} questions ({args.split})", results, config, args.json)
     return 0
 

@@ -120,11 +120,10 @@ def test_cli_refuses_an_answer_whose_question_is_not_in_the_data(tmp_path, capsy
 
 
 def test_the_pubmedqa_eval_scores_a_stored_rule_beside_its_own(monkeypatch, tmp_path, capsys):
-    import asyncio
-
     from agent import Context
     from agent.records import Answer, Hypothesis, Status
     from evals import pubmedqa
+    from evals.sweep import Sweep, run
 
     evidence = {"Does A work?": (0.9, 0.0), "Does B work?": (0.0, 0.8), "Does C work?": (1.2, 1.1)}
 
@@ -136,9 +135,10 @@ def test_the_pubmedqa_eval_scores_a_stored_rule_beside_its_own(monkeypatch, tmp_
     monkeypatch.setattr(pubmedqa, "aask", fake_aask)
     items = {str(i): {"QUESTION": q, "CONTEXTS": ["x"], "final_decision": g}
              for i, (q, g) in enumerate(zip(evidence, ["yes", "no", "maybe"]))}
-    results = asyncio.run(pubmedqa.evaluate(items, Context(), rule=Rule(threshold=0.0, mixed=1.0)))
+    answered = run(Sweep(ask=pubmedqa.ask_item, context=Context(), items=list(items.items()), ids=list(items), settings={}))
+    results = pubmedqa.score(items, answered, rule=Rule(threshold=0.0, mixed=1.0))
     assert results["accuracy_rule"] == 1.0 and results["confusion_rule"]["maybe->maybe"] == 1
-    assert "accuracy_rule" not in asyncio.run(pubmedqa.evaluate(items, Context()))
+    assert "accuracy_rule" not in pubmedqa.score(items, answered)
     bad = tmp_path / "rule.json"
     bad.write_text("{not json")
     with pytest.raises(SystemExit) as exit_info:
