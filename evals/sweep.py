@@ -183,14 +183,13 @@ def read_finished(path: Path, settings: dict[str, Any], ids: Sequence[str]) -> d
     last line (the process was killed while writing it) is dropped from the file, so its question is redone."""
     if not path.exists():
         return {}
-    text = path.read_text(encoding="utf-8")
-    if text and not text.endswith("\n"):
-        text = text[: text.rfind("\n") + 1]
-        with path.open("r+", encoding="utf-8") as handle:
-            handle.truncate(len(text.encode("utf-8")))
-        print(f"{path}: dropped an unfinished last line (its question is answered again)", file=sys.stderr)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"--answers {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    whole = text[: text.rfind("\n") + 1]  # without an unfinished last line
     lines: dict[int, str] = {}
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(whole.splitlines(), 1):
         if not line.strip():
             continue
         where = f"{path} line {number}"
@@ -216,6 +215,10 @@ def read_finished(path: Path, settings: dict[str, Any], ids: Sequence[str]) -> d
         if meta.index in lines:
             raise InputError(f"{where} answers question {meta.id!r} a second time: give another --answers file")
         lines[meta.index] = line
+    if whole != text:  # only now that the file is known to be this sweep's
+        with path.open("r+", encoding="utf-8") as handle:
+            handle.truncate(len(whole.encode("utf-8")))
+        print(f"{path}: dropped an unfinished last line (its question is answered again)", file=sys.stderr)
     return lines
 
 
@@ -241,7 +244,11 @@ def _appender(path: Path | None) -> Iterator[Callable[[str], None]]:
     if path is None:
         yield lambda line: None
         return
-    with path.open("a", encoding="utf-8") as handle:
+    try:
+        handle = path.open("a", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"--answers {path}: {exc.strerror or exc}") from None
+    with handle:
 
         def write(line: str) -> None:
             handle.write(line + "\n")

@@ -159,11 +159,15 @@ def test_an_interrupted_sweep_redoes_only_the_questions_its_answers_file_lacks(t
 def test_an_answers_file_of_another_sweep_is_refused_in_one_line(tmp_path, capsys, monkeypatch, extra, reason):
     monkeypatch.setattr(scifact, "ask_claim", scripted_ask)
     run_main(tmp_path, capsys)
+    answers = tmp_path / "answers.jsonl"
+    written = answers.read_text() + '{"status": "ANS'  # and killed while writing a line
+    answers.write_text(written)
     calls.clear()
     with pytest.raises(SystemExit) as stopped:
         run_main(tmp_path, capsys, *extra)
     err = capsys.readouterr().err
     assert stopped.value.code == 2 and reason in err and len(err.strip().splitlines()) == 1 and calls == []
+    assert answers.read_text() == written  # a refused file is left as it was
 
 
 @pytest.mark.parametrize(
@@ -178,7 +182,10 @@ def test_an_answers_file_of_another_sweep_is_refused_in_one_line(tmp_path, capsy
 )
 def test_bad_sweep_input_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, answers, extra, reason):
     monkeypatch.setattr(scifact, "ask_claim", scripted_ask)
-    (tmp_path / "answers.jsonl").write_text(answers)
+    if answers is None:
+        (tmp_path / "answers.jsonl").mkdir()
+    else:
+        (tmp_path / "answers.jsonl").write_text(answers)
     calls.clear()
     with pytest.raises(SystemExit) as stopped:
         run_main(tmp_path, capsys, *extra)
