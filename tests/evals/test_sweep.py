@@ -178,6 +178,7 @@ def test_an_answers_file_of_another_sweep_is_refused_in_one_line(tmp_path, capsy
         ("", ["--workers", "-3"], "--workers must be at least 1 (got -3)"),
         ("", ["--ray", "127.0.0.1:1"], "--ray 127.0.0.1:1: no Ray cluster answers there"),
         ("", ["--ray", "somewhere"], "--ray takes 'local' or a cluster's HOST:PORT"),
+        (None, [], "Is a directory"),
     ],
 )
 def test_bad_sweep_input_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, answers, extra, reason):
