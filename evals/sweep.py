@@ -18,6 +18,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -261,6 +262,7 @@ def _replace(path: Path, lines: Iterable[str]) -> None:
     """Write the finished file in question order (a temporary file renamed into place)."""
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
     try:
+        shutil.copymode(path, tmp)  # the file's own permissions, not mkstemp's owner-only ones
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.writelines(line + "\n" for line in lines)
         os.replace(tmp, path)

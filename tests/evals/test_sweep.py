@@ -147,6 +147,7 @@ def test_an_interrupted_sweep_redoes_only_the_questions_its_answers_file_lacks(t
     assert answers.read_text().splitlines(keepends=True)[:3] == lines[:3] and len(answers.read_text().splitlines()) == 8
     calls.clear()
     assert run_main(tmp_path, capsys) == whole and calls == []  # a finished sweep is only scored again
+    assert answers.stat().st_mode & 0o777 == (tmp_path / "claims.jsonl").stat().st_mode & 0o777  # not owner-only
 
 
 @pytest.mark.parametrize(
