@@ -4,10 +4,11 @@
 Every worker (the eval's own process, a pool process or a Ray actor) builds the backend once, on its first question
 (agent.backend caches it), and takes questions from one shared list until none is left. Each answers line is the
 Answer's JSON with a "sweep" key: the question's index and id, its seconds, and the settings of the sweep that wrote
-it. A rerun of the same command therefore resumes: it reads the file, redoes only the questions missing from it, and
-refuses (one line) a file that another command or another commit wrote. Scoring always reads the answers back from
-their JSON lines, ordered by question index, so a sequential run, a parallel one and a resumed one print the same
-table (except the timing rows, which no two runs share); the finished file is rewritten in question order.
+it. A rerun of the same command therefore resumes: it reads the file, redoes only the questions missing from it (or
+whose run failed, status ERROR), and refuses (one line) a file that another command or another commit wrote.
+Scoring always reads the answers back from their JSON lines, ordered by question index, so a sequential run, a
+parallel one and a resumed one print the same table (except the timing rows, which no two runs share); the
+finished file is rewritten in question order.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from pydantic import BaseModel, ValidationError
 
 from agent.config import Context
 from agent.errors import InputError
-from agent.records import Answer
+from agent.records import Answer, Status
 from benchmarks.cli import REPO, commit
 
 Item = TypeVar("Item")
@@ -181,7 +182,8 @@ def run(sweep: Sweep[Any]) -> list[Answered]:
 
 def read_finished(path: Path, settings: dict[str, Any], ids: Sequence[str]) -> dict[int, str]:
     """The lines of `path` by question index; a file another sweep wrote is an InputError saying why. An unfinished
-    last line (the process was killed while writing it) is dropped from the file, so its question is redone."""
+    last line (the process was killed while writing it) is dropped from the file, and a run that failed (status
+    ERROR) is left out, so their questions are answered again."""
     if not path.exists():
         return {}
     try:
@@ -190,6 +192,7 @@ def read_finished(path: Path, settings: dict[str, Any], ids: Sequence[str]) -> d
         raise InputError(f"--answers {path}: {getattr(exc, 'strerror', None) or exc}") from None
     whole = text[: text.rfind("\n") + 1]  # without an unfinished last line
     lines: dict[int, str] = {}
+    failed = 0
     for number, line in enumerate(whole.splitlines(), 1):
         if not line.strip():
             continue
@@ -215,7 +218,12 @@ def read_finished(path: Path, settings: dict[str, Any], ids: Sequence[str]) -> d
             )
         if meta.index in lines:
             raise InputError(f"{where} answers question {meta.id!r} a second time: give another --answers file")
+        if data.get("status") == Status.ERROR.value:
+            failed += 1  # the run failed (a locked database, a network fault): asked again, its line replaced
+            continue
         lines[meta.index] = line
+    if failed:
+        print(f"{path}: {failed} questions whose runs failed (status ERROR) are answered again", file=sys.stderr)
     if whole != text:  # only now that the file is known to be this sweep's
         with path.open("r+", encoding="utf-8") as handle:
             handle.truncate(len(whole.encode("utf-8")))

@@ -150,6 +150,18 @@ def test_an_interrupted_sweep_redoes_only_the_questions_its_answers_file_lacks(t
     assert answers.stat().st_mode & 0o777 == (tmp_path / "claims.jsonl").stat().st_mode & 0o777  # not owner-only
 
 
+def test_a_question_whose_run_failed_is_answered_again(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(scifact, "ask_claim", scripted_ask)
+    whole = run_main(tmp_path, capsys)
+    answers = tmp_path / "answers.jsonl"
+    lines = answers.read_text().splitlines()
+    failed = {**json.loads(lines[2]), "status": "ERROR", "answer": "Run failed: OperationalError: database is locked"}
+    answers.write_text("\n".join([*lines[:2], json.dumps(failed), *lines[3:]]) + "\n")
+    calls.clear()
+    assert run_main(tmp_path, capsys) == whole and calls == [CLAIMS[2]["id"]]
+    assert answers.read_text().splitlines()[2] != json.dumps(failed) and len(answers.read_text().splitlines()) == 8
+
+
 @pytest.mark.parametrize(
     ("extra", "reason"),
     [
