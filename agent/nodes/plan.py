@@ -29,7 +29,7 @@ async def plan(state: ResearchState, parts: RunParts) -> ResearchState:
     started_at = state.get("started_at") or time.time()  # once the backend is ready: set-up is not the run's time
     the_plan = await backend.reasoner.plan(question, options, mode)
     queries = list(the_plan.queries)
-    if backend.entity_expander is not None and settings.backend.enable_entity_expansion and the_plan.entities:
+    if backend.entity_expander is not None and settings.corpus.enable_entity_expansion and the_plan.entities:
         queries += await _expanded_queries(backend.entity_expander, the_plan.entities[:3], queries[0].text)
     emit({"node": "plan", "task": the_plan.task, "queries": [q.text for q in queries],
           **({"corrections": [c.model_dump() for c in corrections]} if corrections else {})})

@@ -85,7 +85,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
         abstained = not decided
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
-        abstained = not decided or leading < settings.court.abstain_threshold
+        abstained = not decided or leading < settings.answer.abstain_threshold
     rested_on = records_rested_on(draft, pool) if plan.task != "mcq" and has_evidence else []  # has_evidence: a draft
     missing = unnamed(state["question"], rested_on, claimed=bool(plan.claim)) if plan.task != "mcq" and has_evidence else []
     # an open answer whose records never mention a name the question asks about ("TNF-alpha"), or two of its words
@@ -118,7 +118,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
     elif abstained:
         sides = len({e.record_id for e in ledger if e.stance != "NEUTRAL"})
         # not decided (without a model): no hypothesis reached a verdict, too little evidence took a side
-        reason = CONTRARY_REASON if contrary else abstention_reason(sides, leading, settings.court.abstain_threshold, not decided, adjudication is not None)
+        reason = CONTRARY_REASON if contrary else abstention_reason(sides, leading, settings.answer.abstain_threshold, not decided, adjudication is not None)
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason), _stop_reason(decisions, reason)
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, settings.court.verdict_min_evidence)

@@ -294,7 +294,7 @@ def test_resume_continues_with_the_runs_own_settings():
     resumed = resume(first.run_id, trace=True)  # no settings given: the run's own (its backend, preset and max_claims)
     assert resumed.status == Status.ANSWERED
     settings = [r["settings"] for r in load_trace(first.run_id) if r["kind"] == "meta"][-1]
-    assert settings["preset"] == "fast" and settings["verification"]["max_claims"] == 1 and settings["backend"]["name"] == name
+    assert settings["preset"] == "fast" and settings["verification"]["max_claims"] == 1 and settings["corpus"]["backend"] == name
     again = resume(first.run_id, max_claims=0)  # overrides on the resume apply on top
     assert again.run_id == first.run_id
 
