@@ -243,7 +243,7 @@ def stance_judge(context: Context | dict[str, Any] | None = None, **overrides: A
     `await judge.judge([(statement, passage), ...])` gives SUPPORT / CONTRADICT / NEUTRAL with probabilities."""
     from agent.backend import judge_for
 
-    return judge_for(make_context(context, **overrides).backend)
+    return judge_for(make_context(context, **overrides))
 
 
 def ask(question: str, options: list[str] | None = None, **kwargs: Any) -> Answer:

@@ -22,7 +22,7 @@ def spent_reason(usage: Usage | None, deadline: float | None, settings: Context)
     usage = usage or Usage()
     if deadline is not None and time.time() >= deadline:
         return "wall_time"
-    if usage.llm_calls >= settings.budget.max_llm_calls and settings.backend.llm:
+    if usage.llm_calls >= settings.budget.max_llm_calls and settings.models.llm:
         return "llm_calls"
     if usage.source_calls >= settings.budget.max_source_calls:
         return "source_calls"

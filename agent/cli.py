@@ -233,11 +233,12 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
 
     from agent.api import make_context
     from agent.config import sparkit_home
+    from agent.corpus import corpus_of
     from agent.errors import CorpusError
     from agent.tools.local_index import LocalIndex, default_index_dir
 
     settings = make_context(None, corpus_path=args.path)
-    corpus = settings.backend.default_corpus(download=True)
+    corpus = corpus_of(settings.corpus, download=True)
     if corpus is None or not corpus.exists():
         raise CorpusError(f"corpus not found: {args.path or '(none configured)'}")
     target = Path(args.index_dir).expanduser() if args.index_dir else default_index_dir(corpus, sparkit_home())

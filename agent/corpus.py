@@ -19,9 +19,12 @@ import os
 import sys
 import tarfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.errors import CorpusError, InputError
+
+if TYPE_CHECKING:
+    from agent.config import CorpusSettings
 
 SCIFACT_HOST = "scifact.s3-us-west-2.amazonaws.com"
 SCIFACT_URL = f"https://{SCIFACT_HOST}/release/latest/data.tar.gz"
@@ -150,6 +153,17 @@ async def download_scifact(home: Path, *, options: Any = None, say: Any = None) 
     tmp.write_bytes(corpus)
     os.replace(tmp, target)
     return target
+
+
+def corpus_of(settings: CorpusSettings, *, download: bool = False) -> Path | None:
+    """The corpus a run with these settings indexes: its corpus_path, else the default (SPARKIT_CORPUS, else the
+    one chosen with `sparkit config corpus PATH`, else the shared SciFact corpus beside the project); with
+    `download`, else SciFact downloaded once."""
+    if settings.corpus_path:
+        return Path(settings.corpus_path).expanduser()
+    from agent.config import sparkit_home
+
+    return default_corpus(sparkit_home(), download=download)
 
 
 def default_corpus(home: Path, *, download: bool = True) -> Path | None:

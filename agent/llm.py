@@ -110,7 +110,7 @@ class RoleConfig:
 
 
 def role_config(settings: Any, role: str) -> RoleConfig | None:
-    """The model for `role` ('fast', 'strong', 'second') from BackendSettings: its own spec, else --llm, else the other
+    """The model for `role` ('fast', 'strong', 'second') from ModelSettings: its own spec, else --llm, else the other
     of fast and strong (the second provider has no fallback: unset means none); None when the role has no model."""
     other = {"fast": "strong", "strong": "fast"}.get(role)
     spec = getattr(settings, f"llm_{role}", None) or (settings.llm or getattr(settings, f"llm_{other}", None) if other else None)

@@ -1,15 +1,18 @@
 """The conditional edges' decisions, as pure functions of (state, settings).
 
-Each branching node calls its `decide_*` function on its view of the state and appends the Decision to
-`state["decisions"]`; the graph's edges just follow the last decision. So every route taken is recorded
-with the numbers behind it (margin, agreement, contested count, budget), and stop reasons come for free.
+The graph (agent/graph.py) names each branching node's decider; the node wrapper (agent/nodes/runnable.py) calls it on
+the state with the node's update applied and appends the Decision to `state["decisions"]`; the graph's edges just
+follow the last decision. So every route taken is recorded with the numbers behind it (margin, agreement, contested
+count, budget), and stop reasons come for free. Once a hard limit has stopped the run (`budget_stop`), each decider
+routes towards `report` (every node on the way is skipped, agent/nodes/guard.py): the skip path is a route like the
+others, written here once.
 Each edge's routes are a Literal; its Decision subclass only accepts those, and the graph wires the edge to
 exactly them (`routes`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any, Literal, get_args
 
 from agent.budget import run_clock, spent_reason
@@ -51,7 +54,7 @@ ROUTE_LABELS: dict[str, str] = {
 """The label each route's edge carries in the drawn graph (Studio, `draw_mermaid`): why the edge is taken."""
 
 
-def routes(route_type: Any) -> dict[str, str]:
+def routes(route_type: Any) -> dict[Hashable, str]:
     """The edge label -> node name of each route in a route Literal, for `add_conditional_edges`."""
     return {ROUTE_LABELS[name]: name for name in get_args(route_type)}
 
@@ -62,13 +65,20 @@ def follow_decision(state: Mapping[str, Any]) -> str:
     return ROUTE_LABELS[next_node]
 
 
+def stopped(state: Mapping[str, Any]) -> str | None:
+    """Why a hard limit stopped the run, as a decision's reason; None while it runs."""
+    return f"budget_exhausted: {state['budget_stop']}" if state.get("budget_stop") else None
+
+
 def decide_after_retrieve(state: Mapping[str, Any], settings: Context) -> AfterRetrieve:
     """Hop through the citation graph once hypotheses exist and hops remain, else rerank; straight to the report when
     no source could be reached and nothing was ever retrieved (no network)."""
     round_ = state.get("round", 0)
+    if stop := stopped(state):
+        return AfterRetrieve(at="retrieve", next="rerank", reason=stop, round=round_)
     if state.get("outage"):
         return AfterRetrieve(at="retrieve", next="report", reason=str(state["outage"]), round=round_)
-    if not state.get("hypotheses"):
+    if state.get("phase", "round_1") == "round_1":
         return AfterRetrieve(at="retrieve", next="rerank", reason="round-1 evidence: rerank before hypotheses", round=round_)
     hops = state.get("hops_done", 0)
     if settings.ablations.enable_citation_hop and hops < settings.retrieval.citation_hops and settings.retrieval.citation_hop_top > 0:
@@ -79,7 +89,10 @@ def decide_after_retrieve(state: Mapping[str, Any], settings: Context) -> AfterR
 
 
 def decide_after_rerank(state: Mapping[str, Any], settings: Context) -> AfterRerank:
-    if not state.get("hypotheses"):
+    """Round 1 generates hypotheses from its evidence; every later round weighs the evidence for them."""
+    if stop := stopped(state):
+        return AfterRerank(at="rerank", next="court", reason=stop, round=state.get("round", 0))
+    if state.get("phase", "round_1") == "round_1":
         return AfterRerank(at="rerank", next="hypothesize", reason="no hypotheses yet", round=state.get("round", 0))
     return AfterRerank(at="rerank", next="court", reason="hypotheses exist: weigh the evidence", round=state.get("round", 0))
 
@@ -97,6 +110,8 @@ def shown_against(value: float, threshold: float, digits: int = 3) -> str:
 
 def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCourt:
     """Low margin or provider disagreement loops to discrimination, inside round and budget limits."""
+    if stop := stopped(state):
+        return AfterCourt(at="court", next="synthesize", reason=stop, round=state.get("round", 0))
     margin = state.get("margin")
     agreement = state.get("agreement")
     extra_rounds = max(0, state.get("discrimination_rounds", 0) - 1)
@@ -130,6 +145,8 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
 
 def decide_after_verify(state: Mapping[str, Any], settings: Context) -> AfterVerify:
     """More contested claims than the threshold, with budget and escalations left, re-checks them."""
+    if stop := stopped(state):
+        return AfterVerify(at="verify_claims", next="report", reason=stop, round=state.get("round", 0))
     contested = sum(1 for c in state.get("claims") or [] if c.verdict == ClaimVerdict.CONTESTED)
     common = dict(at="verify_claims", contested=contested, margin=state.get("margin"), round=state.get("round", 0))
     if contested <= settings.verification.contested_threshold:

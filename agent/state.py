@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from langgraph.types import Overwrite
 from pydantic import Field
@@ -33,6 +33,12 @@ from agent.records import (
     Usage,
 )
 from agent.scoring.relevance import RelevanceAssessment
+
+Phase = Literal["round_1", "discrimination", "escalation"]
+"""Where the loop is: `round_1` gathers evidence for the hypotheses (plan sets it; it lasts until discriminate has
+hypotheses to separate, so the first discrimination targets them all), `discrimination` weighs them and separates the
+closest ones, `escalation` re-checks contested claims of the answer (target_claims). The routes read it
+(agent/routing.py)."""
 
 
 def merge_records(current: dict[str, Record] | None, update: dict[str, Record] | None) -> dict[str, Record]:
@@ -80,6 +86,7 @@ class ResearchState(InputState, total=False):
     queries: list[Query]  # queries pending for the next retrieve
     sent_queries: Annotated[list[Query], operator.add]
     round: int
+    phase: Phase
     pool: Annotated[dict[str, Record], merge_records]
     ranked: list[Passage]  # reranked records (record-level passages), best first
     hypotheses: list[Hypothesis]

@@ -42,7 +42,7 @@ def test_platt_scale_is_a_bounded_monotone_map():
 def test_shipped_table_is_for_the_default_judge_and_orders_what_it_should():
     table = load_table()
     assert table is not None and table.examples >= 50
-    assert table.stance_model == offline_stance(Context().backend)[0].name
+    assert table.stance_model == offline_stance(Context().judges)[0].name
     # More evidence makes the leading answer likelier right and "insufficient evidence" likelier wrong.
     assert table.leading(0.8) > table.leading(0.05) and table.abstention(0.05) > table.abstention(0.8)
 
@@ -53,16 +53,16 @@ def test_calibrator_for_follows_the_setting_and_the_judge(monkeypatch, tmp_path)
     path = tmp_path / "calibration.json"
     path.write_text(table.model_dump_json())
     monkeypatch.setattr(calibration, "default_table_path", lambda: path)
-    fitted, notes = calibrator_for(Context().backend, _judge("ensemble(heuristic+cross)"))
+    fitted, notes = calibrator_for(Context().judges, _judge("ensemble(heuristic+cross)"))
     assert isinstance(fitted, PlattCalibrator) and fitted.leading(0.5) == pytest.approx(0.5) and notes == []
-    other, notes = calibrator_for(Context().backend, _judge("llm"))
+    other, notes = calibrator_for(Context().judges, _judge("llm"))
     assert isinstance(other, RawScore) and "for the ensemble(heuristic+cross) judge, not llm" in notes[0]
-    assert isinstance(calibrator_for(Context(calibration="fitted").backend, _judge("llm"))[0], PlattCalibrator)
-    assert isinstance(calibrator_for(Context(calibration="raw").backend, _judge("ensemble(heuristic+cross)"))[0], RawScore)
+    assert isinstance(calibrator_for(Context(calibration="fitted").judges, _judge("llm"))[0], PlattCalibrator)
+    assert isinstance(calibrator_for(Context(calibration="raw").judges, _judge("ensemble(heuristic+cross)"))[0], RawScore)
     path.unlink()
-    assert "no fitted table" in calibrator_for(Context().backend, _judge("x"))[1][0]
+    assert "no fitted table" in calibrator_for(Context().judges, _judge("x"))[1][0]
     with pytest.raises(ConfigurationError, match="fit_calibration"):
-        calibrator_for(Context(calibration="fitted").backend, _judge("x"))
+        calibrator_for(Context(calibration="fitted").judges, _judge("x"))
 
 
 def test_raw_score_reports_the_score_itself():
@@ -84,16 +84,16 @@ def test_maps_fitted_for_other_weights_of_the_same_judge_are_not_applied(monkeyp
     path = tmp_path / "calibration.json"
     path.write_text(table.model_dump_json())
     monkeypatch.setattr(calibration, "default_table_path", lambda: path)
-    assert isinstance(calibrator_for(Context().backend, _judge("ensemble(heuristic+cross)"))[0], PlattCalibrator)
+    assert isinstance(calibrator_for(Context().judges, _judge("ensemble(heuristic+cross)"))[0], PlattCalibrator)
     weights.write_bytes(b"retrained weights")
-    raw, notes = calibrator_for(Context().backend, _judge("ensemble(heuristic+cross)"))
+    raw, notes = calibrator_for(Context().judges, _judge("ensemble(heuristic+cross)"))
     assert isinstance(raw, RawScore) and "other cross-encoder weights" in notes[0]
     # A judge the user trained (`stance_weights=FILE`) is checked against the maps, not the packaged file.
     weights.write_bytes(b"first weights")
-    assert isinstance(calibrator_for(Context().backend, _judge("ensemble(heuristic+cross)"))[0], PlattCalibrator)
+    assert isinstance(calibrator_for(Context().judges, _judge("ensemble(heuristic+cross)"))[0], PlattCalibrator)
     own = tmp_path / "mine.npz"
     own.write_bytes(b"a user's judge")
-    raw, notes = calibrator_for(Context(stance_weights=str(own)).backend, _judge("ensemble(heuristic+cross)"))
+    raw, notes = calibrator_for(Context(stance_weights=str(own)).judges, _judge("ensemble(heuristic+cross)"))
     assert isinstance(raw, RawScore) and "other cross-encoder weights than the ones in use" in notes[0]
 
 
@@ -102,10 +102,10 @@ def test_a_calibration_table_of_ones_own_is_used_and_a_missing_one_is_an_error(t
                              abstention=PlattScale(slope=-2, intercept=0.5), fitted_on="test", examples=10)
     own = tmp_path / "mine.json"
     own.write_text(table.model_dump_json())
-    fitted, notes = calibrator_for(Context(calibration_table=str(own)).backend, _judge("ensemble(heuristic+cross)/direction(mine)"))
+    fitted, notes = calibrator_for(Context(calibration_table=str(own)).judges, _judge("ensemble(heuristic+cross)/direction(mine)"))
     assert isinstance(fitted, PlattCalibrator) and fitted.leading(0.5) == pytest.approx(0.5) and notes == []
     with pytest.raises(ConfigurationError, match="does not exist"):
-        calibrator_for(Context(calibration_table=str(tmp_path / "absent.json")).backend, _judge("x"))
+        calibrator_for(Context(calibration_table=str(tmp_path / "absent.json")).judges, _judge("x"))
 
 
 def test_a_verified_quote_of_evidence_against_the_answer_does_not_raise_its_confidence():
@@ -131,10 +131,10 @@ def test_maps_fitted_with_one_direction_reader_are_not_applied_with_another(monk
     path = tmp_path / "calibration.json"
     path.write_text(table.model_dump_json())
     monkeypatch.setattr(calibration, "default_table_path", lambda: path)
-    assert isinstance(calibrator_for(Context(stance_direction_weights=str(reader)).backend, _judge(name))[0], PlattCalibrator)
-    raw, notes = calibrator_for(Context(stance_direction_weights=str(other)).backend, _judge(name))
+    assert isinstance(calibrator_for(Context(stance_direction_weights=str(reader)).judges, _judge(name))[0], PlattCalibrator)
+    raw, notes = calibrator_for(Context(stance_direction_weights=str(other)).judges, _judge(name))
     assert isinstance(raw, RawScore) and "other cross-encoder weights" in notes[0]
-    assert isinstance(calibrator_for(Context(stance_direction_weights="off").backend, _judge(name))[0], RawScore)  # no reader at all
+    assert isinstance(calibrator_for(Context(stance_direction_weights="off").judges, _judge(name))[0], RawScore)  # no reader at all
 
 
 def test_the_ensembles_maps_apply_to_it_without_the_direction_reader_and_to_nothing_else():
@@ -145,12 +145,12 @@ def test_the_ensembles_maps_apply_to_it_without_the_direction_reader_and_to_noth
 
 
     table = str(Path(__file__).resolve().parents[1] / "evals" / "data" / "calibration_ensemble.json")
-    alone = Context(stance_direction_weights="off", stance_structure=False, calibration_table=table).backend
+    alone = Context(stance_direction_weights="off", stance_structure=False, calibration_table=table).judges
     fitted, notes = calibrator_for(alone, offline_stance(alone)[0])
     assert isinstance(fitted, PlattCalibrator) and notes == []
-    default = Context(stance_structure=False, calibration_table=table).backend
+    default = Context(stance_structure=False, calibration_table=table).judges
     raw, notes = calibrator_for(default, offline_stance(default)[0])
     assert isinstance(raw, RawScore) and "not ensemble(heuristic+cross)/direction" in notes[0]
-    alone_packaged = Context(stance_direction_weights="off").backend
+    alone_packaged = Context(stance_direction_weights="off").judges
     raw, notes = calibrator_for(alone_packaged, offline_stance(alone_packaged)[0])
     assert isinstance(raw, RawScore) and "are for the ensemble(heuristic+cross)/direction" in notes[0]

@@ -83,6 +83,7 @@ EXAMPLES: dict[str, Any] = {
     "queries": [Query(text="aspirin insulin", intent="falsify", hypothesis_id="H2")],
     "sent_queries": [Query(text="metformin insulin"), Query(text="aspirin insulin", intent="contrast", hypothesis_id="H2")],
     "round": 2,
+    "phase": "discrimination",
     "pool": {RECORD.id: RECORD},
     "ranked": [Passage(record_id=RECORD.id, sentence_index=0, sentence_end=2, text=RECORD.sentences[0], score=0.9, section="results")],
     "hypotheses": HYPOTHESES,

@@ -4,13 +4,13 @@ Studio renders, and a backend cache keyed on exactly the backend group."""
 from __future__ import annotations
 
 import json
-from typing import get_args
+import re
 
 import pytest
 
 from agent.api import make_context
-from agent.backend import backend_for, cache_key, clear_backend_cache
-from agent.config import FLAT_NAMES, GROUPS, PRESETS_DIR, BackendSettings, Context, PresetName
+from agent.backend import backend_for, backend_key, clear_backend_cache
+from agent.config import FLAT_NAMES, GROUPS, LEXICONS_DIR, PACKAGED_PRESETS, PRESETS_DIR, Context
 from agent.errors import InputError
 
 DOCUMENTS = [
@@ -26,32 +26,98 @@ def test_backend_for_builds_a_new_reranker_for_an_ablation():
     lexical = backend_for(Context(stance_model="heuristic", enable_semantic_rerank=False), DOCUMENTS)
     assert semantic.reranker.semantic is True
     assert lexical is not semantic and lexical.reranker.semantic is False
-    # settings outside the backend group reuse the cached backend (no second model or index load)
-    assert backend_for(Context(stance_model="heuristic", court={"support_cap": 1}, max_claims=0), DOCUMENTS) is semantic
+    # settings no part of the backend reads reuse the cached backend (no second model or index load)
+    assert backend_for(Context(stance_model="heuristic", court={"support_cap": 1}, max_claims=0, rerank_top_k=3), DOCUMENTS) is semantic
 
 
-@pytest.mark.parametrize("field", list(BackendSettings.model_fields))
-def test_the_cache_key_changes_with_every_backend_setting(field):
-    default = BackendSettings()
-    value = getattr(default, field)
+def test_a_chat_model_setting_never_reopens_the_index(monkeypatch):
+    """Each part of the backend is cached on its own group: a new deadline rebuilds the chat roles, not the index."""
+    from agent import backend as backend_module
+    from agent.llm import register_chat_model, unregister_chat_model
+
+    opened = []
+    real = backend_module.offline_indexes
+    monkeypatch.setattr(backend_module, "offline_indexes", lambda *args: opened.append(args) or real(*args))
+    register_chat_model("fake:deadline", object())
+    try:
+        clear_backend_cache()
+        first = backend_for(Context(stance_model="heuristic", llm="fake:deadline", llm_deadline_s=30), DOCUMENTS)
+        second = backend_for(Context(stance_model="heuristic", llm="fake:deadline", llm_deadline_s=90), DOCUMENTS)
+    finally:
+        unregister_chat_model("fake:deadline")
+        clear_backend_cache()
+    assert (first.reasoner.fast.config.deadline_s, second.reasoner.fast.config.deadline_s) == (30, 90)
+    assert len(opened) == 1 and second.sources == first.sources and second.reranker is first.reranker
+
+
+PART_GROUPS = ("corpus", "models", "judges")
+
+
+def _changed(value, field):
     changed = {bool: lambda v: not v, int: lambda v: v + 1, float: lambda v: v + 0.5, list: lambda v: v[:1]}
-    new = changed[type(value)](value) if type(value) in changed else {"name": "live", "reranker": "cohere", "stance_model": "heuristic",
-                                                                    "calibration": "raw"}.get(field, "x")
-    assert cache_key(default.model_copy(update={field: new}), None) != cache_key(default, None)
+    special = {"backend": "live", "reranker": "cohere", "stance_model": "heuristic", "calibration": "raw", "use_library": "off"}
+    return changed[type(value)](value) if type(value) in changed else special.get(field, "x")
 
 
-def test_the_cache_key_ignores_every_other_group():
-    busy = Context(preset="research_max", court={"support_cap": 1}, verification={"max_claims": 0}, ablations={"enable_hypotheses": False})
-    assert cache_key(busy.backend, None) == cache_key(Context().backend, None)
+@pytest.mark.parametrize(("group", "field"), [(g, f) for g in PART_GROUPS for f in GROUPS[g].model_fields]
+                         + [("retrieval", "reranker"), ("retrieval", "enable_semantic_rerank")])
+def test_the_backend_key_changes_with_every_setting_a_part_reads(group, field):
+    default = Context()
+    section = getattr(default, group)
+    new = default.model_copy(update={group: section.model_copy(update={field: _changed(getattr(section, field), field)})})
+    assert backend_key(new) != backend_key(default)
+
+
+def test_the_backend_key_ignores_every_setting_no_part_reads():
+    busy = Context(preset="research_max", court={"support_cap": 1}, verification={"max_claims": 0}, ablations={"enable_hypotheses": False},
+                   answer={"abstain_threshold": 0.5}, rerank_top_k=3)
+    assert backend_key(busy) == backend_key(Context())
+
+
+def test_earlier_spellings_name_the_setting_where_it_lives_now():
+    old = Context(**{"backend.llm_deadline_s": 30, "court.abstain_threshold": 0.4, "backend.name": "live"})
+    assert (old.models.llm_deadline_s, old.answer.abstain_threshold, old.corpus.backend) == (30, 0.4, "live")
+    grouped = Context(backend={"name": "live", "stance_model": "heuristic", "reranker": "cohere"})  # a trace's settings of before
+    assert (grouped.corpus.backend, grouped.judges.stance_model, grouped.retrieval.reranker) == ("live", "heuristic", "cohere")
+    assert Context(backend="live").corpus.backend == "live" and Context(abstain_threshold=0.2).answer.abstain_threshold == 0.2
+    with pytest.raises(ValueError, match="nonsense"):
+        Context(**{"backend.nonsense": 1})
+
+
+def test_the_section_weights_are_a_data_file():
+    data = json.loads((LEXICONS_DIR / "section_weights.json").read_text())
+    assert data["description"] and len(data["entries"]) == 62
+    assert Context().court.section_weights == data["entries"] and Context().court.section_weights["methods"] == 0.7
+    mine = Context(section_weights={"methods": 0.2}).court.section_weights
+    assert mine == {"methods": 0.2} and Context().court.section_weights["methods"] == 0.7  # the default is not shared
+
+
+def test_descriptions_say_what_a_setting_does_not_how_it_was_measured():
+    history = re.compile(r"\bseed 0\d\d|\bstop \d|\bF1\b|\bissue \d|evals/README|accuracy \d|precision when answering")
+    for group, model in GROUPS.items():
+        for field, info in model.model_fields.items():
+            assert not history.search(info.description or ""), f"{group}.{field}: {info.description}"
+
+
+def test_user_presets_sit_beside_the_packaged_ones(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPARKIT_HOME", str(tmp_path))
+    (tmp_path / "presets").mkdir()
+    (tmp_path / "presets" / "mine.json").write_text(json.dumps({"description": "My runs.", "court": {"n_hypotheses": 6}}))
+    (tmp_path / "presets" / "fast.json").write_text(json.dumps({"court": {"n_hypotheses": 7}}))  # cannot replace a packaged one
+    assert Context(preset="mine").court.n_hypotheses == 6 and Context(preset="fast").court.n_hypotheses == 3
+    assert Context(preset="mine", n_hypotheses=2).court.n_hypotheses == 2
+    assert "mine" in Context.model_json_schema()["properties"]["preset"]["enum"]
+    with pytest.raises(ValueError, match="unknown preset 'theirs'"):
+        Context(preset="theirs")
 
 
 def test_presets_are_data_files_applied_once_at_validation():
-    assert sorted(p.stem for p in PRESETS_DIR.glob("*.json")) == sorted(get_args(PresetName))
+    assert sorted(p.stem for p in PRESETS_DIR.glob("*.json")) == sorted(PACKAGED_PRESETS)
     fast = Context(preset="fast")
     assert (fast.court.n_hypotheses, fast.retrieval.rerank_top_k, fast.budget.max_source_calls) == (3, 15, 40)
     assert fast.court.support_cap == Context().court.support_cap  # not in the preset: the documented default
     assert Context(preset="fast", n_hypotheses=5).court.n_hypotheses == 5  # explicit beats the preset
-    for name in get_args(PresetName):
+    for name in PACKAGED_PRESETS:
         data = json.loads((PRESETS_DIR / f"{name}.json").read_text())
         assert data.pop("description")
         assert set(data) <= set(GROUPS), name
@@ -61,7 +127,7 @@ def test_presets_are_data_files_applied_once_at_validation():
 def test_flat_dotted_and_grouped_names_mean_the_same_setting():
     spellings = [Context(max_claims=2), Context(**{"verification.max_claims": 2}), Context(verification={"max_claims": 2})]
     assert all(c.verification.max_claims == 2 for c in spellings)
-    assert Context(backend="live").backend.name == "live"
+    assert Context(backend="live").corpus.backend == "live"
     assert set(FLAT_NAMES) >= {"max_claims", "support_cap", "enable_semantic_rerank", "recursion_limit", "corpus_path"}
     with pytest.raises(ValueError):
         Context(max_claimz=2)

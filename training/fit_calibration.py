@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     claims = load_claims(args.claims, "val", args.limit)
     context = Context(preset="fast", corpus_path=str(args.corpus.resolve()), max_claims=0, calibration="raw", **parse_overrides(args.set))
-    judge = (judge_for(context.backend) if args.answers else backend_for(context).stance).name  # answers: no index to open
+    judge = (judge_for(context) if args.answers else backend_for(context).stance).name  # answers: no index to open
     rows = observations_from_answers(claims, read_jsonl(args.answers)) if args.answers else asyncio.run(observations(claims, context))
     led = [r for r in rows if r["lead"]]
     abstained = [r for r in rows if r["abstained"]]
@@ -127,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(str(exc)) from exc
     table = CalibrationTable(
         stance_model=judge,
-        stance_weights_sha256=weights_digest(cross_weights_in_use(context.backend.stance_weights)),
-        direction_weights_sha256=weights_digest(direction) if (direction := direction_weights_in_use(context.backend.stance_direction_weights)) else "",
+        stance_weights_sha256=weights_digest(cross_weights_in_use(context.judges.stance_weights)),
+        direction_weights_sha256=weights_digest(direction) if (direction := direction_weights_in_use(context.judges.stance_direction_weights)) else "",
         leading=leading,
         abstention=abstention,
         fitted_on=f"SciFact claims_train validation part, {len(rows)} claims, preset fast, max_claims 0, judge {judge}",

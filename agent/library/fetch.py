@@ -59,7 +59,7 @@ async def fetch_records(query: str, *, limit: int, settings: Context, **tool_opt
     from agent.search import WebBudget, search_academic_then_web
     from agent.tools.live import build_live_tools
 
-    tools = build_live_tools(settings.backend, **tool_options)
+    tools = build_live_tools(settings.corpus, **tool_options)
     async with tools:
         per_source: list[list[Record]] = []
         failures: list[str] = []
@@ -81,7 +81,7 @@ async def fetch_into_library(library: Library, query: str, *, limit: int = 20, s
         raise InputError("--limit must be between 1 and 200")
     progress = progress or Progress(enabled=False)
     settings = settings or (Context(sources=sources) if sources else Context())
-    progress.line(f"fetch: asking {', '.join(settings.backend.sources)} for {query!r}")
+    progress.line(f"fetch: asking {', '.join(settings.corpus.sources)} for {query!r}")
     records, failures = await fetch_records(query, limit=limit, settings=settings, **tool_options)
     report = await asyncio.to_thread(library.add_items, [as_item(r) for r in records], progress=progress)
     report.notes += [f"source failed: {f}" for f in failures]

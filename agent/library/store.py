@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agent.config import BackendSettings, sparkit_home
+from agent.config import CorpusSettings, sparkit_home
 from agent.errors import CorpusError, InputError
 from agent.library.importers import Item, expand, read
 from agent.library.models import AddReport, BadFileError, LibraryDocument, Paragraph, Skipped, strip_controls
@@ -57,11 +57,11 @@ def default_library_dir() -> Path:
     return sparkit_home() / "library"
 
 
-def library_for(settings: BackendSettings) -> Library:
+def library_for(settings: CorpusSettings) -> Library:
     return Library(settings.library_dir or None)
 
 
-def _library_wanted(settings: BackendSettings) -> bool:
+def _library_wanted(settings: CorpusSettings) -> bool:
     """Whether these settings search the library: 'on', the library alone (use_corpus false), or 'auto' with no
     explicitly named corpus."""
     if settings.use_library == "off":
@@ -69,12 +69,12 @@ def _library_wanted(settings: BackendSettings) -> bool:
     return settings.use_library == "on" or not settings.use_corpus or not (settings.corpus_path or os.environ.get("SPARKIT_CORPUS"))
 
 
-def library_stamp(settings: BackendSettings) -> str:
+def library_stamp(settings: CorpusSettings) -> str:
     """Part of the backend cache key: a backend built before the library changed is not reused."""
     return library_for(settings).stamp() if _library_wanted(settings) else ""
 
 
-def library_index(settings: BackendSettings) -> LibraryIndex | None:
+def library_index(settings: CorpusSettings) -> LibraryIndex | None:
     """The library's index when these settings search it; None when they do not. use_library='on', or the library
     alone (use_corpus false), with an empty or missing library is a CorpusError; so is the library alone with
     use_library='off'."""
@@ -91,7 +91,7 @@ def library_index(settings: BackendSettings) -> LibraryIndex | None:
     return library.index()
 
 
-def library_label(settings: BackendSettings) -> str:
+def library_label(settings: CorpusSettings) -> str:
     """The library as an answer's `searched` names it: 'your library (3 PDFs, 12 abstracts)'."""
     docs = library_for(settings).documents()
     full = sum(1 for d in docs if d.full_text)

@@ -18,23 +18,20 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
-from langgraph.runtime import Runtime
 
-from agent.backend import abackend_for
-from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.lexicon import STANCE_FLIP
+from agent.nodes.parts import RunParts
 from agent.reasoners.aspect import NOT_CHECKED, addresses, aspects_of_hypothesis, names_object
 from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
 from agent.scoring import adjudication as adjudication_scoring
-from agent.routing import decide_after_court
 from agent.scoring.chunking import section_window_passages, sentence_passages
 from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.relevance import RelevanceAssessment
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.scoring.triangulation import triangulation_score
-from agent.state import ResearchState, apply_update
+from agent.state import ResearchState
 from agent.text import is_finding, is_tentative, jaccard, label_parts
 from agent.tracing.progress import emit
 
@@ -119,9 +116,9 @@ def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], setting
     return scored, support + against + neutral
 
 
-async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    settings = runtime.context
-    backend = await abackend_for(settings, state.get("documents"))
+async def court(state: ResearchState, parts: RunParts) -> ResearchState:
+    settings = parts.settings
+    backend = await parts.backend()
     pool: dict[str, Record] = state.get("pool") or {}
     hypotheses: list[Hypothesis] = state.get("hypotheses") or []
     records = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool][: settings.court.court_records]
@@ -133,67 +130,65 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
         relevance = await _relevance(backend, state, hypotheses, records)
         if not relevance.relevant:
             passages = []  # nothing here addresses the question: no stance is judged, the answer declines
-    with node_meter(state, settings) as meter:
-        ledger, scored, semantic = [], [], []
-        off_aspect: set[str] = set()  # records whose sides (or, at aspect_scope 'passage', some passages') the aspect check removed
-        if passages and hypotheses:
-            statements = list(dict.fromkeys(h.statement for h in hypotheses))
-            vectors = await backend.embedder.embed(statements + [p.text for p in passages], kind="document")
-            sims = vectors[len(statements):] @ vectors[: len(statements)].T  # [passages, statements]
-            chosen: dict[str, list[int]] = {}
-            for j, statement in enumerate(statements):
-                chosen[statement] = [int(i) for i in np.argsort(-sims[:, j])[: settings.court.sentences_per_hypothesis]]
-            pairs = [(statement, passages[i].text) for statement in statements for i in chosen[statement]]
-            judged: list[StanceResult] = await backend.stance.judge(pairs) if pairs else []
-            stance_of = {pair: result for pair, result in zip(pairs, judged, strict=True)}
-            source_types = _source_types_by_record(records)
-            rank_of = {record.id: rank for rank, record in enumerate(records)}
-            for h in hypotheses:
-                j = statements.index(h.statement)
-                aspects = aspects_of_hypothesis(h) if settings.ablations.enable_aspect_check else NOT_CHECKED
-                entries = []
-                for i in chosen[h.statement]:
-                    result = stance_of[(h.statement, passages[i].text)]
-                    stance, confidence = result.side_taken(settings.court.stance_min_confidence, settings.court.stance_side_floor)
-                    if settings.court.null_results_contradict and h.origin in ("claim", "negation"):
-                        stance, confidence = null_result_reading(h.statement, passages[i].text, result, stance, confidence,
-                                                                 settings.court.stance_min_confidence)
-                    if settings.court.tentative_takes_no_side and is_tentative(passages[i].text):
-                        stance = "NEUTRAL"  # its point still needs confirming: a qualification, not a finding
-                    record = pool[passages[i].record_id]
-                    if stance != "NEUTRAL" and not addresses(aspects, record, passages[i].text, settings.court.aspect_scope):
-                        stance = "NEUTRAL"  # the record (or passage) is about something else: it cannot take a side
-                        off_aspect.add(record.id)
-                    if h.polarity < 0:
-                        stance = STANCE_FLIP[stance]
-                    entries.append(LedgerEntry(
-                        hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index,
-                        sentence_end=passages[i].sentence_end, text=passages[i].text,
-                        stance=stance, confidence=float(confidence),
-                        weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id])),
-                        via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
-                        judged_by=result.judged_by,
-                    ))
-                h_scored, kept = score_hypothesis(h, entries, settings)
-                scored.append(h_scored)
-                ledger += kept
-                semantic.append(float(np.mean(np.sort(sims[:, j])[-3:])))
-        else:
-            scored = list(hypotheses)
-        mcq = state["plan"].task == "mcq"
-        evidence_share = semantic_shares(semantic, len(scored)) if mcq else adjudication_scoring.shares([h.score for h in scored])
-        if mcq and scored:
-            scored = _blend_mcq(scored, semantic, settings.court.mcq_stance_share)
-        adjudication = await _adjudicate(backend, state, scored, ledger, evidence_share, settings)
-        if adjudication is not None:
-            scored = adjudication_scoring.apply(scored, adjudication)
+    ledger, scored, semantic = [], [], []
+    off_aspect: set[str] = set()  # records whose sides (or, at aspect_scope 'passage', some passages') the aspect check removed
+    if passages and hypotheses:
+        statements = list(dict.fromkeys(h.statement for h in hypotheses))
+        vectors = await backend.embedder.embed(statements + [p.text for p in passages], kind="document")
+        sims = vectors[len(statements):] @ vectors[: len(statements)].T  # [passages, statements]
+        chosen: dict[str, list[int]] = {}
+        for j, statement in enumerate(statements):
+            chosen[statement] = [int(i) for i in np.argsort(-sims[:, j])[: settings.court.sentences_per_hypothesis]]
+        pairs = [(statement, passages[i].text) for statement in statements for i in chosen[statement]]
+        judged: list[StanceResult] = await backend.stance.judge(pairs) if pairs else []
+        stance_of = {pair: result for pair, result in zip(pairs, judged, strict=True)}
+        source_types = _source_types_by_record(records)
+        rank_of = {record.id: rank for rank, record in enumerate(records)}
+        for h in hypotheses:
+            j = statements.index(h.statement)
+            aspects = aspects_of_hypothesis(h) if settings.ablations.enable_aspect_check else NOT_CHECKED
+            entries = []
+            for i in chosen[h.statement]:
+                result = stance_of[(h.statement, passages[i].text)]
+                stance, confidence = result.side_taken(settings.court.stance_min_confidence, settings.court.stance_side_floor)
+                if settings.court.null_results_contradict and h.origin in ("claim", "negation"):
+                    stance, confidence = null_result_reading(h.statement, passages[i].text, result, stance, confidence,
+                                                             settings.court.stance_min_confidence)
+                if settings.court.tentative_takes_no_side and is_tentative(passages[i].text):
+                    stance = "NEUTRAL"  # its point still needs confirming: a qualification, not a finding
+                record = pool[passages[i].record_id]
+                if stance != "NEUTRAL" and not addresses(aspects, record, passages[i].text, settings.court.aspect_scope):
+                    stance = "NEUTRAL"  # the record (or passage) is about something else: it cannot take a side
+                    off_aspect.add(record.id)
+                if h.polarity < 0:
+                    stance = STANCE_FLIP[stance]
+                entries.append(LedgerEntry(
+                    hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index,
+                    sentence_end=passages[i].sentence_end, text=passages[i].text,
+                    stance=stance, confidence=float(confidence),
+                    weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id])),
+                    via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
+                    judged_by=result.judged_by,
+                ))
+            h_scored, kept = score_hypothesis(h, entries, settings)
+            scored.append(h_scored)
+            ledger += kept
+            semantic.append(float(np.mean(np.sort(sims[:, j])[-3:])))
+    else:
+        scored = list(hypotheses)
+    mcq = state["plan"].task == "mcq"
+    evidence_share = semantic_shares(semantic, len(scored)) if mcq else adjudication_scoring.shares([h.score for h in scored])
+    if mcq and scored:
+        scored = _blend_mcq(scored, semantic, settings.court.mcq_stance_share)
+    adjudication = await _adjudicate(backend, state, scored, ledger, evidence_share, settings)
+    if adjudication is not None:
+        scored = adjudication_scoring.apply(scored, adjudication)
     margin = float(margin_of([h.score for h in scored])) if scored else None
     emit({"node": "court", "round": state.get("round", 0), "margin": margin, "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored],
           **({"adjudication": {"model": adjudication.model_choice, "evidence": adjudication.evidence_choice, "blend": adjudication.blend,
                                "contested": adjudication.contested}} if adjudication else {})})
-    update = {"hypotheses": scored, "ledger": ledger, "margin": margin, "usage": meter.usage, "relevance": relevance, "adjudication": adjudication,
+    return {"hypotheses": scored, "ledger": ledger, "margin": margin, "relevance": relevance, "adjudication": adjudication,
               "notes": _aspect_notes(off_aspect) + ([f"adjudication: {note}" for note in adjudication.notes] if adjudication else [])}
-    return {**update, "decisions": [decide_after_court(apply_update(state, update), settings)]}
 
 
 def null_result_reading(statement: str, passage: str, result: StanceResult, stance: str, confidence: float,

@@ -5,8 +5,9 @@
   Set-up (building the backend: loading models, opening the index) stops the clock (agent.budget.setup_time): it is
   paid once per process, and a limit meant for the run's work must not be spent by it.
 - A source budget spent before the first record was retrieved (`max_source_calls=0`) stops the run the same way.
-- Once a hard limit has stopped the run (`budget_stop` in the state), every node but `report` is skipped; a skipped
-  branching node records the Decision that leads towards `report`, so the edges (which follow decisions) get there.
+- Once a hard limit has stopped the run (`budget_stop` in the state), every node but `report` is skipped; the wrapper
+  (agent/nodes/runnable.py) then records a skipped branching node's Decision from its own decider, which routes a
+  stopped run towards `report` (agent/routing.py), so the edges (which follow decisions) get there.
 - Each node emits a `start` event, and `heartbeat`s while it works (after 4, 8, 16 ... s, at most a minute apart,
   naming what it waits for when it says, e.g. set-up), on the custom stream (the CLI's progress lines,
   `stream_mode="custom"` in Studio); its own event when it ends is the node's business.
@@ -26,21 +27,11 @@ from typing import Any
 from agent.budget import node_deadline, run_clock
 from agent.config import Context
 from agent.metering import Activity, tracking, wall_clock
-from agent.records import Decision
-from agent.routing import AfterCourt, AfterRerank, AfterRetrieve, AfterVerify
 from agent.tracing.progress import emit
 
 HEARTBEAT_S = 4.0  # the first heartbeat; each next one comes twice as late, at most HEARTBEAT_MAX_S apart
 HEARTBEAT_MAX_S = 60.0
 ALWAYS_RUNS = "report"
-
-# The route each branching node takes towards `report` when it is skipped.
-_TOWARDS_REPORT: dict[str, Callable[..., Decision]] = {
-    "retrieve": lambda **kw: AfterRetrieve(at="retrieve", next="rerank", **kw),
-    "rerank": lambda **kw: AfterRerank(at="rerank", next="court", **kw),
-    "court": lambda **kw: AfterCourt(at="court", next="synthesize", **kw),
-    "verify_claims": lambda **kw: AfterVerify(at="verify_claims", next="report", **kw),
-}
 
 
 def hard_stop(node: str, state: Mapping[str, Any], settings: Context, until: float) -> str | None:
@@ -56,12 +47,9 @@ def hard_stop(node: str, state: Mapping[str, Any], settings: Context, until: flo
     return None
 
 
-def skipped(node: str, state: Mapping[str, Any], stop: str) -> dict[str, Any]:
-    """The update of a node the hard budget stopped: the limit, a note, and the decision that leads to `report`."""
-    update: dict[str, Any] = {"budget_stop": stop, "notes": [f"{node} skipped: budget exhausted ({stop})"]}
-    if node in _TOWARDS_REPORT:
-        update["decisions"] = [_TOWARDS_REPORT[node](reason=f"budget_exhausted: {stop}", round=state.get("round", 0))]
-    return update
+def skipped(node: str, stop: str) -> dict[str, Any]:
+    """The update of a node the hard budget stopped: the limit and a note (its decider routes it towards `report`)."""
+    return {"budget_stop": stop, "notes": [f"{node} skipped: budget exhausted ({stop})"]}
 
 
 def heartbeat_delays() -> Iterator[float]:
@@ -87,7 +75,7 @@ async def guarded(node: str, state: Mapping[str, Any], settings: Context, run: C
     until = run_clock(state).deadline(settings)
     if node != ALWAYS_RUNS and (stop := hard_stop(node, state, settings, until)):
         emit({"node": node, "event": "skipped", "reason": stop})
-        return skipped(node, state, stop)
+        return skipped(node, stop)
     emit({"node": node, "event": "start"})
     started = time.monotonic()
     activity = Activity()
@@ -107,7 +95,7 @@ async def guarded(node: str, state: Mapping[str, Any], settings: Context, run: C
             stop = (f"wall_time: max_wall_time_s={settings.budget.max_wall_time_s:g} reached during {node} "
                     f"(cut after {time.monotonic() - started:.1f} s)")
             emit({"node": node, "event": "cut", "reason": stop})
-            return skipped(node, state, stop)
+            return skipped(node, stop)
     finally:
         beat.cancel()
         with contextlib.suppress(asyncio.CancelledError):

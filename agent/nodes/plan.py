@@ -8,12 +8,8 @@ import time
 import uuid
 from typing import Any
 
-from langgraph.runtime import Runtime
-
-from agent.backend import abackend_for
-from agent.budget import node_meter
-from agent.config import Context
 from agent.inputs import validate_mode, validate_question
+from agent.nodes.parts import RunParts
 from agent.reasoners.questions import alternative_statements
 from agent.reasoners.spelling import read_question
 from agent.records import Query
@@ -21,21 +17,20 @@ from agent.state import ResearchState
 from agent.tracing.progress import emit
 
 
-async def plan(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    settings = runtime.context
+async def plan(state: ResearchState, parts: RunParts) -> ResearchState:
+    settings = parts.settings
     mode = validate_mode(state.get("mode"))
     question, options = validate_question(state.get("question"), state.get("options"), mode)
-    backend = await abackend_for(settings, state.get("documents"))
+    backend = await parts.backend()
     # the speller's dictionary is built on the first unknown word (about a second for SciFact), once per backend
     question, options, corrections = await asyncio.to_thread(read_question, question, options, backend.speller)
     if not options and mode == "ask" and (alternatives := alternative_statements(question)):
         options = alternatives  # 'Is light a wave or a particle?' asks between two statements, not for a yes or no
     started_at = state.get("started_at") or time.time()  # once the backend is ready: set-up is not the run's time
-    with node_meter(state, settings) as meter:
-        the_plan = await backend.reasoner.plan(question, options, mode)
-        queries = list(the_plan.queries)
-        if backend.entity_expander is not None and settings.backend.enable_entity_expansion and the_plan.entities:
-            queries += await _expanded_queries(backend.entity_expander, the_plan.entities[:3], queries[0].text)
+    the_plan = await backend.reasoner.plan(question, options, mode)
+    queries = list(the_plan.queries)
+    if backend.entity_expander is not None and settings.corpus.enable_entity_expansion and the_plan.entities:
+        queries += await _expanded_queries(backend.entity_expander, the_plan.entities[:3], queries[0].text)
     emit({"node": "plan", "task": the_plan.task, "queries": [q.text for q in queries],
           **({"corrections": [c.model_dump() for c in corrections]} if corrections else {})})
     return {
@@ -47,10 +42,10 @@ async def plan(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any
         "plan": the_plan,
         "queries": queries,
         "round": 0,
+        "phase": "round_1",
         "discrimination_rounds": 0,
         "hops_done": 0,
         "escalations": 0,
-        "usage": meter.usage,
         "notes": list(backend.notes),
     }
 

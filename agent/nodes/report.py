@@ -10,13 +10,9 @@ calibrator's probability that what is reported is right: the leading answer's, o
 from __future__ import annotations
 
 import time
-from typing import Any
 
-from langgraph.runtime import Runtime
-
-from agent.backend import abackend_for
 from agent.calibration import evidence_score
-from agent.config import Context
+from agent.nodes.parts import RunParts
 from agent.reasoners.compose import CONTRARY_REASON, abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, quotes_only_against, records_rested_on, unaddressed_terms, unnamed, unnamed_sentence, with_confidence
 from agent.reasoners.extractive import option_label, winner
 from agent.reasoners.questions import classify_task
@@ -59,8 +55,8 @@ def _stopped_before_plan(state: ResearchState, stop: str) -> Answer:
                   usage=state.get("usage") or Usage(), notes=state.get("notes") or [], decisions=state.get("decisions") or [])
 
 
-async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    settings = runtime.context
+async def report(state: ResearchState, parts: RunParts) -> ResearchState:
+    settings = parts.settings
     plan = state.get("plan")
     budget_stop = state.get("budget_stop")
     if plan is None:
@@ -74,7 +70,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     draft = state.get("draft")
     decisions = state.get("decisions") or []
     best = winner(hypotheses)
-    backend = await abackend_for(settings, state.get("documents"))
+    backend = await parts.backend()
     # the fitted maps hold for the judge they were fitted with: when the chat model judged no passage, the offline judge's apply
     model_judged = any(e.judged_by for e in ledger)
     calibrator = backend.calibrator if model_judged or backend.offline_calibrator is None else backend.offline_calibrator
@@ -89,7 +85,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         abstained = not decided
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
-        abstained = not decided or leading < settings.court.abstain_threshold
+        abstained = not decided or leading < settings.answer.abstain_threshold
     rested_on = records_rested_on(draft, pool) if plan.task != "mcq" and has_evidence else []  # has_evidence: a draft
     missing = unnamed(state["question"], rested_on, claimed=bool(plan.claim)) if plan.task != "mcq" and has_evidence else []
     # an open answer whose records never mention a name the question asks about ("TNF-alpha"), or two of its words
@@ -122,7 +118,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     elif abstained:
         sides = len({e.record_id for e in ledger if e.stance != "NEUTRAL"})
         # not decided (without a model): no hypothesis reached a verdict, too little evidence took a side
-        reason = CONTRARY_REASON if contrary else abstention_reason(sides, leading, settings.court.abstain_threshold, not decided, adjudication is not None)
+        reason = CONTRARY_REASON if contrary else abstention_reason(sides, leading, settings.answer.abstain_threshold, not decided, adjudication is not None)
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason), _stop_reason(decisions, reason)
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, settings.court.verdict_min_evidence)

@@ -7,35 +7,28 @@ source failed to connect and nothing has been retrieved (no network), the run go
 
 from __future__ import annotations
 
-from typing import Any
-
-from langgraph.runtime import Runtime
-
-from agent.backend import abackend_for
-from agent.budget import node_meter
-from agent.config import Context
+from agent.nodes.parts import RunParts
 from agent.records import Query
-from agent.routing import decide_after_retrieve
 from agent.search import SearchService, pool_additions
-from agent.state import ResearchState, apply_update
+from agent.state import ResearchState
 from agent.tracing.progress import emit
 
 
-async def retrieve(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    settings = runtime.context
-    backend = await abackend_for(settings, state.get("documents"))
+async def retrieve(state: ResearchState, parts: RunParts) -> ResearchState:
+    settings = parts.settings
+    backend = await parts.backend()
     pending: list[Query] = state.get("queries") or []
     round_ = state.get("round", 0) + 1
-    with node_meter(state, settings) as meter:
-        search = SearchService(backend, settings, usage=state.get("usage"), meter=meter)
-        found = await search.queries(pending, limit=settings.retrieval.results_per_query, round_=round_)
-        notes = [f"retrieve: source budget allows {len(found.sent)} of {len(pending)} queries"] if len(found.sent) < len(pending) else []
-        update_pool = pool_additions(state.get("pool") or {}, found.records)
+    search = SearchService(backend, settings, usage=state.get("usage"), meter=parts.meter)
+    found = await search.queries(pending, limit=settings.retrieval.results_per_query, round_=round_)
+    notes = [f"retrieve: source budget allows {len(found.sent)} of {len(pending)} queries"] if len(found.sent) < len(pending) else []
+    update_pool = pool_additions(state.get("pool") or {}, found.records)
     notes += [f"source failed: {f}" for f in dict.fromkeys(found.failures)]
     # every source failed to connect and nothing was ever retrieved: no network, so the run ends here and says so
     outage = found.no_network(backend.sources) if not state.get("pool") else None
     emit({"node": "retrieve", "round": round_, "queries": len(found.sent), "sources": [s.name for s in backend.sources],
           "records": len(found.records), "new": len(update_pool), "failures": len(found.failures)})
-    update = {"pool": update_pool, "queries": [], "sent_queries": found.sent, "round": round_, "usage": meter.usage, "notes": notes,
-              **({"outage": outage} if outage else {})}
-    return {**update, "decisions": [decide_after_retrieve(apply_update(state, update), settings)]}
+    update: ResearchState = {"pool": update_pool, "queries": [], "sent_queries": found.sent, "round": round_, "notes": notes}
+    if outage:
+        update["outage"] = outage
+    return update

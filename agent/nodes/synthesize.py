@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.runtime import Runtime
-
-from agent.backend import abackend_for
-from agent.budget import node_meter
 from agent.config import Context
 from agent.interfaces import Draft
+from agent.nodes.parts import RunParts
 from agent.scoring.faithfulness import check_faithfulness
 from agent.state import ResearchState
 from agent.tracing.progress import emit
@@ -43,16 +40,15 @@ async def _checked(draft: Draft, pool: dict, backend: Any, settings: Context) ->
     return draft.model_copy(update={"sentences": kept, "faithfulness": faithfulness}), notes + faith_notes
 
 
-async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    settings = runtime.context
-    backend = await abackend_for(settings, state.get("documents"))
+async def synthesize(state: ResearchState, parts: RunParts) -> ResearchState:
+    settings = parts.settings
+    backend = await parts.backend()
     pool = state.get("pool") or {}
-    with node_meter(state, settings) as meter:
-        draft = await backend.reasoner.synthesize(state["question"], state["plan"], state.get("hypotheses") or [], state.get("ledger") or [], pool)
-        draft, notes = await _checked(draft, pool, backend, settings)
-        if draft.alternative is not None and not draft.sentences:  # every model sentence was dropped: the evidence's own draft
-            meter.fallback("synthesize: extractive (every model sentence was dropped by the citation and faithfulness checks)")
-            draft, more = await _checked(draft.alternative, pool, backend, settings)
-            notes += more
+    draft = await backend.reasoner.synthesize(state["question"], state["plan"], state.get("hypotheses") or [], state.get("ledger") or [], pool)
+    draft, notes = await _checked(draft, pool, backend, settings)
+    if draft.alternative is not None and not draft.sentences:  # every model sentence was dropped: the evidence's own draft
+        parts.meter.fallback("synthesize: extractive (every model sentence was dropped by the citation and faithfulness checks)")
+        draft, more = await _checked(draft.alternative, pool, backend, settings)
+        notes += more
     emit({"node": "synthesize", "answer": draft.answer, "sentences": len(draft.sentences)})
-    return {"draft": draft, "usage": meter.usage, "notes": notes}
+    return {"draft": draft, "notes": notes}

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from langgraph.runtime import Runtime
-
-from agent.config import Context
+from agent.nodes.parts import RunParts
 from agent.records import ClaimVerdict
 from agent.search import claim_queries
 from agent.state import ResearchState
 from agent.tracing.progress import emit
 
 
-async def target_claims(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+async def target_claims(state: ResearchState, parts: RunParts) -> ResearchState:
     contested = [c for c in state.get("claims") or [] if c.verdict == ClaimVerdict.CONTESTED]
     queries = [q for claim in contested for q in claim_queries(claim.text)]
     emit({"node": "target_claims", "contested": len(contested), "queries": [q.text for q in queries]})
-    return {"queries": queries, "escalations": state.get("escalations", 0) + 1}
+    return {"queries": queries, "escalations": state.get("escalations", 0) + 1, "phase": "escalation"}

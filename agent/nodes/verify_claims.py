@@ -16,24 +16,21 @@ found" when no such reading supports it (the own source alone never verifies its
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 import numpy as np
-from langgraph.runtime import Runtime
 
-from agent.backend import abackend_for
 from agent.backend import Backend
-from agent.budget import node_meter
 from agent.config import Context, VerificationSettings
 from agent.library.store import document_of
+from agent.nodes.parts import RunParts
 from agent.reasoners.aspect import aspects_of, record_addresses, topical
 from agent.records import Claim, ClaimVerdict, LedgerEntry, Record
-from agent.routing import decide_after_verify
 from agent.scoring.chunking import sentence_passages
 from agent.scoring.dedup import dedup_texts
 from agent.search import SearchService, claim_queries, pool_additions
-from agent.state import ResearchState, apply_update, merge_records
+from agent.state import ResearchState, merge_records
 from agent.tracing.progress import emit
+
 
 def independence_token(record: Record) -> str:
     """Institution of the first author where known, else a hash of the DOI, else of the document (a library PDF's
@@ -129,36 +126,34 @@ async def check_claim(backend: Backend, claim: Claim, candidates: list[Record], 
                                     "dossier": dossier, "note": note})
 
 
-async def verify_claims(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    settings = runtime.context
-    backend = await abackend_for(settings, state.get("documents"))
+async def verify_claims(state: ResearchState, parts: RunParts) -> ResearchState:
+    settings = parts.settings
+    backend = await parts.backend()
     pool: dict[str, Record] = state.get("pool") or {}
     draft = state.get("draft")
     claims: list[Claim] = []
     new_pool: dict[str, Record] = {}
     notes: list[str] = []
-    with node_meter(state, settings) as meter:
-        if settings.ablations.enable_verification and settings.verification.max_claims and draft and draft.sentences:
-            claims = await backend.reasoner.extract_claims(state["question"], draft, settings.verification.max_claims)
-            if settings.ablations.enable_claim_dedup and len(claims) > 1:  # one check per canonical claim (seed 002)
-                groups = await dedup_texts([c.text for c in claims], backend.embedder, settings.verification.dedup_cosine)
-                claims = [claims[g.representative] for g in groups]
-            search = SearchService(backend, settings, usage=state.get("usage"), meter=meter)
-            context_ids = [p.record_id for p in (state.get("ranked") or [])[: settings.verification.claim_context_records]]
-            checked = []
-            for claim in claims:  # academic sources only: claim checks never spend the run's web searches
-                found = await search.queries(claim_queries(claim.text), limit=settings.verification.claim_results_per_query,
-                                             round_=state.get("round", 0), use_web=False)
-                notes += [f"source failed: {f}" for f in dict.fromkeys(found.failures)]
-                update = pool_additions(merge_records(pool, new_pool), found.records)
-                new_pool = merge_records(new_pool, update)
-                merged = merge_records(pool, new_pool)
-                # the claim's own sources ride along (never checked: check_claim) so their documents and tokens are known
-                own = [merged[k] for k in claim.sources if k in merged]
-                candidates = list({r.id: r for r in [merged[k] for k in update] + [merged[k] for k in context_ids if k in merged] + own}.values())
-                checked.append(await check_claim(backend, claim, candidates, settings))
-            claims = checked
+    if settings.ablations.enable_verification and settings.verification.max_claims and draft and draft.sentences:
+        claims = await backend.reasoner.extract_claims(state["question"], draft, settings.verification.max_claims)
+        if settings.ablations.enable_claim_dedup and len(claims) > 1:  # one check per canonical claim (seed 002)
+            groups = await dedup_texts([c.text for c in claims], backend.embedder, settings.verification.dedup_cosine)
+            claims = [claims[g.representative] for g in groups]
+        search = SearchService(backend, settings, usage=state.get("usage"), meter=parts.meter)
+        context_ids = [p.record_id for p in (state.get("ranked") or [])[: settings.verification.claim_context_records]]
+        checked = []
+        for claim in claims:  # academic sources only: claim checks never spend the run's web searches
+            found = await search.queries(claim_queries(claim.text), limit=settings.verification.claim_results_per_query,
+                                         round_=state.get("round", 0), use_web=False)
+            notes += [f"source failed: {f}" for f in dict.fromkeys(found.failures)]
+            update = pool_additions(merge_records(pool, new_pool), found.records)
+            new_pool = merge_records(new_pool, update)
+            merged = merge_records(pool, new_pool)
+            # the claim's own sources ride along (never checked: check_claim) so their documents and tokens are known
+            own = [merged[k] for k in claim.sources if k in merged]
+            candidates = list({r.id: r for r in [merged[k] for k in update] + [merged[k] for k in context_ids if k in merged] + own}.values())
+            checked.append(await check_claim(backend, claim, candidates, settings))
+        claims = checked
     counts = {v.value: sum(1 for c in claims if c.verdict == v) for v in ClaimVerdict}
     emit({"node": "verify_claims", "claims": len(claims), **counts})
-    update = {"claims": claims, "pool": new_pool, "usage": meter.usage, "notes": notes}
-    return {**update, "decisions": [decide_after_verify(apply_update(state, update), settings)]}
+    return {"claims": claims, "pool": new_pool, "notes": notes}

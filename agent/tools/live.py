@@ -1,6 +1,6 @@
 """The live backend's tools, built from the backend settings; the live Backend owns them and closes them.
 
-    tools = build_live_tools(settings.backend, transport=None, cache_dir=None)   # -> LiveTools
+    tools = build_live_tools(settings.corpus, reranker=settings.retrieval.reranker, transport=None, cache_dir=None)   # -> LiveTools
     async with tools:                                                             # closes the HTTP clients
         records = await tools.sources[0].search("query", limit=10)
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import httpx
 
-from agent.config import BackendSettings, sparkit_home
+from agent.config import CorpusSettings, sparkit_home
 from agent.errors import ConfigurationError
 from agent.interfaces import Embedder, LiteratureSource, Reranker
 from agent.tools.arxiv import ArxivClient
@@ -76,8 +76,9 @@ class LiveTools:
 
 
 def build_live_tools(
-    settings: BackendSettings,
+    settings: CorpusSettings,
     *,
+    reranker: str = "offline",
     transport: httpx.AsyncBaseTransport | None = None,
     cache_dir: Path | str | None = None,
     use_cache: bool = True,
@@ -85,7 +86,8 @@ def build_live_tools(
     rng: random.Random | None = None,
 ) -> LiveTools:
     """Clients for `settings.sources`, Brave (when BRAVE_API_KEY is set), PubChem (when entity expansion is
-    on), the reranker named by `settings.reranker` and Voyage embeddings (when VOYAGE_API_KEY is set).
+    on), the hosted `reranker` (retrieval.reranker: 'cohere' or 'voyage') and Voyage embeddings (when VOYAGE_API_KEY
+    is set).
 
     `transport` replaces the network (tests replay fixtures through httpx.MockTransport); `cache_dir`
     defaults to $SPARKIT_HOME/http-cache and `use_cache=False` disables the cache. Raises
@@ -102,16 +104,16 @@ def build_live_tools(
         rng=rng or random.Random(),
         mailto=os.environ.get(MAILTO_ENV) or None,
     )
-    reranker: Reranker | None = None
-    if settings.reranker == "cohere":
-        reranker = CohereReranker(options=options)
-    elif settings.reranker == "voyage":
-        reranker = VoyageReranker(options=options)
+    hosted: Reranker | None = None
+    if reranker == "cohere":
+        hosted = CohereReranker(options=options)
+    elif reranker == "voyage":
+        hosted = VoyageReranker(options=options)
     return LiveTools(
         sources=[_ACADEMIC[name](options) for name in dict.fromkeys(settings.sources)],
         web=BraveSearchClient(options=options) if os.environ.get(BRAVE_KEY_ENV) else None,
         entity_expander=PubChemClient(options=options) if settings.enable_entity_expansion else None,
-        reranker=reranker,
+        reranker=hosted,
         embedder=VoyageEmbedder(options=options) if os.environ.get(VOYAGE_KEY_ENV) else None,
         cache=cache,
     )

@@ -14,7 +14,8 @@ import pytest
 
 import agent.corpus as corpus_module
 from agent.cli import main
-from agent.config import BackendSettings
+from agent.config import CorpusSettings
+from agent.corpus import corpus_of
 from agent.corpus import SCIFACT_HOST, SCIFACT_MEMBER, download_scifact, downloaded_corpus_path, sha256_of
 from agent.errors import CorpusError
 from agent.tools.http import HttpOptions
@@ -58,9 +59,9 @@ def test_a_corpus_chosen_once_is_used_from_any_directory(nowhere, tmp_path, monk
     elsewhere = tmp_path / "somewhere" / "else"
     elsewhere.mkdir(parents=True)
     monkeypatch.chdir(elsewhere)
-    assert BackendSettings().default_corpus() == path.resolve()
+    assert corpus_of(CorpusSettings()) == path.resolve()
     assert str(path.resolve()) in capsys.readouterr().out
-    assert main(["config", "--unset", "corpus"]) == 0 and BackendSettings().default_corpus() is None
+    assert main(["config", "--unset", "corpus"]) == 0 and corpus_of(CorpusSettings()) is None
 
 
 def test_config_refuses_a_missing_corpus_and_unknown_keys(nowhere, capsys):
@@ -77,7 +78,7 @@ def test_the_shared_corpus_beside_the_project_is_found_from_any_directory(tmp_pa
     (shared / "corpus.jsonl").write_bytes(CORPUS)
     monkeypatch.setattr(corpus_module, "PROJECT_ROOT", project)
     monkeypatch.chdir(tmp_path)  # not the project's directory
-    assert BackendSettings().default_corpus() == (shared / "corpus.jsonl").resolve()
+    assert corpus_of(CorpusSettings()) == (shared / "corpus.jsonl").resolve()
 
 
 def test_scifact_is_downloaded_once_over_the_http_base_and_checked(tmp_path, monkeypatch):

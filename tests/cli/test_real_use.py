@@ -6,6 +6,7 @@ Each test here failed on the code before the fix it names. No models, no network
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import threading
 import time
@@ -20,7 +21,9 @@ from agent.budget import spent_reason
 from agent.cli import main
 from agent.config import PRESETS, Context
 from agent.errors import CorpusError, InputError
-from agent.graph import graph
+from agent.graph import STEPS, graph
+from agent.nodes.parts import RunPins
+from agent.nodes.runnable import run_step
 from agent.records import AnswerSentence, Status, Usage
 from agent.redact import redact
 from agent.server import serve
@@ -291,7 +294,7 @@ def test_resume_continues_with_the_runs_own_settings():
     resumed = resume(first.run_id, trace=True)  # no settings given: the run's own (its backend, preset and max_claims)
     assert resumed.status == Status.ANSWERED
     settings = [r["settings"] for r in load_trace(first.run_id) if r["kind"] == "meta"][-1]
-    assert settings["preset"] == "fast" and settings["verification"]["max_claims"] == 1 and settings["backend"]["name"] == name
+    assert settings["preset"] == "fast" and settings["verification"]["max_claims"] == 1 and settings["corpus"]["backend"] == name
     again = resume(first.run_id, max_claims=0)  # overrides on the resume apply on top
     assert again.run_id == first.run_id
 
@@ -316,12 +319,12 @@ def test_a_node_still_working_at_the_deadline_is_cut_with_heartbeats_meanwhile(m
     monkeypatch.setattr(guard, "HEARTBEAT_S", 0.02)
     monkeypatch.setattr(guard, "emit", events.append)
 
-    async def long_court():
+    async def court(state, parts):
         await asyncio.sleep(60)
         return {"margin": 1.0}
 
     state = {"started_at": time.time(), "round": 2}
-    update = asyncio.run(guard.guarded("court", state, Context(max_wall_time_s=0.3), long_court))
+    update = asyncio.run(run_step(dataclasses.replace(STEPS["court"], work=court), state, Context(max_wall_time_s=0.3), RunPins()))
     assert update["budget_stop"].startswith("wall_time: max_wall_time_s=0.3 reached during court (cut after")
     assert update["decisions"][0].next == "synthesize" and "budget_exhausted" in update["decisions"][0].reason
     assert [e["event"] for e in events][0] == "start" and events[-1]["event"] == "cut"
@@ -335,12 +338,10 @@ def test_a_run_past_its_wall_time_stops_as_budget_exhausted():
 
 
 def test_once_stopped_every_node_but_report_is_skipped():
-    from agent.nodes import guard
-
-    async def must_not_run():
+    async def retrieve(state, parts):
         raise AssertionError("a node ran after the budget stopped the run")
 
-    update = asyncio.run(guard.guarded("retrieve", {"budget_stop": "wall_time: x"}, Context(), must_not_run))
+    update = asyncio.run(run_step(dataclasses.replace(STEPS["retrieve"], work=retrieve), {"budget_stop": "wall_time: x"}, Context(), RunPins()))
     assert update["decisions"][0].next == "rerank" and update["budget_stop"] == "wall_time: x"
 
 

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from agent.backend import Backend
 from agent.calibration import RawScore
-from agent.config import BackendSettings
+from agent.config import Context, ModelSettings
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, StanceResult
 from agent.llm import CircuitBreaker, RoleModel, role_config
@@ -174,8 +174,8 @@ def scripted_chat(messages: Iterable[AIMessage]) -> ScriptedChatModel:
 
 def role_model(model: Any, spec: str = "fake:model", **options: Any) -> RoleModel:
     """A RoleModel around a (scripted) chat model with the default call settings, its own circuit breaker and the
-    class-default structured-output method; `options` override BackendSettings' llm_* fields (without the prefix)."""
-    settings = BackendSettings(llm=spec, **{f"llm_{k}" if k != "llm_roles" else k: v for k, v in options.items()})
+    class-default structured-output method; `options` override ModelSettings' llm_* fields (without the prefix)."""
+    settings = ModelSettings(llm=spec, **{f"llm_{k}" if k != "llm_roles" else k: v for k, v in options.items()})
     config = replace(role_config(settings, "fast"), structured_output=options.get("structured_output", "function_calling"))
     return RoleModel(model, config, CircuitBreaker(config.breaker_failures, config.breaker_cooldown_s))
 
@@ -187,11 +187,11 @@ def chat_reasoner(model: Any, embedder: Any = None, spec: str = "fake:model", **
 
 
 def make_backend(sources: list[ListSource], stance: Any = None, reasoner: Any = None, second_opinion: Any = None,
-                 calibrator: Any = None, offline_calibrator: Any = None) -> Callable[[BackendSettings, Any], Backend]:
+                 calibrator: Any = None, offline_calibrator: Any = None) -> Callable[[Context, Any], Backend]:
     """A backend factory for register_backend()."""
     embedder = BagOfWordsEmbedder()
 
-    def factory(settings: BackendSettings, documents: Any = None) -> Backend:
+    def factory(settings: Context, documents: Any = None) -> Backend:
         return Backend(
             name="scripted",
             sources=sources,

@@ -52,7 +52,7 @@ def live_replay_backend(tmp_path):
     name = unique_backend_name()
 
     def factory(settings, documents=None):
-        tools = build_live_tools(settings, transport=httpx.MockTransport(replay), cache_dir=tmp_path / "cache",
+        tools = build_live_tools(settings.corpus, reranker=settings.retrieval.reranker, transport=httpx.MockTransport(replay), cache_dir=tmp_path / "cache",
                                  clock=FakeClock(), rng=random.Random(1))
         BUILT.append(tools)
         return live_backend(settings, tools)

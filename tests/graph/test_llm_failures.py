@@ -93,7 +93,8 @@ def test_requests_carry_the_configured_timeout_and_retries(monkeypatch):
     made = []
     monkeypatch.setattr(langchain.chat_models, "init_chat_model", lambda model, **kwargs: made.append((model, kwargs)) or object())
     embedder, offline = BagOfWordsEmbedder(), RuleStance()
-    reasoner_and_stance(Context(llm="anthropic:claude-haiku-4-5", llm_timeout_s=12.5, llm_max_retries=5).backend, embedder, offline)
+    reasoner_and_stance(Context(llm="anthropic:claude-haiku-4-5", llm_timeout_s=12.5, llm_max_retries=5).models, Context().judges,
+                        embedder, offline)
     assert made[-1] == ("claude-haiku-4-5", {"model_provider": "anthropic", "temperature": 0.0, "timeout": 12.5, "max_retries": 5})
-    reasoner_and_stance(Context(llm="ollama:llama3").backend, embedder, offline)  # its class takes neither keyword
+    reasoner_and_stance(Context(llm="ollama:llama3").models, Context().judges, embedder, offline)  # its class takes neither keyword
     assert made[-1] == ("llama3", {"model_provider": "ollama", "temperature": 0.0})

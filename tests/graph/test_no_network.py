@@ -33,7 +33,7 @@ def refusing_backend(tmp_path):
     name = unique_backend_name()
 
     def factory(settings, documents=None):
-        tools = build_live_tools(settings, transport=httpx.MockTransport(refuse), cache_dir=tmp_path / "cache",
+        tools = build_live_tools(settings.corpus, reranker=settings.retrieval.reranker, transport=httpx.MockTransport(refuse), cache_dir=tmp_path / "cache",
                                  clock=FakeClock(), rng=random.Random(1))
         return live_backend(settings, tools)
 

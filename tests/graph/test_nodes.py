@@ -13,14 +13,17 @@ from agent.backend import register_backend
 from agent.config import Context
 from agent.errors import InputError
 from agent.interfaces import CitedSentence, Draft, StanceResult
+from agent.graph import STEPS
 from agent.nodes.citation_hop import citation_hop
 from agent.nodes.court import court, margin_of, passage_weight, relevance_weight, score_hypothesis
 from agent.nodes.discriminate import discriminate
 from agent.nodes.hypothesize import hypothesize
+from agent.nodes.parts import RunPins
 from agent.nodes.plan import plan
 from agent.nodes.report import report
 from agent.nodes.rerank import rerank
 from agent.nodes.retrieve import retrieve
+from agent.nodes.runnable import run_step
 from agent.nodes.synthesize import check_citations, synthesize
 from agent.nodes.target_claims import target_claims
 from agent.nodes.verify_claims import one_side_per_record, verdict_for, verify_claims
@@ -45,7 +48,8 @@ def runtime(**settings):
 
 
 def run(node, state, rt):
-    return asyncio.run(node(state, rt))
+    """The node's whole update, through the wrapper the graph runs it in (usage and its decider's Decision included)."""
+    return asyncio.run(run_step(STEPS[node.__name__], state, rt.context, RunPins()))
 
 
 def base_state(rt, question="Do statins increase muscle pain?", **extra):
@@ -125,7 +129,7 @@ def test_rerank_keeps_top_k_with_per_hypothesis_guarantee():
     state.update(run(retrieve, state, rt))
     update = run(rerank, state, rt)
     assert len(update["ranked"]) == 2 and update["decisions"][-1].next == "hypothesize"
-    state.update(update, hypotheses=[Hypothesis(id="H1", text="Statins decreases muscle pain compared with placebo")])
+    state.update(update, hypotheses=[Hypothesis(id="H1", text="Statins decreases muscle pain compared with placebo")], phase="discrimination")
     update = run(rerank, state, rt)
     assert "a3" in [p.record_id for p in update["ranked"]]
     assert update["decisions"][-1].next == "court"

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("langchain_openai")
 
-from agent.config import BackendSettings  # noqa: E402
+from agent.config import ModelSettings  # noqa: E402
 from agent.llm import ModelUnavailable, RoleModel, reset_breakers, role_config  # noqa: E402
 from agent.metering import metered  # noqa: E402
 from agent.reasoners.chat import PlanOut  # noqa: E402
@@ -69,7 +69,7 @@ def server(monkeypatch, request):
 
 
 def role(url: str, **settings) -> RoleModel:
-    return RoleModel.build(role_config(BackendSettings(llm="openai:local-model", llm_base_url=url, **settings), "fast"))
+    return RoleModel.build(role_config(ModelSettings(llm="openai:local-model", llm_base_url=url, **settings), "fast"))
 
 
 async def test_json_mode_is_the_default_for_an_openai_compatible_server(server):

@@ -100,7 +100,7 @@ def test_stance_weights_setting_loads_another_judge(tmp_path):
     import shutil
 
     from agent.api import stance_judge
-    from agent.backend import cache_key
+    from agent.backend import backend_key
     from agent.config import Context
 
     trained = tmp_path / "my_judge.npz"
@@ -110,7 +110,7 @@ def test_stance_weights_setting_loads_another_judge(tmp_path):
     assert stance_judge(stance_model="ensemble", stance_weights=str(trained)).name == \
         "ensemble(heuristic+cross(my_judge))/direction(ensemble(heuristic+cross(my_judge)+direction))+structure"
     assert stance_judge(stance_model="ensemble", stance_weights=str(trained), stance_direction_weights="off").name == "ensemble(heuristic+cross(my_judge))+structure"
-    assert cache_key(context.backend, None) != cache_key(Context(stance_model="cross").backend, None)
+    assert backend_key(context) != backend_key(Context(stance_model="cross"))
     with pytest.raises(ConfigurationError):
         stance_judge(stance_model="cross", stance_weights=str(tmp_path / "absent.npz"))
 
@@ -142,12 +142,12 @@ def test_the_packaged_direction_reader_loads_over_the_packaged_judge_and_is_the_
     state, below = model.network.state_dict(), packaged.network.state_dict()
     assert (state["encoder.encoder.layer.1.output.dense.weight"] == below["encoder.encoder.layer.1.output.dense.weight"]).all()
     assert not (state["encoder.encoder.layer.5.output.dense.weight"] == below["encoder.encoder.layer.5.output.dense.weight"]).all()
-    assert offline_stance(Context().backend)[0].name == "ensemble(heuristic+cross)/direction(ensemble(heuristic+cross+direction))+structure"
-    assert offline_stance(Context(stance_direction_weights="off").backend)[0].name == "ensemble(heuristic+cross)+structure"
+    assert offline_stance(Context().judges)[0].name == "ensemble(heuristic+cross)/direction(ensemble(heuristic+cross+direction))+structure"
+    assert offline_stance(Context(stance_direction_weights="off").judges)[0].name == "ensemble(heuristic+cross)+structure"
     # the packaged reader goes with the ensemble: another judge runs without it, a reader named for one is refused
-    assert offline_stance(Context(stance_model="heuristic").backend)[0].name == "heuristic+structure"
+    assert offline_stance(Context(stance_model="heuristic").judges)[0].name == "heuristic+structure"
     with pytest.raises(ConfigurationError, match="ensemble judge"):
-        offline_stance(Context(stance_model="heuristic", stance_direction_weights=str(cross.default_cross_weights_path())).backend)
+        offline_stance(Context(stance_model="heuristic", stance_direction_weights=str(cross.default_cross_weights_path())).judges)
     assert sum(p.stat().st_size for p in direction.parent.glob("*.npz")) <= 25 * 1024 * 1024  # issue 15's budget
 
 
@@ -161,7 +161,7 @@ async def test_the_default_judge_reads_plain_sentences_on_both_sides():
 
     _, pairs = read_pairs(Path(__file__).resolve().parents[2] / "evals" / "data" / "plain_pairs.jsonl")
     sided = [p for p in pairs if p.label != "NEUTRAL"]
-    results = await offline_stance(Context().backend)[0].judge([(p.statement, p.passage) for p in sided])
+    results = await offline_stance(Context().judges)[0].judge([(p.statement, p.passage) for p in sided])
     right = {label: [(r.probabilities["SUPPORT"] > r.probabilities["CONTRADICT"]) == (p.label == "SUPPORT")
                      for p, r in zip(sided, results, strict=True) if p.label == label] for label in ("SUPPORT", "CONTRADICT")}
     assert all(len(r) == 20 for r in right.values())

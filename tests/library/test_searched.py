@@ -32,11 +32,11 @@ def library_of_two(tmp_path, encoder, small_default_corpus):
 
 
 def labels(**settings) -> list[str]:
-    return offline_indexes(Context(**settings).backend, None)[1]
+    return offline_indexes(Context(**settings).corpus, None)[1]
 
 
 def test_the_library_is_searched_beside_the_default_corpus(library_of_two):
-    indexes, searched = offline_indexes(Context().backend, None)
+    indexes, searched = offline_indexes(Context().corpus, None)
     assert searched == ["small-corpus.jsonl (3 records)", "your library (2 abstracts)"]
     hits = asyncio.run(LocalSource(*indexes).search("coral bleaching ocean warming", limit=2))
     ids = [r.id for r in hits]
@@ -58,7 +58,7 @@ def test_library_only_with_an_empty_library_says_so(tmp_path, encoder, small_def
 
 
 def test_the_callers_documents_are_searched_alone(library_of_two):
-    indexes, searched = offline_indexes(Context().backend, [{"id": "d1", "title": "Vitamin D and fractures", "abstract": "Vitamin D reduced hip fracture risk in older adults."}])
+    indexes, searched = offline_indexes(Context().corpus, [{"id": "d1", "title": "Vitamin D and fractures", "abstract": "Vitamin D reduced hip fracture risk in older adults."}])
     assert searched == ["your documents (1)"] and len(indexes) == 1
 
 
@@ -68,7 +68,7 @@ def test_labels_name_scifact_and_pdfs(tmp_path, pdfs, papers, encoder, small_def
     assert corpus_label(Path("corpus.jsonl"), SCIFACT_SHA256, 5183) == "SciFact (5,183 abstracts)"
     assert corpus_label(Path("mine.jsonl"), "0" * 64, 1) == "mine.jsonl (1 record)"
     Library().add([pdfs["okafor2010"], pdfs["lindqvist2011"]])
-    indexes, searched = offline_indexes(Context().backend, None)
+    indexes, searched = offline_indexes(Context().corpus, None)
     assert searched == ["small-corpus.jsonl (3 records)", "your library (2 PDFs)"]
     source = LocalSource(*indexes)  # the citation hop follows the library's references beside the corpus
     okafor = next(r for r in indexes[1].records if r.id.startswith("okafor"))  # it cites lindqvist's paper

@@ -186,19 +186,19 @@ def test_an_interrupted_add_loses_nothing(tmp_path, pdfs, papers, encoder, monke
 
 
 def test_the_backend_answers_from_the_library_only_when_asked_or_by_default(tmp_path, pdfs, encoder, monkeypatch):
-    settings = Context().backend
+    settings = Context().corpus
     assert library_index(settings) is None  # no library yet: the configured corpus is used
     with pytest.raises(CorpusError, match="library .* is empty"):
-        library_index(Context(use_library="on").backend)
+        library_index(Context(use_library="on").corpus)
     Library().add([pdfs["okafor2010"]])
     assert isinstance(library_index(settings), LibraryIndex)
-    assert library_index(Context(use_library="off").backend) is None
-    assert library_index(Context(corpus_path=str(tmp_path / "c.jsonl")).backend) is None
+    assert library_index(Context(use_library="off").corpus) is None
+    assert library_index(Context(corpus_path=str(tmp_path / "c.jsonl")).corpus) is None
     monkeypatch.setenv("SPARKIT_CORPUS", str(tmp_path / "c.jsonl"))
-    assert library_index(settings) is None and isinstance(library_index(Context(use_library="on").backend), LibraryIndex)
+    assert library_index(settings) is None and isinstance(library_index(Context(use_library="on").corpus), LibraryIndex)
     other = tmp_path / "elsewhere"
     Library(other).add([pdfs["lindqvist2011"]])
-    index = library_index(Context(use_library="on", library_dir=str(other)).backend)
+    index = library_index(Context(use_library="on", library_dir=str(other)).corpus)
     assert {r.location.document_id for r in index.records} == {"lindqvisttreatment"}
 
 

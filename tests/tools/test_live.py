@@ -32,7 +32,7 @@ NO_REQUESTS = Router().transport  # an httpx.MockTransport with no routes: any r
 
 
 def _tools(router: Router, clock: FakeClock, tmp_path, **settings) -> LiveTools:
-    return build_live_tools(Context(**settings).backend, transport=router.transport, cache_dir=tmp_path, clock=clock, rng=random.Random(3))
+    return build_live_tools(Context(**settings).corpus, reranker=Context(**settings).retrieval.reranker, transport=router.transport, cache_dir=tmp_path, clock=clock, rng=random.Random(3))
 
 
 def _academic_routes(router: Router) -> None:
@@ -50,7 +50,7 @@ def _empty_routes(router: Router) -> None:
 
 
 def test_defaults_without_keys(tmp_path):
-    tools = build_live_tools(Context().backend, transport=NO_REQUESTS)
+    tools = build_live_tools(Context().corpus, reranker=Context().retrieval.reranker, transport=NO_REQUESTS)
     assert [s.name for s in tools.sources] == ["arxiv", "semantic_scholar", "openalex", "crossref"]
     assert all(isinstance(s, LiteratureSource) for s in tools.sources)
     assert tools.web is None and tools.reranker is None and tools.embedder is None
@@ -61,19 +61,19 @@ def test_defaults_without_keys(tmp_path):
 def test_keys_and_settings_select_optional_tools(monkeypatch, tmp_path):
     monkeypatch.setenv("BRAVE_API_KEY", "b-dummy-1")
     monkeypatch.setenv("VOYAGE_API_KEY", "v-dummy-1")
-    tools = build_live_tools(Context(sources=["openalex"], reranker="voyage", enable_entity_expansion=False).backend, cache_dir=tmp_path, transport=NO_REQUESTS)
+    tools = build_live_tools(Context(sources=["openalex"], reranker="voyage", enable_entity_expansion=False).corpus, reranker=Context(sources=["openalex"], reranker="voyage", enable_entity_expansion=False).retrieval.reranker, cache_dir=tmp_path, transport=NO_REQUESTS)
     assert [s.name for s in tools.sources] == ["openalex"]
     assert isinstance(tools.web, BraveSearchClient) and tools.entity_expander is None
     assert isinstance(tools.reranker, VoyageReranker) and isinstance(tools.embedder, VoyageEmbedder)
     monkeypatch.setenv("COHERE_API_KEY", "c-dummy-1")
-    assert isinstance(build_live_tools(Context(reranker="cohere").backend, use_cache=False, transport=NO_REQUESTS).reranker, CohereReranker)
+    assert isinstance(build_live_tools(Context(reranker="cohere").corpus, reranker=Context(reranker="cohere").retrieval.reranker, use_cache=False, transport=NO_REQUESTS).reranker, CohereReranker)
 
 
 def test_configuration_errors():
     with pytest.raises(ConfigurationError, match="COHERE_API_KEY"):
-        build_live_tools(Context(reranker="cohere").backend, use_cache=False, transport=NO_REQUESTS)
+        build_live_tools(Context(reranker="cohere").corpus, reranker=Context(reranker="cohere").retrieval.reranker, use_cache=False, transport=NO_REQUESTS)
     with pytest.raises(ConfigurationError, match="unknown live source"):
-        build_live_tools(Context(sources=["arxiv", "scopus"]).backend, use_cache=False, transport=NO_REQUESTS)
+        build_live_tools(Context(sources=["arxiv", "scopus"]).corpus, reranker=Context(sources=["arxiv", "scopus"]).retrieval.reranker, use_cache=False, transport=NO_REQUESTS)
 
 
 async def test_all_sources_in_parallel_through_the_replayed_backend(tmp_path):
