@@ -370,17 +370,44 @@ def offline_indexes(corpus: CorpusSettings, documents: list[dict[str, Any]] | No
         from agent.corpus import corpus_label
 
         indexes.append(index)
-        labels.append(corpus_label(path, index.manifest.get("corpus_sha256"), len(index.records)))
+        labels.append(corpus_label(path, index.manifest.get("corpus_sha256"), int(index.manifest.get("documents") or 0)))
     if library is not None:
         indexes.append(library)
         labels.append(library_label(corpus))
     return indexes, labels
 
 
+def qdrant_location(corpus: CorpusSettings, path: Path | None = None) -> Any:
+    """Where the settings' Qdrant collection lives: the named collection (else the one a build of the default corpus
+    names), on the server at qdrant_url or in the local-mode folder (qdrant_path, else $SPARKIT_HOME/qdrant)."""
+    from agent.corpus import corpus_of
+    from agent.tools.qdrant_index import QdrantLocation, default_collection
+
+    collection = corpus.qdrant_collection
+    if collection is None:
+        path = path or corpus_of(corpus, download=True)
+        if path is None or not path.exists():
+            raise ConfigurationError("index 'qdrant' needs qdrant_collection (or a corpus to name it after): "
+                                     "--set qdrant_collection=NAME")
+        collection = default_collection(path)
+    folder = None if corpus.qdrant_url else str(Path(corpus.qdrant_path).expanduser() if corpus.qdrant_path else sparkit_home() / "qdrant")
+    return QdrantLocation(collection=collection, url=corpus.qdrant_url, path=folder, timeout_s=corpus.qdrant_timeout_s)
+
+
+def _qdrant_index(corpus: CorpusSettings) -> tuple[Path, Any]:
+    """The corpus's Qdrant collection, opened and checked (agent.tools.qdrant_index.QdrantIndex.open)."""
+    from agent.tools.qdrant_index import QdrantIndex
+
+    index = QdrantIndex.open(qdrant_location(corpus))
+    return Path(index.manifest.get("corpus") or index.location.collection), index
+
+
 def _corpus_index(corpus: CorpusSettings) -> tuple[Path, LocalIndex]:
     from agent.corpus import corpus_of
     from agent.tools.local_index import LocalIndex, default_index_dir
 
+    if corpus.index == "qdrant":
+        return _qdrant_index(corpus)  # a QdrantIndex: searched as a LocalIndex is (local_index.SearchIndex)
     path = corpus_of(corpus, download=True)
     if path is None:
         raise CorpusError("no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format) or run `sparkit config corpus PATH`")
@@ -418,6 +445,13 @@ def offline_search(corpus: CorpusSettings, documents: list[dict[str, Any]] | Non
     return OfflineSearch(indexes, [LocalSource(*indexes)], " + ".join(searched), Speller(lambda: merged_word_counts(indexes)))
 
 
+def embedded_only(indexes: list[Any]) -> list[LocalIndex]:
+    """The embedded indexes among these: the reranker's sentence stores exist for them alone (not for a Qdrant index)."""
+    from agent.tools.local_index import LocalIndex
+
+    return [index for index in indexes if isinstance(index, LocalIndex)]
+
+
 def build_offline(settings: Context, documents: list[dict[str, Any]] | None = None) -> Backend:
     from agent.tools.encoder import shared_encoder
 
@@ -426,7 +460,7 @@ def build_offline(settings: Context, documents: list[dict[str, Any]] | None = No
     embedder = shared_encoder()
     judged = judging(settings, embedder)
     reranker = part("offline_reranker", [key, _reranker_choice(settings.retrieval)],
-                    lambda: offline_reranker(settings.retrieval, *search.indexes))
+                    lambda: offline_reranker(settings.retrieval, *embedded_only(search.indexes)))
     gate, gate_notes = part("relevance_gate", None, relevance_gate)
     return Backend(
         offline_calibrator=judged.offline_calibrator,

@@ -77,6 +77,11 @@ class CorpusSettings(_Group):
     use_library: Literal["auto", "on", "off"] = Field("auto", description="Offline: 'auto' searches the library ($SPARKIT_HOME/library, `sparkit library add`) beside the default corpus when it has documents and no corpus_path or SPARKIT_CORPUS names another corpus; 'on' requires it; 'off' never searches it.")
     library_dir: str | None = Field(None, description="Where the library lives. Default: $SPARKIT_HOME/library.")
     use_corpus: bool = Field(True, description="Offline: search the corpus (SciFact by default) beside the library; false (`--library-only`): the library alone. The answer's `searched` names what was searched.")
+    index: Literal["embedded", "qdrant"] = Field("embedded", description="Offline: where the corpus is searched. 'embedded' (the default): the index folder under $SPARKIT_HOME, read whole into memory; 'qdrant': a Qdrant collection built with `sparkit index build --engine qdrant` (a server at qdrant_url, or local mode in qdrant_path), for corpora of millions of records (docs/deploy.md).")
+    qdrant_url: str | None = Field(None, description="index 'qdrant': the server, e.g. http://qdrant:6333 (its API key from the QDRANT_API_KEY environment variable, never a setting). Unset: local mode in qdrant_path.")
+    qdrant_path: str | None = Field(None, description="index 'qdrant' without qdrant_url: the local-mode folder (one process at a time). Default: $SPARKIT_HOME/qdrant.")
+    qdrant_collection: str | None = Field(None, description="index 'qdrant': the collection. Default: sparkit-<corpus name>-<digest>, as `sparkit index build --engine qdrant` names it.")
+    qdrant_timeout_s: float = Field(30.0, gt=0, description="index 'qdrant': timeout of one request to the server, in seconds (3 attempts on connection errors, 429 and 5xx).")
     sources: list[str] = Field(
         default_factory=lambda: ["arxiv", "semantic_scholar", "openalex", "crossref"],
         description="Live academic sources queried in parallel.",

@@ -23,6 +23,7 @@ import tempfile
 import threading
 from collections import defaultdict
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -35,7 +36,8 @@ from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
 INDEX_VERSION = 2
 TOKENS_FILE = "tokens.json"  # BM25 tokens per record, written by save() so an update tokenizes only new records
 WORDS_FILE = "words.json"  # word -> count over the corpus (lower case), the spelling corrector's dictionary
-_WORD = re.compile(r"[A-Za-z]+")
+WORD_PATTERN = re.compile(r"[A-Za-z]+")  # a word, for the speller's counts
+_WORD = WORD_PATTERN
 _RRF_K = 60
 
 
@@ -48,6 +50,9 @@ def _record_from_json(obj: dict, line_no: int) -> Record:
     except (ValueError, TypeError) as exc:
         first = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
         raise CorpusError(f"corpus line {line_no}: {first}") from None
+
+
+record_from_json = _record_from_json  # the public name, for readers that stream a corpus (agent.tools.corpus_stream)
 
 
 def _list_field(obj: dict, name: str) -> list[str]:
@@ -417,6 +422,22 @@ def _write_quietly(path: Path, text: str) -> None:
         Path(tmp).unlink(missing_ok=True)
 
 
+class SearchIndex(Protocol):
+    """What LocalSource searches: the embedded LocalIndex, or an index on a search engine
+    (agent.tools.qdrant_index.QdrantIndex), with the same hybrid ranking and the same scores per hit."""
+
+    manifest: dict
+
+    @property
+    def has_citations(self) -> bool: ...
+
+    def search_scored(self, query: str, limit: int, *, depth: int = 100) -> list[tuple[Record, dict[str, float]]]: ...
+
+    def neighbours(self, record_id: str, limit: int | None = None) -> list[Record]: ...
+
+    def word_counts(self) -> dict[str, int]: ...
+
+
 class LocalSource:
     """LiteratureSource over one LocalIndex or several (the corpus and the library); CPU work runs in a thread.
 
@@ -426,7 +447,7 @@ class LocalSource:
 
     name = "local"
 
-    def __init__(self, index: LocalIndex, *more: LocalIndex):
+    def __init__(self, index: SearchIndex, *more: SearchIndex):
         self.index = index
         self.indexes = [index, *more]
         self.supports_citations = any(i.has_citations for i in self.indexes)
