@@ -65,8 +65,13 @@ def du(path: Path) -> int:
 
 def run_child(args: list[str]) -> tuple[dict[str, Any], int]:
     """A child step's JSON result (its last stdout line) and its peak RSS in bytes."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}  # one torch thread: on shared cores OpenMP's spinning threads cost more than they give
-    proc = subprocess.Popen([sys.executable, "-m", "evals.index_scale", *args], stdout=subprocess.PIPE, text=True, env=env)
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+    }  # one torch thread: on shared cores OpenMP's spinning threads cost more than they give
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evals.index_scale", *args], stdout=subprocess.PIPE, text=True, env=env
+    )
     assert proc.stdout is not None
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -98,7 +103,9 @@ def child_build(engine: str, corpus: Path, target: Path, vectors_from: str | Non
     return {"build_s": time.perf_counter() - started}
 
 
-def child_serve(engine: str, target: Path, queries: list[tuple[str, str]], qrels: dict[str, dict[str, int]]) -> dict[str, Any]:
+def child_serve(
+    engine: str, target: Path, queries: list[tuple[str, str]], qrels: dict[str, dict[str, int]]
+) -> dict[str, Any]:
     from agent.tools.encoder import shared_encoder
     from evals.beir import forget_queries, summarise
 
@@ -122,10 +129,15 @@ def child_serve(engine: str, target: Path, queries: list[tuple[str, str]], qrels
         rankings[qid] = list(dict.fromkeys(source_id(r.id) for r, _ in hits))
     quality = summarise(rankings, qrels)
     ordered = sorted(latencies)
-    return {"open_s": open_s, "latency_ms_median": 1000 * statistics.median(latencies),
-            "latency_ms_p95": 1000 * ordered[max(0, int(round(0.95 * len(ordered))) - 1)],
-            "ndcg@10": quality["ndcg@10"], "recall@100": quality["recall@100"], "queries": len(queries),
-            "top10": {q: r[:10] for q, r in rankings.items()}}
+    return {
+        "open_s": open_s,
+        "latency_ms_median": 1000 * statistics.median(latencies),
+        "latency_ms_p95": 1000 * ordered[max(0, int(round(0.95 * len(ordered))) - 1)],
+        "ndcg@10": quality["ndcg@10"],
+        "recall@100": quality["recall@100"],
+        "queries": len(queries),
+        "top10": {q: r[:10] for q, r in rankings.items()},
+    }
 
 
 # ------------------------------------------------------------------------------------------- driver
@@ -164,18 +176,34 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     print(f"index scale: corpus {args.corpus.name} repeated, commit {commit()}", file=sys.stderr)
     rows = []
-    for size, limit in zip(sizes, limits):
+    for size, limit in zip(sizes, limits, strict=True):
         corpus = args.work / f"corpus-{size}.jsonl"
         write_corpus(args.corpus, size, corpus)
         for engine in args.engines.split(","):
             target = args.work / f"{engine}-{size}"
             shutil.rmtree(target, ignore_errors=True)
-            common = ["--corpus", str(corpus), "--queries", str(args.queries), "--qrels", str(args.qrels),
-                      "--query-limit", str(limit)] + (["--vectors-from", args.vectors_from] if args.vectors_from else [])
+            common = [
+                "--corpus",
+                str(corpus),
+                "--queries",
+                str(args.queries),
+                "--qrels",
+                str(args.qrels),
+                "--query-limit",
+                str(limit),
+            ] + (["--vectors-from", args.vectors_from] if args.vectors_from else [])
             built, build_rss = run_child(["--child", "build", engine, str(target), *common])
             served, serve_rss = run_child(["--child", "serve", engine, str(target), *common])
-            row = {"engine": engine, "records": size, "commit": commit(), **built, "build_peak_rss_mb": build_rss / 2**20,
-                   "disk_mb": du(target) / 2**20, **served, "serve_peak_rss_mb": serve_rss / 2**20}
+            row = {
+                "engine": engine,
+                "records": size,
+                "commit": commit(),
+                **built,
+                "build_peak_rss_mb": build_rss / 2**20,
+                "disk_mb": du(target) / 2**20,
+                **served,
+                "serve_peak_rss_mb": serve_rss / 2**20,
+            }
             rows.append(row)
             shown = {k: round(v, 4) if isinstance(v, float) else v for k, v in row.items() if k != "top10"}
             print(json.dumps(shown), file=sys.stderr, flush=True)
@@ -184,12 +212,17 @@ def main(argv: list[str] | None = None) -> int:
                     handle.write(json.dumps(row) + "\n")
             shutil.rmtree(target, ignore_errors=True)
         corpus.unlink(missing_ok=True)
-    print(f"{'engine':<9} {'records':>9} {'build s':>8} {'build RSS MB':>12} {'disk MB':>8} {'open s':>7} {'serve RSS MB':>12} "
-          f"{'p50 ms':>8} {'p95 ms':>8} {'nDCG@10':>8} {'R@100':>7} {'queries':>7}")
+    print(
+        f"{'engine':<9} {'records':>9} {'build s':>8} {'build RSS MB':>12} {'disk MB':>8} {'open s':>7} "
+        f"{'serve RSS MB':>12} {'p50 ms':>8} {'p95 ms':>8} {'nDCG@10':>8} {'R@100':>7} {'queries':>7}"
+    )
     for r in rows:
-        print(f"{r['engine']:<9} {r['records']:>9,} {r['build_s']:>8.1f} {r['build_peak_rss_mb']:>12.0f} {r['disk_mb']:>8.0f} "
-              f"{r['open_s']:>7.1f} {r['serve_peak_rss_mb']:>12.0f} {r['latency_ms_median']:>8.0f} {r['latency_ms_p95']:>8.0f} "
-              f"{r['ndcg@10']:>8.4f} {r['recall@100']:>7.4f} {r['queries']:>7}")
+        print(
+            f"{r['engine']:<9} {r['records']:>9,} {r['build_s']:>8.1f} {r['build_peak_rss_mb']:>12.0f} "
+            f"{r['disk_mb']:>8.0f} {r['open_s']:>7.1f} {r['serve_peak_rss_mb']:>12.0f} "
+            f"{r['latency_ms_median']:>8.0f} {r['latency_ms_p95']:>8.0f} {r['ndcg@10']:>8.4f} "
+            f"{r['recall@100']:>7.4f} {r['queries']:>7}"
+        )
     return 0
 
 

@@ -44,7 +44,9 @@ def corpus_files(path: Path) -> list[Path]:
     if not path.exists():
         raise CorpusError(f"corpus not found: {path}")
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.name.lower().endswith(_XML_SUFFIXES + _JSONL_SUFFIXES))
+        files = sorted(
+            p for p in path.iterdir() if p.is_file() and p.name.lower().endswith(_XML_SUFFIXES + _JSONL_SUFFIXES)
+        )
         if not files:
             raise CorpusError(f"corpus folder {path} holds no .jsonl or PubMed .xml.gz files")
         return files
@@ -83,7 +85,9 @@ def _jsonl_records(path: Path) -> Iterator[Record]:
 
     try:
         with _open(path) as raw, io.TextIOWrapper(raw, encoding="utf-8") as handle:
-            for line_no, obj in parse_jsonl(handle, lambda n, msg: CorpusError(f"{path.name} line {n} is not valid JSON: {msg}")):
+            for line_no, obj in parse_jsonl(
+                handle, lambda n, msg: CorpusError(f"{path.name} line {n} is not valid JSON: {msg}")
+            ):
                 yield record_from_json(obj, line_no)
     except UnicodeDecodeError as exc:
         raise CorpusError(f"corpus {path} is not UTF-8 text (byte {exc.start})") from None
@@ -126,13 +130,23 @@ def pubmed_record(article: Element) -> Record | None:
             sections.append(f"{label}: {text}" if label and label.upper() != "UNLABELLED" else text)
     if not sections:
         return None
-    year = _text(citation.find("Article/Journal/JournalIssue/PubDate/Year")) or _text(
-        citation.find("Article/Journal/JournalIssue/PubDate/MedlineDate"))[:4]
-    authors = [" ".join(p for p in (_text(a.find("ForeName")), _text(a.find("LastName"))) if p) or _text(a.find("CollectiveName"))
-               for a in citation.findall("Article/AuthorList/Author")]
-    doi = next((_text(i) for i in article.findall("PubmedData/ArticleIdList/ArticleId") if i.get("IdType") == "doi"), "")
-    references = [_text(i) for i in article.findall("PubmedData/ReferenceList/Reference/ArticleIdList/ArticleId")
-                  if i.get("IdType") == "pubmed" and _text(i)]
+    year = (
+        _text(citation.find("Article/Journal/JournalIssue/PubDate/Year"))
+        or _text(citation.find("Article/Journal/JournalIssue/PubDate/MedlineDate"))[:4]
+    )
+    authors = [
+        " ".join(p for p in (_text(a.find("ForeName")), _text(a.find("LastName"))) if p)
+        or _text(a.find("CollectiveName"))
+        for a in citation.findall("Article/AuthorList/Author")
+    ]
+    doi = next(
+        (_text(i) for i in article.findall("PubmedData/ArticleIdList/ArticleId") if i.get("IdType") == "doi"), ""
+    )
+    references = [
+        _text(i)
+        for i in article.findall("PubmedData/ReferenceList/Reference/ArticleIdList/ArticleId")
+        if i.get("IdType") == "pubmed" and _text(i)
+    ]
     return Record(
         id=_text(citation.find("PMID")),
         source="local",

@@ -123,7 +123,12 @@ def incompatibility(meta: dict[str, Any] | None) -> str | None:
     if not meta:
         return "it has no SPARKIT metadata (not built by `sparkit index build --engine qdrant`)"
     expected = built_with()
-    for key, label in (("embedder", "embedder"), ("dim", "vector size"), ("tokeniser", "tokeniser"), ("schema", "schema")):
+    for key, label in (
+        ("embedder", "embedder"),
+        ("dim", "vector size"),
+        ("tokeniser", "tokeniser"),
+        ("schema", "schema"),
+    ):
         if meta.get(key) != expected[key]:
             return f"it was built with {label} {meta.get(key)!r}, this SPARKIT uses {expected[key]!r}"
     return None
@@ -174,8 +179,12 @@ def connect(location: QdrantLocation) -> QdrantClient:
     from qdrant_client import QdrantClient
 
     if location.url:
-        client = QdrantClient(url=location.url, api_key=os.environ.get(API_KEY_ENV) or None, timeout=int(location.timeout_s),
-                              check_compatibility=False)  # its failure is a warning; the next call names the fault
+        client = QdrantClient(
+            url=location.url,
+            api_key=os.environ.get(API_KEY_ENV) or None,
+            timeout=int(location.timeout_s),
+            check_compatibility=False,
+        )  # its failure is a warning; the next call names the fault
         call(location, "connecting", client.get_collections)
         return client
     if not location.path:
@@ -186,8 +195,10 @@ def connect(location: QdrantLocation) -> QdrantClient:
             try:
                 _local_clients[key] = QdrantClient(path=key)
             except (RuntimeError, OSError) as exc:  # portalocker: the folder is open in another process
-                raise ConfigurationError(f"{location.describe()} cannot be opened ({str(exc).splitlines()[0][:160]}); local "
-                                         "mode allows one process at a time: run a Qdrant server for several") from None
+                raise ConfigurationError(
+                    f"{location.describe()} cannot be opened ({str(exc).splitlines()[0][:160]}); local "
+                    "mode allows one process at a time: run a Qdrant server for several"
+                ) from None
         return _local_clients[key]
 
 
@@ -213,9 +224,14 @@ class QdrantIndex:
         self.location = location
         self.meta = meta
         self.manifest: dict[str, Any] = {
-            "engine": "qdrant", "collection": location.collection, "where": location.describe(),
-            "corpus": meta.get("corpus"), "corpus_sha256": meta.get("corpus_sha256"), "documents": meta.get("documents", 0),
-            "model": meta.get("embedder"), "dim": meta.get("dim"),
+            "engine": "qdrant",
+            "collection": location.collection,
+            "where": location.describe(),
+            "corpus": meta.get("corpus"),
+            "corpus_sha256": meta.get("corpus_sha256"),
+            "documents": meta.get("documents", 0),
+            "model": meta.get("embedder"),
+            "dim": meta.get("dim"),
         }
 
     @classmethod
@@ -229,7 +245,9 @@ class QdrantIndex:
         if (why := incompatibility(meta)) is not None:
             raise CorpusError(f"{where} is refused: {why}; rebuild it into a new collection")
         if not meta.get("complete"):
-            raise CorpusError(f"{where} is incomplete (its build stopped): rerun `sparkit index build --engine qdrant` to resume it")
+            raise CorpusError(
+                f"{where} is incomplete (its build stopped): rerun `sparkit index build --engine qdrant` to resume it"
+            )
         return cls(client, location, meta)
 
     @property
@@ -258,26 +276,49 @@ class QdrantIndex:
         sparse = models.SparseVector(indices=indices, values=values)
         dense = models.Prefetch(query=vector.tolist(), using=DENSE, limit=depth, params=_search_params())
         prefetch = [models.Prefetch(query=sparse, using=SPARSE, limit=depth), dense] if indices else [dense]
-        requests = [models.QueryRequest(prefetch=prefetch, query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)), limit=limit,
-                                        with_payload=True, with_vector=[DENSE])]
+        requests = [
+            models.QueryRequest(
+                prefetch=prefetch,
+                query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)),
+                limit=limit,
+                with_payload=True,
+                with_vector=[DENSE],
+            )
+        ]
         if indices:
             requests.append(models.QueryRequest(query=sparse, using=SPARSE, limit=depth, with_payload=False))
-        responses = call(self.location, "searching", lambda: self.client.query_batch_points(self.location.collection, requests))
+        responses = call(
+            self.location, "searching", lambda: self.client.query_batch_points(self.location.collection, requests)
+        )
         bm25 = {point.id: point.score for point in responses[1].points} if indices else {}
         hits = []
         for rank, point in enumerate(responses[0].points):
             stored = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
             cosine = float(np.asarray(stored, dtype=np.float32) @ vector) if stored is not None else 0.0
-            hits.append((Record.model_validate(point.payload), {"rank": rank + 1, "bm25": round(float(bm25.get(point.id, 0.0)), 4),
-                                                                 "dense": round(cosine, 4), "fused": round(point.score, 6)}))
+            hits.append(
+                (
+                    Record.model_validate(point.payload),
+                    {
+                        "rank": rank + 1,
+                        "bm25": round(float(bm25.get(point.id, 0.0)), 4),
+                        "dense": round(cosine, 4),
+                        "fused": round(point.score, 6),
+                    },
+                )
+            )
         return hits
 
     def records(self, record_ids: list[str]) -> list[Record]:
         """The stored records of these ids, in the order given (unknown ids left out)."""
         if not record_ids:
             return []
-        points = call(self.location, "reading records", lambda: self.client.retrieve(
-            self.location.collection, ids=[point_id(r) for r in record_ids], with_payload=True, with_vectors=False))
+        points = call(
+            self.location,
+            "reading records",
+            lambda: self.client.retrieve(
+                self.location.collection, ids=[point_id(r) for r in record_ids], with_payload=True, with_vectors=False
+            ),
+        )
         by_id = {r.id: r for r in (Record.model_validate(p.payload) for p in points)}
         return [by_id[r] for r in record_ids if r in by_id]
 
@@ -289,9 +330,20 @@ class QdrantIndex:
         if not found:
             return []
         cited = self.records(list(dict.fromkeys(found[0].references)))
-        condition = models.Filter(must=[models.FieldCondition(key="references", match=models.MatchValue(value=record_id))])
-        citing, _ = call(self.location, "reading citations", lambda: self.client.scroll(
-            self.location.collection, scroll_filter=condition, limit=CITING_CAP, with_payload=True, with_vectors=False))
+        condition = models.Filter(
+            must=[models.FieldCondition(key="references", match=models.MatchValue(value=record_id))]
+        )
+        citing, _ = call(
+            self.location,
+            "reading citations",
+            lambda: self.client.scroll(
+                self.location.collection,
+                scroll_filter=condition,
+                limit=CITING_CAP,
+                with_payload=True,
+                with_vectors=False,
+            ),
+        )
         linked = {r.id: r for r in [*cited, *(Record.model_validate(p.payload) for p in citing)]}
         return list(linked.values())[:limit]
 
@@ -321,25 +373,62 @@ def _create(client: QdrantClient, location: QdrantLocation, meta: dict[str, Any]
     from qdrant_client.http import models
 
     name = location.collection
-    quantisation = models.ScalarQuantization(scalar=models.ScalarQuantizationConfig(type=models.ScalarType.INT8, quantile=0.99,
-                                                                                    always_ram=True))
-    call(location, "creating the collection", lambda: client.create_collection(
-        name,
-        vectors_config={DENSE: models.VectorParams(size=DIM, distance=models.Distance.COSINE, on_disk=True)},
-        sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF,
-                                                                 index=models.SparseIndexParams(on_disk=True))},
-        quantization_config=quantisation, shard_number=shards, replication_factor=replicas, metadata={META_KEY: meta}))
+    quantisation = models.ScalarQuantization(
+        scalar=models.ScalarQuantizationConfig(type=models.ScalarType.INT8, quantile=0.99, always_ram=True)
+    )
+    call(
+        location,
+        "creating the collection",
+        lambda: client.create_collection(
+            name,
+            vectors_config={DENSE: models.VectorParams(size=DIM, distance=models.Distance.COSINE, on_disk=True)},
+            sparse_vectors_config={
+                SPARSE: models.SparseVectorParams(
+                    modifier=models.Modifier.IDF, index=models.SparseIndexParams(on_disk=True)
+                )
+            },
+            quantization_config=quantisation,
+            shard_number=shards,
+            replication_factor=replicas,
+            metadata={META_KEY: meta},
+        ),
+    )
     for field in ("id", "references") if location.url else ():  # local mode has no payload indexes (it scans)
-        call(location, "indexing payload", lambda f=field: client.create_payload_index(name, f, models.PayloadSchemaType.KEYWORD))
+        call(
+            location,
+            "indexing payload",
+            lambda f=field: client.create_payload_index(name, f, models.PayloadSchemaType.KEYWORD),
+        )
+
+
+def _stored(client: QdrantClient, location: QdrantLocation, ids: list[str]) -> list[Any]:
+    """The points of these ids already in the collection (ids only): what a resumed build skips."""
+    return call(
+        location,
+        "checking which records are in",
+        lambda: client.retrieve(location.collection, ids=ids, with_payload=False, with_vectors=False),
+    )
 
 
 def _save_metadata(client: QdrantClient, location: QdrantLocation, meta: dict[str, Any]) -> None:
-    call(location, "saving the collection's metadata", lambda: client.update_collection(location.collection, metadata={META_KEY: meta}))
+    call(
+        location,
+        "saving the collection's metadata",
+        lambda: client.update_collection(location.collection, metadata={META_KEY: meta}),
+    )
 
 
-def build_qdrant_index(corpus: Path, location: QdrantLocation, *, batch_size: int = 256, progress: bool | None = None,
-                       shards: int = 1, replicas: int = 1, records: Iterable[Record] | None = None,
-                       total: int | None = None) -> BuildReport:
+def build_qdrant_index(
+    corpus: Path,
+    location: QdrantLocation,
+    *,
+    batch_size: int = 256,
+    progress: bool | None = None,
+    shards: int = 1,
+    replicas: int = 1,
+    records: Iterable[Record] | None = None,
+    total: int | None = None,
+) -> BuildReport:
     """Stream `corpus` (JSONL or PubMed XML, agent.tools.corpus_stream) into the collection, `batch_size` records per
     encoding call and upsert. Resumable: records whose id is already in the collection are skipped, not encoded
     again, so after a crash or Ctrl-C the same command continues where it stopped. A collection built with another
@@ -375,49 +464,91 @@ def build_qdrant_index(corpus: Path, location: QdrantLocation, *, batch_size: in
     words: Counter[str] = Counter()
     added = skipped = 0
     cites = False
-    start = (f"building the Qdrant index of {corpus} ({total:,} records) into {where}: about "
-             f"{fmt_duration(_estimated_s(total - before))}; if it stops, the same command resumes it ...")
-    step = StepProgress("indexing", total, start=start, done=f"indexed {total:,} records in {{elapsed}}: {where}", enabled=progress)
+    start = (
+        f"building the Qdrant index of {corpus} ({total:,} records) into {where}: about "
+        f"{fmt_duration(_estimated_s(total - before))}; if it stops, the same command resumes it ..."
+    )
+    step = StepProgress(
+        "indexing", total, start=start, done=f"indexed {total:,} records in {{elapsed}}: {where}", enabled=progress
+    )
     if before and setup_progress_wanted(progress):
-        print(f"resuming: {before:,} records are already in {where}; they are skipped, not encoded again", file=sys.stderr, flush=True)
+        print(
+            f"resuming: {before:,} records are already in {where}; they are skipped, not encoded again",
+            file=sys.stderr,
+            flush=True,
+        )
     encoder = shared_encoder()
     try:
-        with waiting_for(f"building the Qdrant index ({total:,} records)", reports_progress=setup_progress_wanted(progress)), step:
+        with (
+            waiting_for(
+                f"building the Qdrant index ({total:,} records)", reports_progress=setup_progress_wanted(progress)
+            ),
+            step,
+        ):
             for batch in _batches(stream, batch_size):
-                unique = list({r.id: r for r in reversed(batch)}.values())[::-1]  # first of an id wins, as in the embedded index
+                unique = list({r.id: r for r in reversed(batch)}.values())[
+                    ::-1
+                ]  # first of an id wins, as in the embedded index
                 for record in unique:
                     words.update(w.lower() for w in WORD_PATTERN.findall(record.text))
                     cites = cites or bool(record.references)
-                present = {str(p.id) for p in call(location, "checking which records are in", lambda: client.retrieve(
-                    location.collection, ids=[point_id(r.id) for r in unique], with_payload=False, with_vectors=False))}
-                fresh = [r for r in unique if point_id(r.id) not in present]
+                ids = [point_id(r.id) for r in unique]
+                present = {str(p.id) for p in _stored(client, location, ids)}
+                fresh = [r for r, i in zip(unique, ids, strict=True) if i not in present]
                 skipped += len(unique) - len(fresh)
                 if fresh:
                     texts = [r.text for r in fresh]
                     vectors = encoder.encode(texts, bulk=True)
                     tokens = bm25_tokenize(texts, return_ids=False)
                     points = []
-                    for record, vector, toks in zip(fresh, vectors, tokens):
+                    for record, vector, toks in zip(fresh, vectors, tokens, strict=True):
                         indices, values = document_sparse(toks, meta["avgdl"])
-                        points.append(models.PointStruct(
-                            id=point_id(record.id), payload=record.model_dump(mode="json", exclude_defaults=True),
-                            vector={DENSE: vector.tolist(), SPARSE: models.SparseVector(indices=indices, values=values)}))
-                    call(location, "writing records", lambda: client.upsert(location.collection, points, wait=True))
+                        points.append(
+                            models.PointStruct(
+                                id=point_id(record.id),
+                                payload=record.model_dump(mode="json", exclude_defaults=True),
+                                vector={
+                                    DENSE: vector.tolist(),
+                                    SPARSE: models.SparseVector(indices=indices, values=values),
+                                },
+                            )
+                        )
+                    call(
+                        location,
+                        "writing records",
+                        lambda points=points: client.upsert(location.collection, points, wait=True),
+                    )
                     added += len(fresh)
                 step.advance(len(batch))
     except KeyboardInterrupt:
-        print(f"interrupted: {before + added:,} records are in {where}; the same command resumes the build", file=sys.stderr, flush=True)
+        print(
+            f"interrupted: {before + added:,} records are in {where}; the same command resumes the build",
+            file=sys.stderr,
+            flush=True,
+        )
         raise
     documents = call(location, "counting", lambda: client.count(location.collection, exact=True).count)
     previous = meta.get("corpus_sha256")
-    meta = {**meta, "complete": True, "documents": documents, "has_citations": bool(meta.get("has_citations")) or cites,
-            "words": dict(words.most_common(WORDS_CAP)), "corpus": str(corpus.resolve()),
-            "corpus_sha256": digest if before == 0 or previous == digest else None}
+    meta = {
+        **meta,
+        "complete": True,
+        "documents": documents,
+        "has_citations": bool(meta.get("has_citations")) or cites,
+        "words": dict(words.most_common(WORDS_CAP)),
+        "corpus": str(corpus.resolve()),
+        "corpus_sha256": digest if before == 0 or previous == digest else None,
+    }
     _save_metadata(client, location, meta)
     if location.url:
         client.close()
-    return BuildReport(collection=location.collection, where=location.describe(), documents=documents, added=added,
-                       skipped=skipped, seconds=time.monotonic() - started)
+    return BuildReport(
+        collection=location.collection,
+        where=location.describe(),
+        documents=documents,
+        added=added,
+        skipped=skipped,
+        seconds=time.monotonic() - started,
+    )
 
 
 def _estimated_s(documents: int) -> float:

@@ -89,13 +89,15 @@ def test_hybrid_search_ranks_and_scores_as_the_embedded_index(tmp_path, encoder,
     for query in queries:
         ours, theirs = index.search_scored(query, 20), embedded.search_scored(query, 20)
         assert [r.id for r, _ in ours] == [r.id for r, _ in theirs], query
-        for (_, a), (_, b) in zip(ours, theirs):
+        for (_, a), (_, b) in zip(ours, theirs, strict=True):
             assert a["rank"] == b["rank"] and a["fused"] == pytest.approx(b["fused"], abs=1e-6)
             assert a["bm25"] == pytest.approx(b["bm25"], abs=2e-3) and a["dense"] == pytest.approx(b["dense"], abs=2e-4)
         assert [r for r, _ in ours] == [r for r, _ in theirs]  # whole records come back, every field
     assert index.search_scored(embedded.records[17].title, 5)[0][0].id == embedded.records[17].id
     assert index.word_counts() == local_index.word_counts(embedded.records)
-    assert index.manifest["documents"] == 200 and index.manifest["corpus_sha256"] == local_index.file_digest(scifact_sample)
+    assert index.manifest["documents"] == 200 and index.manifest["corpus_sha256"] == local_index.file_digest(
+        scifact_sample
+    )
 
 
 def test_an_interrupted_build_resumes_without_encoding_what_is_stored(tmp_path, encoder, scifact_sample, capsys):
@@ -126,11 +128,14 @@ def test_an_interrupted_build_resumes_without_encoding_what_is_stored(tmp_path, 
     assert index.documents == 200 and index.word_counts() == local_index.word_counts(load_corpus(scifact_sample))
 
 
-@pytest.mark.parametrize(("key", "value", "reason"), [
-    ("embedder", "bge-small-en-v1.5", "embedder 'bge-small-en-v1.5'"),
-    ("tokeniser", "whitespace/v0", "tokeniser 'whitespace/v0'"),
-    ("dim", 768, "vector size 768"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "reason"),
+    [
+        ("embedder", "bge-small-en-v1.5", "embedder 'bge-small-en-v1.5'"),
+        ("tokeniser", "whitespace/v0", "tokeniser 'whitespace/v0'"),
+        ("dim", 768, "vector size 768"),
+    ],
+)
 def test_a_collection_built_with_another_embedder_or_tokeniser_is_refused(tmp_path, encoder, key, value, reason):
     build_qdrant_index(PUBMED_SAMPLE, _location(tmp_path), progress=False)
     client = qdrant_index.connect(_location(tmp_path))
@@ -170,7 +175,9 @@ def test_the_offline_backend_searches_the_collection_when_settings_say_qdrant(tm
     from agent.config import BackendSettings
 
     build_qdrant_index(PUBMED_SAMPLE, _location(tmp_path, "pubmed"), progress=False)
-    settings = BackendSettings(index="qdrant", qdrant_path=str(tmp_path / "qdrant"), qdrant_collection="pubmed", use_library="off")
+    settings = BackendSettings(
+        index="qdrant", qdrant_path=str(tmp_path / "qdrant"), qdrant_collection="pubmed", use_library="off"
+    )
     indexes, labels = offline_indexes(settings, None)
     assert isinstance(indexes[0], QdrantIndex) and labels == ["pubmed_sample.xml.gz (3 records)"]
     with pytest.raises(CorpusError, match="'elsewhere'.*does not exist"):
@@ -179,11 +186,40 @@ def test_the_offline_backend_searches_the_collection_when_settings_say_qdrant(tm
 
 def test_cli_builds_a_collection_from_pubmed_xml(tmp_path, encoder, capsys):
     target = str(tmp_path / "qdrant")
-    code = main(["index", "build", str(PUBMED_SAMPLE), "--engine", "qdrant", "--qdrant-path", target, "--collection", "pm", "-q"])
+    code = main(
+        [
+            "index",
+            "build",
+            str(PUBMED_SAMPLE),
+            "--engine",
+            "qdrant",
+            "--qdrant-path",
+            target,
+            "--collection",
+            "pm",
+            "-q",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "indexed 3 documents (3 added, 0 already there): collection pm" in out
     _forget_clients()
-    assert main(["index", "build", str(PUBMED_SAMPLE), "--engine", "qdrant", "--qdrant-path", target, "--collection", "pm", "-q"]) == 0
+    assert (
+        main(
+            [
+                "index",
+                "build",
+                str(PUBMED_SAMPLE),
+                "--engine",
+                "qdrant",
+                "--qdrant-path",
+                target,
+                "--collection",
+                "pm",
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert "(0 added, 3 already there)" in capsys.readouterr().out
 
 
@@ -194,9 +230,16 @@ def test_cli_bad_input_and_an_unreachable_server_are_one_line_exit_2(tmp_path, e
     bad.write_text("x", encoding="utf-8")
     assert main(["index", "build", str(bad), "--engine", "qdrant", "-q"]) == 2
     assert "not a corpus file" in capsys.readouterr().err
-    code = main(["index", "build", str(PUBMED_SAMPLE), "--engine", "qdrant", "--qdrant-url", "http://127.0.0.1:9", "-q"])
+    code = main(
+        ["index", "build", str(PUBMED_SAMPLE), "--engine", "qdrant", "--qdrant-url", "http://127.0.0.1:9", "-q"]
+    )
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "Qdrant at http://127.0.0.1:9 is unreachable" in err[0] and "start the server" in err[0]
+    assert (
+        code == 2
+        and len(err) == 1
+        and "Qdrant at http://127.0.0.1:9 is unreachable" in err[0]
+        and "start the server" in err[0]
+    )
 
 
 def test_a_local_folder_another_process_holds_is_refused_with_the_reason(tmp_path):
@@ -219,7 +262,10 @@ def test_pubmed_reader_fields_and_faults(tmp_path):
     records = list(iter_records(PUBMED_SAMPLE))
     assert count_records(PUBMED_SAMPLE) == 4 and [r.id for r in records] == ["90000001", "90000002", "90000004"]
     first = records[0]
-    assert first.sentences[0].startswith("BACKGROUND: Hypoglycemic") and first.authors == ["Ada Okafor", "Example Study Group"]
+    assert first.sentences[0].startswith("BACKGROUND: Hypoglycemic") and first.authors == [
+        "Ada Okafor",
+        "Example Study Group",
+    ]
     assert records[1].abstract == "Vitamin D supplementation reduced hip fracture risk by 18% in adults over 65."
     assert records[1].year == 2015 and records[2].references == ["90000001"]
     broken = tmp_path / "broken.xml.gz"
@@ -227,7 +273,8 @@ def test_pubmed_reader_fields_and_faults(tmp_path):
     with pytest.raises(CorpusError, match="broken.xml.gz is not PubMed XML"):
         list(iter_records(broken))
     bomb = tmp_path / "bomb.xml"
-    bomb.write_text('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]><PubmedArticleSet>&b;</PubmedArticleSet>')
+    entities = '<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>'  # entity expansion, refused
+    bomb.write_text(f'<?xml version="1.0"?>{entities}<PubmedArticleSet>&b;</PubmedArticleSet>')
     with pytest.raises(CorpusError, match="not PubMed XML"):
         list(iter_records(bomb))
     folder = tmp_path / "baseline"
@@ -241,7 +288,9 @@ def test_a_jsonl_corpus_streams_as_the_embedded_index_reads_it(tmp_path):
     from agent.tools.corpus_stream import iter_records
 
     path = tmp_path / "c.jsonl"
-    path.write_text("\n".join(json.dumps(o) for o in [{"doc_id": 1, "title": "A", "abstract": ["x y."]}, {"_id": "b", "text": "z"}]))
+    path.write_text(
+        "\n".join(json.dumps(o) for o in [{"doc_id": 1, "title": "A", "abstract": ["x y."]}, {"_id": "b", "text": "z"}])
+    )
     assert list(iter_records(path)) == load_corpus(path)
     path.write_text('{"doc_id": 1}\nnot json\n')
     with pytest.raises(CorpusError, match="c.jsonl line 2 is not valid JSON"):
