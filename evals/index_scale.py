@@ -99,7 +99,7 @@ def child_build(engine: str, corpus: Path, target: Path, vectors_from: str | Non
     else:
         from agent.tools.qdrant_index import QdrantLocation, build_qdrant_index
 
-        build_qdrant_index(corpus, QdrantLocation(collection="scale", path=str(target)), batch_size=512, progress=False)
+        build_qdrant_index(corpus, QdrantLocation(collection="scale", path=str(target)), batch_size=512)
     return {"build_s": time.perf_counter() - started}
 
 

@@ -23,6 +23,7 @@ quantisation (accepted and ignored), sparse scoring in Python; it is for tests a
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import re
@@ -204,6 +205,15 @@ def connect(location: QdrantLocation) -> QdrantClient:
 
 _local_clients: dict[str, QdrantClient] = {}
 _local_lock = threading.Lock()
+
+
+@atexit.register
+def _close_local_clients() -> None:
+    """Close local-mode folders before the interpreter tears down (the client's own __del__ then fails noisily)."""
+    with _local_lock:
+        for client in _local_clients.values():
+            client.close()
+        _local_clients.clear()
 
 
 def read_metadata(client: QdrantClient, location: QdrantLocation) -> dict[str, Any] | None:

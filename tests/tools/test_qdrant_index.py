@@ -69,9 +69,7 @@ def _location(tmp_path, name="test"):
 
 def _forget_clients():
     """As a new process would: the next connect opens the folder again from disk."""
-    for client in qdrant_index._local_clients.values():
-        client.close()
-    qdrant_index._local_clients.clear()
+    qdrant_index._close_local_clients()
 
 
 @pytest.fixture(autouse=True)
