@@ -18,7 +18,6 @@ import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 from xml.etree.ElementTree import Element
 
 from agent.errors import CorpusError
@@ -54,8 +53,8 @@ def corpus_files(path: Path) -> list[Path]:
     return [path]
 
 
-def _open(path: Path) -> IO[bytes]:
-    return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else path.open("rb")
+def _open(path: Path) -> io.BufferedIOBase:
+    return gzip.GzipFile(path, "rb") if path.name.lower().endswith(".gz") else path.open("rb")
 
 
 def count_records(path: Path) -> int:
@@ -84,7 +83,12 @@ def _jsonl_records(path: Path) -> Iterator[Record]:
     from agent.tools.local_index import record_from_json
 
     try:
-        with _open(path) as raw, io.TextIOWrapper(raw, encoding="utf-8") as handle:
+        text = (
+            gzip.open(path, "rt", encoding="utf-8")
+            if path.name.lower().endswith(".gz")
+            else path.open(encoding="utf-8")
+        )
+        with text as handle:
             for line_no, obj in parse_jsonl(
                 handle, lambda n, msg: CorpusError(f"{path.name} line {n} is not valid JSON: {msg}")
             ):

@@ -140,11 +140,10 @@ def _failure(location: QdrantLocation, what: str, exc: BaseException) -> Configu
     """One line naming what failed and how to fix it (an API key never appears: the client does not echo it)."""
     from qdrant_client.http.exceptions import UnexpectedResponse
 
-    status = exc.status_code if isinstance(exc, UnexpectedResponse) else None
-    if status in (401, 403):
-        why = f"refused the API key (HTTP {status}): set {API_KEY_ENV} to the server's key"
-    elif status is not None:
-        why = f"answered HTTP {status} ({exc.reason_phrase}): check the server's log"
+    if isinstance(exc, UnexpectedResponse) and exc.status_code in (401, 403):
+        why = f"refused the API key (HTTP {exc.status_code}): set {API_KEY_ENV} to the server's key"
+    elif isinstance(exc, UnexpectedResponse):
+        why = f"answered HTTP {exc.status_code} ({exc.reason_phrase}): check the server's log"
     else:
         reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         fix = "start the server or fix qdrant_url" if location.url else "check qdrant_path"
@@ -404,11 +403,17 @@ def _create(client: QdrantClient, location: QdrantLocation, meta: dict[str, Any]
         ),
     )
     for field in ("id", "references") if location.url else ():  # local mode has no payload indexes (it scans)
-        call(
-            location,
-            "indexing payload",
-            lambda f=field: client.create_payload_index(name, f, models.PayloadSchemaType.KEYWORD),
-        )
+        _index_payload(client, location, field)
+
+
+def _index_payload(client: QdrantClient, location: QdrantLocation, field: str) -> None:
+    from qdrant_client.http import models
+
+    call(
+        location,
+        "indexing payload",
+        lambda: client.create_payload_index(location.collection, field, models.PayloadSchemaType.KEYWORD),
+    )
 
 
 def _stored(client: QdrantClient, location: QdrantLocation, ids: list[str]) -> list[Any]:
@@ -418,6 +423,11 @@ def _stored(client: QdrantClient, location: QdrantLocation, ids: list[str]) -> l
         "checking which records are in",
         lambda: client.retrieve(location.collection, ids=ids, with_payload=False, with_vectors=False),
     )
+
+
+def _write(client: QdrantClient, location: QdrantLocation, points: list[Any]) -> None:
+    """Upsert one batch and wait until it is stored: a resumed build trusts what the collection says it holds."""
+    call(location, "writing records", lambda: client.upsert(location.collection, points, wait=True))
 
 
 def _save_metadata(client: QdrantClient, location: QdrantLocation, meta: dict[str, Any]) -> None:
@@ -523,11 +533,7 @@ def build_qdrant_index(
                                 },
                             )
                         )
-                    call(
-                        location,
-                        "writing records",
-                        lambda points=points: client.upsert(location.collection, points, wait=True),
-                    )
+                    _write(client, location, points)
                     added += len(fresh)
                 step.advance(len(batch))
     except KeyboardInterrupt:
