@@ -242,7 +242,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     if corpus is None or not corpus.exists():
         raise CorpusError(f"corpus not found: {args.path or '(none configured)'}")
     if args.engine == "qdrant":
-        return _build_qdrant(args, settings.backend, corpus)
+        return _build_qdrant(args, settings.corpus, corpus)
     target = Path(args.index_dir).expanduser() if args.index_dir else default_index_dir(corpus, sparkit_home())
     index = LocalIndex.build(corpus, target, progress=False if args.quiet else None)  # it reports itself on stderr
     print(f"indexed {len(index.records)} documents: {target}")

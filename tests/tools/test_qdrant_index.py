@@ -170,10 +170,10 @@ def test_pubmed_xml_builds_with_citations(tmp_path, encoder):
 
 def test_the_offline_backend_searches_the_collection_when_settings_say_qdrant(tmp_path, encoder):
     from agent.backend import offline_indexes
-    from agent.config import BackendSettings
+    from agent.config import CorpusSettings
 
     build_qdrant_index(PUBMED_SAMPLE, _location(tmp_path, "pubmed"), progress=False)
-    settings = BackendSettings(
+    settings = CorpusSettings(
         index="qdrant", qdrant_path=str(tmp_path / "qdrant"), qdrant_collection="pubmed", use_library="off"
     )
     indexes, labels = offline_indexes(settings, None)
