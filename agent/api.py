@@ -154,7 +154,7 @@ async def _save_trace(session: TraceSession | None, answer: Answer | None, by_no
 
 def _error_answer(asked: dict[str, Any], run_id: str, exc: Exception) -> Answer:
     """The answer of a run that failed inside: it names the question and task that failed, and how to resume."""
-    from agent.reasoners.questions import classify_task
+    from agent.english.questions import classify_task
 
     message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
     question = asked.get("question") or ""

@@ -40,7 +40,7 @@ from agent.interfaces import Calibrator, Embedder, LiteratureSource, Reasoner, R
 
 if TYPE_CHECKING:
     from agent.llm import RoleModel
-    from agent.reasoners.spelling import Speller
+    from agent.english.spelling import Speller
     from agent.scoring.relevance import RelevanceGate
     from agent.tools.live import LiveTools
     from agent.tools.local_index import LocalIndex
@@ -438,7 +438,7 @@ class OfflineSearch:
 
 
 def offline_search(corpus: CorpusSettings, documents: list[dict[str, Any]] | None) -> OfflineSearch:
-    from agent.reasoners.spelling import Speller
+    from agent.english.spelling import Speller
     from agent.tools.local_index import LocalSource
 
     indexes, searched = offline_indexes(corpus, documents)

@@ -6,7 +6,7 @@ import re
 from typing import Any, Literal, get_args
 
 from agent.errors import InputError
-from agent.language import require_english
+from agent.english.language import require_english
 from agent.terminal import strip_controls
 
 MAX_QUESTION_CHARS = 20_000

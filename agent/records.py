@@ -374,7 +374,7 @@ class Adjudication(BaseModel):
 
 class Correction(BaseModel):
     """A word of the question read as another: a misspelling the corpus does not know ('asprin' -> 'aspirin') or a
-    question word ('Dose' -> 'Does'); agent/reasoners/spelling.py."""
+    question word ('Dose' -> 'Does'); agent/english/spelling.py."""
 
     original: str
     corrected: str

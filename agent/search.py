@@ -27,7 +27,7 @@ from agent.config import Context
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, LiteratureSource
 from agent.metering import Meter
-from agent.reasoners.questions import contrary
+from agent.english.questions import contrary
 from agent.records import Provenance, Query, Record, Usage
 
 

@@ -13,9 +13,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.config import Context
 from agent.graph import compile_graph
-from agent.reasoners.spelling import read_as_sentence
+from agent.english.spelling import read_as_sentence
 from tests.conftest import DATA
-from tests.reasoners.test_spelling import MISSPELLED
+from tests.english.test_spelling import MISSPELLED
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not (DATA / "scifact" / "corpus.jsonl").exists(), reason=f"SciFact not found under {DATA}")]
 

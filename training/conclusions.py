@@ -23,7 +23,7 @@ import random
 import re
 from pathlib import Path
 
-from agent.lexicon import NEGATION_MARKER
+from agent.english.lexicon import NEGATION_MARKER
 from agent.scoring.chunking import sentence_sections
 from agent.text import content_terms, is_finding, strip_section_label
 from benchmarks.splits import claim_docs, scifact_splits

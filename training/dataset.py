@@ -27,8 +27,8 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from agent.lexicon import CONTRACTED_NEGATIONS, DIRECTION_SWAPS, STANCE_FLIP
-from agent.reasoners.questions import polar_to_claim
+from agent.english.lexicon import CONTRACTED_NEGATIONS, DIRECTION_SWAPS, STANCE_FLIP
+from agent.english.questions import polar_to_claim
 from agent.records import Stance
 from benchmarks.splits import Split, claim_docs, healthver_split, pubmedqa_split, scifact_splits
 

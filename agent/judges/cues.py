@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.lexicon import DOWN, HEDGES, NEGATED_FORMS, NEGATIONS, NULL_PHRASES, UP
+from agent.english.lexicon import DOWN, HEDGES, NEGATED_FORMS, NEGATIONS, NULL_PHRASES, UP
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?(?:[.,][0-9]+)?%?|[<>≤≥]")
 _P_VALUE = re.compile(r"\bp\s*[<=>≤≥]\s*0?[.,]\d+", re.I)

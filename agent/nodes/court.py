@@ -21,7 +21,7 @@ import numpy as np
 
 from agent.config import Context
 from agent.interfaces import StanceResult
-from agent.lexicon import STANCE_FLIP
+from agent.english.lexicon import STANCE_FLIP
 from agent.nodes.parts import RunParts
 from agent.reasoners.aspect import NOT_CHECKED, addresses, aspects_of_hypothesis, names_object
 from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record

@@ -1,4 +1,4 @@
-"""plan: validate the input, read misspelled words as meant (agent/reasoners/spelling.py), classify the task, normalise options (an alternative question's two statements become
+"""plan: validate the input, read misspelled words as meant (agent/english/spelling.py), classify the task, normalise options (an alternative question's two statements become
 its options), extract entities and write round-1 queries."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 
 from agent.inputs import validate_mode, validate_question
 from agent.nodes.parts import RunParts
-from agent.reasoners.questions import alternative_statements
-from agent.reasoners.spelling import read_question
+from agent.english.questions import alternative_statements
+from agent.english.spelling import read_question
 from agent.records import Query
 from agent.state import ResearchState
 from agent.tracing.progress import emit

@@ -15,8 +15,8 @@ from agent.calibration import evidence_score
 from agent.nodes.parts import RunParts
 from agent.reasoners.compose import CONTRARY_REASON, abstention_line, abstention_reason, answer_line, lean_sentence, listed, mixed_sentence, quotes_only_against, records_rested_on, unaddressed_terms, unnamed, unnamed_sentence, with_confidence
 from agent.reasoners.extractive import option_label, winner
-from agent.reasoners.questions import classify_task
-from agent.reasoners.spelling import read_as_sentence
+from agent.english.questions import classify_task
+from agent.english.spelling import read_as_sentence
 from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
 from agent.state import ResearchState
 from agent.tracing.progress import emit

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from agent.lexicon import DOWN, HEDGES, NEGATIONS, UP
-from agent.reasoners.grammar import PREPOSITIONS, SUBORDINATORS, finite_verb, is_verb_only
+from agent.english.lexicon import DOWN, HEDGES, NEGATIONS, UP
+from agent.english.grammar import finite_verb
+from agent.english.words import PREPOSITIONS, SUBORDINATORS, is_verb_only
 from agent.records import Hypothesis, Record
 from agent.text import content_terms
 

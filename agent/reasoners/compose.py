@@ -19,7 +19,7 @@ from typing import Literal
 
 from agent.interfaces import CitedSentence, Draft
 from agent.reasoners.aspect import unnamed_settings, unnamed_terms
-from agent.reasoners.questions import entities
+from agent.english.questions import entities
 from agent.records import Hypothesis, LedgerEntry, Record
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.text import is_finding, is_tentative, jaccard, opens_on_reference, split_sentences, strip_section_label, truncate

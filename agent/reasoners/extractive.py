@@ -18,7 +18,7 @@ import numpy as np
 from agent.interfaces import Draft, Embedder, Plan
 from agent.reasoners.aspect import aspects_of, names_all, words_of
 from agent.reasoners.compose import evidence_entries, evidence_statement, option_label, restates, verdict_sentence
-from agent.reasoners.questions import CAUSAL, MECHANISM, asks_cause, mechanism_statement, classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
+from agent.english.questions import CAUSAL, MECHANISM, asks_cause, mechanism_statement, classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
 from agent.text import content_terms, is_finding, jaccard, opens_on_reference, strip_section_label, tokens, without_connective
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from agent.lexicon import NEGATION_MARKER, NULL_PHRASES
+from agent.english.lexicon import NEGATION_MARKER, NULL_PHRASES
 
 ALPHA = 0.05
 _NUM = r"[-−–]?\d*[.·]?\d+"

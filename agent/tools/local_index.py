@@ -269,7 +269,7 @@ class LocalIndex:
 
     def word_counts(self) -> dict[str, int]:
         """How often each word (letters only, lower case) occurs in the records' titles and abstracts: what the
-        corpus knows, for the spelling corrector (agent/reasoners/spelling.py). Read from the index folder when saved
+        corpus knows, for the spelling corrector (agent/english/spelling.py). Read from the index folder when saved
         there; else counted once (about a second for 5,000 abstracts) and, for an index saved before this file
         existed, stored beside it."""
         with self._words_lock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.errors import InputError
-from agent.reasoners.questions import classify_task, is_polar
+from agent.english.questions import classify_task, is_polar
 from agent.records import Answer, Citation, LedgerEntry, Status
 from evals import open_questions
 from evals.open_questions import QUESTIONS, headline_ids, load_questions, read_jsonl, score, summarise

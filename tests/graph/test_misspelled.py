@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from agent.reasoners.spelling import Speller
+from agent.english.spelling import Speller
 from agent.records import Correction
 from agent.tools.local_index import word_counts
 from tests.graph.fakes import ListSource, make_backend, record

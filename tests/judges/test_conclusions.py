@@ -8,7 +8,7 @@ import pytest
 import collections
 import random
 
-from agent.lexicon import NEGATION_MARKER
+from agent.english.lexicon import NEGATION_MARKER
 from training.conclusions import _balanced, conclusion_of, conclusion_pairs, evidence_for, excluded_docs
 from training.dataset import default_data_dir, load_scifact
 from tests.judges.conftest import needs_data

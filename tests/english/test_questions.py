@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.reasoners.questions import contrary, is_polar, option_statement, polar_to_claim
+from agent.english.questions import contrary, is_polar, option_statement, polar_to_claim
 
 CASES = [
     ("Does hypoglycemia increase the risk of dementia?", "Hypoglycemia increases the risk of dementia"),
@@ -134,7 +134,7 @@ ALTERNATIVES = [
 
 @pytest.mark.parametrize(("question", "statements"), ALTERNATIVES)
 def test_an_alternative_question_is_the_two_statements_it_asks_between(question, statements):
-    from agent.reasoners.questions import alternative_statements
+    from agent.english.questions import alternative_statements
 
     assert alternative_statements(question) == statements
     if statements:  # the options' statements are read whole, not as "<question>: <option>"

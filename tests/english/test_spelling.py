@@ -11,7 +11,7 @@ import pytest
 
 from agent.checkpoint import serializer
 from agent.records import Correction
-from agent.reasoners.spelling import Speller, read_as_sentence, read_question, read_question_word
+from agent.english.spelling import Speller, read_as_sentence, read_question, read_question_word
 from agent.tools.local_index import load_corpus, word_counts
 from tests.conftest import DATA
 
@@ -123,7 +123,7 @@ def test_the_question_word(question, read):
 
 def test_the_question_word_makes_the_task_polar():
     """Seen: 'Dose metfromin reduse ...?' was an open question because of 'Dose'."""
-    from agent.reasoners.questions import classify_task
+    from agent.english.questions import classify_task
 
     question, _, _ = read_question("Dose metfromin reduse the risk of cancr?", [], speller({"metformin": 100, "reduce": 200, "cancer": 2700}))
     assert question == "Does metformin reduce the risk of cancer?" and classify_task(question, []) == "polar"

@@ -12,10 +12,10 @@ import pytest
 
 from agent.errors import InputError
 from agent.inputs import validate_question
-from agent.language import LanguageError, foreign_language, require_english
+from agent.english.language import LanguageError, foreign_language, require_english
 from tests.conftest import DATA
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent
 FOREIGN = [json.loads(line) for line in (HERE / "data" / "non_english_questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
 EVALS = HERE.parent / "evals" / "data"
 

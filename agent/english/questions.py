@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
-from agent.lexicon import ANTONYMS, DIRECTION_SWAPS
-from agent.reasoners.grammar import DETERMINERS, PREPOSITIONS, agreeing_verb, is_adjective, is_adverb, is_noun, is_base_verb, is_verb_form as _is_verb_form, negate_claim, polar_statement, predicative_index
+from agent.english.grammar import negate_claim, polar_statement, predicative_index
+from agent.english.lexicon import ANTONYMS, DIRECTION_SWAPS
+from agent.english.words import DETERMINERS, PREPOSITIONS, agreeing_verb, is_adjective, is_adverb, is_base_verb, is_noun
+from agent.english.words import is_verb_form as _is_verb_form
 from agent.records import TaskType
 from agent.text import content_terms
 
@@ -197,7 +199,7 @@ def polar_to_claim(question: str) -> str:
     """A yes/no question as the statement a "yes" would assert.
 
     'Does hypoglycemia increase the risk of dementia?' -> 'Hypoglycemia increases the risk of dementia' (do-support
-    folds into the verb's inflection, a modal moves before the verb: agent.reasoners.grammar); a copula is
+    folds into the verb's inflection, a modal moves before the verb: agent.english.grammar); a copula is
     moved, not dropped, since without it the statement has no verb ('Is aspirin safe in children?' -> 'Aspirin
     is safe in children'; dropped only when the predicate's start is not found);
     'Is there a need for X?' -> 'There is a need for X'; titled questions ('Double balloon enteroscopy: is it
