@@ -248,7 +248,7 @@ class AblationSettings(_Group):
     enable_triangulation: bool = Field(True, description="Weight evidence by cross-source triangulation.")
     enable_claim_dedup: bool = Field(True, description="Merge near-duplicate claims (cosine >= dedup_cosine).")
     enable_novelty_demotion: bool = Field(True, description="Demote near-duplicate documents in the ranking.")
-    enable_aspect_check: bool = Field(True, description="In the court, a record takes a side on a hypothesis only when its title or abstract (court.aspect_scope: or the passage with its title) names a content word of the statement's subject and one of its object (agent/reasoners/aspect.py); otherwise its passages read as neutral.")
+    enable_aspect_check: bool = Field(True, description="In the court, a record takes a side on a hypothesis only when its title or abstract (court.aspect_scope: or the passage with its title) names a content word of the statement's subject and one of its object (agent/scoring/aspect.py); otherwise its passages read as neutral.")
     enable_relevance_gate: bool = Field(True, description="Before the court, decline (INSUFFICIENT_EVIDENCE) when the top records do not address the question: a logistic model over the packaged MiniLM's best question-sentence cosine and term coverage, fitted by training/fit_relevance.py (agent/models/relevance.json).")
 
 

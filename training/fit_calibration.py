@@ -30,7 +30,7 @@ from agent.backend import backend_for, judge_for
 from agent.calibration import CalibrationTable, PlattScale, default_table_path, evidence_score
 from agent.judges.cross import cross_weights_in_use, direction_weights_in_use
 from agent.judges.packaged import weights_digest
-from agent.nodes.court import margin_of
+from agent.scoring.court import margin_of
 from agent.reasoners.extractive import winner
 from agent.records import Answer
 from benchmarks.cli import commit, parse_overrides, print_table

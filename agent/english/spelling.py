@@ -1,7 +1,7 @@
 """Reading a misspelled question as it was meant: one typo killed an answer.
 
 "Does asprin reduce the risk of colorectal cancer?" retrieved the aspirin trials and then abstained, because the
-aspect check (agent/reasoners/aspect.py) wanted a record naming "asprin"; "Dose metfromin reduse ...?" was read as an
+aspect check (agent/scoring/aspect.py) wanted a record naming "asprin"; "Dose metfromin reduse ...?" was read as an
 open question, since "Dose" is not an auxiliary. So before the plan a word of the question that the corpus does not
 know is read as the corpus's most frequent word one edit away (two for words of twelve letters or more) with the same
 first and last letter, and a first word one edit from a question word ("Dose", "Waht") is read as that word when the rest then reads as a question. The

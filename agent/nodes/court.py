@@ -7,14 +7,13 @@ contradiction conf x weight) (seeds 001/002); weight = relevance ((rank + 1) ** 
 place in the reranking; MCQ options use option_relevance_decay) x quantitative (1.5x) x section x (1 + triangulation) and,
 behind a flag, 1.5x for citation-hop passages of the adversarial hypothesis (seed 001 risk).
 A record whose title and abstract do not name both the statement's subject and its object takes no side on it
-(agent/reasoners/aspect.py). A passage naming a claim's outcome whose every statistic is non-significant reads as
+(agent/scoring/aspect.py). A passage naming a claim's outcome whose every statistic is non-significant reads as
 against a claim of an effect, whatever the judge read (null_result_reading; court.null_results_contradict). MCQ blends the stance-based net score with the semantic evidence score (court.mcq_stance_share, seed 000: 70 / 30).
 margin = gap between the top two hypotheses' shares of the positive score mass.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 import numpy as np
@@ -23,97 +22,15 @@ from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.english.lexicon import STANCE_FLIP
 from agent.nodes.parts import RunParts
-from agent.reasoners.aspect import NOT_CHECKED, addresses, aspects_of_hypothesis, names_object
-from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
+from agent.scoring.aspect import NOT_CHECKED, addresses, aspects_of_hypothesis
+from agent.records import Adjudication, Hypothesis, LedgerEntry, Record
 from agent.scoring import adjudication as adjudication_scoring
 from agent.scoring.chunking import section_window_passages, sentence_passages
-from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.relevance import RelevanceAssessment
-from agent.scoring.significance import claims_an_effect, only_non_significant
-from agent.scoring.triangulation import triangulation_score
 from agent.state import ResearchState
-from agent.text import is_finding, is_tentative, jaccard, label_parts
+from agent.text import is_finding, is_tentative
 from agent.tracing.progress import emit
-
-
-def _shares(scores: list[float]) -> list[float]:
-    positive = [max(s, 0.0) for s in scores]
-    total = sum(positive)
-    return [p / total for p in positive] if total > 0 else [0.0] * len(scores)
-
-
-def margin_of(scores: list[float]) -> float:
-    """Gap between the best two hypotheses' shares of positive score mass, in [0, 1]."""
-    if len(scores) < 2:
-        return 1.0 if scores and scores[0] > 0 else 0.0
-    top = sorted(_shares(scores), reverse=True)
-    return top[0] - top[1]
-
-
-def section_weight(section: str | None, weights: dict[str, float]) -> float:
-    """Background and aims say what was asked, not what was found: they count less than results. The section
-    is the passage's (the label that opened it), so a whole section counts, not only its labelled first sentence.
-    A joined label not listed as such weighs as its most result-like part: "patients and methods" as methods,
-    "methods and results" as results."""
-    if not section:
-        return 1.0
-    if section in weights:
-        return weights[section]
-    return max(weights.get(part, 1.0) for part in label_parts(section))
-
-
-def relevance_weight(rank: int, decay: float) -> float:
-    """(rank + 1) ** -decay: the best-matching record speaks loudest. A claim is usually settled by the one
-    abstract that studies it; sentences of the 5th or 8th record that merely share its words otherwise
-    outvote it (on SciFact validation claims, judging only the top record beat judging the top 8)."""
-    return float((rank + 1) ** -decay)
-
-
-def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str], rank: int) -> float:
-    decay = settings.court.option_relevance_decay if hypothesis.origin == "option" else settings.court.relevance_decay
-    weight = relevance_weight(rank, decay)
-    weight *= quantitative_weight(passage.text, settings.court.quantitative_weight) if settings.ablations.enable_quantitative_weight else 1.0
-    if settings.ablations.enable_section_weight:
-        weight *= section_weight(passage.section, settings.court.section_weights)
-    if settings.ablations.enable_triangulation:
-        weight *= 1.0 + triangulation_score(source_types)
-    adversarial = hypothesis.origin == "negation"
-    if adversarial and any(p.via == "citation_hop" for p in record.provenance):
-        weight *= settings.court.adversarial_hop_weight
-    return weight
-
-
-RESTATES_CLAIM = 0.8  # word-set Jaccard at which a passage says what the statement says
-
-
-def decisive(entries: list[LedgerEntry], floor: float, statement: str = "") -> bool:
-    """At least one finding read on this side with confidence `floor` or more, or one that says the statement itself
-    (a judge may read its own claim, word for word, at 0.66: a restatement decides however the judge scores it);
-    always true at floor 0."""
-    if floor <= 0:
-        return True
-    return any(is_finding(e.text) and not is_tentative(e.text) and (e.confidence >= floor or jaccard(e.text, statement) >= RESTATES_CLAIM)
-               for e in entries)
-
-
-def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], settings: Context) -> tuple[Hypothesis, list[LedgerEntry]]:
-    """Apply the caps and the score formula; returns the scored hypothesis and its kept ledger entries."""
-    def ranked(stance: str) -> list[LedgerEntry]:
-        return sorted((e for e in entries if e.stance == stance), key=lambda e: -e.confidence * e.weight)
-
-    court = settings.court
-    support, against, neutral = ranked("SUPPORT")[: court.support_cap], ranked("CONTRADICT")[: court.contradict_cap], ranked("NEUTRAL")[: court.neutral_kept]
-    s = sum(e.confidence * e.weight for e in support)
-    c = sum(e.confidence * e.weight for e in against)
-    score = s - court.contradiction_weight * c
-    if s >= court.verdict_min_evidence and score > 0 and decisive(support, court.decisive_confidence, hypothesis.statement):
-        verdict = HypothesisVerdict.SUPPORTED
-    elif c >= court.verdict_min_evidence and c > s and decisive(against, court.decisive_confidence, hypothesis.statement):
-        verdict = HypothesisVerdict.CONTRADICTED
-    else:
-        verdict = HypothesisVerdict.INSUFFICIENT
-    scored = hypothesis.model_copy(update={"support": float(s), "contradiction": float(c), "score": float(score), "verdict": verdict})
-    return scored, support + against + neutral
+from agent.scoring.court import blend_mcq, margin_of, null_result_reading, passage_weight, score_hypothesis, semantic_shares, source_types_by_record
 
 
 async def court(state: ResearchState, parts: RunParts) -> ResearchState:
@@ -142,7 +59,7 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
         pairs = [(statement, passages[i].text) for statement in statements for i in chosen[statement]]
         judged: list[StanceResult] = await backend.stance.judge(pairs) if pairs else []
         stance_of = {pair: result for pair, result in zip(pairs, judged, strict=True)}
-        source_types = _source_types_by_record(records)
+        source_types = source_types_by_record(records)
         rank_of = {record.id: rank for rank, record in enumerate(records)}
         for h in hypotheses:
             j = statements.index(h.statement)
@@ -179,7 +96,7 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
     mcq = state["plan"].task == "mcq"
     evidence_share = semantic_shares(semantic, len(scored)) if mcq else adjudication_scoring.shares([h.score for h in scored])
     if mcq and scored:
-        scored = _blend_mcq(scored, semantic, settings.court.mcq_stance_share)
+        scored = blend_mcq(scored, semantic, settings.court.mcq_stance_share)
     adjudication = await _adjudicate(backend, state, scored, ledger, evidence_share, settings)
     if adjudication is not None:
         scored = adjudication_scoring.apply(scored, adjudication)
@@ -189,20 +106,6 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
                                "contested": adjudication.contested}} if adjudication else {})})
     return {"hypotheses": scored, "ledger": ledger, "margin": margin, "relevance": relevance, "adjudication": adjudication,
               "notes": _aspect_notes(off_aspect) + ([f"adjudication: {note}" for note in adjudication.notes] if adjudication else [])}
-
-
-def null_result_reading(statement: str, passage: str, result: StanceResult, stance: str, confidence: float,
-                        min_confidence: float) -> tuple[str, float]:
-    """A claim of an effect against a passage that names its outcome and whose every statistic is non-significant:
-    the passage shows no effect, so it reads as CONTRADICT with the judge's probability that it does not support
-    the claim (NEUTRAL when that is below `min_confidence`: the judge firmly reads support, which a non-significant
-    estimate cannot give). Otherwise, and for a judge without probabilities (a chat model), the judge's reading."""
-    if stance == "CONTRADICT" or not result.probabilities or not claims_an_effect(statement):
-        return stance, confidence
-    if not only_non_significant(passage) or not names_object(statement, passage):
-        return stance, confidence
-    against = 1.0 - result.probabilities.get("SUPPORT", 0.0)
-    return ("CONTRADICT", against) if against >= min_confidence else ("NEUTRAL", result.probabilities.get("NEUTRAL", 0.0))
 
 
 def _aspect_notes(off_aspect: set[str]) -> list[str]:
@@ -226,21 +129,6 @@ async def _relevance(backend: Any, state: ResearchState, hypotheses: list[Hypoth
     return max(assessments, key=lambda a: a.probability)
 
 
-def _source_types_by_record(records: list[Record]) -> dict[str, list[str]]:
-    """For triangulation: the source types through which each record (work) was found."""
-    types: dict[str, list[str]] = defaultdict(list)
-    for record in records:
-        kinds = {record.source_type} | {p.source for p in record.provenance if p.source} | set(record.alt_ids)
-        types[record.id] = sorted(kinds)
-    return types
-
-
-def semantic_shares(semantic: list[float], n: int) -> list[float]:
-    """Each option's share of the semantic evidence (its closest passages' cosine above the weakest option's)."""
-    sem = np.asarray(semantic or [0.0] * n)
-    return _shares([float(x) for x in sem - sem.min()]) if sem.size and sem.max() > sem.min() else [1.0 / n] * n if n else []
-
-
 async def _adjudicate(backend: Any, state: ResearchState, scored: list[Hypothesis], ledger: list[LedgerEntry], evidence_share: list[float],
                       settings: Context) -> Adjudication | None:
     """With a chat model: its judgement of each hypothesis from the ledger, blended with the evidence (agent/scoring/adjudication.py)."""
@@ -253,11 +141,3 @@ async def _adjudicate(backend: Any, state: ResearchState, scored: list[Hypothesi
     return adjudication_scoring.blend(scored, verdict, evidence_share, court.model_share, court.adjudication_abstain_below, court.contested_share)
 
 
-def _blend_mcq(hypotheses: list[Hypothesis], semantic: list[float], stance_share_weight: float) -> list[Hypothesis]:
-    """MCQ: stance-based net score share blended with the semantic evidence share (seed 000: 70 / 30)."""
-    stance_share = _shares([h.score for h in hypotheses])
-    sem_share = semantic_shares(semantic, len(hypotheses))
-    return [
-        h.model_copy(update={"score": float(stance_share_weight * st + (1 - stance_share_weight) * se)})
-        for h, st, se in zip(hypotheses, stance_share, sem_share)
-    ]

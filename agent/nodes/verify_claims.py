@@ -23,7 +23,7 @@ from agent.backend import Backend
 from agent.config import Context, VerificationSettings
 from agent.library.store import document_of
 from agent.nodes.parts import RunParts
-from agent.reasoners.aspect import aspects_of, record_addresses, topical
+from agent.scoring.aspect import aspects_of, record_addresses, topical
 from agent.records import Claim, ClaimVerdict, LedgerEntry, Record
 from agent.scoring.chunking import sentence_passages
 from agent.scoring.dedup import dedup_texts
@@ -86,7 +86,7 @@ NO_INDEPENDENT_SOURCE = "no independent source found"
 
 async def about_claim(backend: Backend, claim: Claim, candidates: list[Record], settings: Context) -> list[Record]:
     """The candidates about the claim: naming its subject and its object (the court's aspect check,
-    agent/reasoners/aspect.py) and with a title or sentence at least `claim_floor` close to it (the relevance model's
+    agent/scoring/aspect.py) and with a title or sentence at least `claim_floor` close to it (the relevance model's
     fitted floor, training/fit_relevance.py), before their sentences count for or against it."""
     if settings.ablations.enable_aspect_check:
         aspects = topical(aspects_of(claim.text))

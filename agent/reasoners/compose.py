@@ -18,7 +18,7 @@ import re
 from typing import Literal
 
 from agent.interfaces import CitedSentence, Draft
-from agent.reasoners.aspect import unnamed_settings, unnamed_terms
+from agent.scoring.aspect import unnamed_settings, unnamed_terms
 from agent.english.questions import entities
 from agent.records import Hypothesis, LedgerEntry, Record
 from agent.scoring.significance import claims_an_effect, only_non_significant

@@ -16,7 +16,7 @@ import re
 import numpy as np
 
 from agent.interfaces import Draft, Embedder, Plan
-from agent.reasoners.aspect import aspects_of, names_all, words_of
+from agent.scoring.aspect import aspects_of, names_all, words_of
 from agent.reasoners.compose import evidence_entries, evidence_statement, option_label, restates, verdict_sentence
 from agent.english.questions import CAUSAL, MECHANISM, asks_cause, mechanism_statement, classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record

@@ -15,7 +15,8 @@ from agent.errors import InputError
 from agent.interfaces import CitedSentence, Draft, StanceResult
 from agent.graph import STEPS
 from agent.nodes.citation_hop import citation_hop
-from agent.nodes.court import court, margin_of, passage_weight, relevance_weight, score_hypothesis
+from agent.nodes.court import court
+from agent.scoring.court import margin_of, passage_weight, relevance_weight, score_hypothesis
 from agent.nodes.discriminate import discriminate
 from agent.nodes.hypothesize import hypothesize
 from agent.nodes.parts import RunPins
@@ -590,7 +591,7 @@ def test_the_labels_of_structured_abstracts_are_read_whole(sentence, label, body
 
 
 def test_a_joined_section_label_weighs_as_its_most_result_like_part():
-    from agent.nodes.court import section_weight
+    from agent.scoring.court import section_weight
 
     weights = Context().court.section_weights
     assert section_weight("patients and methods", weights) == 0.7

@@ -2,7 +2,7 @@
 question) give exactly the answers recorded at c4f668c, before it (tests/graph/offline_pinned.json: status, answer
 line, verdict, confidence, scores, routes, sentences, claims, ledger). Sentences are
 compared as dicts (issue 18 made them typed AnswerSentence records). One deliberate change since: the MCQ case was
-re-pinned when the court's aspect check landed (agent/reasoners/aspect.py): the metformin studies no longer support
+re-pinned when the court's aspect check landed (agent/scoring/aspect.py): the metformin studies no longer support
 the option "aspirin" (it had been SUPPORTED at 0.35 by them), so metformin wins with confidence 0.73 instead of 0.42; and the claim's answer line reads "tends to support" since
 its verb is graded by its confidence (0.73 < 0.75, agent/reasoners/compose.py); the open answer's line, a sentence
 of record s0, cites it ("[s0]"). And the open case again at stop 28, when a quote word for word from its record

@@ -188,9 +188,9 @@ def test_an_open_answer_says_what_the_question_asks_that_its_records_never_menti
     # the answers carried such a note)
     polar = ask("Do statins aggravate muscle pain in patients with heart failure?", **settings)
     assert polar.task == "polar" and polar.answer.endswith("The records it rests on do not mention heart failure."), polar.answer
-    from agent.reasoners.aspect import unnamed_settings
+    from agent.scoring.aspect import unnamed_settings
     assert unnamed_settings("Does RTEL1 bind TRF2 in HeLa cells?", RECORDS, ["RTEL1", "TRF2", "HeLa"]) == ["HeLa cells", "RTEL1", "TRF2"]
-    from agent.reasoners.aspect import unnamed_terms
+    from agent.scoring.aspect import unnamed_terms
     assert unnamed_terms("What is known about the mechanisms of IL-17 in psoriasis?", RECORDS) == ["IL-17", "psoriasis"]
     # a dose given in mg names "low-dose" (the answer said its aspirin trial did not mention low-dose); a name is not split
     trial = record("d1", "Aspirin and colorectal cancer: a randomised trial", "Aspirin 81 mg reduced the incidence of any adenoma.")
@@ -207,7 +207,7 @@ def test_an_open_answer_says_what_the_question_asks_that_its_records_never_menti
     # British and American spellings name the same thing ("do not mention anemia" under a quote about "anaemia")
     thal = [record("h", "Thalassaemia and anaemia", "Alpha(+)-thalassaemia protects children against severe anaemia, haemoglobin loss and ischaemic tumours.")]
     assert unnamed_terms("Does alpha-thalassemia protect against severe anemia, hemoglobin loss or ischemic tumors?", thal) == []
-    from agent.reasoners.aspect import aspects_of, record_addresses
+    from agent.scoring.aspect import aspects_of, record_addresses
     assert record_addresses(aspects_of("Thalassemia protects against anemia."), thal[0])
 
 
@@ -234,7 +234,7 @@ def test_an_open_answer_whose_records_never_mention_a_name_the_question_asks_abo
     from agent.reasoners.compose import unaddressed_terms
     assert unaddressed_terms("How do statins cause liver damage?", ["liver damage"]) == ["liver damage"]
     assert unaddressed_terms("How do statins cause liver damage?", ["liver damage"], titles_only=True) == []
-    from agent.reasoners.aspect import unnamed_terms
+    from agent.scoring.aspect import unnamed_terms
     tnf = record("t", "TNF-α in arthritis", "TNF-α drives joint inflammation in rheumatoid arthritis.")
     assert unnamed_terms("What is the role of TNF-alpha in rheumatoid arthritis?", [tnf]) == []  # Greek letters spelled out
     # where a finding is claimed to hold ('in human embryos') is named only when one record names all of it: a rat
@@ -588,7 +588,7 @@ def test_the_gates_reason_quotes_its_best_match_cut_at_a_word():
 
 def test_a_non_significant_result_on_the_claims_outcome_reads_against_a_claimed_effect_when_asked():
     from agent.interfaces import StanceResult
-    from agent.nodes.court import null_result_reading
+    from agent.scoring.court import null_result_reading
 
     neutral = StanceResult.from_probabilities(["SUPPORT", "CONTRADICT", "NEUTRAL"], [0.3, 0.1, 0.6])
     firm = StanceResult.from_probabilities(["SUPPORT", "CONTRADICT", "NEUTRAL"], [0.8, 0.05, 0.15])
