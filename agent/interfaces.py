@@ -131,7 +131,7 @@ class Plan(BaseModel):
 class CitedSentence(BaseModel):
     text: str
     citations: list[str] = Field(default_factory=list, description="Record ids this sentence relies on.")
-    role: str | None = Field(default=None, description="For an evidence statement, its role as the reader sees it (agent/reasoners/compose.py, ROLES): supports_claim / against_claim (towards the claim as written, whichever answer won), for_option / against_option (the selected option), for_answer / against_answer (an open answer's line) or related (no confident reading).")
+    role: str | None = Field(default=None, description="For an evidence statement, its role as the reader sees it (agent/answer/compose.py, ROLES): supports_claim / against_claim (towards the claim as written, whichever answer won), for_option / against_option (the selected option), for_answer / against_answer (an open answer's line) or related (no confident reading).")
     side: Literal["for", "against"] | None = Field(default=None, description="The judge's reading of the quote towards the answer line itself, whatever its confidence (the claim's negation, when that won): what grades the answer's verb and marks a claim quoting evidence against the answer.")
 
 

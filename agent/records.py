@@ -342,7 +342,7 @@ class AnswerSentence(BaseModel):
 
     text: str
     citations: list[str] = Field(default_factory=list, description="Ids of records the run retrieved that this sentence relies on.")
-    role: str | None = Field(default=None, description="For an evidence statement, its role as the reader sees it: supports_claim / against_claim (towards the claim as the user wrote it, whichever answer won), for_option / against_option (towards the selected option), for_answer / against_answer (towards an open answer's line), related (a reading not confident enough to take a side: shown as 'Related evidence'). See agent/reasoners/compose.py, ROLES.")
+    role: str | None = Field(default=None, description="For an evidence statement, its role as the reader sees it: supports_claim / against_claim (towards the claim as the user wrote it, whichever answer won), for_option / against_option (towards the selected option), for_answer / against_answer (towards an open answer's line), related (a reading not confident enough to take a side: shown as 'Related evidence'). See agent/answer/compose.py, ROLES.")
 
 
 class HypothesisJudgement(BaseModel):

@@ -5,7 +5,7 @@
   evidence sentences (the best-supported evidence statement is always one of them, seed 000).
 - discriminating queries: confirm/falsify per hypothesis (antonym rewrite) and contrastive pairs for
   near-identical hypotheses (Jaccard > 0.25, seed 003).
-- synthesize: the verdict in one sentence and 2-4 distinct quoted passages with their roles (agent/reasoners/compose.py).
+- synthesize: the verdict in one sentence and 2-4 distinct quoted passages with their roles (agent/answer/compose.py).
 - extract_claims: checkable sentences of the draft (>= 2 key terms, >= 20 chars, not the question).
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from agent.interfaces import Draft, Embedder, Plan
 from agent.scoring.aspect import aspects_of, names_all, words_of
-from agent.reasoners.compose import evidence_entries, evidence_statement, option_label, restates, verdict_sentence
+from agent.answer.compose import evidence_entries, evidence_statement, option_label, restates, verdict_sentence
 from agent.english.questions import CAUSAL, MECHANISM, asks_cause, mechanism_statement, classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
 from agent.text import content_terms, is_finding, jaccard, opens_on_reference, strip_section_label, tokens, without_connective

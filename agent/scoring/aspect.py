@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from agent.english.lexicon import DOWN, HEDGES, NEGATIONS, UP
 from agent.english.grammar import finite_verb
-from agent.english.words import PREPOSITIONS, SUBORDINATORS, is_verb_only
+from agent.english.lexicon import DOWN, HEDGES, NEGATIONS, UP
 from agent.records import Hypothesis, Record
 from agent.text import content_terms
 
@@ -78,7 +77,7 @@ NOT_CHECKED = Aspects(frozenset(), frozenset())
 
 
 # Greek letters spelled out, on both sides: a record's "TNF-α" names a question's "TNF-alpha" and the other way round.
-_GREEK = str.maketrans({"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "κ": "kappa", "ε": "epsilon", "λ": "lambda"})
+GREEK = str.maketrans({"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "κ": "kappa", "ε": "epsilon", "λ": "lambda"})
 
 
 # British and American spellings meet: "anaemia" / "anemia", "ischaemic" / "ischemic", "oestrogen" / "estrogen",
@@ -91,7 +90,7 @@ def _spelled(term: str) -> str:
 
 
 def _prefixes(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
-    return frozenset(_spelled(term)[:PREFIX] for term in content_terms(text.translate(_GREEK)) if term not in drop)
+    return frozenset(_spelled(term)[:PREFIX] for term in content_terms(text.translate(GREEK)) if term not in drop)
 
 
 @lru_cache(maxsize=4096)
@@ -181,130 +180,14 @@ def _words_of(text: str) -> frozenset[str]:
     return _prefixes(text)
 
 
-# Words that ask rather than name what is asked about ("What is known about the mechanisms by which ...").
-QUESTION_WORDS = frozenset(
-    """what which who whom whose when where why how can could should would will known know current currently state
-    evidence literature studies study research mechanism mechanisms pathway pathways basis factor factors main major
-    key primary new recent latest work works act acts happen happens explain explains way ways kind kinds type types
-    best most many much mean means compare compares take takes part play plays interact interacts occur occurs become
-    becomes drive drives having differ differs""".split()
-)
-# "Which genetic variant is ...", "In which group is ...", "Which proteins does ...": the words between "which" / "what"
-# and an auxiliary name the kind of thing asked for, which the answering record names by its instance ("DGKK").
-_ASKED_KIND = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){1,3}?)(?:is|are|was|were|do|does|did|can|could|has|have|had|may|might|will|would|should)\b", re.I)
-
-
-def unnamed_terms(question: str, records: list[Record], together: bool = True) -> list[str]:
-    """The question's topic words (as the question writes them) that none of `records` names, read as record_addresses
-    reads them: an open question on "the role of IL-17 in psoriasis" answered from IL-17 papers that never mention
-    psoriasis gets ["psoriasis"], so the answer can say what its sources leave out. `together`: the words of a
-    qualifier ('in human embryos') must be named by one record."""
-    per_record = [_record_words(r) for r in records]
-    named = frozenset().union(*per_record)
-    question = question.translate(_GREEK)
-    kind = _ASKED_KIND.search(question)
-    asked_kind = set(content_terms(kind.group(1))) if kind else set()
-    asked = [t for t in content_terms(question) if t not in RELATION_WORDS and t not in QUESTION_WORDS and t not in asked_kind]
-    missing = {t for t in asked if not _named(t, named)}
-    for phrase, _ in _qualifiers(question, set(asked)) if together else []:  # 'in human embryos': one record must name both words
-        if not _named_whole(phrase, per_record):
-            missing |= set(phrase)
-    return _phrases(question, missing)
-
-
-def unnamed_settings(question: str, records: list[Record], names: list[str]) -> list[str]:
-    """What a claim or yes / no question is claimed for that none of `records` names: a qualifier of two or more words
-    ('in patients with *heart failure*', 'among *Chinese citizens*': one record must name all of it), and the
-    question's `names` ('TRF2'), as the question writes them. Not its other words: a claim's predicate ('deactivates',
-    'is inaccurate', 'offers') is what its records say in their own words, and saying they "do not mention" it
-    misleads (seen on half the answers to PubMedQA's yes / no questions, stop 33)."""
-    per_record = [_record_words(r) for r in records]
-    translated = question.translate(_GREEK)
-    asked = {t for t in content_terms(translated) if t not in RELATION_WORDS and t not in QUESTION_WORDS}
-    missing = [written for phrase, written in _qualifiers(translated, asked) if not _named_whole(phrase, per_record)]
-    texts = [r.text.lower() for r in records]
-    named = frozenset().union(*per_record)
-    missing += [name for name in names if not any(name.lower() in text for text in texts)
-                and not _named(name.lower().translate(_GREEK), named) and not any(name in phrase for phrase in missing)]
-    return list(dict.fromkeys(missing))
-
-
-def _record_words(record: Record) -> frozenset[str]:
-    """A record's words as prefixes; "81 mg" names a dose, so "low-dose" is not missing from it."""
-    return _words_of(record.text) | (DOSE_WORDS if _DOSE.search(record.text) else frozenset())
-
-
-def _named_whole(phrase: list[str], per_record: list[frozenset[str]]) -> bool:
-    """Whether one record names every term of a qualifier (`per_record`: each record's words, _record_words)."""
-    return any(all(_named(t, words) for t in phrase) for words in per_record)
-
-
-# Prepositions that say where, among whom or under what a finding holds ('in human embryos', 'among Chinese citizens').
-_SETTING_PREPOSITIONS = frozenset("in among with without during after before within across".split())
-_RUN_BREAKS = SUBORDINATORS | PREPOSITIONS  # a qualifier's words end at a clause or another preposition
-_EDGE_PUNCT = "?!.,;:()\"'"  # stripped from a question's words before they are read as terms
-
-
-def _qualifiers(question: str, asked: set[str]) -> list[tuple[list[str], str]]:
-    """The question's topic words after a setting preposition, two or more in a row, as terms and as written: the
-    setting or the people a finding is claimed for ('in patients with *heart failure*', 'in *human embryos*').
-    Records that name "human" and "embryos" only apart, one about rats and one about mouse embryos, do not speak of
-    human embryos. A run ends at a word that can only be a verb ('... in patients *receiving* ...'), at a clause
-    ('while', '--') and at punctuation."""
-    words = question.split()
-    found: list[tuple[list[str], str]] = []
-    for i, word in enumerate(words[:-1]):
-        if word.lower() not in _SETTING_PREPOSITIONS or word[-1:] in ",;:":
-            continue
-        run: list[str] = []
-        written: list[str] = []
-        for following in words[i + 1:]:
-            bare = following.strip(_EDGE_PUNCT)
-            terms = content_terms(bare.translate(_GREEK))
-            if "--" in following or len(terms) != 1 or is_verb_only(bare) or bare.lower() in _RUN_BREAKS:
-                break
-            if terms[0] not in asked and terms[0] not in POPULATION_WORDS:
-                break
-            run.append(terms[0])
-            written.append(bare)
-            if following[-1:] in ",;:?!.)":
-                break
-        if len(run) >= 2 and set(run) & asked:
-            found.append((run, " ".join(written)))
-    return found
-
-
-def _phrases(question: str, missing: set[str]) -> list[str]:
-    """The missing terms as the question writes them, neighbours joined: "heart failure", not "heart or failure"."""
-    phrases: list[str] = []
-    run: list[str] = []
-    for word in [*question.split(), ""]:
-        written = word.strip(_EDGE_PUNCT)
-        terms = content_terms(written)  # "Alzheimer's" is the term "alzheimer"
-        if written and terms and all(term in missing for term in terms):
-            run.append(written)
-            if word[-1:] not in ",;:?!.)":
-                continue
-        if run:
-            phrases.append(" ".join(run))
-            run = []
-    found = {term for phrase in phrases for term in content_terms(phrase)}
-    phrases += sorted(missing - found)  # a term the question writes inside another token ('IL-17/IL-23')
-    return list(dict.fromkeys(phrases))
-
-
 def names_all(names: list[str], text: str) -> bool:
     """Whether `text` names every one of `names` (the question's names: "DUSP4", "TNF-alpha"), read as unnamed_terms
     reads a record."""
     named = _words_of(text)
-    return all(_named(name.lower().translate(_GREEK), named) for name in names)
+    return all(is_named(name.lower().translate(GREEK), named) for name in names)
 
 
-DOSE_WORDS = frozenset({"dose", "doses", "dosag", "dosin", "dosed"})
-_DOSE = re.compile(r"\d\s*(?:mg|g|µg|μg|mcg|ug|ng|iu|IU|units?|ml|mL)(?:/(?:kg|day|d|m2))?\b")
-
-
-def _named(term: str, named: frozenset[str]) -> bool:
+def is_named(term: str, named: frozenset[str]) -> bool:
     """A term is named when its prefix is, or, for a compound of words ("low-dose", "insulin-resistant"), when each
     of its words that is not a relation word is: "low-dose" asks for a dose, and a record giving one in mg names it.
     A name such as "IL-17" is not split (a record's "IL-6" and "17 patients" do not name it)."""

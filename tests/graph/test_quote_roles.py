@@ -17,7 +17,7 @@ from agent.nodes.report import report
 from agent.nodes.rerank import rerank
 from agent.nodes.retrieve import retrieve
 from agent.nodes.synthesize import synthesize
-from agent.reasoners.compose import evidence_statement
+from agent.answer.compose import evidence_statement
 from agent.records import Hypothesis, LedgerEntry, Status, Usage
 from tests.graph.fakes import ListSource, RuleStance, make_backend, record, unique_backend_name
 from tests.graph.test_nodes import run

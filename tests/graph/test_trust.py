@@ -15,7 +15,7 @@ from agent.nodes.court import court
 from agent.nodes.report import report
 from agent.nodes.synthesize import synthesize
 from agent.reasoners.extractive import ExtractiveReasoner
-from agent.reasoners.compose import ROLES
+from agent.answer.compose import ROLES
 from agent.records import Hypothesis, LedgerEntry, Status, Usage
 from agent.scoring.relevance import RelevanceGate, RelevanceModel
 from tests.graph.fakes import BagOfWordsEmbedder, FixedStance, ListSource, OverlapReranker, RuleStance, make_backend, record, unique_backend_name
@@ -111,7 +111,7 @@ def test_the_answer_is_one_sentence_with_its_confidence_and_distinct_evidence():
 
 
 def test_a_long_window_is_quoted_in_whole_sentences_with_the_omission_marked():
-    from agent.reasoners.compose import QUOTE_CHARS, quote_of
+    from agent.answer.compose import QUOTE_CHARS, quote_of
 
     window = ("RESULTS Dementia was diagnosed in 1822 of 16667 patients (11%) during a follow-up of 27 years in the regional "
               "health plan, and hypoglycemia was diagnosed in 1465 of them (8.8%) over the same period of observation. "
@@ -138,7 +138,7 @@ def test_a_long_window_is_quoted_in_whole_sentences_with_the_omission_marked():
 
 
 def test_a_quote_that_points_back_is_given_the_sentence_it_points_to():
-    from agent.reasoners.compose import evidence_statement
+    from agent.answer.compose import evidence_statement
 
     source = record("h", "Hepatic progenitor transplantation", "Human liver progenitors were expanded as organoids.",
                     "They also engraft as cholangiocytes into bile ducts of injured mice.", "Controls did not.")
@@ -156,7 +156,7 @@ def test_a_quote_that_points_back_is_given_the_sentence_it_points_to():
 
 
 def test_a_non_significant_estimate_only_qualifies_a_claimed_effect():
-    from agent.reasoners.compose import evidence_statement
+    from agent.answer.compose import evidence_statement
 
     trial = record("t", "Aspirin in hereditary colorectal cancer", "Time to first colorectal cancer showed a hazard ratio "
                    "(HR) of 0·63 (95% CI 0·35-1·13, p=0·12).")
@@ -188,9 +188,9 @@ def test_an_open_answer_says_what_the_question_asks_that_its_records_never_menti
     # the answers carried such a note)
     polar = ask("Do statins aggravate muscle pain in patients with heart failure?", **settings)
     assert polar.task == "polar" and polar.answer.endswith("The records it rests on do not mention heart failure."), polar.answer
-    from agent.scoring.aspect import unnamed_settings
+    from agent.answer.naming import unnamed_settings
     assert unnamed_settings("Does RTEL1 bind TRF2 in HeLa cells?", RECORDS, ["RTEL1", "TRF2", "HeLa"]) == ["HeLa cells", "RTEL1", "TRF2"]
-    from agent.scoring.aspect import unnamed_terms
+    from agent.answer.naming import unnamed_terms
     assert unnamed_terms("What is known about the mechanisms of IL-17 in psoriasis?", RECORDS) == ["IL-17", "psoriasis"]
     # a dose given in mg names "low-dose" (the answer said its aspirin trial did not mention low-dose); a name is not split
     trial = record("d1", "Aspirin and colorectal cancer: a randomised trial", "Aspirin 81 mg reduced the incidence of any adenoma.")
@@ -231,10 +231,10 @@ def test_an_open_answer_whose_records_never_mention_a_name_the_question_asks_abo
     assert liver.status == Status.INSUFFICIENT_EVIDENCE and "do not mention liver damage, which the question asks about" in liver.answer, liver.answer
     assert not liver.sentences and not liver.citations
     # ... unless a record it rests on is a bare title, which says little of what its paper covers (live sources)
-    from agent.reasoners.compose import unaddressed_terms
+    from agent.answer.naming import unaddressed_terms
     assert unaddressed_terms("How do statins cause liver damage?", ["liver damage"]) == ["liver damage"]
     assert unaddressed_terms("How do statins cause liver damage?", ["liver damage"], titles_only=True) == []
-    from agent.scoring.aspect import unnamed_terms
+    from agent.answer.naming import unnamed_terms
     tnf = record("t", "TNF-α in arthritis", "TNF-α drives joint inflammation in rheumatoid arthritis.")
     assert unnamed_terms("What is the role of TNF-alpha in rheumatoid arthritis?", [tnf]) == []  # Greek letters spelled out
     # where a finding is claimed to hold ('in human embryos') is named only when one record names all of it: a rat
@@ -245,7 +245,7 @@ def test_an_open_answer_whose_records_never_mention_a_name_the_question_asks_abo
     asked = "Can CRISPR-Cas9 correct disease-causing mutations in human embryos?"
     assert unnamed_terms(asked, [rat, mouse]) == ["human embryos"] and unnamed_terms(asked, [human]) == []
     # ... which is said, not a reason to decline: a name the records mention, inside such a qualifier, is addressed
-    from agent.reasoners.compose import unnamed_names
+    from agent.answer.naming import unnamed_names
     il17 = [record("i", "IL-17 in psoriasis", "IL-17 drives psoriasis."), record("k", "Knockout mice", "Knockout mice lacked plaques.")]
     knockout = "What is the role of psoriasis in IL-17 knockout mice?"
     assert unnamed_terms(knockout, il17) == ["IL-17 knockout mice"] and unnamed_names(knockout, unnamed_terms(knockout, il17, together=False)) == []
@@ -269,7 +269,7 @@ def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
     assert mixed.answer.endswith("The evidence is mixed: 1 of the 3 records that take a side read against it.")
     assert "mixed" not in ask("Statins increase muscle pain", **settings).answer  # at 0.5 it is not
     # seen as "1 of the 1 records that take a side read against it": one record whose passages read both ways
-    from agent.reasoners.compose import mixed_sentence
+    from agent.answer.compose import mixed_sentence
 
     claim = Hypothesis(id="H1", text="Aspirin reduces adenomas", origin="claim", claim="Aspirin reduces adenomas", support=1.7, contradiction=1.0)
 
@@ -291,7 +291,7 @@ def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
     assert mixed_sentence(claim, [window, elsewhere], 0.5) == " The evidence is mixed: the one record that takes a side reads both ways."
     # a window read against it that only shares some sentences with the one read for it is other words: seen as "79% of
     # trials proceeded to completion" (for "not discontinued early") beside "... 21% (81/395) were discontinued" (against)
-    from agent.reasoners.compose import evidence_entries
+    from agent.answer.compose import evidence_entries
 
     against = inside.model_copy(update={"sentence_index": 1, "sentence_end": 4, "confidence": 0.6,
                                         "text": "Of 395 trials, 21% were discontinued. HRs rose with episodes."})
@@ -357,7 +357,7 @@ def test_an_open_question_asking_for_a_cause_is_answered_by_a_sentence_stating_o
 
 
 def test_a_passage_that_says_it_needs_confirming_only_qualifies():
-    from agent.reasoners.compose import role_of
+    from agent.answer.compose import role_of
 
     tentative = LedgerEntry(hypothesis_id="H1", record_id="m", stance="SUPPORT", confidence=0.9,
                             text="Metformin might influence tumourigenesis; however, these effects require further investigation.")
@@ -366,7 +366,7 @@ def test_a_passage_that_says_it_needs_confirming_only_qualifies():
 
 
 def test_an_answer_line_that_quotes_records_cites_them():
-    from agent.reasoners.compose import with_citations, with_confidence
+    from agent.answer.compose import with_citations, with_confidence
 
     line = with_confidence(with_citations("Folic acid supplementation reduced the risk of neural tube defects.", ["33740844"]), 0.52)
     assert line == "Folic acid supplementation reduced the risk of neural tube defects [33740844] (confidence 0.52)."
@@ -392,7 +392,7 @@ def test_an_answer_whose_passages_only_qualify_it_is_only_weakly_suggested():
 
 
 def test_the_answer_lines_verb_is_as_strong_as_its_confidence():
-    from agent.reasoners.compose import with_confidence
+    from agent.answer.compose import with_confidence
 
     yes = "Yes: the evidence indicates that statins increase muscle pain."
     assert with_confidence(yes, 0.82) == "Yes: the evidence indicates that statins increase muscle pain (confidence 0.82)."
@@ -410,7 +410,7 @@ def test_a_negated_claim_reads_as_a_negation_not_an_antonym():
     hyps = asyncio.run(ExtractiveReasoner(BagOfWordsEmbedder()).hypothesize("q?", plan, [], 2))
     assert [h.text for h in hyps] == ["Hypoglycemia increases the risk of dementia", "Hypoglycemia does not increase the risk of dementia"]
     entry = LedgerEntry(hypothesis_id="H2", record_id="a", text="No association was found.", stance="SUPPORT", confidence=0.9)
-    from agent.reasoners.compose import verdict_sentence
+    from agent.answer.compose import verdict_sentence
 
     assert verdict_sentence(Hypothesis(**hyps[1].model_dump()), "polar", polar=True) == "No: the evidence indicates that hypoglycemia does not increase the risk of dementia."
     assert entry.stance == "SUPPORT"
@@ -418,7 +418,7 @@ def test_a_negated_claim_reads_as_a_negation_not_an_antonym():
 
 def test_an_open_answer_reports_a_finding_in_the_authors_voice_as_one_studys():
     """The answer line does not speak as the authors ('We propose that ...'): it says whose finding it is."""
-    from agent.reasoners.compose import verdict_sentence
+    from agent.answer.compose import verdict_sentence
 
     finding = Hypothesis(id="H1", text="We propose that Aβ*56 impairs memory independently of plaques or neuronal loss.", origin="evidence",
                          claim="We propose that Aβ*56 impairs memory independently of plaques or neuronal loss.")
@@ -547,7 +547,7 @@ def test_an_abstention_says_why_and_which_way_the_evidence_leans_without_nesting
 
 
 def test_the_lean_of_an_unanswered_claim_or_option_names_its_side_and_records():
-    from agent.reasoners.compose import lean_sentence
+    from agent.answer.compose import lean_sentence
 
     negation = Hypothesis(id="H2", text="Smoking does not lower the risk of preeclampsia", claim="Smoking lowers the risk of preeclampsia",
                           origin="negation", polarity=-1, support=0.4)
@@ -627,7 +627,7 @@ def test_a_passage_saying_what_an_options_statement_says_is_its_evidence_not_a_r
     """The stem answered by the option ("Metformin increases insulin sensitivity ...") is what the court judges; the
     answer line shows "(A) metformin". A passage stating the former supports the line and is quoted; for a claim,
     a passage that repeats the claim shown in the line is not."""
-    from agent.reasoners.compose import evidence_entries
+    from agent.answer.compose import evidence_entries
     from agent.english.questions import option_statement
 
     text = "Metformin increases insulin sensitivity in adults with prediabetes."

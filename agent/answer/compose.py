@@ -18,8 +18,6 @@ import re
 from typing import Literal
 
 from agent.interfaces import CitedSentence, Draft
-from agent.scoring.aspect import unnamed_settings, unnamed_terms
-from agent.english.questions import entities
 from agent.records import Hypothesis, LedgerEntry, Record
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.text import is_finding, is_tentative, jaccard, opens_on_reference, split_sentences, strip_section_label, truncate
@@ -89,17 +87,6 @@ def side_of(entry: LedgerEntry) -> Literal["for", "against"] | None:
 def firmly_for(sentence: CitedSentence) -> bool:
     """A quote that takes the answer's side with a confident reading (what lets the verb say more than "weakly")."""
     return sentence.side == "for" and sentence.role not in (None, RELATED)
-
-
-def quotes_only_against(draft: Draft) -> bool:
-    """Every passage quoted under the answer line reads confidently against it, and the line quotes no record of its
-    own: such a verdict would be followed only by evidence against it ("The evidence contradicts the claim" over
-    nothing but "Supports the claim" quotes), and the run does not give it (agent.nodes.report abstains)."""
-    quoted = [s for s in draft.sentences if s.role]
-    return bool(quoted) and not draft.answer_citations and all(s.side == "against" and s.role != RELATED for s in quoted)
-
-
-CONTRARY_REASON = "every passage quoted on the leading answer reads against it"
 
 
 def _span(entry: LedgerEntry) -> set[int]:
@@ -322,16 +309,6 @@ def mixed_sentence(best: Hypothesis | None, ledger: list[LedgerEntry], enough: f
     return f" The evidence is mixed: of the {len(judged)} records that take a side, {' and '.join(parts)}."
 
 
-def unnamed(question: str, cited: list[Record], together: bool = True, claimed: bool = False) -> list[str]:
-    """What a question asks about that none of the records the answer cites mentions: ["psoriasis"] for "the role of
-    IL-17 in psoriasis" answered from IL-17 papers that never mention it. For a claim or a yes / no question
-    (`claimed`), only where it is claimed to hold and the names it asks about: ["heart failure"] for "Statins reduce
-    mortality in patients with heart failure" answered from primary-prevention trials (the court holds a claim to a
-    word of its subject and one of its object, not to every word; its predicate is worded the records' own way).
-    Options are left out: each names its own words. `cited`: the records the answer rests on (records_rested_on)."""
-    return unnamed_settings(question, cited, entities(question)) if claimed else unnamed_terms(question, cited, together)
-
-
 def records_rested_on(draft: Draft, records: dict[str, Record]) -> list[Record]:
     """The records an answer cites, in its line first and then in its statements, once each."""
     rests_on = dict.fromkeys(draft.answer_citations + [c for s in draft.sentences for c in s.citations])
@@ -341,28 +318,6 @@ def records_rested_on(draft: Draft, records: dict[str, Record]) -> list[Record]:
 def unnamed_sentence(missing: list[str]) -> str:
     """' The records it rests on do not mention psoriasis.' for the terms `unnamed` found."""
     return f" The records it rests on do not mention {listed(missing)}." if missing else ""
-
-
-def unnamed_names(question: str, missing: list[str]) -> list[str]:
-    """Those of the terms `unnamed` found that are names the question asks about ("TNF-alpha", "IL-17", "CRISPR"). An
-    open answer about IL-6 to "What is the role of TNF-alpha in rheumatoid arthritis?" does not address the question,
-    however well its records support what they say: the run declines (agent.nodes.report)."""
-    names = [name.lower() for name in entities(question)]
-    return [term for term in missing if any(word.lower() in names for word in term.split())]  # 'DUSP4 kinase' holds a name
-
-
-def unaddressed_terms(question: str, missing: list[str], titles_only: bool = False) -> list[str]:
-    """What an open answer's records leave out that makes it no answer: a name the question asks about
-    (`unnamed_names`), or two or more of the question's words that none of them mentions ("How does aspirin prevent
-    blood clots?" answered from a colorectal-cancer review: "blood clots"). One common word is said, not a reason to
-    decline ("athletes"), and so are any when a record the answer rests on is a bare title (`titles_only`: a live
-    source's "Attention is All you Need" does not say "transformer networks", its abstract would). `missing` is
-    `unnamed(..., together=False)`: words no record names at all. On the open questions' tune split the two-word rule
-    declined 4 answers whose line cited no gold abstract and 1 that did (precision when answering 0.556 -> 0.636;
-    evals/HISTORY.md, stop 34)."""
-    if not titles_only and sum(len(term.split()) for term in missing) >= 2:
-        return missing
-    return unnamed_names(question, missing)
 
 
 def listed(terms: list[str]) -> str:
@@ -403,12 +358,3 @@ def _lean_side(best: Hypothesis, task: str) -> str:
     return f"towards: {statement}"
 
 
-def abstention_reason(sides: int, leading: float, threshold: float, thin: bool, adjudicated: bool) -> str:
-    """Why an abstaining run does not decide: too little evidence takes a side (the court's verdict threshold), the
-    leading answer's confidence is below the abstention threshold, or the adjudicating model abstained."""
-    if adjudicated:
-        return f"the adjudicating model abstained (the leading answer's blended score is {leading:.2f})"
-    if thin:
-        return ("the one record that takes a side weighs too little for a verdict" if sides == 1
-                else f"the {sides} records that take a side weigh too little for a verdict")
-    return f"the leading answer's confidence is {leading:.2f}, below the {threshold:.2f} needed to answer"

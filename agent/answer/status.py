@@ -1,0 +1,176 @@
+"""Whether a run answers or declines, and why: the status ladder, one pure function of what the run found.
+
+To answer "why did this run decline?", read `rule`: its docstring lists the rungs in the order they are tried, and
+each rung's reason is what the answer and its stop reason say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from agent.answer.compose import RELATED, abstention_line, answer_line, lean_sentence, listed, mixed_sentence, records_rested_on, unnamed_sentence
+from agent.answer.naming import unaddressed_terms, unnamed
+from agent.interfaces import Draft, Plan
+from agent.records import Adjudication, Decision, Hypothesis, HypothesisVerdict, LedgerEntry, Record, Status
+from agent.scoring.relevance import RelevanceAssessment
+
+
+def quotes_only_against(draft: Draft) -> bool:
+    """Every passage quoted under the answer line reads confidently against it, and the line quotes no record of its
+    own: such a verdict would be followed only by evidence against it ("The evidence contradicts the claim" over
+    nothing but "Supports the claim" quotes), and the run does not give it (agent.nodes.report abstains)."""
+    quoted = [s for s in draft.sentences if s.role]
+    return bool(quoted) and not draft.answer_citations and all(s.side == "against" and s.role != RELATED for s in quoted)
+
+
+CONTRARY_REASON = "every passage quoted on the leading answer reads against it"
+
+
+def abstention_reason(sides: int, leading: float, threshold: float, thin: bool, adjudicated: bool) -> str:
+    """Why an abstaining run does not decide: too little evidence takes a side (the court's verdict threshold), the
+    leading answer's confidence is below the abstention threshold, or the adjudicating model abstained."""
+    if adjudicated:
+        return f"the adjudicating model abstained (the leading answer's blended score is {leading:.2f})"
+    if thin:
+        return ("the one record that takes a side weighs too little for a verdict" if sides == 1
+                else f"the {sides} records that take a side weigh too little for a verdict")
+    return f"the leading answer's confidence is {leading:.2f}, below the {threshold:.2f} needed to answer"
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What the run found, as the ladder reads it. `leading` and `abstention` are the calibrator's probabilities that
+    the leading answer, or an abstention, is right (the ladder takes whichever it reports)."""
+
+    question: str
+    plan: Plan
+    pool: dict[str, Record]
+    ledger: list[LedgerEntry]
+    draft: Draft | None
+    best: Hypothesis | None
+    leading: float
+    abstention: float
+    decisions: Sequence[Decision] = ()
+    relevance: RelevanceAssessment | None = None
+    adjudication: Adjudication | None = None
+    outage: str | None = None
+    margin: float | None = None
+    budget_stop: str | None = None
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The settings the ladder reads: the confidence below which the leading answer is not given (`abstain`), the
+    evidence a verdict needs (`verdict_min_evidence`, for the "evidence is mixed" sentence), and the margin under
+    which a budget-stopped loop reports BUDGET_EXHAUSTED rather than ANSWERED (`margin`)."""
+
+    abstain: float
+    verdict_min_evidence: float
+    margin: float
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """The ladder's answer: the status, the answer line, why the run ended, and the facts the report shows with it."""
+
+    status: Status
+    text: str
+    stop_reason: str
+    confidence: float
+    leading: float  # the leading answer's confidence (the adjudication's blend when a model adjudicated)
+    decided: bool  # a hypothesis reached a verdict on evidence that takes a side
+    abstained: bool
+    unaddressed: list[str] = field(default_factory=list)  # what the records never mention that the question asks about
+    off_topic: bool = False  # the relevance gate found that nothing retrieved addresses the question
+
+
+def stop_reason_of(decisions: Sequence[Decision], declined: str | None = None) -> str:
+    """Why the run ended: a budget if one stopped a loop, else the court's and the verifier's last word. `declined`:
+    why a run gives no answer although the court went on to write one; it leads, and the court's "resolved: margin
+    1.000" is left out (a margin of score shares is 1 when only one answer has any support, however little): an
+    abstention never reads as resolved."""
+    budget = [d for d in decisions if "budget_exhausted" in d.reason]
+    if budget:
+        return f"{budget[-1].at}: {budget[-1].reason}"
+    parts = [f"insufficient evidence: {declined}"] if declined else []
+    for at in ("court", "verify_claims"):
+        last = next((d for d in reversed(decisions) if d.at == at), None)
+        if last and not (declined and at == "court" and last.reason.startswith("resolved")):
+            parts.append(f"{at}: {last.reason}")
+    return "; ".join(parts) or "completed"
+
+
+def rule(found: Findings, thresholds: Thresholds) -> Ruling:
+    """The run's status, answer line and stop reason. The rungs, tried in this order (the first that holds decides):
+
+    1. ERROR: nothing was retrieved because every source was unreachable (`outage`): an error to fix, not an answer;
+    2. INSUFFICIENT_EVIDENCE, "no record was retrieved";
+    3. INSUFFICIENT_EVIDENCE, off topic: the relevance gate found that no record addresses the question;
+    4. INSUFFICIENT_EVIDENCE, no retrieved passage supports or contradicts any candidate answer (or no draft quotes one);
+    5. INSUFFICIENT_EVIDENCE, unaddressed: an open answer's records never mention a name the question asks about
+       ("TNF-alpha"), or two of its words ("blood clots") (answer.naming.unaddressed_terms);
+    6. INSUFFICIENT_EVIDENCE, abstained: no hypothesis reached a verdict (too little evidence takes a side), the
+       leading answer's confidence is below `thresholds.abstain`, the adjudicating model abstained, or every passage
+       quoted on the leading answer reads against it (quotes_only_against);
+    7. ANSWERED: the draft's answer line with its confidence, "the evidence is mixed" where it is, and what the
+       records it rests on leave unnamed.
+    Then two budget rungs override the status: an ANSWERED run whose loop a budget ended below `thresholds.margin`
+    is BUDGET_EXHAUSTED, and a run a hard limit cut short (`budget_stop`) is BUDGET_EXHAUSTED with what it found so
+    far. The confidence is the calibrator's for an abstention when the run abstains, else the leading answer's."""
+    question, plan, pool, ledger, draft, best = found.question, found.plan, found.pool, found.ledger, found.draft, found.best
+    decisions, relevance, adjudication = found.decisions, found.relevance, found.adjudication
+    leading = found.leading
+    stop_reason = stop_reason_of(decisions)
+    has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and draft is not None and bool(draft.sentences or draft.answer_citations)
+    if adjudication is not None and best is not None:  # the model adjudicated: the answer follows the blend
+        leading = adjudication.blend.get(best.id, 0.0)
+        decided = has_evidence and not adjudication.abstained
+        abstained = not decided
+    else:
+        decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
+        abstained = not decided or leading < thresholds.abstain
+    rested_on = records_rested_on(draft, pool) if plan.task != "mcq" and has_evidence and draft is not None else []
+    missing = unnamed(question, rested_on, claimed=bool(plan.claim)) if plan.task != "mcq" and has_evidence else []
+    # an open answer whose records never mention a name the question asks about ("TNF-alpha"), or two of its words
+    # ("blood clots"), does not address it (words that records mention, inside a qualifier they never mention whole,
+    # are no reason to decline)
+    titles_only = any(not record.abstract for record in rested_on)
+    unaddressed = unaddressed_terms(question, unnamed(question, rested_on, together=False), titles_only) if missing and not plan.claim else []
+    abstained = abstained or bool(unaddressed)
+    # a verdict followed only by evidence against it is not given
+    contrary = has_evidence and not abstained and draft is not None and quotes_only_against(draft)
+    abstained = abstained or contrary
+    conf = found.abstention if abstained else leading
+    # the relevance gate declined: no stance was judged, so no hypothesis was weighed (an open question's are sentences
+    # of the off-topic records; shown as "Hypotheses weighed" they read as if the run had considered them)
+    off_topic = bool(pool) and relevance is not None and not relevance.relevant
+    if not pool and found.outage:  # no network: an error to fix, not an answer about the evidence
+        status, text, stop_reason, conf = Status.ERROR, f"No record could be retrieved: {found.outage}.", str(found.outage), 0.0
+    elif not pool:
+        status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
+    elif off_topic and relevance is not None:
+        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {relevance.reason()}."
+    elif not has_evidence or draft is None:
+        declined = "no retrieved passage supports or contradicts any candidate answer"
+        status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {declined}.", stop_reason_of(decisions, declined)
+    elif unaddressed:
+        status, text = Status.INSUFFICIENT_EVIDENCE, (f"Insufficient evidence: the records found do not mention {listed(unaddressed)}, which the "
+                                                      "question asks about; what they say is about something else.")
+        stop_reason = stop_reason_of(decisions, f"the records found do not mention {listed(unaddressed)}")
+    elif abstained:
+        sides = len({e.record_id for e in ledger if e.stance != "NEUTRAL"})
+        # not decided (without a model): no hypothesis reached a verdict, too little evidence took a side
+        reason = CONTRARY_REASON if contrary else abstention_reason(sides, leading, thresholds.abstain, not decided, adjudication is not None)
+        status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason), stop_reason_of(decisions, reason)
+    else:
+        text = answer_line(draft, conf) + mixed_sentence(best, ledger, thresholds.verdict_min_evidence)
+        status, text = Status.ANSWERED, text + unnamed_sentence(missing)
+    if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (found.margin or 0) < thresholds.margin:
+        status = Status.BUDGET_EXHAUSTED
+    if found.budget_stop:  # a hard limit cut the run short: whatever was found is provisional
+        so_far = lean_sentence(best, plan.task, ledger) if has_evidence else ""
+        status, stop_reason = Status.BUDGET_EXHAUSTED, f"budget_exhausted: {found.budget_stop}"
+        text = f"Budget exhausted before the run finished ({found.budget_stop}).{so_far}"
+    return Ruling(status=status, text=text, stop_reason=stop_reason, confidence=conf, leading=leading, decided=decided,
+                  abstained=abstained, unaddressed=unaddressed, off_topic=off_topic)
