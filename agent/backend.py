@@ -39,7 +39,7 @@ from agent.errors import ConfigurationError, CorpusError, InputError
 from agent.interfaces import Calibrator, Embedder, LiteratureSource, Reasoner, Reranker, StanceJudge
 
 if TYPE_CHECKING:
-    from agent.llm import RoleModel
+    from agent.llm.model import RoleModel
     from agent.english.spelling import Speller
     from agent.scoring.relevance import RelevanceGate
     from agent.tools.live import LiveTools
@@ -229,7 +229,8 @@ def cached_offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]
 def role_models(models: ModelSettings) -> dict[str, RoleModel]:
     """The chat model of each role that has one, with its call settings; one client (one loaded GGUF) per distinct
     model."""
-    from agent.llm import RoleModel, role_config
+    from agent.llm.model import RoleModel
+    from agent.llm.roles import role_config
 
     clients: dict[tuple[Any, ...], Any] = {}
     roles: dict[str, RoleModel] = {}

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import InputError, SparkitError
-from agent.llm_flags import add_llm_arguments, llm_overrides
+from agent.llm.flags import add_llm_arguments, llm_overrides
 from agent.terminal import terminal_safe, terminal_text
 from agent.text import truncate
 

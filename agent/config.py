@@ -109,14 +109,14 @@ class ModelSettings(_Group):
     llm_n_ctx: int = Field(8192, ge=512, description="Local GGUF models (llamacpp:): context length in tokens.")
     llm_max_tokens: int = Field(1024, ge=16, description="Output tokens per call (local GGUF models and OpenAI-compatible servers).")
     llm_n_threads: int | None = Field(None, ge=1, description="Local GGUF models: CPU threads (unset: llama.cpp's default, all cores).")
-    llm_price_per_mtok: tuple[float, float] | None = Field(None, description="USD per million (input, output) tokens for the models without a known price (agent/llm.py PRICES_PER_MTOK).")
+    llm_price_per_mtok: tuple[float, float] | None = Field(None, description="USD per million (input, output) tokens for the models without a known price (agent/llm/roles.py PRICES_PER_MTOK).")
     llm_roles: dict[ModelRole, dict[str, Any]] = Field(default_factory=dict, description="Per-role overrides of the llm_* call settings, e.g. {\"strong\": {\"timeout_s\": 120, \"structured_output\": \"json_mode\", \"price_per_mtok\": [3, 15]}}; keys: temperature, timeout_s, max_retries, structured_output, base_url, deadline_s, parse_retries, n_ctx, max_tokens, n_threads, price_per_mtok.")
     prompts_dir: str | None = Field(None, description="A folder of prompt templates (<role>.md) replacing the packaged ones in agent/prompts/; their placeholders are checked when the settings load.")
 
     @field_validator("llm_roles")
     @classmethod
     def _check_roles(cls, roles: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        from agent.llm import RoleOptions
+        from agent.llm.roles import RoleOptions
 
         return {role: RoleOptions.model_validate(options).model_dump(exclude_none=True) for role, options in roles.items()}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import Context, averify
-from agent.llm_flags import add_llm_arguments, llm_overrides
+from agent.llm.flags import add_llm_arguments, llm_overrides
 from agent.records import Answer
 from benchmarks.cli import parse_overrides
 from benchmarks.metrics import calibration, prf, selective

@@ -16,7 +16,8 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from agent.interfaces import CitedSentence, Draft, ModelVerdict, Plan
-from agent.llm import ModelUnavailable, RoleModel
+from agent.llm.model import RoleModel
+from agent.llm.providers import ModelUnavailable
 from agent.metering import BudgetExceeded, current_meter
 from agent.prompts import fence_evidence, prompt
 from agent.reasoners.checks import usable_answer_line, usable_entity, usable_hypothesis, usable_number, usable_query

@@ -2,7 +2,7 @@
 
 Each record keeps what a reviewer needs to follow a run: ids (run, parent, trace), name, run type, the
 LangGraph node and step, start/end/latency, summarised inputs and outputs, the error, and for LLM runs the
-model, tokens and dollar cost (priced with agent.llm.PRICES_PER_MTOK). A node's inner runnable repeats its
+model, tokens and dollar cost (priced with agent.llm.roles.PRICES_PER_MTOK). A node's inner runnable repeats its
 parent's inputs and outputs, so those are stored once and marked `same_as_parent`.
 
 A graph node's input is the whole state, which says little about the node; its output is the update it made, the
@@ -89,7 +89,7 @@ def llm_tokens(run: Any) -> tuple[int, int] | None:
 
 def price_of(model: str | None) -> tuple[float, float] | None:
     """(input, output) dollars per million tokens, matching 'provider:model' or the bare model name."""
-    from agent.llm import PRICES_PER_MTOK
+    from agent.llm.roles import PRICES_PER_MTOK
 
     if not model:
         return None

@@ -20,7 +20,9 @@ from agent.calibration import RawScore
 from agent.config import Context, ModelSettings
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, StanceResult
-from agent.llm import CircuitBreaker, RoleModel, role_config
+from agent.llm.model import RoleModel
+from agent.llm.circuit import CircuitBreaker
+from agent.llm.roles import role_config
 from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import STANCE_LABELS, Record

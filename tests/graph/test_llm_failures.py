@@ -10,7 +10,8 @@ from agent.backend import reasoner_and_stance
 from agent.config import Context
 from agent.errors import ConfigurationError
 from agent.judges.llm import LLMStanceJudge
-from agent.llm import ModelUnavailable, structured_call
+from agent.llm.model import structured_call
+from agent.llm.providers import ModelUnavailable
 from agent.metering import metered
 from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner

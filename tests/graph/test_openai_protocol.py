@@ -13,7 +13,10 @@ import pytest
 pytest.importorskip("langchain_openai")
 
 from agent.config import ModelSettings  # noqa: E402
-from agent.llm import ModelUnavailable, RoleModel, reset_breakers, role_config  # noqa: E402
+from agent.llm.circuit import reset_breakers  # noqa: E402
+from agent.llm.model import RoleModel  # noqa: E402
+from agent.llm.providers import ModelUnavailable  # noqa: E402
+from agent.llm.roles import role_config  # noqa: E402
 from agent.metering import metered  # noqa: E402
 from agent.reasoners.chat import PlanOut  # noqa: E402
 

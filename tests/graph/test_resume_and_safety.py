@@ -11,7 +11,7 @@ from agent.api import ask, resume
 from agent.backend import register_backend
 from agent.errors import ConfigurationError
 from agent.interfaces import CitedSentence, Draft
-from agent.llm import chat_model
+from agent.llm.providers import chat_model
 from agent.nodes.synthesize import check_citations
 from agent.prompts import fence_evidence
 from agent.records import Adjudication, Status

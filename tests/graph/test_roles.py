@@ -11,7 +11,7 @@ from agent.cli import _settings_overrides, build_parser
 from agent.config import Context
 from agent.errors import ConfigurationError
 from agent.judges.llm import LLMStanceJudge
-from agent.llm import default_method, role_config
+from agent.llm.roles import default_method, role_config
 from agent.prompts import PACKAGED_DIR, PROMPT_FIELDS, prompt
 from tests.graph.fakes import BagOfWordsEmbedder, RuleStance
 

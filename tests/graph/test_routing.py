@@ -9,7 +9,7 @@ from agent.backend import register_backend
 from agent.config import Context
 from agent.graph import graph
 from agent.interfaces import CitedSentence, Draft
-from agent.llm import register_chat_model, unregister_chat_model
+from agent.llm.providers import register_chat_model, unregister_chat_model
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import ClaimVerdict, Hypothesis, LedgerEntry, Status
 from agent.routing import decide_after_court, decide_after_verify

@@ -15,7 +15,8 @@ from agent.backend import register_backend
 from agent.config import Context
 from agent.graph import graph
 from agent.judges.llm import LLMStanceJudge
-from agent.llm import LocalModelGuard, call_deadline, local_guard, parse_reply, stop_at
+from agent.llm.replies import parse_reply
+from agent.llm.local import LocalModelGuard, call_deadline, local_guard, stop_at
 from agent.metering import metered, wall_clock
 from agent.reasoners.chat import PlanOut
 from agent.reasoners.checks import usable_answer_line, usable_hypothesis
