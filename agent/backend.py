@@ -147,7 +147,7 @@ def _reranker_choice(retrieval: RetrievalSettings) -> dict[str, Any]:
 def search_key(corpus: CorpusSettings, documents: list[dict[str, Any]] | None, reranker: str = "offline") -> list[Any]:
     """What the search part is built from: the corpus group, the caller's documents and the library's stamp (a
     library that changed is opened again); live, also the hosted reranker its clients include."""
-    from agent.library.store import library_stamp
+    from agent.library.searched import library_stamp
 
     return [corpus.model_dump(mode="json"), _documents_digest(documents), library_stamp(corpus),
             reranker if corpus.backend == "live" else ""]
@@ -358,7 +358,7 @@ def offline_indexes(corpus: CorpusSettings, documents: list[dict[str, Any]] | No
     """The indexes an offline run searches, and what each is, for the answer's `searched`: the caller's documents
     alone; else the corpus (SciFact by default) and beside it the library when it has documents (`use_library`);
     with `use_corpus` false the library alone. Adding to the library never drops the corpus."""
-    from agent.library.store import library_index, library_label
+    from agent.library.searched import library_index, library_label
     from agent.tools.local_index import LocalIndex, records_from_dicts
 
     if documents:

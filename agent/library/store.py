@@ -12,10 +12,9 @@ are removed by the next add. A lock file serialises writers (two `library add` a
 
 Documents are de-duplicated by DOI, arXiv id and normalised title (and by file checksum before a PDF is parsed).
 When a PDF arrives for a work known only from a bibliography, the document keeps its id and bibliographic
-metadata and gains the PDF's full text. A full-text document is indexed as passages (paragraphs, long ones
-split by sentences, short ones merged within a section), each a record with its page and section; an
-abstract-only document is one record. References parsed from a PDF are resolved against the library (DOI,
-arXiv id, or a library title inside the reference), so the offline citation hop follows them.
+metadata and gains the PDF's full text. A document's index records are its passages (passages.py); the
+references parsed from a PDF are resolved against the library (references.py); whether a run searches the
+library is searched.py's.
 """
 
 from __future__ import annotations
@@ -34,76 +33,24 @@ from pathlib import Path
 
 import numpy as np
 
-from agent.config import CorpusSettings, sparkit_home
+from agent.config import sparkit_home
 from agent.errors import CorpusError, InputError
 from agent.library.importers import Item, expand, read
-from agent.library.models import AddReport, BadFileError, LibraryDocument, Paragraph, Skipped, strip_controls
+from agent.library.models import AddReport, BadFileError, LibraryDocument, Skipped
 from agent.terminal import Progress
-from agent.records import Record, SourceLocation, normalize_doi, normalize_title
-from agent.text import split_sentences
+from agent.records import Record, normalize_doi
 from agent.tools.encoder import DIM
 from agent.tools.local_index import LocalIndex, file_digest
+from agent.library.passages import document_of, document_records
+from agent.library.references import with_references
 
 LIBRARY_VERSION = 1
 MANIFEST = "manifest.json"
-PASSAGE_WORDS = 180  # MiniLM reads about 256 word pieces; a longer passage would be cut
-MIN_PASSAGE_WORDS = 40  # shorter paragraphs join the next one in the same section
-_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
-_ARXIV = re.compile(r"\b(?:arXiv:\s*)?(\d{4}\.\d{4,5})(?:v\d+)?\b", re.I)
 _STOP = frozenset("a an the of on in and for with to from by at is are as its".split())
 
 
 def default_library_dir() -> Path:
     return sparkit_home() / "library"
-
-
-def library_for(settings: CorpusSettings) -> Library:
-    return Library(settings.library_dir or None)
-
-
-def _library_wanted(settings: CorpusSettings) -> bool:
-    """Whether these settings search the library: 'on', the library alone (use_corpus false), or 'auto' with no
-    explicitly named corpus."""
-    if settings.use_library == "off":
-        return False
-    return settings.use_library == "on" or not settings.use_corpus or not (settings.corpus_path or os.environ.get("SPARKIT_CORPUS"))
-
-
-def library_stamp(settings: CorpusSettings) -> str:
-    """Part of the backend cache key: a backend built before the library changed is not reused."""
-    return library_for(settings).stamp() if _library_wanted(settings) else ""
-
-
-def library_index(settings: CorpusSettings) -> LibraryIndex | None:
-    """The library's index when these settings search it; None when they do not. use_library='on', or the library
-    alone (use_corpus false), with an empty or missing library is a CorpusError; so is the library alone with
-    use_library='off'."""
-    if not settings.use_corpus and settings.use_library == "off":
-        raise CorpusError("use_corpus is false (--library-only) but use_library is 'off': nothing would be searched")
-    if not _library_wanted(settings):
-        return None
-    library = library_for(settings)
-    if not library.exists():
-        if settings.use_library == "on" or not settings.use_corpus:
-            why = "use_library is 'on'" if settings.use_library == "on" else "the library alone is searched (use_corpus false, --library-only)"
-            raise CorpusError(f"{why} but the library at {library.root} is empty: add papers with `sparkit library add PATH`")
-        return None
-    return library.index()
-
-
-def library_label(settings: CorpusSettings) -> str:
-    """The library as an answer's `searched` names it: 'your library (3 PDFs, 12 abstracts)'."""
-    docs = library_for(settings).documents()
-    full = sum(1 for d in docs if d.full_text)
-    parts = [f"{full:,} PDF{'s' if full != 1 else ''}"] if full else []
-    if len(docs) - full:
-        parts.append(f"{len(docs) - full:,} abstract{'s' if len(docs) - full != 1 else ''}")
-    return f"your library ({', '.join(parts) or 'empty'})"
-
-
-def document_of(record: Record) -> str:
-    """The library document a record belongs to (an abstract record is its own document)."""
-    return record.location.document_id if record.location else record.id
 
 
 def write_json_atomic(path: Path, data: object) -> None:
@@ -257,7 +204,7 @@ class Library:
                 docs.pop(doc_id, None)
             index = self._load(manifest)
             records = [r for r in (index.records if index else []) if document_of(r) in docs]
-            self._commit(docs, _with_references(docs, records), index, progress or Progress(enabled=False))
+            self._commit(docs, with_references(docs, records), index, progress or Progress(enabled=False))
         return list(dict.fromkeys(chosen))
 
     def _load(self, manifest: dict) -> LibraryIndex | None:
@@ -364,7 +311,7 @@ class Library:
         for doc_id in report.added + report.updated:
             for note in docs[doc_id].notes:
                 report.notes.append(f"{doc_id}: {note}")
-        report.passages_added = self._commit(docs, _with_references(docs, records), index, progress, report.timings)
+        report.passages_added = self._commit(docs, with_references(docs, records), index, progress, report.timings)
         report.documents = len(docs)
 
     def _commit(self, docs: dict[str, LibraryDocument], records: list[Record], index: LibraryIndex | None, progress: Progress,
@@ -467,94 +414,3 @@ def _unique_id(item: Item, docs: dict[str, LibraryDocument]) -> str:
     return candidate
 
 
-def passages(paragraphs: list[Paragraph], max_words: int = PASSAGE_WORDS, min_words: int = MIN_PASSAGE_WORDS) -> list[Paragraph]:
-    """Paragraphs as index passages: long ones split between sentences, short ones joined to the next in the
-    same section (a heading-less fragment says little alone)."""
-    out: list[Paragraph] = []
-    for paragraph in paragraphs:
-        pieces, current = [], []
-        for sentence in split_sentences(paragraph.text) or [paragraph.text]:
-            if current and len(" ".join([*current, sentence]).split()) > max_words:
-                pieces.append(" ".join(current))
-                current = []
-            current.append(sentence)
-        if current:
-            pieces.append(" ".join(current))
-        for i, text in enumerate(pieces):
-            piece = paragraph.model_copy(update={"text": text, "page_end": paragraph.page_end if i == len(pieces) - 1 else None})
-            last = out[-1] if out else None
-            if (last is not None and last.section == piece.section and len(last.text.split()) < min_words
-                    and len(last.text.split()) + len(text.split()) <= max_words):
-                end = piece.page_end or piece.page
-                out[-1] = last.model_copy(update={"text": f"{last.text} {text}", "page_end": end if end != last.page else last.page_end})
-            else:
-                out.append(piece)
-    return out
-
-
-def document_records(doc: LibraryDocument, item: Item | None, old: list[Record]) -> list[Record]:
-    """The index records of a document: its passages (full text), its corpus record (JSONL) or one abstract
-    record; with no new item, the existing records carry the document's refreshed metadata."""
-    meta = {"title": doc.title, "year": doc.year, "doi": doc.doi, "authors": doc.authors, "venue": doc.venue}
-    if item is not None and item.parsed is not None:
-        records, per_page = [], defaultdict(int)
-        for passage in passages(item.parsed.paragraphs):
-            per_page[passage.page] += 1
-            records.append(Record(
-                id=f"{doc.id}#p{passage.page}.{per_page[passage.page]}", source="local", source_type="local", abstract=passage.text,
-                location=SourceLocation(document_id=doc.id, page=passage.page, page_end=passage.page_end, section=passage.section), **meta,
-            ))
-        if records:
-            return records
-    if item is not None and item.record is not None:
-        record = item.record
-        return [record.model_copy(update={"location": SourceLocation(document_id=doc.id), "title": doc.title, "abstract": strip_controls(record.abstract),
-                                          "sentences": [strip_controls(x) for x in record.sentences]})]
-    if old and (doc.full_text or old[0].abstract == doc.abstract):
-        return [r.model_copy(update=meta) for r in old]
-    return [Record(id=doc.id, source="local", source_type="local", abstract=doc.abstract, location=SourceLocation(document_id=doc.id), **meta)]
-
-
-def resolve_references(docs: dict[str, LibraryDocument]) -> dict[str, list[str]]:
-    """For each document with references, the library documents they name: by id (JSONL corpora), DOI, arXiv
-    id, or a library title (20+ characters) found inside the reference text."""
-    by_doi = {d.doi: d.id for d in docs.values() if d.doi}
-    by_arxiv = {d.arxiv_id.lower(): d.id for d in docs.values() if d.arxiv_id}
-    titles: dict[str, list[tuple[str, str]]] = defaultdict(list)  # longest title word -> (normalised title, id)
-    for d in docs.values():
-        title = normalize_title(d.title)
-        if len(title) >= 20:
-            titles[max(title.split(), key=len)].append((title, d.id))
-    resolved: dict[str, list[str]] = {}
-    for doc in docs.values():
-        if not doc.references:
-            continue
-        found = []
-        for ref in doc.references:
-            if ref in docs:
-                found.append(ref)
-                continue
-            doi = _DOI.search(ref)
-            arxiv = _ARXIV.search(ref)
-            target = (by_doi.get(normalize_doi(doi.group(1).rstrip(".,;)]")) or "") if doi else None) or (by_arxiv.get(arxiv.group(1).lower()) if arxiv else None)
-            if target is None:
-                text = f" {normalize_title(ref)} "
-                target = next((i for word in set(text.split()) for title, i in titles.get(word, []) if f" {title} " in text), None)
-            if target and target != doc.id:
-                found.append(target)
-        resolved[doc.id] = list(dict.fromkeys(found))
-    return resolved
-
-
-def _with_references(docs: dict[str, LibraryDocument], records: list[Record]) -> list[Record]:
-    """Records whose `references` are the first records of the library documents their document cites."""
-    first: dict[str, str] = {}
-    for record in records:
-        first.setdefault(document_of(record), record.id)
-    resolved = resolve_references(docs)
-    out = []
-    for record in records:
-        doc_id = document_of(record)
-        refs = [first[d] for d in resolved.get(doc_id, []) if d in first]
-        out.append(record if record.references == refs else record.model_copy(update={"references": refs}))
-    return out

@@ -21,7 +21,7 @@ import numpy as np
 
 from agent.backend import Backend
 from agent.config import Context, VerificationSettings
-from agent.library.store import document_of
+from agent.library.passages import document_of
 from agent.nodes.parts import RunParts
 from agent.scoring.aspect import aspects_of, record_addresses, topical
 from agent.records import Claim, ClaimVerdict, LedgerEntry, Record

@@ -8,7 +8,8 @@ import re
 import pytest
 
 from agent.library.models import BadFileError
-from agent.library.pdf import LINE_BREAK_HYPHEN, SOFT_HYPHENS, hyphenating_producer, metadata_title, parse_pdf, resolve_hyphens
+from agent.library.pdf import metadata_title, parse_pdf
+from agent.library.pdf_text import LINE_BREAK_HYPHEN, SOFT_HYPHENS, hyphenating_producer, resolve_hyphens
 from evals.pdf_parsers import PRODUCERS, same_title, word_recovery
 from evals.pdf_samples import chromium_binary, drawable, latex_available, libreoffice_binary, write_chromium, write_latex, zorbalin_report
 

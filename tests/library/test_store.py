@@ -12,7 +12,8 @@ import pytest
 from agent.config import Context
 from agent.errors import CorpusError, InputError
 from agent.library import store as store_module
-from agent.library.store import Library, LibraryIndex, library_index
+from agent.library.store import Library, LibraryIndex
+from agent.library.searched import library_index
 from agent.tools.local_index import LocalIndex
 
 
