@@ -25,7 +25,6 @@ from agent.english.words import (
     DO,
     HAVE,
     MODALS,
-    NEGATIONS,
     NEGATIVE_AUXILIARIES,
     PREPOSITIONS,
     PRONOUNS,
@@ -40,6 +39,7 @@ from agent.english.words import (
     inflected,
     is_adjective,
     is_plural_subject_word,
+    keeps_capital,
     lemmas_of,
     modifies_next,
     replace_core,
@@ -214,15 +214,6 @@ def _pick_past(words: list[str]) -> int | None:
     return candidates[0] if candidates else None
 
 
-def negation_count(text: str) -> int:
-    """How many negation words a text carries ('not', 'no', 'never', "n't", 'cannot')."""
-    count = 0
-    for word in text.split():
-        core = word_core(word)
-        count += core in NEGATIONS or core.endswith("n't")
-    return count
-
-
 _NOT_THE_CASE = "It is not the case that "
 
 
@@ -245,7 +236,7 @@ def negate_claim(statement: str) -> str:
         return _drop_no(words, 0)
     found = finite_verb(text)
     if found is None:
-        return f"{_NOT_THE_CASE}{text[:1] if _keeps_capital(words[0]) else text[:1].lower()}{text[1:]}"
+        return f"{_NOT_THE_CASE}{text[:1] if keeps_capital(words[0]) else text[:1].lower()}{text[1:]}"
     i, kind = found
     core = word_core(words[i])
     if kind == "aux":
@@ -276,12 +267,6 @@ def negate_claim(statement: str) -> str:
 def _coordinated_finite(words: list[str], k: int) -> bool:
     """'does not shorten time *and reduce* severity': a verb joined to the negated one takes its bare form too."""
     return word_core(words[k - 1]) in ("and", "or") and any(has_form(words[k], t) for t in ("VBZ", "VBD")) and not can_be_noun_or_adjective(words[k])
-
-
-def _keeps_capital(word: str) -> bool:
-    """Acronyms and names keep their capital when they stop opening the sentence ('MafA', 'HIV', 'Klf4')."""
-    core = word.strip(PUNCT)
-    return sum(c.isupper() for c in core) > 1 or any(c.isdigit() for c in core) or not lemmas_of(core.lower())
 
 
 def _predicate_no(words: list[str], verb: int) -> int | None:

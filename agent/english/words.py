@@ -203,3 +203,18 @@ def inflected(word: str, tag: str) -> str:
 
 
 SUBORDINATORS = frozenset("since because while when whereas although though if unless that which who whom whose".split())
+
+
+def negation_count(text: str) -> int:
+    """How many negation words a text carries ('not', 'no', 'never', "n't", 'cannot')."""
+    count = 0
+    for word in text.split():
+        core = word_core(word)
+        count += core in NEGATIONS or core.endswith("n't")
+    return count
+
+
+def keeps_capital(word: str) -> bool:
+    """Acronyms and names keep their capital when they stop opening the sentence ('MafA', 'HIV', 'Klf4')."""
+    core = word.strip(PUNCT)
+    return sum(c.isupper() for c in core) > 1 or any(c.isdigit() for c in core) or not lemmas_of(core.lower())
