@@ -18,10 +18,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from pydantic import BaseModel
 
-from agent.backend import Backend
 from agent.budget import source_calls_left
 from agent.config import Context
 from agent.errors import SourceError
@@ -126,10 +126,17 @@ class Found:
         return f"no network: {', '.join(SOURCE_LABELS.get(n, n) for n in names)} unreachable ({reasons})"
 
 
+class Sources(Protocol):
+    """What the search service reads of a backend: its literature sources, and the web source searched after them."""
+
+    sources: list[LiteratureSource]
+    web: LiteratureSource | None
+
+
 class SearchService:
     """A node's access to the backend's sources, inside the run's budgets, metered on the node's meter."""
 
-    def __init__(self, backend: Backend, settings: Context, *, usage: Usage | None, meter: Meter):
+    def __init__(self, backend: Sources, settings: Context, *, usage: Usage | None, meter: Meter):
         self.backend, self.settings, self.usage, self.meter = backend, settings, usage, meter
 
     async def queries(self, queries: list[Query], *, limit: int, round_: int, use_web: bool = True) -> Found:
