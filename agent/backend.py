@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, get_args
 
 from agent.budget import setup_time
-from agent.calibration import PlattCalibrator, RawScore, load_table
+from agent.scoring.calibration import PlattCalibrator, RawScore, load_table
 from agent.config import (
     Context,
     CorpusSettings,

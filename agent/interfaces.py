@@ -104,7 +104,7 @@ class StanceJudge(Protocol):
 
 
 class Calibrator(Protocol):
-    """Maps the court's evidence score to probabilities (agent/calibration.py: raw score or fitted maps)."""
+    """Maps the court's evidence score to probabilities (agent/scoring/calibration.py: raw score or fitted maps)."""
 
     name: str
 

@@ -391,7 +391,7 @@ class Answer(BaseModel):
         default=None, description="For claims and yes/no questions: the claim's verdict."
     )
     confidence: float = Field(ge=0.0, le=1.0, description=(
-        "Probability that what the run reports is right (agent/calibration.py). With `abstained` false: that the answer is right. "
+        "Probability that what the run reports is right (agent/scoring/calibration.py). With `abstained` false: that the answer is right. "
         "With `abstained` true: that 'insufficient evidence' is the right answer (the abstention's probability, not a confidence in "
         "any answer; `leading_confidence` is the leading answer's); 0 for a run stopped before it gathered evidence or by an error."))
     leading_confidence: float | None = Field(

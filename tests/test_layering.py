@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 RUNTIME_MODULES = ["agent", "agent.graph", "agent.cli", "agent.api", "agent.backend", "agent.judges", "agent.judges.cross",
-                   "agent.judges.trained", "agent.judges.heuristic", "agent.reasoners.extractive", "agent.calibration"]
+                   "agent.judges.trained", "agent.judges.heuristic", "agent.reasoners.extractive", "agent.scoring.calibration"]
 
 
 def test_runtime_imports_no_training_code():

@@ -27,7 +27,7 @@ from sklearn.linear_model import LogisticRegression
 
 from agent import Context, averify
 from agent.backend import backend_for, judge_for
-from agent.calibration import CalibrationTable, PlattScale, default_table_path, evidence_score
+from agent.scoring.calibration import CalibrationTable, PlattScale, default_table_path, evidence_score
 from agent.judges.cross import cross_weights_in_use, direction_weights_in_use
 from agent.judges.packaged import weights_digest
 from agent.scoring.court import margin_of

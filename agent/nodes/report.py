@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from agent.calibration import evidence_score
+from agent.scoring.calibration import evidence_score
 from agent.config import Context
 from agent.nodes.parts import RunParts
 from agent.answer.compose import with_confidence

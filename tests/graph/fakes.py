@@ -16,7 +16,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from agent.backend import Backend
-from agent.calibration import RawScore
+from agent.scoring.calibration import RawScore
 from agent.config import Context, ModelSettings
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, StanceResult

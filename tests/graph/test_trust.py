@@ -8,7 +8,7 @@ import time
 from types import SimpleNamespace
 
 from agent.backend import Backend, register_backend
-from agent.calibration import RawScore
+from agent.scoring.calibration import RawScore
 from agent.config import Context
 from agent.interfaces import Plan
 from agent.nodes.court import court

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent import calibration
+from agent.scoring import calibration
 from agent.backend import calibrator_for, offline_stance
-from agent.calibration import CalibrationTable, PlattCalibrator, PlattScale, RawScore, evidence_score, load_table
+from agent.scoring.calibration import CalibrationTable, PlattCalibrator, PlattScale, RawScore, evidence_score, load_table
 from agent.config import Context
 from agent.errors import ConfigurationError
 from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry
@@ -109,7 +109,7 @@ def test_a_calibration_table_of_ones_own_is_used_and_a_missing_one_is_an_error(t
 
 
 def test_a_verified_quote_of_evidence_against_the_answer_does_not_raise_its_confidence():
-    from agent.calibration import verification_rate
+    from agent.scoring.calibration import verification_rate
 
     backing = Claim(text="Metformin increases insulin sensitivity.", verdict=ClaimVerdict.VERIFIED)
     against = Claim(text="Metformin decreases insulin sensitivity in obesity.", verdict=ClaimVerdict.VERIFIED, against_answer=True)
@@ -144,7 +144,7 @@ def test_the_ensembles_maps_apply_to_it_without_the_direction_reader_and_to_noth
     from pathlib import Path
 
 
-    table = str(Path(__file__).resolve().parents[1] / "evals" / "data" / "calibration_ensemble.json")
+    table = str(Path(__file__).resolve().parents[2] / "evals" / "data" / "calibration_ensemble.json")
     alone = Context(stance_direction_weights="off", stance_structure=False, calibration_table=table).judges
     fitted, notes = calibrator_for(alone, offline_stance(alone)[0])
     assert isinstance(fitted, PlattCalibrator) and notes == []

@@ -92,7 +92,7 @@ class CalibrationTable(BaseModel):
 
 
 def default_table_path() -> Path:
-    return Path(__file__).parent / "models" / "calibration.json"
+    return Path(__file__).resolve().parents[1] / "models" / "calibration.json"
 
 
 def load_table(path: Path | None = None) -> CalibrationTable | None:
