@@ -28,7 +28,7 @@ from agent.records import AnswerSentence, Status, Usage
 from agent.redact import redact
 from agent.server import serve
 from agent.tracing import load_trace
-from tests.graph.fakes import (
+from tests.fakes import (
     FlakyStance,
     ListSource,
     RuleStance,

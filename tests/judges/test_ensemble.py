@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.judges import MeanStanceJudge, offline_stance_judge
-from tests.graph.fakes import FixedStance as FixedJudge
+from tests.fakes import FixedStance as FixedJudge
 from tests.judges.conftest import assert_well_formed
 
 

@@ -8,7 +8,7 @@ from agent.api import ask
 from agent.backend import register_backend
 from agent.records import Answer
 from agent.tracing import load_trace
-from tests.graph.fakes import ListSource, make_backend, record, unique_backend_name
+from tests.fakes import ListSource, make_backend, record, unique_backend_name
 
 CLAIM = "Exercise increases hippocampal volume in older adults"
 DOCS = [

@@ -9,7 +9,7 @@ from agent.records import Provenance
 from agent.tracing.render_html import render_html
 from agent.tracing.render_text import render_show
 from agent.tracing.view import load_view
-from tests.graph.fakes import ListSource
+from tests.fakes import ListSource
 from tests.tracing.helpers import DOCS, kinds, scripted_backend, traced_run
 
 

@@ -15,7 +15,7 @@ from agent.records import Record
 from agent.tools.http import CallEvent, call_events
 from agent.tracing import load_trace, redact, register_secret
 from agent.redact import RedactingFilter
-from tests.graph.fakes import ListSource
+from tests.fakes import ListSource
 from tests.tracing.helpers import CLAIM, DOCS, kinds, scripted_backend
 
 KEYS = {

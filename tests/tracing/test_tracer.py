@@ -16,7 +16,7 @@ from agent.tracing import list_traces, trace_path, traces_dir
 from agent.tracing.runs import run_records
 from agent.tracing.summarize import summarize
 from agent.tracing.tracer import LocalTracer
-from tests.graph.fakes import FlakyStance, ListSource, ScriptedChatModel, tool_message
+from tests.fakes import FlakyStance, ListSource, ScriptedChatModel, tool_message
 from tests.tracing.helpers import CLAIM, DOCS, kinds, scripted_backend, traced_run
 
 GRAPH_NODES = {"plan", "retrieve", "rerank", "hypothesize", "discriminate", "court", "synthesize", "verify_claims", "report"}

@@ -23,7 +23,7 @@ from agent.reasoners.checks import usable_answer_line, usable_hypothesis
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import Passage, Status
 from agent.scoring.agreement import set_agreement
-from tests.graph.fakes import (BagOfWordsEmbedder, ListSource, RuleStance, SchemaChat, chat_reasoner, make_backend, record,
+from tests.fakes import (BagOfWordsEmbedder, ListSource, RuleStance, SchemaChat, chat_reasoner, make_backend, record,
                                role_model, unique_backend_name)
 
 PAIRS = [("Statins increase muscle pain", "Statins increases muscle pain in older adults."),

@@ -6,7 +6,7 @@ import asyncio
 
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import Passage
-from tests.graph.fakes import BagOfWordsEmbedder
+from tests.fakes import BagOfWordsEmbedder
 
 EVIDENCE = [
     Passage(record_id="r1", text="Metformin lowers blood glucose, and metformin lowers blood glucose more than placebo in type 2 diabetes.", score=1.0),

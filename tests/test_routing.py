@@ -13,7 +13,7 @@ from agent.llm.providers import register_chat_model, unregister_chat_model
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import ClaimVerdict, Hypothesis, LedgerEntry, Status
 from agent.routing import decide_after_court, decide_after_verify
-from tests.graph.fakes import (
+from tests.fakes import (
     BagOfWordsEmbedder,
     ListSource,
     chat_reasoner,

@@ -19,8 +19,8 @@ from agent.nodes.retrieve import retrieve
 from agent.nodes.synthesize import synthesize
 from agent.answer.compose import evidence_statement
 from agent.records import Hypothesis, LedgerEntry, Status, Usage
-from tests.graph.fakes import ListSource, RuleStance, make_backend, record, unique_backend_name
-from tests.graph.test_nodes import run
+from tests.fakes import ListSource, RuleStance, make_backend, record, unique_backend_name
+from tests.nodes.test_nodes import run
 
 STATIN_RECORDS = [
     record("d1", "Statins and muscle pain: a randomised trial", "Statins decreases muscle pain compared with placebo in 2,000 adults."),

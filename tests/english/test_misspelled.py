@@ -8,8 +8,8 @@ import dataclasses
 from agent.english.spelling import Speller
 from agent.records import Correction
 from agent.tools.local_index import word_counts
-from tests.graph.fakes import ListSource, make_backend, record
-from tests.graph.test_routing import run
+from tests.fakes import ListSource, make_backend, record
+from tests.test_routing import run
 
 RECORDS = [
     record(f"s{i}", f"Aspirin and colorectal cancer, trial {i}",

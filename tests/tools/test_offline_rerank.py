@@ -15,7 +15,7 @@ from agent.tools.encoder import shared_encoder
 from agent.tools.local_index import LocalIndex, records_from_dicts
 from agent.tools.offline_rerank import SIGNALS, HybridReranker, SentenceStore, bm25_scores, zscores
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 CORPUS = DATA / "scifact" / "corpus.jsonl"
 
 # Real SciFact train claims, the abstract each cites, and the local index's hybrid top 5 for the claim.

@@ -10,7 +10,7 @@ from agent.backend import backend_for, register_backend
 from agent.config import Context
 from agent.nodes.verify_claims import NO_INDEPENDENT_SOURCE, check_claim
 from agent.records import Claim, ClaimVerdict, Record, SourceLocation
-from tests.graph.fakes import ListSource, RuleStance, make_backend, record, unique_backend_name
+from tests.fakes import ListSource, RuleStance, make_backend, record, unique_backend_name
 
 
 def _checked(claim: Claim, candidates: list[Record], stance=None) -> Claim:

@@ -12,7 +12,7 @@ from agent.api import ask
 from agent.backend import live_backend, register_backend
 from agent.records import Status
 from agent.tools.live import build_live_tools
-from tests.graph.fakes import unique_backend_name
+from tests.fakes import unique_backend_name
 from tests.tools.helpers import FakeClock, fixture_response
 
 

@@ -31,7 +31,7 @@ from agent.nodes.verify_claims import one_side_per_record, verdict_for, verify_c
 from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry, Passage, Query, Status, Usage
 from agent.scoring.chunking import section_window_passages, sentence_passages
 from agent.state import merge_records
-from tests.graph.fakes import ListSource, make_backend, record, unique_backend_name
+from tests.fakes import ListSource, make_backend, record, unique_backend_name
 
 RECORDS = [
     record("a1", "Statins increase muscle pain", "Statins increases muscle pain in older adults (OR 1.8, 95% CI 1.2-2.6).", "Pain was reported by 12% of patients."),

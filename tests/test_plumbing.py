@@ -19,10 +19,10 @@ from agent.graph import build_graph, graph
 from agent.records import Query, Usage
 from agent.routing import AfterCourt, AfterRerank, AfterRetrieve, AfterVerify, CourtRoute, RerankRoute, RetrieveRoute, VerifyRoute
 from agent.state import REDUCERS, ResearchState, apply_update, reducers
-from tests.graph.fakes import ListSource, make_backend, unique_backend_name
-from tests.graph.test_routing import CLAIM, SUPPORTING, run
+from tests.fakes import ListSource, make_backend, unique_backend_name
+from tests.test_routing import CLAIM, SUPPORTING, run
 
-AGENT = Path(__file__).resolve().parents[2] / "agent"
+AGENT = Path(__file__).resolve().parents[1] / "agent"
 
 
 def test_the_reducers_are_the_ones_langgraph_compiles():

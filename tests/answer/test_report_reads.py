@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from agent.cli import render
 from agent.records import Status
-from tests.graph.fakes import record
-from tests.graph.test_nodes import FixedCalibrator, _reported
-from tests.graph.test_trust import _answer, gated_runtime
+from tests.fakes import record
+from tests.nodes.test_nodes import FixedCalibrator, _reported
+from tests.answer.test_trust import _answer, gated_runtime
 
 
 def test_an_abstention_says_it_abstained_and_what_its_confidence_is_in():

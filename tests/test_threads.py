@@ -14,7 +14,7 @@ from agent.checkpoint import serializer
 from agent.config import Context
 from agent.graph import compile_graph
 from agent.records import Answer, Status
-from tests.graph.fakes import FlakyStance, ListSource, make_backend, record, unique_backend_name
+from tests.fakes import FlakyStance, ListSource, make_backend, record, unique_backend_name
 
 METFORMIN = [record(f"m{i}", f"Metformin and insulin sensitivity study {i}",
                     f"Metformin increases insulin sensitivity in adults with prediabetes, cohort {i}.") for i in range(3)]

@@ -13,7 +13,7 @@ from agent.interfaces import ModelVerdict
 from agent.reasoners.chat import AdjudicationOut, checked_verdict
 from agent.records import HypothesisJudgement, Hypothesis, LedgerEntry, Status
 from agent.scoring.adjudication import blend
-from tests.graph.fakes import ListSource, SchemaChat, chat_reasoner, make_backend, record, unique_backend_name
+from tests.fakes import ListSource, SchemaChat, chat_reasoner, make_backend, record, unique_backend_name
 
 QUESTION = "Which drug increases insulin sensitivity in adults with prediabetes?"
 OPTIONS = ["metformin", "aspirin"]

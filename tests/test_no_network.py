@@ -14,7 +14,7 @@ from agent.backend import live_backend, register_backend
 from agent.cli import main
 from agent.records import Status
 from agent.tools.live import build_live_tools
-from tests.graph.fakes import unique_backend_name
+from tests.fakes import unique_backend_name
 from tests.tools.helpers import FakeClock
 
 ACADEMIC_HOSTS = {"export.arxiv.org", "api.semanticscholar.org", "api.openalex.org", "api.crossref.org"}

@@ -16,8 +16,8 @@ from agent.nodes.synthesize import check_citations
 from agent.prompts import fence_evidence
 from agent.records import Adjudication, Status
 from agent.scoring.relevance import RelevanceAssessment, RelevanceGate, RelevanceModel
-from tests.graph.fakes import BagOfWordsEmbedder, FlakyStance, ListSource, RuleStance, chat_reasoner, make_backend, record, unique_backend_name
-from tests.graph.test_adjudication import OPTIONS, QUESTION, RECORDS, judge, mcq_model
+from tests.fakes import BagOfWordsEmbedder, FlakyStance, ListSource, RuleStance, chat_reasoner, make_backend, record, unique_backend_name
+from tests.reasoners.test_adjudication import OPTIONS, QUESTION, RECORDS, judge, mcq_model
 
 DOCS = [record(f"r{i}", f"Exercise and memory study {i}", f"Aerobic exercise increases hippocampal volume in older adults, cohort {i}.") for i in range(3)]
 

@@ -1,5 +1,5 @@
 """The offline path is unchanged by the chat-model work (issue 17): three scripted runs (a claim, an MCQ, an open
-question) give exactly the answers recorded at c4f668c, before it (tests/graph/offline_pinned.json: status, answer
+question) give exactly the answers recorded at c4f668c, before it (tests/offline_pinned.json: status, answer
 line, verdict, confidence, scores, routes, sentences, claims, ledger). Sentences are
 compared as dicts (issue 18 made them typed AnswerSentence records). One deliberate change since: the MCQ case was
 re-pinned when the court's aspect check landed (agent/scoring/aspect.py): the metformin studies no longer support
@@ -24,7 +24,7 @@ import pytest
 from agent.backend import register_backend
 from agent.config import Context
 from agent.graph import graph
-from tests.graph.fakes import ListSource, make_backend, record, unique_backend_name
+from tests.fakes import ListSource, make_backend, record, unique_backend_name
 
 PINNED = json.loads((Path(__file__).parent / "offline_pinned.json").read_text())
 SUPPORTING = [record(f"s{i}", f"Metformin and insulin sensitivity study {i}",

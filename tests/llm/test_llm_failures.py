@@ -15,7 +15,7 @@ from agent.llm.providers import ModelUnavailable
 from agent.metering import metered
 from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner
-from tests.graph.fakes import BagOfWordsEmbedder, RuleStance, role_model
+from tests.fakes import BagOfWordsEmbedder, RuleStance, role_model
 
 KEY = "sk-live-SECRET1234567890"
 

@@ -18,8 +18,8 @@ from agent.reasoners.extractive import ExtractiveReasoner
 from agent.answer.compose import ROLES
 from agent.records import Hypothesis, LedgerEntry, Status, Usage
 from agent.scoring.relevance import RelevanceGate, RelevanceModel
-from tests.graph.fakes import BagOfWordsEmbedder, FixedStance, ListSource, OverlapReranker, RuleStance, make_backend, record, unique_backend_name
-from tests.graph.test_nodes import RECORDS, _courted, base_state, run
+from tests.fakes import BagOfWordsEmbedder, FixedStance, ListSource, OverlapReranker, RuleStance, make_backend, record, unique_backend_name
+from tests.nodes.test_nodes import RECORDS, _courted, base_state, run
 
 GATE = RelevanceModel(weights={"best_cosine": 10.0, "coverage": 0.0}, intercept=-4.0, claim_floor=0.5)  # passes at cosine >= 0.4
 
@@ -90,7 +90,7 @@ def test_the_answer_is_one_sentence_with_its_confidence_and_distinct_evidence():
     structured = record(
         "s1", "Statin trial", "BACKGROUND: Statin side effects are debated.", "METHODS: We followed 300 adults.",
         "RESULTS: Muscle pain increases with statin dose in the statin group.", "It increases with dose (OR 1.8).", "Liver enzymes were normal.")
-    from tests.graph.test_nodes import runtime
+    from tests.nodes.test_nodes import runtime
 
     rt = runtime(sources_override=[ListSource(RECORDS + [structured])])
     state, answer = _answer(rt, None)
@@ -375,7 +375,7 @@ def test_an_answer_line_that_quotes_records_cites_them():
 
 def test_an_answer_whose_passages_only_qualify_it_is_only_weakly_suggested():
     from agent.interfaces import StanceResult
-    from tests.graph.fakes import make_backend
+    from tests.fakes import make_backend
 
     class Lukewarm:  # supports every passage, never firmly (below compose.STRONG): every quote only qualifies
         name = "lukewarm"
@@ -457,7 +457,7 @@ def test_verification_counts_no_record_that_does_not_name_the_claims_subject_and
     from agent.interfaces import CitedSentence, Draft
     from agent.nodes.retrieve import retrieve
     from agent.nodes.verify_claims import verify_claims
-    from tests.graph.test_nodes import GullibleStance
+    from tests.nodes.test_nodes import GullibleStance
 
     cholesterol = record("d8", "Statin therapy and LDL cholesterol", "Statins increases LDL clearance in 3,000 adults.")
     quoted = CitedSentence(text='Supports: "Statins increases muscle pain in older adults (OR 1.8)." (Statins increase muscle pain)', citations=["a1"])
@@ -488,7 +488,7 @@ def test_faithfulness_is_measured_and_a_sentence_its_citation_contradicts_is_dro
                  CitedSentence(text="Statins increases muscle pain compared with placebo.", citations=["a3"])]  # a3 says decreases
     kept, share, notes = asyncio.run(check_faithfulness(sentences, records, BagOfWordsEmbedder(), RuleStance(), 0.5))
     assert [s.citations for s in kept] == [["a1"]] and share == 0.5 and "contradicts" in notes[0]
-    from tests.graph.test_nodes import runtime
+    from tests.nodes.test_nodes import runtime
 
     answer = _answer(runtime(), None)[1]
     assert answer.faithfulness is not None and 0.0 <= answer.faithfulness <= 1.0
@@ -521,7 +521,7 @@ def test_the_cli_and_json_show_the_verdict_sentence_roles_and_faithfulness():
     import json
 
     from agent.cli import render
-    from tests.graph.test_nodes import runtime
+    from tests.nodes.test_nodes import runtime
 
     answer = _answer(runtime(), None)[1]
     text = render(answer)
@@ -533,7 +533,7 @@ def test_the_cli_and_json_show_the_verdict_sentence_roles_and_faithfulness():
 
 
 def test_an_abstention_says_why_and_which_way_the_evidence_leans_without_nesting_a_verdict():
-    from tests.graph.test_nodes import FixedCalibrator, _reported
+    from tests.nodes.test_nodes import FixedCalibrator, _reported
 
     unsure = _reported(FixedCalibrator(0.25, 0.7))
     assert unsure.status == Status.INSUFFICIENT_EVIDENCE

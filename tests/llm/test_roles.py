@@ -13,7 +13,7 @@ from agent.errors import ConfigurationError
 from agent.judges.llm import LLMStanceJudge
 from agent.llm.roles import default_method, role_config
 from agent.prompts import PACKAGED_DIR, PROMPT_FIELDS, prompt
-from tests.graph.fakes import BagOfWordsEmbedder, RuleStance
+from tests.fakes import BagOfWordsEmbedder, RuleStance
 
 
 def test_unset_roles_fall_back_to_llm_and_each_role_has_its_own_settings():

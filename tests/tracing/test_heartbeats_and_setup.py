@@ -18,7 +18,7 @@ from agent.tracing import list_traces
 from agent.tracing.progress import NodeUsage
 from agent.tracing.render_text import render_list
 from agent.tracing.view import fmt_seconds
-from tests.graph.fakes import ListSource, make_backend, record, unique_backend_name
+from tests.fakes import ListSource, make_backend, record, unique_backend_name
 
 
 def test_heartbeats_back_off_so_a_twelve_minute_wait_is_a_dozen_lines_not_380():

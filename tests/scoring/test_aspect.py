@@ -3,7 +3,7 @@
 from agent.scoring.aspect import aspects_of, aspects_of_hypothesis, passage_addresses, record_addresses
 from agent.english.questions import option_statement
 from agent.records import Hypothesis
-from tests.graph.fakes import record
+from tests.fakes import record
 
 STROKE = record("s", "Metformin attenuates blood-brain barrier disruption in mice",
                 "Metformin, a widely used hypoglycemic drug, reduces stroke incidence and alleviates chronic inflammation in clinical trials.")
