@@ -1,6 +1,6 @@
 """Issue 18: the three ways in (Studio and the server, the Python API, the CLI) under real use and careless input.
 
-Each test here failed on the code before the fix it names. No models, no network: scripted backends (tests/graph/fakes).
+Each test here failed on the code before the fix it names. No models, no network: scripted backends (tests/fakes.py).
 """
 
 from __future__ import annotations
