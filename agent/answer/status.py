@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent.answer.compose import RELATED, abstention_line, answer_line, lean_sentence, listed, mixed_sentence, records_rested_on, unnamed_sentence
+from agent.answer.compose import (
+    RELATED,
+    abstention_line,
+    answer_line,
+    lean_sentence,
+    listed,
+    mixed_sentence,
+    records_rested_on,
+    unnamed_sentence,
+)
 from agent.answer.naming import unaddressed_terms, unnamed
 from agent.interfaces import Draft, Plan
 from agent.records import Adjudication, Decision, Hypothesis, HypothesisVerdict, LedgerEntry, Record, Status
@@ -21,7 +30,9 @@ def quotes_only_against(draft: Draft) -> bool:
     own: such a verdict would be followed only by evidence against it ("The evidence contradicts the claim" over
     nothing but "Supports the claim" quotes), and the run does not give it (agent.nodes.report abstains)."""
     quoted = [s for s in draft.sentences if s.role]
-    return bool(quoted) and not draft.answer_citations and all(s.side == "against" and s.role != RELATED for s in quoted)
+    return (
+        bool(quoted) and not draft.answer_citations and all(s.side == "against" and s.role != RELATED for s in quoted)
+    )
 
 
 CONTRARY_REASON = "every passage quoted on the leading answer reads against it"
@@ -33,8 +44,11 @@ def abstention_reason(sides: int, leading: float, threshold: float, thin: bool, 
     if adjudicated:
         return f"the adjudicating model abstained (the leading answer's blended score is {leading:.2f})"
     if thin:
-        return ("the one record that takes a side weighs too little for a verdict" if sides == 1
-                else f"the {sides} records that take a side weigh too little for a verdict")
+        return (
+            "the one record that takes a side weighs too little for a verdict"
+            if sides == 1
+            else f"the {sides} records that take a side weigh too little for a verdict"
+        )
     return f"the leading answer's confidence is {leading:.2f}, below the {threshold:.2f} needed to answer"
 
 
@@ -107,7 +121,8 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
     1. ERROR: nothing was retrieved because every source was unreachable (`outage`): an error to fix, not an answer;
     2. INSUFFICIENT_EVIDENCE, "no record was retrieved";
     3. INSUFFICIENT_EVIDENCE, off topic: the relevance gate found that no record addresses the question;
-    4. INSUFFICIENT_EVIDENCE, no retrieved passage supports or contradicts any candidate answer (or no draft quotes one);
+    4. INSUFFICIENT_EVIDENCE: no retrieved passage supports or contradicts any candidate answer, or no draft quotes
+       one;
     5. INSUFFICIENT_EVIDENCE, unaddressed: an open answer's records never mention a name the question asks about
        ("TNF-alpha"), or two of its words ("blood clots") (answer.naming.unaddressed_terms);
     6. INSUFFICIENT_EVIDENCE, abstained: no hypothesis reached a verdict (too little evidence takes a side), the
@@ -118,11 +133,12 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
     Then two budget rungs override the status: an ANSWERED run whose loop a budget ended below `thresholds.margin`
     is BUDGET_EXHAUSTED, and a run a hard limit cut short (`budget_stop`) is BUDGET_EXHAUSTED with what it found so
     far. The confidence is the calibrator's for an abstention when the run abstains, else the leading answer's."""
-    question, plan, pool, ledger, draft, best = found.question, found.plan, found.pool, found.ledger, found.draft, found.best
-    decisions, relevance, adjudication = found.decisions, found.relevance, found.adjudication
-    leading = found.leading
+    question, plan, pool, ledger, draft, best = (found.question, found.plan, found.pool, found.ledger, found.draft,
+                                                  found.best)
+    decisions, relevance, adjudication, leading = found.decisions, found.relevance, found.adjudication, found.leading
     stop_reason = stop_reason_of(decisions)
-    has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and draft is not None and bool(draft.sentences or draft.answer_citations)
+    quoted = draft is not None and bool(draft.sentences or draft.answer_citations)
+    has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and quoted
     if adjudication is not None and best is not None:  # the model adjudicated: the answer follows the blend
         leading = adjudication.blend.get(best.id, 0.0)
         decided = has_evidence and not adjudication.abstained
@@ -130,13 +146,16 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
         abstained = not decided or leading < thresholds.abstain
-    rested_on = records_rested_on(draft, pool) if plan.task != "mcq" and has_evidence and draft is not None else []
-    missing = unnamed(question, rested_on, claimed=bool(plan.claim)) if plan.task != "mcq" and has_evidence else []
+    names_checked = plan.task != "mcq" and has_evidence  # an MCQ's options each name their own words
+    rested_on = records_rested_on(draft, pool) if names_checked and draft is not None else []
+    missing = unnamed(question, rested_on, claimed=bool(plan.claim)) if names_checked else []
     # an open answer whose records never mention a name the question asks about ("TNF-alpha"), or two of its words
     # ("blood clots"), does not address it (words that records mention, inside a qualifier they never mention whole,
     # are no reason to decline)
-    titles_only = any(not record.abstract for record in rested_on)
-    unaddressed = unaddressed_terms(question, unnamed(question, rested_on, together=False), titles_only) if missing and not plan.claim else []
+    unaddressed: list[str] = []
+    if missing and not plan.claim:
+        titles_only = any(not record.abstract for record in rested_on)
+        unaddressed = unaddressed_terms(question, unnamed(question, rested_on, together=False), titles_only)
     abstained = abstained or bool(unaddressed)
     # a verdict followed only by evidence against it is not given
     contrary = has_evidence and not abstained and draft is not None and quotes_only_against(draft)
@@ -146,23 +165,30 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
     # of the off-topic records; shown as "Hypotheses weighed" they read as if the run had considered them)
     off_topic = bool(pool) and relevance is not None and not relevance.relevant
     if not pool and found.outage:  # no network: an error to fix, not an answer about the evidence
-        status, text, stop_reason, conf = Status.ERROR, f"No record could be retrieved: {found.outage}.", str(found.outage), 0.0
+        status, conf = Status.ERROR, 0.0
+        text, stop_reason = f"No record could be retrieved: {found.outage}.", str(found.outage)
     elif not pool:
-        status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
+        status, stop_reason = Status.INSUFFICIENT_EVIDENCE, "no evidence retrieved"
+        text = "Insufficient evidence: no record was retrieved for this question."
     elif off_topic and relevance is not None:
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {relevance.reason()}."
     elif not has_evidence or draft is None:
         declined = "no retrieved passage supports or contradicts any candidate answer"
-        status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {declined}.", stop_reason_of(decisions, declined)
+        status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {declined}."
+        stop_reason = stop_reason_of(decisions, declined)
     elif unaddressed:
-        status, text = Status.INSUFFICIENT_EVIDENCE, (f"Insufficient evidence: the records found do not mention {listed(unaddressed)}, which the "
-                                                      "question asks about; what they say is about something else.")
+        status = Status.INSUFFICIENT_EVIDENCE
+        text = (f"Insufficient evidence: the records found do not mention {listed(unaddressed)}, which the question "
+                "asks about; what they say is about something else.")
         stop_reason = stop_reason_of(decisions, f"the records found do not mention {listed(unaddressed)}")
     elif abstained:
         sides = len({e.record_id for e in ledger if e.stance != "NEUTRAL"})
         # not decided (without a model): no hypothesis reached a verdict, too little evidence took a side
-        reason = CONTRARY_REASON if contrary else abstention_reason(sides, leading, thresholds.abstain, not decided, adjudication is not None)
-        status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason), stop_reason_of(decisions, reason)
+        thin, adjudicated = not decided, adjudication is not None
+        reason = (CONTRARY_REASON if contrary
+                  else abstention_reason(sides, leading, thresholds.abstain, thin, adjudicated))
+        status, text = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason)
+        stop_reason = stop_reason_of(decisions, reason)
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, thresholds.verdict_min_evidence)
         status, text = Status.ANSWERED, text + unnamed_sentence(missing)
@@ -172,5 +198,14 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         so_far = lean_sentence(best, plan.task, ledger) if has_evidence else ""
         status, stop_reason = Status.BUDGET_EXHAUSTED, f"budget_exhausted: {found.budget_stop}"
         text = f"Budget exhausted before the run finished ({found.budget_stop}).{so_far}"
-    return Ruling(status=status, text=text, stop_reason=stop_reason, confidence=conf, leading=leading, decided=decided,
-                  abstained=abstained, unaddressed=unaddressed, off_topic=off_topic)
+    return Ruling(
+        status=status,
+        text=text,
+        stop_reason=stop_reason,
+        confidence=conf,
+        leading=leading,
+        decided=decided,
+        abstained=abstained,
+        unaddressed=unaddressed,
+        off_topic=off_topic,
+    )

@@ -11,19 +11,46 @@ from agent.scoring.relevance import RelevanceAssessment
 
 THRESHOLDS = Thresholds(abstain=0.5, verdict_min_evidence=0.5, margin=0.3)
 CLAIM = "Aspirin reduces the risk of colorectal cancer"
-RECORD = Record(id="r1", source="local", title="Aspirin and colorectal cancer", abstract="Aspirin reduced the risk of colorectal cancer by 20%.")
+RECORD = Record(
+    id="r1",
+    source="local",
+    title="Aspirin and colorectal cancer",
+    abstract="Aspirin reduced the risk of colorectal cancer by 20%.",
+)
 SUPPORTED = Hypothesis(id="h1", text=CLAIM, origin="claim", verdict=HypothesisVerdict.SUPPORTED, score=0.9)
-FOR = LedgerEntry(hypothesis_id="h1", record_id="r1", text="Aspirin reduced the risk of colorectal cancer by 20%.", stance="SUPPORT", confidence=0.9)
-DRAFT = Draft(answer="The evidence supports the claim.", sentences=[
-    CitedSentence(text='Supports the claim: "Aspirin reduced the risk of colorectal cancer by 20%."', citations=["r1"],
-                  role="supports_claim", side="for")])
+FOR = LedgerEntry(
+    hypothesis_id="h1",
+    record_id="r1",
+    text="Aspirin reduced the risk of colorectal cancer by 20%.",
+    stance="SUPPORT",
+    confidence=0.9,
+)
+DRAFT = Draft(
+    answer="The evidence supports the claim.",
+    sentences=[
+        CitedSentence(
+            text='Supports the claim: "Aspirin reduced the risk of colorectal cancer by 20%."',
+            citations=["r1"],
+            role="supports_claim",
+            side="for",
+        )
+    ],
+)
 
 
 def answered(**changes: object) -> Findings:
     """A claim the one record supports firmly, with a confident calibrator: the ladder's last rung, ANSWERED."""
-    found = Findings(question=f"{CLAIM}.", plan=Plan(task="claim", claim=CLAIM), pool={"r1": RECORD}, ledger=[FOR], draft=DRAFT,
-                     best=SUPPORTED, leading=0.8, abstention=0.3,
-                     decisions=[Decision(at="court", next="synthesize", reason="resolved: margin 1.000")])
+    found = Findings(
+        question=f"{CLAIM}.",
+        plan=Plan(task="claim", claim=CLAIM),
+        pool={"r1": RECORD},
+        ledger=[FOR],
+        draft=DRAFT,
+        best=SUPPORTED,
+        leading=0.8,
+        abstention=0.3,
+        decisions=[Decision(at="court", next="synthesize", reason="resolved: margin 1.000")],
+    )
     return replace(found, **changes)  # type: ignore[arg-type]
 
 
@@ -42,7 +69,9 @@ def test_no_record_is_an_error_when_every_source_was_unreachable_and_insufficien
 
 
 def test_off_topic_records_decline_with_the_gates_reason():
-    gate = RelevanceAssessment(relevant=False, probability=0.1, features={"best_cosine": 0.2}, best_record="r1", best_text="Coral reefs.")
+    gate = RelevanceAssessment(
+        relevant=False, probability=0.1, features={"best_cosine": 0.2}, best_record="r1", best_text="Coral reefs."
+    )
     ruling = rule(answered(relevance=gate), THRESHOLDS)
     assert ruling.status == Status.INSUFFICIENT_EVIDENCE and ruling.off_topic
     assert ruling.text == f"Insufficient evidence: {gate.reason()}."
@@ -51,13 +80,18 @@ def test_off_topic_records_decline_with_the_gates_reason():
 def test_no_passage_taking_a_side_declines():
     ruling = rule(answered(ledger=[FOR.model_copy(update={"stance": "NEUTRAL"})]), THRESHOLDS)
     assert ruling.status == Status.INSUFFICIENT_EVIDENCE and ruling.abstained and not ruling.decided
-    assert ruling.stop_reason.startswith("insufficient evidence: no retrieved passage supports or contradicts any candidate answer")
+    assert ruling.stop_reason.startswith(
+        "insufficient evidence: no retrieved passage supports or contradicts any candidate answer"
+    )
     assert "resolved" not in ruling.stop_reason  # an abstention never reads as resolved
 
 
 def test_an_open_answer_whose_records_never_name_what_is_asked_declines():
-    found = answered(question="What is the role of TNF-alpha in rheumatoid arthritis?", plan=Plan(task="open"),
-                     best=SUPPORTED.model_copy(update={"origin": "evidence", "claim": None}))
+    found = answered(
+        question="What is the role of TNF-alpha in rheumatoid arthritis?",
+        plan=Plan(task="open"),
+        best=SUPPORTED.model_copy(update={"origin": "evidence", "claim": None}),
+    )
     ruling = rule(found, THRESHOLDS)
     assert ruling.status == Status.INSUFFICIENT_EVIDENCE and ruling.unaddressed
     assert "do not mention" in ruling.text and "TNF-alpha" in ruling.text
@@ -65,7 +99,12 @@ def test_an_open_answer_whose_records_never_name_what_is_asked_declines():
 
 def test_a_leading_answer_below_the_abstention_threshold_declines_with_the_abstentions_confidence():
     ruling = rule(answered(leading=0.4), THRESHOLDS)
-    assert (ruling.status, ruling.confidence, ruling.decided, ruling.abstained) == (Status.INSUFFICIENT_EVIDENCE, 0.3, True, True)
+    assert (ruling.status, ruling.confidence, ruling.decided, ruling.abstained) == (
+        Status.INSUFFICIENT_EVIDENCE,
+        0.3,
+        True,
+        True,
+    )
     assert "below the 0.50 needed to answer" in ruling.text and "leans towards the claim [r1]" in ruling.text
 
 
@@ -77,9 +116,14 @@ def test_an_abstaining_adjudication_declines_and_its_blend_is_the_leading_confid
 
 
 def test_a_verdict_quoted_only_against_is_not_given():
-    against = DRAFT.model_copy(update={"sentences": [DRAFT.sentences[0].model_copy(update={"side": "against", "role": "against_claim"})]})
+    against = DRAFT.model_copy(
+        update={"sentences": [DRAFT.sentences[0].model_copy(update={"side": "against", "role": "against_claim"})]}
+    )
     ruling = rule(answered(draft=against), THRESHOLDS)
-    assert ruling.status == Status.INSUFFICIENT_EVIDENCE and "every passage quoted on the leading answer reads against it" in ruling.text
+    assert (
+        ruling.status == Status.INSUFFICIENT_EVIDENCE
+        and "every passage quoted on the leading answer reads against it" in ruling.text
+    )
 
 
 def test_budgets_override_the_status():
@@ -88,12 +132,17 @@ def test_budgets_override_the_status():
     assert thin.status == Status.BUDGET_EXHAUSTED and thin.stop_reason == "court: budget_exhausted: max_rounds=1"
     assert rule(answered(decisions=loop, margin=0.9), THRESHOLDS).status == Status.ANSWERED
     cut = rule(answered(budget_stop="max_wall_time_s=60 reached during court"), THRESHOLDS)
-    assert cut.status == Status.BUDGET_EXHAUSTED and cut.stop_reason == "budget_exhausted: max_wall_time_s=60 reached during court"
+    assert (
+        cut.status == Status.BUDGET_EXHAUSTED
+        and cut.stop_reason == "budget_exhausted: max_wall_time_s=60 reached during court"
+    )
     assert cut.text.startswith("Budget exhausted before the run finished (max_wall_time_s=60 reached during court).")
 
 
 def test_the_stop_reason_names_the_decline_first():
-    decisions = [Decision(at="court", next="synthesize", reason="resolved: margin 1.000"),
-                 Decision(at="verify_claims", next="report", reason="verified 2 claims")]
+    decisions = [
+        Decision(at="court", next="synthesize", reason="resolved: margin 1.000"),
+        Decision(at="verify_claims", next="report", reason="verified 2 claims"),
+    ]
     assert stop_reason_of(decisions) == "court: resolved: margin 1.000; verify_claims: verified 2 claims"
     assert stop_reason_of(decisions, "too thin") == "insufficient evidence: too thin; verify_claims: verified 2 claims"
