@@ -18,8 +18,8 @@ from agent.graph import FIRST, STEPS, graph, route_type
 from agent.nodes.parts import RunPins
 from agent.nodes.runnable import run_step
 from agent.records import Hypothesis, Status
-from tests.graph.fakes import ListSource, make_backend, unique_backend_name
-from tests.graph.test_routing import CLAIM, SUPPORTING
+from tests.fakes import ListSource, make_backend, unique_backend_name
+from tests.test_routing import CLAIM, SUPPORTING
 
 NODES = Path(__file__).resolve().parents[2] / "agent" / "nodes"
 
