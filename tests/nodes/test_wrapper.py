@@ -27,10 +27,10 @@ NODES = Path(__file__).resolve().parents[2] / "agent" / "nodes"
 def test_a_run_keeps_one_backend_when_the_library_changes_between_its_nodes(monkeypatch):
     """`sparkit library add` (or a cache eviction) while a run is under way must not swap its index between nodes:
     here the library's stamp changes at every look, so every lookup of the backend would build another one."""
-    from agent.library import store
+    from agent.library import searched
 
     stamps = itertools.count()
-    monkeypatch.setattr(store, "library_stamp", lambda settings: f"stamp-{next(stamps)}")
+    monkeypatch.setattr(searched, "library_stamp", lambda settings: f"stamp-{next(stamps)}")
     built: list[Any] = []
     scripted = make_backend([ListSource(SUPPORTING)])
     name = unique_backend_name()
