@@ -151,7 +151,8 @@ def offline_stance(settings: BackendSettings) -> tuple[StanceJudge, list[str]]:
 
 def reasoner_and_stance(settings: BackendSettings, embedder: Embedder, offline_judge: StanceJudge) -> tuple[Reasoner, StanceJudge, Reasoner | None]:
     """Extractive roles offline; with chat models the chat reasoner (fast and strong roles), the LLM stance judge on the
-    fast model unless told otherwise, and the second opinion: the second provider's hypotheses, else the extractive ones."""
+    fast model unless told otherwise, and the second opinion: the second provider's hypotheses, else the extractive
+    ones."""
     from agent.reasoners.extractive import ExtractiveReasoner
 
     extractive = ExtractiveReasoner(embedder)
@@ -159,7 +160,8 @@ def reasoner_and_stance(settings: BackendSettings, embedder: Embedder, offline_j
         if settings.stance_model == "llm":
             raise ConfigurationError("stance_model 'llm' needs a chat model: pass --llm provider:model")
         if settings.llm_second:
-            raise ConfigurationError("llm_second is a second opinion beside a first chat model: pass --llm (or llm_fast / llm_strong) too")
+            raise ConfigurationError("llm_second is a second opinion beside a first chat model: pass --llm (or llm_fast / llm_strong) "
+                "too")
         return extractive, offline_judge, None
     from agent.judges.llm import LLMStanceJudge
     from agent.llm import RoleModel, role_config
@@ -183,7 +185,8 @@ def reasoner_and_stance(settings: BackendSettings, embedder: Embedder, offline_j
 
 
 def offline_calibrator(settings: BackendSettings, stance: StanceJudge, offline_judge: StanceJudge) -> Calibrator | None:
-    """With a chat-model judge, the calibrator of the offline judge it falls back to (for runs where the model judged nothing)."""
+    """With a chat-model judge, the calibrator of the offline judge it falls back to (for runs where the model judged
+    nothing)."""
     return None if stance is offline_judge else calibrator_for(settings, offline_judge)[0]
 
 
@@ -203,7 +206,8 @@ def calibrator_for(settings: BackendSettings, stance: StanceJudge) -> tuple[Cali
         return RawScore(), []
     chosen = Path(settings.calibration_table).expanduser() if settings.calibration_table else None
     if chosen is not None and not chosen.is_file():
-        raise ConfigurationError(f"calibration_table {chosen} does not exist: write one with `python -m training.fit_calibration --out FILE`")
+        raise ConfigurationError(f"calibration_table {chosen} does not exist: write one with `python -m training.fit_calibration "
+            "--out FILE`")
     table = load_table(chosen)
     if settings.calibration == "fitted":
         if table is None:
@@ -231,7 +235,8 @@ def relevance_gate() -> tuple[Any, list[str]]:
 
     model = load_model()
     if model is None:
-        return None, ["relevance gate: agent/models/relevance.json is absent (run python -m training.fit_relevance); off-topic questions are not declined"]
+        return None, ["relevance gate: agent/models/relevance.json is absent (run python -m training.fit_relevance); "
+            "off-topic questions are not declined"]
     return RelevanceGate(shared_encoder(), model), []
 
 
@@ -273,7 +278,8 @@ def _corpus_index(settings: BackendSettings) -> tuple[Path, Any]:
 
     corpus = settings.default_corpus(download=True)
     if corpus is None:
-        raise CorpusError("no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format) or run `sparkit config corpus PATH`")
+        raise CorpusError("no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format) or run `sparkit config "
+            "corpus PATH`")
     if not corpus.exists():
         raise CorpusError(f"corpus not found: {corpus}")
     index_dir = Path(settings.index_dir).expanduser() if settings.index_dir else None

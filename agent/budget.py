@@ -1,4 +1,5 @@
-"""Budget checks shared by the routing decisions and the nodes, and the run's wall clock (what counts against max_wall_time_s)."""
+"""Budget checks shared by the routing decisions and the nodes, and the run's wall clock (what counts against
+max_wall_time_s)."""
 
 from __future__ import annotations
 

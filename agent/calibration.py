@@ -84,8 +84,10 @@ class CalibrationTable(BaseModel):
     stance_model: str = Field(description="Name of the stance judge the maps were fitted with; they hold for it only.")
     leading: PlattScale = Field(description="Evidence score -> P(the court's leading answer is right).")
     abstention: PlattScale = Field(description="Evidence score -> P(abstaining is right), fitted on the runs that abstained.")
-    stance_weights_sha256: str = Field("", description="sha256 of the packaged cross-encoder weights the maps were fitted with ('' for a table older than this check): retrained weights under the same judge name do not inherit the maps.")
-    direction_weights_sha256: str = Field("", description="sha256 of the direction reader's weights the maps were fitted with ('' when none was used, or for a table older than this check).")
+    stance_weights_sha256: str = Field("", description="sha256 of the packaged cross-encoder weights the maps were fitted with ('' for a table "
+        "older than this check): retrained weights under the same judge name do not inherit the maps.")
+    direction_weights_sha256: str = Field("", description="sha256 of the direction reader's weights the maps were fitted with ('' when none was used, "
+        "or for a table older than this check).")
     fitted_on: str = Field(description="The labelled data, split and settings the maps were fitted on.")
     examples: int = Field(ge=1)
     commit: str = ""

@@ -121,23 +121,29 @@ def render(answer: Any) -> str:
     for sentence in answer.sentences:
         lines.append(f"  - {sentence.text} [{', '.join(sentence.citations)}]")
     if answer.faithfulness is not None:
-        lines.append(f"Faithfulness: {answer.faithfulness:.2f} of the cited statements are supported by the passages they cite")
+        lines.append(f"Faithfulness: {answer.faithfulness:.2f} of the cited statements are supported by the passages they "
+            "cite")
     if answer.hypotheses:
         lines += ["", "Hypotheses weighed (score, support / contradiction, verdict):"]
         for h in sorted(answer.hypotheses, key=lambda h: -h.score):
-            lines.append(f"  {h.id} {h.score:+.3f}  {h.support:.2f}/{h.contradiction:.2f}  {h.verdict.value:<13} {truncate(h.text, 110)}")
+            lines.append(f"  {h.id} {h.score:+.3f}  {h.support:.2f}/{h.contradiction:.2f}  {h.verdict.value:<13} "
+                f"{truncate(h.text, 110)}")
     if answer.adjudication is not None:  # issue 17: the model's choice, the evidence's, and the blend the answer follows
         adj = answer.adjudication
         blend = ", ".join(f"{hid} {value:.2f}" for hid, value in sorted(adj.blend.items(), key=lambda kv: -kv[1]))
-        lines += ["", f"Adjudication ({adj.model}): model chose {adj.model_choice or 'to abstain'}, evidence favours {adj.evidence_choice or 'none'}; "
-                      f"blend {blend}{' (contested)' if adj.contested else ''}{' (abstained)' if adj.abstained else ''}"]
+        lines += ["", f"Adjudication ({adj.model}): model chose {adj.model_choice or 'to abstain'}, evidence favours "
+            f"{adj.evidence_choice or 'none'}; "
+                      "blend "
+                          f"{blend}{' (contested)' if adj.contested else ''}{' (abstained)' if adj.abstained else ''}"]
         for j in adj.judgements:
-            lines.append(f"  {j.hypothesis_id} {j.judgement:<9} p={j.probability:.2f} [{', '.join(j.evidence)}] {j.reason[:90]}")
+            lines.append(f"  {j.hypothesis_id} {j.judgement:<9} p={j.probability:.2f} [{', '.join(j.evidence)}] "
+                f"{j.reason[:90]}")
     if answer.claims:
         lines += ["", "Claims checked:"]
         for c in answer.claims:
             note = f"; {c.note}" if c.note else ""
-            lines.append(f"  {c.verdict.value:<10} {truncate(c.text, 110)}  (support {c.supporting}, refute {c.refuting}{note})")
+            lines.append(f"  {c.verdict.value:<10} {truncate(c.text, 110)}  (support {c.supporting}, refute "
+                f"{c.refuting}{note})")
     if answer.citations:
         lines += ["", "References:"]
         for c in answer.citations:
@@ -145,7 +151,8 @@ def render(answer: Any) -> str:
             lines.append(f"  [{c.id}] {c.title} ({c.year or 'n.d.'}) {c.source}{', ' + where if where else ''}")
     u = answer.usage
     lines += ["", f"Stopped: {answer.stop_reason}",
-              f"Usage: {u.llm_calls} LLM calls, {u.source_calls} source calls, {u.cache_hits} cache hits, ${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"
+              f"Usage: {u.llm_calls} LLM calls, {u.source_calls} source calls, {u.cache_hits} cache hits, "
+                  f"${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"
               + (f" (and {u.setup_s:.1f} s of set-up before it: models, index)" if u.setup_s >= 0.1 else "")]
     if u.by_node:
         from agent.tracing.render_text import render_by_node
@@ -311,7 +318,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", help="JSONL corpus for the offline index")
     parser.add_argument("--index-dir", help="where the offline index lives")
     parser.add_argument("--library-only", action="store_true", help="search your library alone, not the corpus beside it (--set use_corpus=false)")
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="any setting, e.g. --set verification.max_claims=3 or --set max_claims=3 (sparkit presets -v lists them)")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="any setting, e.g. --set verification.max_claims=3 or --set max_claims=3 (sparkit presets -v lists "
+        "them)")
     parser.add_argument("--no-trace", action="store_true", help="do not write a local trace (default: $SPARKIT_HOME/traces/RUN_ID.jsonl)")
 
 
@@ -337,7 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     ask_p = sub.add_parser("ask", help="answer a question (open, yes/no or multiple choice)")
     ask_p.add_argument("text", metavar="QUESTION")
-    ask_p.add_argument("--option", action="append", help="a multiple-choice option (repeat); options written into the question, \"(A) x or (B) y\", are read too")
+    ask_p.add_argument("--option", action="append", help="a multiple-choice option (repeat); options written into the question, \"(A) x or (B) y\", are read "
+        "too")
     ask_p.add_argument("--documents", help="answer only from these documents (JSONL, corpus format)")
     _add_run_options(ask_p)
     ask_p.set_defaults(handler=lambda a: _cmd_ask(a, "ask"))
@@ -359,7 +368,8 @@ def build_parser() -> argparse.ArgumentParser:
     build_p.add_argument("path", nargs="?", help="corpus JSONL (default: the configured or shared SciFact corpus)")
     build_p.add_argument("--index-dir", help="where to write it")
     build_p.add_argument("--sentences", action="store_true",
-                         help="also encode every sentence for the reranker (10-20 min on 2 cores for SciFact; +0.015 nDCG@10)")
+                         help="also encode every sentence for the reranker (10-20 min on 2 cores for "
+                             "SciFact; +0.015 nDCG@10)")
     build_p.add_argument("--quiet", "-q", action="store_true")
     build_p.set_defaults(handler=_cmd_index_build)
 

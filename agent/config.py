@@ -49,8 +49,12 @@ class _Group(BaseModel):
 class BackendSettings(_Group):
     """What the backend is built from: sources, models, index. The backend cache is keyed on exactly these fields."""
 
-    name: str = Field("offline", description="'offline' (local index + packaged models) or 'live' (real APIs, hosted models); flat name: backend.")
-    corpus_path: str | None = Field(None, description="JSONL corpus for the offline index (SciFact or generic format). Default: SPARKIT_CORPUS, else the corpus chosen with `sparkit config corpus PATH`, else ../shared/data/scifact/corpus.jsonl beside the project, else SciFact downloaded once (checksum-verified) into $SPARKIT_HOME/corpora.")
+    name: str = Field("offline", description="'offline' (local index + packaged models) or 'live' (real APIs, hosted models); flat name: "
+        "backend.")
+    corpus_path: str | None = Field(None, description="JSONL corpus for the offline index (SciFact or generic format). Default: SPARKIT_CORPUS, "
+        "else the corpus chosen with `sparkit config corpus PATH`, else "
+        "../shared/data/scifact/corpus.jsonl beside the project, else SciFact downloaded once "
+        "(checksum-verified) into $SPARKIT_HOME/corpora.")
     index_dir: str | None = Field(None, description="Where the offline index is persisted. Default: $SPARKIT_HOME/index/<corpus name>.")
     sources: list[str] = Field(
         default_factory=lambda: ["arxiv", "semantic_scholar", "openalex", "crossref"],
@@ -58,39 +62,83 @@ class BackendSettings(_Group):
     )
     llm: str | None = Field(None, description="Chat model as 'provider:model' (init_chat_model). None: every LLM role runs extractively.")
     llm_temperature: float = Field(0.0, description="Sampling temperature for the chat model.")
-    llm_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout of the chat model, in seconds (providers whose LangChain class takes one).")
-    llm_max_retries: int = Field(3, ge=0, le=10, description="Retries the provider SDK makes on rate limits, 5xx and timeouts (honouring Retry-After) before the role falls back offline.")
+    llm_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout of the chat model, in seconds (providers whose LangChain class takes "
+        "one).")
+    llm_max_retries: int = Field(3, ge=0, le=10, description="Retries the provider SDK makes on rate limits, 5xx and timeouts (honouring Retry-After) "
+        "before the role falls back offline.")
     reranker: Literal["offline", "cohere", "voyage"] = Field("offline", description="Reranker: offline hybrid (BM25 + MiniLM), Cohere or Voyage.")
-    stance_model: StanceModel = Field("auto", description="Stance judge: offline cross-encoder, MLP ('trained'), heuristic, the mean of heuristic and cross-encoder ('ensemble'), or the chat model; auto = llm when configured, else ensemble.")
-    stance_weights: str | None = Field(None, description="Cross-encoder stance weights (.npz) to load instead of the packaged agent/models/stance_cross.npz: a judge you trained with `python -m training.train_judge --out FILE`.")
-    stance_direction_weights: str | None = Field("packaged", description="The direction reader: the offline ensemble decides whether a passage takes a side, and the mean of this reader's, the heuristic's and the packaged cross-encoder's readings decides which (SUPPORT or CONTRADICT). 'packaged': agent/models/stance_direction.npz (D4, trained with `python -m training.train_judge --labels SUPPORT,CONTRADICT --train-layers 4 --int8`); a path: another cross-encoder's weights (.npz); 'off': the ensemble alone decides (its maps: evals/data/calibration_ensemble.json, `calibration_table`). Measured in evals/HISTORY.md (issue 15, 'D4').")
-    stance_structure: bool = Field(True, description="Let the structure reader (agent/judges/reading.py) decide the side where one structure decides it: which of two compared things is better, required vs dispensable, a finding about the subject's absence ('smoking cessation'), a ratio's interval below or above 1, a sibling gene ('BRCA2' for 'BRCA1'), an aim or open question (no side). The offline judges only.")
-    calibration_table: str | None = Field(None, description="Fitted calibration maps (.json, `python -m training.fit_calibration --out FILE`) to use instead of the packaged agent/models/calibration.json: the maps fitted for a judge you configured yourself.")
-    use_library: Literal["auto", "on", "off"] = Field("auto", description="Offline: 'auto' searches the library ($SPARKIT_HOME/library, `sparkit library add`) beside the default corpus when it has documents and no corpus_path or SPARKIT_CORPUS names another corpus; 'on' requires it; 'off' never searches it.")
+    stance_model: StanceModel = Field("auto", description="Stance judge: offline cross-encoder, MLP ('trained'), heuristic, the mean of heuristic and "
+        "cross-encoder ('ensemble'), or the chat model; auto = llm when configured, else ensemble.")
+    stance_weights: str | None = Field(None, description="Cross-encoder stance weights (.npz) to load instead of the packaged "
+        "agent/models/stance_cross.npz: a judge you trained with `python -m training.train_judge "
+        "--out FILE`.")
+    stance_direction_weights: str | None = Field("packaged", description="The direction reader: the offline ensemble decides whether a passage takes a side, and the "
+        "mean of this reader's, the heuristic's and the packaged cross-encoder's readings decides "
+        "which (SUPPORT or CONTRADICT). 'packaged': agent/models/stance_direction.npz (D4, trained "
+        "with `python -m training.train_judge --labels SUPPORT,CONTRADICT --train-layers 4 --int8`); "
+        "a path: another cross-encoder's weights (.npz); 'off': the ensemble alone decides (its "
+        "maps: evals/data/calibration_ensemble.json, `calibration_table`). Measured in "
+        "evals/HISTORY.md (issue 15, 'D4').")
+    stance_structure: bool = Field(True, description="Let the structure reader (agent/judges/reading.py) decide the side where one structure "
+        "decides it: which of two compared things is better, required vs dispensable, a finding "
+        "about the subject's absence ('smoking cessation'), a ratio's interval below or above 1, a "
+        "sibling gene ('BRCA2' for 'BRCA1'), an aim or open question (no side). The offline judges "
+        "only.")
+    calibration_table: str | None = Field(None, description="Fitted calibration maps (.json, `python -m training.fit_calibration --out FILE`) to use "
+        "instead of the packaged agent/models/calibration.json: the maps fitted for a judge you "
+        "configured yourself.")
+    use_library: Literal["auto", "on", "off"] = Field("auto", description="Offline: 'auto' searches the library ($SPARKIT_HOME/library, `sparkit library add`) beside "
+        "the default corpus when it has documents and no corpus_path or SPARKIT_CORPUS names another "
+        "corpus; 'on' requires it; 'off' never searches it.")
     library_dir: str | None = Field(None, description="Where the library lives. Default: $SPARKIT_HOME/library.")
-    use_corpus: bool = Field(True, description="Offline: search the corpus (SciFact by default) beside the library; false (`--library-only`): the library alone. The answer's `searched` names what was searched.")
-    calibration: Literal["auto", "fitted", "raw"] = Field("auto", description="Confidence: 'fitted' maps the evidence score through the Platt maps fitted on SciFact validation claims (agent/models/calibration.json); 'raw' reports the uncalibrated score; auto = fitted when the run's stance judge is the one the maps were fitted with, else raw.")
-    enable_semantic_rerank: bool = Field(True, description="Ablation: semantic reranking (off: lexical only). Here because it changes the reranker the backend builds.")
-    enable_entity_expansion: bool = Field(True, description="Ablation: expand chemical names via PubChem (live only). Here because it decides whether the backend builds the PubChem client.")
+    use_corpus: bool = Field(True, description="Offline: search the corpus (SciFact by default) beside the library; false "
+        "(`--library-only`): the library alone. The answer's `searched` names what was searched.")
+    calibration: Literal["auto", "fitted", "raw"] = Field("auto", description="Confidence: 'fitted' maps the evidence score through the Platt maps fitted on SciFact "
+        "validation claims (agent/models/calibration.json); 'raw' reports the uncalibrated score; "
+        "auto = fitted when the run's stance judge is the one the maps were fitted with, else raw.")
+    enable_semantic_rerank: bool = Field(True, description="Ablation: semantic reranking (off: lexical only). Here because it changes the reranker the "
+        "backend builds.")
+    enable_entity_expansion: bool = Field(True, description="Ablation: expand chemical names via PubChem (live only). Here because it decides whether "
+        "the backend builds the PubChem client.")
 
     # ---- chat-model roles (issue 17): which model does what, and how each is called --------------------------
-    llm_fast: str | None = Field(None, description="Fast model ('provider:model') for planning, query writing, hypotheses, claim extraction and stance batches. Unset: --llm.")
-    llm_strong: str | None = Field(None, description="Strong model ('provider:model') for adjudication (the model weighs each hypothesis's evidence and chooses) and synthesis. Unset: --llm.")
-    llm_second: str | None = Field(None, description="Second provider ('provider:model', seed 003): proposes hypotheses beside the fast model; their agreement is the embedding similarity of the two sets, and the court loops below court.agreement_threshold. Unset: the extractive hypotheses are the second opinion.")
-    llm_structured_output: StructuredOutput = Field("auto", description="How structured output is requested: json_schema, function_calling (tool calling), json_mode, or prompt (JSON asked for in the prompt and parsed); auto = json_schema for OpenAI, json_mode for an OpenAI-compatible server (llm_base_url set: llama.cpp's server, vLLM, Ollama), prompt for local GGUF models (llamacpp:), function_calling for other providers.")
-    llm_base_url: str | None = Field(None, description="Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8080/v1) for 'openai:' models.")
-    llm_deadline_s: float = Field(120.0, gt=0, description="Per-call deadline of a chat-model role, in seconds, capped by the run's remaining wall time; a call past it (or with no wall time left) falls back to the offline role, recorded in usage.fallbacks.")
-    llm_breaker_failures: int = Field(2, ge=1, description="Consecutive provider failures (connection, timeout, 5xx after the SDK's retries, deadline) after which a model's circuit opens: its roles run offline without calling it.")
+    llm_fast: str | None = Field(None, description="Fast model ('provider:model') for planning, query writing, hypotheses, claim extraction and "
+        "stance batches. Unset: --llm.")
+    llm_strong: str | None = Field(None, description="Strong model ('provider:model') for adjudication (the model weighs each hypothesis's "
+        "evidence and chooses) and synthesis. Unset: --llm.")
+    llm_second: str | None = Field(None, description="Second provider ('provider:model', seed 003): proposes hypotheses beside the fast model; "
+        "their agreement is the embedding similarity of the two sets, and the court loops below "
+        "court.agreement_threshold. Unset: the extractive hypotheses are the second opinion.")
+    llm_structured_output: StructuredOutput = Field("auto", description="How structured output is requested: json_schema, function_calling (tool calling), "
+        "json_mode, or prompt (JSON asked for in the prompt and parsed); auto = json_schema for "
+        "OpenAI, json_mode for an OpenAI-compatible server (llm_base_url set: llama.cpp's server, "
+        "vLLM, Ollama), prompt for local GGUF models (llamacpp:), function_calling for other "
+        "providers.")
+    llm_base_url: str | None = Field(None, description="Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8080/v1) for 'openai:' "
+        "models.")
+    llm_deadline_s: float = Field(120.0, gt=0, description="Per-call deadline of a chat-model role, in seconds, capped by the run's remaining wall "
+        "time; a call past it (or with no wall time left) falls back to the offline role, recorded "
+        "in usage.fallbacks.")
+    llm_breaker_failures: int = Field(2, ge=1, description="Consecutive provider failures (connection, timeout, 5xx after the SDK's retries, deadline) "
+        "after which a model's circuit opens: its roles run offline without calling it.")
     llm_breaker_cooldown_s: float = Field(300.0, ge=0, description="How long an open circuit stays open before the model is tried again.")
-    llm_parse_retries: int = Field(2, ge=0, le=5, description="Further attempts after an unusable reply (each with a changed prompt that names the error); each attempt is one LLM call of the budget.")
-    llm_stance_batch: int = Field(20, ge=1, le=50, description="Pairs per stance call; a batch the model cannot parse is split in halves (down to llm_stance_min_batch).")
-    llm_stance_min_batch: int = Field(4, ge=1, description="Smallest stance batch a failed batch is split into before its pairs fall back to the offline judge.")
+    llm_parse_retries: int = Field(2, ge=0, le=5, description="Further attempts after an unusable reply (each with a changed prompt that names the error); "
+        "each attempt is one LLM call of the budget.")
+    llm_stance_batch: int = Field(20, ge=1, le=50, description="Pairs per stance call; a batch the model cannot parse is split in halves (down to "
+        "llm_stance_min_batch).")
+    llm_stance_min_batch: int = Field(4, ge=1, description="Smallest stance batch a failed batch is split into before its pairs fall back to the "
+        "offline judge.")
     llm_n_ctx: int = Field(8192, ge=512, description="Local GGUF models (llamacpp:): context length in tokens.")
     llm_max_tokens: int = Field(1024, ge=16, description="Output tokens per call (local GGUF models and OpenAI-compatible servers).")
     llm_n_threads: int | None = Field(None, ge=1, description="Local GGUF models: CPU threads (unset: llama.cpp's default, all cores).")
-    llm_price_per_mtok: tuple[float, float] | None = Field(None, description="USD per million (input, output) tokens for the models without a known price (agent/llm.py PRICES_PER_MTOK).")
-    llm_roles: dict[ModelRole, dict[str, Any]] = Field(default_factory=dict, description="Per-role overrides of the llm_* call settings, e.g. {\"strong\": {\"timeout_s\": 120, \"structured_output\": \"json_mode\", \"price_per_mtok\": [3, 15]}}; keys: temperature, timeout_s, max_retries, structured_output, base_url, deadline_s, parse_retries, n_ctx, max_tokens, n_threads, price_per_mtok.")
-    prompts_dir: str | None = Field(None, description="A folder of prompt templates (<role>.md) replacing the packaged ones in agent/prompts/; their placeholders are checked when the settings load.")
+    llm_price_per_mtok: tuple[float, float] | None = Field(None, description="USD per million (input, output) tokens for the models without a known price (agent/llm.py "
+        "PRICES_PER_MTOK).")
+    llm_roles: dict[ModelRole, dict[str, Any]] = Field(default_factory=dict, description="Per-role overrides of the llm_* call settings, e.g. {\"strong\": {\"timeout_s\": 120, "
+        "\"structured_output\": \"json_mode\", \"price_per_mtok\": [3, 15]}}; keys: temperature, "
+        "timeout_s, max_retries, structured_output, base_url, deadline_s, parse_retries, n_ctx, "
+        "max_tokens, n_threads, price_per_mtok.")
+    prompts_dir: str | None = Field(None, description="A folder of prompt templates (<role>.md) replacing the packaged ones in agent/prompts/; "
+        "their placeholders are checked when the settings load.")
 
     @field_validator("llm_roles")
     @classmethod
@@ -122,10 +170,14 @@ class RetrievalSettings(_Group):
 
     results_per_query: int = Field(20, ge=1, le=100, description="Records requested from each source per query.")
     rerank_top_k: int = Field(30, ge=1, le=200, description="Records kept after reranking.")
-    rerank_prefilter: int = Field(200, ge=1, description="Above this pool size, only the records found by the most queries are reranked (a cheap first pass).")
-    rerank_per_hypothesis: int = Field(3, ge=0, description="Best records of each hypothesis kept whatever the blended ranking, so no candidate answer is starved of evidence.")
-    rerank_hypothesis_share: float = Field(0.5, ge=0.0, le=1.0, description="Once hypotheses exist, a record's score is (1 - share) x relevance to the question + share x its best relevance to a hypothesis.")
-    novelty_cosine: float = Field(0.9, ge=0.0, le=1.0, description="Document cosine above which a lower-ranked near-duplicate is demoted (enable_novelty_demotion).")
+    rerank_prefilter: int = Field(200, ge=1, description="Above this pool size, only the records found by the most queries are reranked (a cheap "
+        "first pass).")
+    rerank_per_hypothesis: int = Field(3, ge=0, description="Best records of each hypothesis kept whatever the blended ranking, so no candidate answer "
+        "is starved of evidence.")
+    rerank_hypothesis_share: float = Field(0.5, ge=0.0, le=1.0, description="Once hypotheses exist, a record's score is (1 - share) x relevance to the question + share "
+        "x its best relevance to a hypothesis.")
+    novelty_cosine: float = Field(0.9, ge=0.0, le=1.0, description="Document cosine above which a lower-ranked near-duplicate is demoted "
+        "(enable_novelty_demotion).")
     novelty_penalty: float = Field(0.5, ge=0.0, le=1.0, description="Factor a demoted near-duplicate's score is multiplied by.")
     citation_hop_top: int = Field(3, ge=0, le=10, description="Top records expanded through the citation graph.")
     citation_hops: int = Field(1, ge=0, le=2, description="Citation-graph hops per run.")
@@ -133,7 +185,9 @@ class RetrievalSettings(_Group):
     citation_min_year: int = Field(2000, description="Citation-hop records older than this are dropped.")
     citation_old_year: int = Field(2010, description="Citation-hop records older than this need citation_old_min_citations.")
     citation_old_min_citations: int = Field(50, description="Citations an old citation-hop record needs to be kept.")
-    citation_keep_unknown_year: bool = Field(False, description="Also keep citation-hop records from live sources whose year (or, when old, citation count) is unknown (usually a poorly resolved reference). A local corpus's records are always kept: the user chose them, and local corpora often carry no years.")
+    citation_keep_unknown_year: bool = Field(False, description="Also keep citation-hop records from live sources whose year (or, when old, citation count) "
+        "is unknown (usually a poorly resolved reference). A local corpus's records are always kept: "
+        "the user chose them, and local corpora often carry no years.")
 
 
 class CourtSettings(_Group):
@@ -147,18 +201,32 @@ class CourtSettings(_Group):
     queries_per_round: int = Field(10, ge=1, le=30, description="Cap on discriminating queries per round.")
     discrimination_closest: int = Field(3, ge=1, description="In later rounds, discriminating queries target only this many best-scored hypotheses.")
     court_records: int = Field(12, ge=1, le=100, description="Top reranked records whose sentences the court judges.")
-    court_section_windows: bool = Field(True, description="Also judge windows of 2-3 consecutive sentences inside each section of a structured abstract, so a result stated over several sentences is read whole (on: SciFact validation F1 0.500 vs 0.496, PubMedQA held-out half 0.390 vs 0.301; evals/HISTORY.md).")
+    court_section_windows: bool = Field(True, description="Also judge windows of 2-3 consecutive sentences inside each section of a structured "
+        "abstract, so a result stated over several sentences is read whole (on: SciFact validation "
+        "F1 0.500 vs 0.496, PubMedQA held-out half 0.390 vs 0.301; evals/HISTORY.md).")
     sentences_per_hypothesis: int = Field(16, ge=1, description="Passages closest to a hypothesis (embedding cosine) that the stance judge reads for it.")
     neutral_kept: int = Field(2, ge=0, description="Neutral passages kept per hypothesis in the ledger (shown, never scored).")
     support_cap: int = Field(4, description="Supporting passages kept per hypothesis in the ledger.")
     contradict_cap: int = Field(2, description="Contradicting passages kept per hypothesis in the ledger.")
     contradiction_weight: float = Field(0.5, description="Weight of contradiction in the hypothesis score (score = support - w * contradiction).")
-    verdict_min_evidence: float = Field(0.5, description="Weighted stance evidence (sum of confidence x weight) a hypothesis needs on one side before the court calls it SUPPORTED or CONTRADICTED rather than INSUFFICIENT.")
-    decisive_confidence: float = Field(0.7, ge=0.0, le=1.0, description="A verdict (SUPPORTED or CONTRADICTED) needs at least one finding sentence read on its side with at least this confidence (0: no such floor): a pile of weak on-topic readings is not a finding. 0.7 gives the highest mean precision when answering over the SciFact validation claims and PubMedQA questions (evals/HISTORY.md).")
-    tentative_takes_no_side: bool = Field(True, description="A sentence that says its own point needs confirming ('these effects require further investigation') takes no side in the court, whatever the judge read.")
+    verdict_min_evidence: float = Field(0.5, description="Weighted stance evidence (sum of confidence x weight) a hypothesis needs on one side before "
+        "the court calls it SUPPORTED or CONTRADICTED rather than INSUFFICIENT.")
+    decisive_confidence: float = Field(0.7, ge=0.0, le=1.0, description="A verdict (SUPPORTED or CONTRADICTED) needs at least one finding sentence read on its side "
+        "with at least this confidence (0: no such floor): a pile of weak on-topic readings is not a "
+        "finding. 0.7 gives the highest mean precision when answering over the SciFact validation "
+        "claims and PubMedQA questions (evals/HISTORY.md).")
+    tentative_takes_no_side: bool = Field(True, description="A sentence that says its own point needs confirming ('these effects require further "
+        "investigation') takes no side in the court, whatever the judge read.")
     stance_min_confidence: float = Field(0.5, description="Stance confidence below which a passage counts as neutral (court and claim checks).")
-    stance_side_floor: float = Field(0.5, ge=0.0, le=1.0, description="In the court, a passage the judge reads as NEUTRAL still takes the likelier side (SUPPORT or CONTRADICT) when that side's probability reaches this floor; it counts with that probability as its confidence. 0.5 or more: off (the judge's argmax only).")
-    null_results_contradict: bool = Field(True, description="Read a passage whose every stated statistic is non-significant (p >= 0.05, intervals spanning no effect) and that names the claim's outcome as against a claim of an effect (CONTRADICT, with the judge's probability of not-support as its confidence), whatever the judge read: the judge does not read 'no significant difference' as against a claimed effect. On: SciFact validation F1 0.500 -> 0.510, PubMedQA tuning half (even PMIDs) lean accuracy 0.402 -> 0.429 (evals/HISTORY.md, stop 27).")
+    stance_side_floor: float = Field(0.5, ge=0.0, le=1.0, description="In the court, a passage the judge reads as NEUTRAL still takes the likelier side (SUPPORT "
+        "or CONTRADICT) when that side's probability reaches this floor; it counts with that "
+        "probability as its confidence. 0.5 or more: off (the judge's argmax only).")
+    null_results_contradict: bool = Field(True, description="Read a passage whose every stated statistic is non-significant (p >= 0.05, intervals "
+        "spanning no effect) and that names the claim's outcome as against a claim of an effect "
+        "(CONTRADICT, with the judge's probability of not-support as its confidence), whatever the "
+        "judge read: the judge does not read 'no significant difference' as against a claimed "
+        "effect. On: SciFact validation F1 0.500 -> 0.510, PubMedQA tuning half (even PMIDs) lean "
+        "accuracy 0.402 -> 0.429 (evals/HISTORY.md, stop 27).")
     quantitative_weight: float = Field(1.5, description="Weight of passages carrying quantitative claims.")
     section_weights: dict[str, float] = Field(
         default_factory=lambda: {
@@ -178,19 +246,40 @@ class CourtSettings(_Group):
             "availability": 0.0, "availability and implementation": 0.0, "contact": 0.0, "funding": 0.0,
             "trial registration": 0.0, "clinical trial registration": 0.0,
         },
-        description="Weight of a passage by its structured-abstract section (enable_section_weight): background and aims say what was asked, methods how, and a trial's registration, funding or software availability nothing about the question; sections not listed (results, conclusions) weigh 1, and a joined label not listed ('patients and methods') as its most result-like part.",
+        description="Weight of a passage by its structured-abstract section (enable_section_weight): "
+            "background and aims say what was asked, methods how, and a trial's registration, "
+            "funding or software availability nothing about the question; sections not listed "
+            "(results, conclusions) weigh 1, and a joined label not listed ('patients and methods') "
+            "as its most result-like part.",
     )
-    relevance_decay: float = Field(2.0, ge=0.0, description="Passage weight x (record rank + 1) ** -relevance_decay: evidence from the best-reranked records counts more (0: rank ignored; 2 chosen on SciFact validation claims).")
-    option_relevance_decay: float = Field(0.0, ge=0.0, description="relevance_decay for the evidence of MCQ options: an option's records sit below the question's best ones, so rank says little (0 chosen on SciFact two-option MCQ validation questions: accuracy 0.583 vs 0.167 at 2).")
-    adversarial_hop_weight: float = Field(1.0, description="Weight of citation-hop passages for the adversarial hypothesis (1.5 enables seed 001's boost).")
-    mcq_stance_share: float = Field(0.7, ge=0.0, le=1.0, description="MCQ option score = share x stance-based score share + (1 - share) x semantic evidence share (seed 000).")
-    aspect_scope: Literal["record", "passage"] = Field("record", description="Where the aspect check (ablations.enable_aspect_check) looks for a hypothesis's subject and object: 'record', anywhere in the title or abstract; 'passage' (stricter, opt-in), in the judged passage and its record's title, so a statin-mortality sentence takes no side on 'statins increase the risk of type 2 diabetes' though its abstract lists diabetes elsewhere. 'passage' answered fewer questions, each slightly more often right (all 341 held-out SciFact claims: precision when answering 0.662 -> 0.667, evidence claims answered 0.565 -> 0.536; PubMedQA lean accuracy 0.402 -> 0.372, evals/HISTORY.md stop 34).")
-    abstain_threshold: float = Field(0.3, description="The answer abstains (insufficient evidence) when the leading answer's confidence is below this.")
+    relevance_decay: float = Field(2.0, ge=0.0, description="Passage weight x (record rank + 1) ** -relevance_decay: evidence from the best-reranked "
+        "records counts more (0: rank ignored; 2 chosen on SciFact validation claims).")
+    option_relevance_decay: float = Field(0.0, ge=0.0, description="relevance_decay for the evidence of MCQ options: an option's records sit below the "
+        "question's best ones, so rank says little (0 chosen on SciFact two-option MCQ validation "
+        "questions: accuracy 0.583 vs 0.167 at 2).")
+    adversarial_hop_weight: float = Field(1.0, description="Weight of citation-hop passages for the adversarial hypothesis (1.5 enables seed 001's "
+        "boost).")
+    mcq_stance_share: float = Field(0.7, ge=0.0, le=1.0, description="MCQ option score = share x stance-based score share + (1 - share) x semantic evidence share "
+        "(seed 000).")
+    aspect_scope: Literal["record", "passage"] = Field("record", description="Where the aspect check (ablations.enable_aspect_check) looks for a hypothesis's subject and "
+        "object: 'record', anywhere in the title or abstract; 'passage' (stricter, opt-in), in the "
+        "judged passage and its record's title, so a statin-mortality sentence takes no side on "
+        "'statins increase the risk of type 2 diabetes' though its abstract lists diabetes "
+        "elsewhere. 'passage' answered fewer questions, each slightly more often right (all 341 "
+        "held-out SciFact claims: precision when answering 0.662 -> 0.667, evidence claims answered "
+        "0.565 -> 0.536; PubMedQA lean accuracy 0.402 -> 0.372, evals/HISTORY.md stop 34).")
+    abstain_threshold: float = Field(0.3, description="The answer abstains (insufficient evidence) when the leading answer's confidence is below "
+        "this.")
     # ---- adjudication by the chat model (issue 17) ----
-    model_share: float = Field(0.7, ge=0.0, le=1.0, description="With a chat model, each hypothesis's final score = model_share x the model's adjudicated probability + (1 - model_share) x the evidence share (MCQ: the semantic evidence share, seed 000; claims and open questions: the stance score share).")
-    adjudication_abstain_below: float = Field(0.3, ge=0.0, le=1.0, description="With a chat model, the answer abstains when the chosen hypothesis's blended score is below this.")
-    adjudication_passages: int = Field(3, ge=1, le=8, description="Supporting and contradicting ledger passages (each) shown to the model per hypothesis when it adjudicates.")
-    contested_share: float = Field(0.7, ge=0.5, le=1.0, description="The model and the evidence disagree strongly (a contested point, and a reason for another discrimination round) when each gives its own choice at least this share.")
+    model_share: float = Field(0.7, ge=0.0, le=1.0, description="With a chat model, each hypothesis's final score = model_share x the model's adjudicated "
+        "probability + (1 - model_share) x the evidence share (MCQ: the semantic evidence share, "
+        "seed 000; claims and open questions: the stance score share).")
+    adjudication_abstain_below: float = Field(0.3, ge=0.0, le=1.0, description="With a chat model, the answer abstains when the chosen hypothesis's blended score is below "
+        "this.")
+    adjudication_passages: int = Field(3, ge=1, le=8, description="Supporting and contradicting ledger passages (each) shown to the model per hypothesis when "
+        "it adjudicates.")
+    contested_share: float = Field(0.7, ge=0.5, le=1.0, description="The model and the evidence disagree strongly (a contested point, and a reason for another "
+        "discrimination round) when each gives its own choice at least this share.")
 
 
 class VerificationSettings(_Group):
@@ -202,8 +291,13 @@ class VerificationSettings(_Group):
     claim_context_records: int = Field(10, ge=0, description="Top reranked records of the run checked beside a claim's fresh records.")
     claim_sentences: int = Field(10, ge=1, description="Passages closest to a claim (embedding cosine) that the stance judge reads.")
     claim_dossier_size: int = Field(2, ge=1, description="Supporting and refuting passages (each) kept in a claim's dossier.")
-    claim_min_independent: int = Field(2, ge=1, description="Independent supporting sources (institution, else DOI, else document) a claim needs to be VERIFIED, its own source included; at least one must be another record's confident reading (claim_support_confidence).")
-    claim_support_confidence: float = Field(0.6, ge=0.0, le=1.0, description="Stance confidence at or above which another record's supporting passage can verify a claim (the confidence at which an answer's quote takes a side, compose.STRONG): a claim is VERIFIED only by such a reading from a record about it, of another document and independence token than the claim's own sources.")
+    claim_min_independent: int = Field(2, ge=1, description="Independent supporting sources (institution, else DOI, else document) a claim needs to be "
+        "VERIFIED, its own source included; at least one must be another record's confident reading "
+        "(claim_support_confidence).")
+    claim_support_confidence: float = Field(0.6, ge=0.0, le=1.0, description="Stance confidence at or above which another record's supporting passage can verify a claim "
+        "(the confidence at which an answer's quote takes a side, compose.STRONG): a claim is "
+        "VERIFIED only by such a reading from a record about it, of another document and "
+        "independence token than the claim's own sources.")
     claim_strong_refutation: float = Field(0.8, ge=0.0, le=1.0, description="Refutation confidence at or above which a claim cannot be VERIFIED.")
     contested_threshold: int = Field(1, description="More contested claims than this triggers targeted retrieval and a second court.")
     max_escalations: int = Field(1, ge=0, le=3, description="Targeted re-checks the contested-claims edge may trigger.")
@@ -228,12 +322,18 @@ class AblationSettings(_Group):
     enable_citation_hop: bool = Field(True, description="Expand top records through references and citing papers.")
     enable_verification: bool = Field(True, description="Extract and verify the answer's claims.")
     enable_quantitative_weight: bool = Field(True, description="Weight quantitative passages by quantitative_weight.")
-    enable_section_weight: bool = Field(True, description="Weight passages by structured-abstract section (court.section_weights) and skip aims and questions.")
+    enable_section_weight: bool = Field(True, description="Weight passages by structured-abstract section (court.section_weights) and skip aims and "
+        "questions.")
     enable_triangulation: bool = Field(True, description="Weight evidence by cross-source triangulation.")
     enable_claim_dedup: bool = Field(True, description="Merge near-duplicate claims (cosine >= dedup_cosine).")
     enable_novelty_demotion: bool = Field(True, description="Demote near-duplicate documents in the ranking.")
-    enable_aspect_check: bool = Field(True, description="In the court, a record takes a side on a hypothesis only when its title or abstract (court.aspect_scope: or the passage with its title) names a content word of the statement's subject and one of its object (agent/reasoners/aspect.py); otherwise its passages read as neutral.")
-    enable_relevance_gate: bool = Field(True, description="Before the court, decline (INSUFFICIENT_EVIDENCE) when the top records do not address the question: a logistic model over the packaged MiniLM's best question-sentence cosine and term coverage, fitted by training/fit_relevance.py (agent/models/relevance.json).")
+    enable_aspect_check: bool = Field(True, description="In the court, a record takes a side on a hypothesis only when its title or abstract "
+        "(court.aspect_scope: or the passage with its title) names a content word of the statement's "
+        "subject and one of its object (agent/reasoners/aspect.py); otherwise its passages read as "
+        "neutral.")
+    enable_relevance_gate: bool = Field(True, description="Before the court, decline (INSUFFICIENT_EVIDENCE) when the top records do not address the "
+        "question: a logistic model over the packaged MiniLM's best question-sentence cosine and "
+        "term coverage, fitted by training/fit_relevance.py (agent/models/relevance.json).")
 
 
 GROUPS: dict[str, type[_Group]] = {
@@ -311,7 +411,8 @@ class Context(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    preset: PresetName = Field(DEFAULT_PRESET, description="Named preset (agent/presets/<name>.json): fast, default or research_max. Explicit fields override it.")
+    preset: PresetName = Field(DEFAULT_PRESET, description="Named preset (agent/presets/<name>.json): fast, default or research_max. Explicit fields "
+        "override it.")
     backend: BackendSettings = Field(default_factory=BackendSettings, description=BackendSettings.__doc__)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description=RetrievalSettings.__doc__)
     court: CourtSettings = Field(default_factory=CourtSettings, description=CourtSettings.__doc__)

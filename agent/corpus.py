@@ -130,7 +130,8 @@ async def download_scifact(home: Path, *, options: Any = None, say: Any = None) 
     if target.is_file():
         return target
     if say is not None:
-        say(f"downloading the SciFact corpus (about 3 MB compressed) from {SCIFACT_HOST} into {target.parent} (once) ...")
+        say(f"downloading the SciFact corpus (about 3 MB compressed) from {SCIFACT_HOST} into {target.parent} "
+            "(once) ...")
     client = HttpBase("scifact", f"https://{SCIFACT_HOST}/", policy=HostPolicy(timeout_s=120.0, max_attempts=4, max_concurrency=1),
                       options=options)
     try:

@@ -2,12 +2,18 @@
 
     plan -> retrieve -(decision)-> citation_hop -> rerank
                      \\-----------------------------> rerank -(decision)-> hypothesize -> discriminate -> retrieve
-                                                              \\-> court -(decision)-> discriminate (low margin / disagreement)
-                                                                              \\-> synthesize -> verify_claims -(decision)-> target_claims -> retrieve
-                                                                                                                      \\-> report -> END
+                                                              \\-> court -(decision)-> discriminate (low margin /
+                                                              disagreement)
+                                                                              \\-> synthesize -> verify_claims
+                                                                              -(decision)-> target_claims -> retrieve
+                                                                                                                      \\->
+                                                                                                                      report
+                                                                                                                      ->
+                                                                                                                      END
 Every branch follows the Decision its source node recorded (agent/routing.py), so each route and its
-numbers are in the state and the trace; each branch is wired to exactly its Literal of routes. `graph` has no checkpointer (for `langgraph dev`);
-`compile_graph(checkpointer)` gives the CLI and Python API a resumable one; agent/server.py serves it to langgraph dev.
+numbers are in the state and the trace; each branch is wired to exactly its Literal of routes. `graph` has no
+checkpointer (for `langgraph dev`); `compile_graph(checkpointer)` gives the CLI and Python API a resumable one;
+agent/server.py serves it to langgraph dev.
 
 A thread holds one question at a time: a new input on a thread that answered before is a new question, run from a
 fresh state (the input keys it leaves out are cleared, `ResearchGraph`; plan clears the rest, agent/nodes/runnable.py);

@@ -131,23 +131,31 @@ class Plan(BaseModel):
 class CitedSentence(BaseModel):
     text: str
     citations: list[str] = Field(default_factory=list, description="Record ids this sentence relies on.")
-    role: str | None = Field(default=None, description="For an evidence statement, its role as the reader sees it (agent/reasoners/compose.py, ROLES): supports_claim / against_claim (towards the claim as written, whichever answer won), for_option / against_option (the selected option), for_answer / against_answer (an open answer's line) or related (no confident reading).")
-    side: Literal["for", "against"] | None = Field(default=None, description="The judge's reading of the quote towards the answer line itself, whatever its confidence (the claim's negation, when that won): what grades the answer's verb and marks a claim quoting evidence against the answer.")
+    role: str | None = Field(default=None, description="For an evidence statement, its role as the reader sees it (agent/reasoners/compose.py, "
+        "ROLES): supports_claim / against_claim (towards the claim as written, whichever answer "
+        "won), for_option / against_option (the selected option), for_answer / against_answer (an "
+        "open answer's line) or related (no confident reading).")
+    side: Literal["for", "against"] | None = Field(default=None, description="The judge's reading of the quote towards the answer line itself, whatever its confidence "
+        "(the claim's negation, when that won): what grades the answer's verb and marks a claim "
+        "quoting evidence against the answer.")
 
 
 class Draft(BaseModel):
     """The synthesize node's output before citation checking."""
 
     answer: str = Field(description="One-line answer or verdict.")
-    answer_citations: list[str] = Field(default_factory=list, description="Records the answer line itself quotes (an open question's best finding), cited without quoting it twice.")
+    answer_citations: list[str] = Field(default_factory=list, description="Records the answer line itself quotes (an open question's best finding), cited without "
+        "quoting it twice.")
     sentences: list[CitedSentence] = Field(default_factory=list)
     selected_hypothesis: str | None = None
     faithfulness: float | None = Field(default=None, description="Share of cited sentences whose cited passages support them (agent/scoring/faithfulness.py).")
-    alternative: "Draft | None" = Field(default=None, exclude=True, description="A draft to use instead when every sentence of this one is dropped by the citation and faithfulness checks (the chat reasoner's extractive draft).")
+    alternative: "Draft | None" = Field(default=None, exclude=True, description="A draft to use instead when every sentence of this one is dropped by the citation and "
+        "faithfulness checks (the chat reasoner's extractive draft).")
 
 
 class ModelVerdict(BaseModel):
-    """What a chat model returned when it adjudicated, its citations already checked against the passages it was shown."""
+    """What a chat model returned when it adjudicated, its citations already checked against the passages it was
+    shown."""
 
     model: str
     judgements: list[HypothesisJudgement] = Field(default_factory=list)
@@ -179,5 +187,6 @@ class Reasoner(Protocol):
     async def adjudicate(
         self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], passages_each: int
     ) -> ModelVerdict | None:
-        """The model's judgement of each hypothesis from its ledger passages (None: no model adjudicates, the evidence decides)."""
+        """The model's judgement of each hypothesis from its ledger passages (None: no model adjudicates, the evidence
+        decides)."""
         ...

@@ -69,8 +69,8 @@ ANTONYMS.update({v: k for k, v in list(ANTONYMS.items()) if v not in ANTONYMS})
 # Direction swaps for the training data's negation augmentation (training/dataset.py `negate_statement`), which
 # the shipped cross-encoder was trained with. They share ANTONYMS' direction words but follow SciFact's
 # annotators where they differ: a reduction's opposite is an increase (not "enhances"), an enhancement's an
-# impairment, and the causal verbs (induces / prevents, accelerates / slows) are swapped too; 'lower' goes back to 'higher'
-# (ANTONYMS reads it as the opposite of 'raise').
+# impairment, and the causal verbs (induces / prevents, accelerates / slows) are swapped too; 'lower' goes back to
+# 'higher' (ANTONYMS reads it as the opposite of 'raise').
 DIRECTION_SWAPS: dict[str, str] = {
     **{word: ANTONYMS[word] for word in (
         "increases", "increased", "increase", "increasing", "higher", "greater", "more", "promotes", "promote",

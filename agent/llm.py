@@ -199,7 +199,8 @@ class LocalModelGuard:
         self.lock = threading.Lock()
 
     def run(self, generate: Callable[[list], T], eos: int) -> T:
-        """`generate(logits_processors)` under the lock, with a processor that ends the reply once the deadline passes."""
+        """`generate(logits_processors)` under the lock, with a processor that ends the reply once the deadline
+        passes."""
         deadline = call_deadline.get()
         with self.lock:
             if deadline is not None and time.monotonic() >= deadline:
@@ -415,12 +416,14 @@ class RoleModel:
             remaining = deadline - time.monotonic()
             if remaining < MIN_CALL_SECONDS:
                 self.breaker.record(ok=False)
-                raise ModelUnavailable(f"chat model {self.spec}: the {self.config.role} role's deadline ({self.config.deadline_s:.0f} s or the wall budget) passed")
+                raise ModelUnavailable(f"chat model {self.spec}: the {self.config.role} role's deadline "
+                    f"({self.config.deadline_s:.0f} s or the wall budget) passed")
             try:
                 result = await asyncio.wait_for(self._attempt(messages, schema, schema_text, prompts_dir), timeout=remaining)
             except asyncio.TimeoutError:
                 self.breaker.record(ok=False)
-                raise ModelUnavailable(f"chat model {self.spec}: no reply within the {self.config.role} role's deadline ({remaining:.0f} s)") from None
+                raise ModelUnavailable(f"chat model {self.spec}: no reply within the {self.config.role} role's deadline "
+                    f"({remaining:.0f} s)") from None
             except ModelUnavailable as exc:
                 self.breaker.record(ok=False, unreachable=_is_connection_failure(exc))
                 raise
@@ -428,7 +431,8 @@ class RoleModel:
             if isinstance(result, schema):
                 return result
             last_error = result
-        raise ValueError(f"chat model gave no valid {schema.__name__} after {self.config.parse_retries + 1} attempts: {last_error}")
+        raise ValueError(f"chat model gave no valid {schema.__name__} after {self.config.parse_retries + 1} attempts: "
+            f"{last_error}")
 
     async def _attempt(self, messages: list[tuple[str, str]], schema: type[T], schema_text: str, prompts_dir: str | None) -> T | str:
         """One request: the schema, or a short description of why the reply was unusable."""
@@ -458,7 +462,8 @@ class RoleModel:
         calls = getattr(raw, "tool_calls", None) or []
         text = json.dumps(calls[0].get("args", {})) if calls else str(getattr(raw, "content", "") or "")
         if not text.strip():
-            return f"empty reply ({type(result.get('parsing_error')).__name__ if result.get('parsing_error') else 'no content'})"
+            return ("empty reply "
+                f"({type(result.get('parsing_error')).__name__ if result.get('parsing_error') else 'no content'})")
         return _parsed_or_reason(text, schema)
 
     async def _invoke(self, runnable: Any, messages: list) -> Any:

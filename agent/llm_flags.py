@@ -22,7 +22,8 @@ def add_llm_arguments(parser: argparse.ArgumentParser, with_llm: bool = True) ->
                         help="how structured output is requested (default auto: per provider)")
     parser.add_argument("--llm-deadline", type=float, metavar="SECONDS", help="per-call deadline of a role before it falls back offline")
     parser.add_argument("--llm-role", action="append", metavar="ROLE.KEY=VALUE",
-                        help="a per-role call setting, e.g. --llm-role strong.timeout_s=120 or --llm-role fast.n_ctx=4096 (repeat)")
+                        help="a per-role call setting, e.g. --llm-role strong.timeout_s=120 or --llm-role "
+                            "fast.n_ctx=4096 (repeat)")
 
 
 def llm_overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -24,9 +24,11 @@ from agent.library.models import AddReport
 from agent.records import Answer
 
 INSTRUCTIONS = (
-    "SPARKIT answers scientific questions from literature with cited evidence. `ask` answers a question (add `options` for "
+    "SPARKIT answers scientific questions from literature with cited evidence. `ask` answers a question (add "
+        "`options` for "
     "multiple choice), `verify` checks a claim, `search_library` finds passages in the user's library (their PDFs and "
-    "bibliographies; citations carry page and section), `add_to_library` adds local PDF/BibTeX/RIS/JSON/JSONL files or folders."
+    "bibliographies; citations carry page and section), `add_to_library` adds local "
+        "PDF/BibTeX/RIS/JSON/JSONL files or folders."
 )
 
 
@@ -87,7 +89,8 @@ def build_server(library_dir: str | None = None):
     server = MCPServer(name="sparkit", instructions=INSTRUCTIONS, version="0.1.0")
     overrides = {"library_dir": library_dir} if library_dir else {}
 
-    @server.tool(description="Answer a scientific question with cited evidence (open, yes/no, or multiple choice with `options`). "
+    @server.tool(description="Answer a scientific question with cited evidence (open, yes/no, or multiple choice with "
+        "`options`). "
                              "Offline by default: the user's library when it has documents, else the local corpus.")
     async def ask(question: str = Field(description="The question (at most 20,000 characters)."),
                   options: list[str] | None = Field(default=None, description="Multiple-choice options (2 or more, distinct)."),
@@ -98,7 +101,8 @@ def build_server(library_dir: str | None = None):
         except SparkitError as exc:
             raise _tool_error(exc) from None
 
-    @server.tool(description="Check a claim against the literature: verdict SUPPORT / CONTRADICT / NOT_ENOUGH_INFO with the evidence.")
+    @server.tool(description="Check a claim against the literature: verdict SUPPORT / CONTRADICT / NOT_ENOUGH_INFO with "
+        "the evidence.")
     async def verify(claim: str = Field(description="A declarative claim."),
                      preset: PresetName = Field(default=DEFAULT_PRESET, description="fast, default or research_max."),
                      backend: Literal["offline", "live"] = Field(default="offline", description="offline or live.")) -> Answer:
@@ -115,8 +119,10 @@ def build_server(library_dir: str | None = None):
         except SparkitError as exc:
             raise _tool_error(exc) from None
 
-    @server.tool(description="Add local files or folders to the library: PDFs, .bib, .ris, Better BibTeX/CSL .json, a Zotero data "
-                             "folder, JSONL corpora. Bad files are skipped with a reason; nothing in the library is lost.")
+    @server.tool(description="Add local files or folders to the library: PDFs, .bib, .ris, Better BibTeX/CSL .json, a "
+        "Zotero data "
+                             "folder, JSONL corpora. Bad files are skipped with a reason; nothing in the "
+                                 "library is lost.")
     async def add_to_library(paths: list[str] = Field(description="Absolute paths of files or folders on this machine (not URLs).",
                                                       min_length=1)) -> AddReport:
         from agent.library.store import Library

@@ -70,7 +70,8 @@ def normalize_title(title: str) -> str:
 
 
 def work_keys(doi: str | None, arxiv_id: str | None, title: str, *source_ids: str) -> list[str]:
-    """Keys under which two records of a work match: DOI, arXiv id, the sources' own ids, a normalised title of 12+ characters."""
+    """Keys under which two records of a work match: DOI, arXiv id, the sources' own ids, a normalised title of 12+
+    characters."""
     keys = [f"doi:{doi}"] if doi else []
     if arxiv_id:
         keys.append(f"arxiv:{arxiv_id.lower()}")
@@ -89,7 +90,8 @@ class Provenance(BaseModel):
     hypothesis_id: str | None = None
     via: Literal["search", "citation_hop", "claim_check", "entity_expansion"] = "search"
     source: str = ""
-    scores: dict[str, float] = Field(default_factory=dict, description="Why the source returned the record for this query, where it says: the local index gives its rank, BM25 score, dense cosine and the fused (reciprocal-rank) score.")
+    scores: dict[str, float] = Field(default_factory=dict, description="Why the source returned the record for this query, where it says: the local index gives its "
+        "rank, BM25 score, dense cosine and the fused (reciprocal-rank) score.")
 
 
 class SourceLocation(BaseModel):
@@ -248,15 +250,18 @@ class Claim(BaseModel):
     key_terms: list[str] = Field(default_factory=list)
     sources: list[str] = Field(
         default_factory=list,
-        description="Record ids the answer cites for this claim. They are left out of its check: a quoted record cannot corroborate, or refute, its own quote.",
+        description="Record ids the answer cites for this claim. They are left out of its check: a quoted "
+            "record cannot corroborate, or refute, its own quote.",
     )
-    against_answer: bool = Field(False, description="The claim quotes evidence the answer shows as contradicting it: verified, it speaks against the answer, so it does not raise the answer's confidence.")
+    against_answer: bool = Field(False, description="The claim quotes evidence the answer shows as contradicting it: verified, it speaks against "
+        "the answer, so it does not raise the answer's confidence.")
     verdict: ClaimVerdict = ClaimVerdict.UNVERIFIED
     supporting: list[str] = Field(default_factory=list, description="Record ids supporting the claim.")
     refuting: list[str] = Field(default_factory=list, description="Record ids refuting the claim.")
     independent_sources: int = 0
     dossier: list[LedgerEntry] = Field(default_factory=list)
-    note: str = Field(default="", description="Why the verdict is what it is when no other record could be weighed ('no independent source found').")
+    note: str = Field(default="", description="Why the verdict is what it is when no other record could be weighed ('no independent source "
+        "found').")
 
 
 class Citation(BaseModel):
@@ -309,11 +314,13 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
     wall_time_s: float = 0.0
     setup_s: float = Field(default=0.0, description="Set-up this run waited for (loading models, a first index build): paid "
-                           "once per process, not part of wall_time_s or of any node's seconds (filled by the API at run end).")
+                           "once per process, not part of wall_time_s or of any node's seconds (filled by "
+                               "the API at run end).")
     fallbacks: list[str] = Field(default_factory=list)
     by_node: dict[str, dict] = Field(
         default_factory=dict,
-        description="Per graph node: runs, seconds, llm_calls, tokens, cost_usd, source_calls, calls_by_source, cache_hits "
+        description="Per graph node: runs, seconds, llm_calls, tokens, cost_usd, source_calls, "
+            "calls_by_source, cache_hits "
         "(filled by the API at run end; `add` leaves it empty).",
     )
 
@@ -342,7 +349,11 @@ class AnswerSentence(BaseModel):
 
     text: str
     citations: list[str] = Field(default_factory=list, description="Ids of records the run retrieved that this sentence relies on.")
-    role: str | None = Field(default=None, description="For an evidence statement, its role as the reader sees it: supports_claim / against_claim (towards the claim as the user wrote it, whichever answer won), for_option / against_option (towards the selected option), for_answer / against_answer (towards an open answer's line), related (a reading not confident enough to take a side: shown as 'Related evidence'). See agent/reasoners/compose.py, ROLES.")
+    role: str | None = Field(default=None, description="For an evidence statement, its role as the reader sees it: supports_claim / against_claim "
+        "(towards the claim as the user wrote it, whichever answer won), for_option / against_option "
+        "(towards the selected option), for_answer / against_answer (towards an open answer's line), "
+        "related (a reading not confident enough to take a side: shown as 'Related evidence'). See "
+        "agent/reasoners/compose.py, ROLES.")
 
 
 class HypothesisJudgement(BaseModel):
@@ -362,11 +373,15 @@ class Adjudication(BaseModel):
     model: str = Field(description="The chat model that adjudicated ('provider:model').")
     judgements: list[HypothesisJudgement] = Field(default_factory=list)
     model_choice: str | None = Field(default=None, description="The hypothesis the model chose; None when it abstained.")
-    evidence_choice: str | None = Field(default=None, description="The hypothesis the evidence alone favours (largest evidence share); None when no evidence took a side.")
-    model_probability: dict[str, float] = Field(default_factory=dict, description="The model's probabilities, normalised over the hypotheses (an uncited or missing judgement counts as uninformative).")
-    evidence_share: dict[str, float] = Field(default_factory=dict, description="Each hypothesis's share of the evidence (MCQ: semantic evidence share; else stance score share).")
+    evidence_choice: str | None = Field(default=None, description="The hypothesis the evidence alone favours (largest evidence share); None when no evidence "
+        "took a side.")
+    model_probability: dict[str, float] = Field(default_factory=dict, description="The model's probabilities, normalised over the hypotheses (an uncited or missing judgement "
+        "counts as uninformative).")
+    evidence_share: dict[str, float] = Field(default_factory=dict, description="Each hypothesis's share of the evidence (MCQ: semantic evidence share; else stance score "
+        "share).")
     blend: dict[str, float] = Field(default_factory=dict, description="The final score of each hypothesis; the answer follows it.")
-    choice: str | None = Field(default=None, description="The hypothesis with the best blended score; None when the blend is below the abstention threshold.")
+    choice: str | None = Field(default=None, description="The hypothesis with the best blended score; None when the blend is below the abstention "
+        "threshold.")
     abstained: bool = False
     contested: bool = Field(default=False, description="The model and the evidence each strongly favour a different hypothesis.")
     notes: list[str] = Field(default_factory=list)
@@ -391,11 +406,15 @@ class Answer(BaseModel):
         default=None, description="For claims and yes/no questions: the claim's verdict."
     )
     confidence: float = Field(ge=0.0, le=1.0, description=(
-        "Probability that what the run reports is right (agent/calibration.py). With `abstained` false: that the answer is right. "
-        "With `abstained` true: that 'insufficient evidence' is the right answer (the abstention's probability, not a confidence in "
-        "any answer; `leading_confidence` is the leading answer's); 0 for a run stopped before it gathered evidence or by an error."))
+        "Probability that what the run reports is right (agent/calibration.py). With `abstained` false: that "
+            "the answer is right. "
+        "With `abstained` true: that 'insufficient evidence' is the right answer (the abstention's "
+            "probability, not a confidence in "
+        "any answer; `leading_confidence` is the leading answer's); 0 for a run stopped before it gathered "
+            "evidence or by an error."))
     leading_confidence: float | None = Field(
-        default=None, ge=0.0, le=1.0, description="Probability that the court's leading answer is right; the run abstains when it is below abstain_threshold."
+        default=None, ge=0.0, le=1.0, description="Probability that the court's leading answer is right; the run abstains when it is below "
+            "abstain_threshold."
     )
     selected_option: int | None = None
     sentences: list[AnswerSentence] = Field(default_factory=list, description="Answer sentences with their citation ids.")
@@ -410,15 +429,19 @@ class Answer(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     notes: list[str] = Field(default_factory=list)
     faithfulness: float | None = Field(
-        default=None, ge=0.0, le=1.0, description="Share of the answer's cited sentences that their cited passages support, by the stance judge; None when nothing was cited.",
+        default=None, ge=0.0, le=1.0, description="Share of the answer's cited sentences that their cited passages support, by the stance "
+            "judge; None when nothing was cited.",
     )
     relevance: dict | None = Field(
-        default=None, description="The relevance gate's assessment: whether the evidence addresses the question, its probability, features and best match.",
+        default=None, description="The relevance gate's assessment: whether the evidence addresses the question, its "
+            "probability, features and best match.",
     )
     adjudication: Adjudication | None = Field(
-        default=None, description="With a chat model: its judgement per hypothesis, its choice, the evidence's choice and the blend the answer follows.",
+        default=None, description="With a chat model: its judgement per hypothesis, its choice, the evidence's choice and "
+            "the blend the answer follows.",
     )
     corrections: list[Correction] = Field(
-        default_factory=list, description="Words of the question read as others (misspellings the corpus does not know); `question` is the question as read.",
+        default_factory=list, description="Words of the question read as others (misspellings the corpus does not know); "
+            "`question` is the question as read.",
     )
     searched: str = Field("", description="What the run searched, e.g. 'SciFact (5,183 abstracts) + your library (3 PDFs)'.")

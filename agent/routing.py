@@ -114,10 +114,14 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
     adjudication = state.get("adjudication")
     contested = adjudication is not None and adjudication.contested  # the model and the evidence each strongly favour another answer
     if not (unjudged or low_margin or disagreement or contested):
-        return AfterCourt(next="synthesize", reason=f"resolved: margin {shown_against(margin or 0, settings.court.margin_threshold)} >= {settings.court.margin_threshold}", **common)
-    reasons = (["no passage took a side"] if unjudged else [f"low margin ({shown_against(margin, settings.court.margin_threshold)} < {settings.court.margin_threshold})"] if low_margin else []) + (
-        [f"provider disagreement ({shown_against(agreement, settings.court.agreement_threshold, 2)} < {settings.court.agreement_threshold})"] if disagreement else []
-    ) + ([f"model and evidence disagree (model {adjudication.model_choice}, evidence {adjudication.evidence_choice})"] if contested else [])
+        return AfterCourt(next="synthesize", reason=f"resolved: margin {shown_against(margin or 0, settings.court.margin_threshold)} >= "
+            f"{settings.court.margin_threshold}", **common)
+    reasons = (["no passage took a side"] if unjudged else [f"low margin ({shown_against(margin, settings.court.margin_threshold)} < "
+        f"{settings.court.margin_threshold})"] if low_margin else []) + (
+        [f"provider disagreement ({shown_against(agreement, settings.court.agreement_threshold, 2)} < "
+            f"{settings.court.agreement_threshold})"] if disagreement else []
+    ) + ([f"model and evidence disagree (model {adjudication.model_choice}, evidence "
+        f"{adjudication.evidence_choice})"] if contested else [])
     why = " and ".join(reasons)
     if not settings.ablations.enable_discrimination:
         return AfterCourt(next="synthesize", reason=f"{why}, discrimination disabled", **common)

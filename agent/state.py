@@ -61,15 +61,19 @@ class InputState(TypedDict, total=False):
     """What a caller gives: a question, optional options (multiple choice) and optional own documents."""
 
     question: Annotated[str, Field(description="The question to answer, or with mode 'verify' the claim to check. Required.")]
-    options: Annotated[list[str], Field(description="Multiple choice: 2 to 26 distinct options; the answer picks one. Leave empty for an open or yes/no question.")]
-    mode: Annotated[Mode, Field(description="'ask' (default) answers the question; 'verify' checks it as a claim: SUPPORT, CONTRADICT or NOT_ENOUGH_INFO.")]
-    documents: Annotated[list[dict[str, Any]], Field(description="Optional: answer only from these documents, each {id, title, abstract or text, year?, doi?}; otherwise the configured corpus or live sources.")]
+    options: Annotated[list[str], Field(description="Multiple choice: 2 to 26 distinct options; the answer picks one. Leave empty for an open or "
+        "yes/no question.")]
+    mode: Annotated[Mode, Field(description="'ask' (default) answers the question; 'verify' checks it as a claim: SUPPORT, CONTRADICT or "
+        "NOT_ENOUGH_INFO.")]
+    documents: Annotated[list[dict[str, Any]], Field(description="Optional: answer only from these documents, each {id, title, abstract or text, year?, "
+        "doi?}; otherwise the configured corpus or live sources.")]
 
 
 class OutputState(TypedDict, total=False):
     """What a run returns: the answer with its citations, hypotheses, checked claims, stop reason and usage."""
 
-    answer: Annotated[Answer, Field(description="The cited answer: status, verdict, confidence, sentences with citations, references, stop reason and usage.")]
+    answer: Annotated[Answer, Field(description="The cited answer: status, verdict, confidence, sentences with citations, references, stop "
+        "reason and usage.")]
 
 
 class ResearchState(InputState, total=False):
@@ -137,7 +141,8 @@ INPUT_KEYS = tuple(get_type_hints(InputState))
 def whole_input(graph_input: Any) -> Any:
     """A new input as a whole question: every input key it leaves out is written as None (not given). LangGraph writes
     only the keys an input names, so on a thread that answered before, a question sent without `options` or
-    `documents` would otherwise inherit the previous question's. Other inputs (None to resume, a Command) pass as they are."""
+    `documents` would otherwise inherit the previous question's. Other inputs (None to resume, a Command) pass as they
+    are."""
     if isinstance(graph_input, Mapping):
         return {**dict.fromkeys(INPUT_KEYS), **graph_input}
     return graph_input

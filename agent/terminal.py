@@ -1,6 +1,6 @@
-"""What reaches the user's terminal: text made safe, progress bars and spinners (stderr, only on a terminal unless asked),
-and the progress of a long set-up step (`StepProgress`: on any stderr, since a first run that builds an index for
-minutes must say so in a CI log or a nohup file too).
+"""What reaches the user's terminal: text made safe, progress bars and spinners (stderr, only on a terminal unless
+asked), and the progress of a long set-up step (`StepProgress`: on any stderr, since a first run that builds an index
+for minutes must say so in a CI log or a nohup file too).
 
 A question, a file name, a document title, corpus text or an answer comes from someone's data, so it is sanitised
 before it reaches the terminal: control characters and escape sequences removed (a crafted title cannot move the
@@ -18,7 +18,8 @@ from typing import TextIO
 
 from agent.redact import redact
 
-_UNSAFE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|\x1b[@-_]?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile(r"\x1b\[[0-?]*[ "
+    r"-/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|\x1b[@-_]?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def strip_controls(text: str) -> str:
@@ -34,7 +35,8 @@ def terminal_text(text: str) -> str:
 
 
 def terminal_safe(text: str, limit: int = 200) -> str:
-    """One line with no control characters, escape sequences or bidi overrides, secrets redacted, at most `limit` characters."""
+    """One line with no control characters, escape sequences or bidi overrides, secrets redacted, at most `limit`
+    characters."""
     text = strip_controls(redact(str(text))).replace("\n", " ").replace("\t", " ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -234,7 +236,8 @@ class StepProgress:
         elif fraction >= self._next_report - 1e-9 and self.done < self.total:
             while self._next_report <= fraction + 1e-9:
                 self._next_report += self.every
-            self._print(f"  {self.label}: {fraction:.0%} ({self.done:,}/{self.total:,} {self.unit}, {self.rate():.1f}/s, {self._eta()})")
+            self._print(f"  {self.label}: {fraction:.0%} ({self.done:,}/{self.total:,} {self.unit}, {self.rate():.1f}/s, "
+                f"{self._eta()})")
 
     def _eta(self) -> str:
         rate = self.rate()

@@ -19,10 +19,13 @@ STOPWORDS = frozenset(
 # and Bioinformatics'), so a quote does not open "AND RELEVANCE Among cigarette smokers ..." or "AUTHORS'
 # CONCLUSIONS NRT, bupropion ...". Longer labels first: an alternation takes the first that fits.
 SECTION_LABELS = (
-    r"CONCLUSIONS? AND RELEVANCE|AVAILABILITY AND IMPLEMENTATION|DATA COLLECTION AND ANALYSIS|MAIN OUTCOMES? AND MEASURES?|"
-    r"BACKGROUND|OBJECTIVES?|STUDY OBJECTIVES?|AIMS?|PURPOSE OF REVIEW|PURPOSE|CONTEXT|IMPORTANCE|INTRODUCTION|MOTIVATION|"
+    r"CONCLUSIONS? AND RELEVANCE|AVAILABILITY AND IMPLEMENTATION|DATA COLLECTION AND ANALYSIS|MAIN OUTCOMES? "
+        r"AND MEASURES?|"
+    r"BACKGROUND|OBJECTIVES?|STUDY OBJECTIVES?|AIMS?|PURPOSE OF "
+        r"REVIEW|PURPOSE|CONTEXT|IMPORTANCE|INTRODUCTION|MOTIVATION|"
     r"HYPOTHESIS|RATIONALE|MATERIALS? AND METHODS|METHODS?|METHODOLOGY|REVIEW METHODS|SEARCH METHODS|SEARCH STRATEGY|"
-    r"SELECTION CRITERIA|ELIGIBILITY CRITERIA FOR SELECTING STUDIES|ELIGIBILITY CRITERIA|DATA SOURCES?|STUDY SELECTION|DATA EXTRACTION|DATA SYNTHESIS|"
+    r"SELECTION CRITERIA|ELIGIBILITY CRITERIA FOR SELECTING STUDIES|ELIGIBILITY CRITERIA|DATA SOURCES?|STUDY "
+        r"SELECTION|DATA EXTRACTION|DATA SYNTHESIS|"
     r"EXPERIMENTAL DESIGN|RESEARCH DESIGN|STUDY DESIGN|DESIGN|SETTINGS?|PARTICIPANTS|PATIENTS|SUBJECTS|"
     r"INTERVENTIONS?|EXPOSURES?|MAIN OUTCOMES? MEASURES?|MAIN OUTCOME MEASUREMENTS?|MAIN OUTCOMES?|OUTCOME MEASURES?|"
     r"MEASUREMENTS?|MAIN RESULTS|RESULTS?|PRINCIPAL FINDINGS|RECENT FINDINGS|FINDINGS|OBSERVATIONS|"
@@ -41,7 +44,8 @@ _TITLE_LABEL = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER}(?:{SECTION_LABEL
 # Setting, and Participants Retrospective cohort ..." (29 SciFact sentences); the capital after it marks the text.
 _TITLE_JOINED = re.compile(rf"^((?:{SECTION_LABELS})(?:{_JOINER}(?:{SECTION_LABELS}))*)\s+(?=(?-i:[A-Z0-9]))", re.IGNORECASE)
 _NON_FINDING = re.compile(
-    r"^(to (determine|assess|evaluate|investigate|examine|test|compare|identify|explore)|we (aimed|sought|investigated whether|asked whether)"
+    r"^(to (determine|assess|evaluate|investigate|examine|test|compare|identify|explore)|we "
+        r"(aimed|sought|investigated whether|asked whether)"
     r"|the (aim|purpose|objective|goal)s? of|this study (aimed|examined|investigated)|whether)\b"
     # "Our objective was to test the hypothesis that ..." (seen as the answer line to "What are the risk factors for
     # postpartum depression?"), "The primary aims were to ..."
@@ -49,18 +53,25 @@ _NON_FINDING = re.compile(
     r"( of (this|our|the present) (\w+ ){0,2}(study|trial|analysis|work|review))? (was|were|is|are) to\b"
     r"|^we (\w+ly )?searched\b"  # a review's literature search, whatever it searched for ("... association ... risk")
     # "An extensive literature search was conducted ... using the following keywords: ..., 'metformin-associated lactic
-    # acidosis'" (quoted as "Qualifies" under an MCQ answer; its keywords hold result words, so it is no design sentence)
+    # acidosis'" (quoted as "Qualifies" under an MCQ answer; its keywords hold result words, so it is no design
+    # sentence)
     r"|\b(?:literature|systematic|electronic|database|bibliographic|computeri[sz]ed|extensive|comprehensive|medline|pubmed) "
+        r""
     r"(?:\w+ )?searche?s? (?:was|were) (?:\w+ )?(?:conducted|performed|carried out|undertaken|done|made)\b"
     r"|\busing the (?:following )?(?:key ?words|search terms|mesh terms)\b"
-    r"|\b(is|are|was|were|remains?|remained) (still |largely |poorly |not (yet )?|incompletely )?(unknown|unclear|not known|ill-defined|"
-    r"poorly understood|elusive|obscure|uncertain|unresolved|incompletely understood|not well understood|not fully understood|"
+    r"|\b(is|are|was|were|remains?|remained) (still |largely |poorly |not (yet )?|incompletely "
+        r")?(unknown|unclear|not known|ill-defined|"
+    r"poorly understood|elusive|obscure|uncertain|unresolved|incompletely understood|not well understood|not "
+        r"fully understood|"
     r"not well defined|not fully elucidated)\b|\?$"
     # what a review is about, and what no one has studied yet: statements about the literature, not findings
-    r"|^(here,? )?(in this (review|article|paper|chapter|commentary|perspective),? )?we (will |shall |briefly |first )?(discuss|review|summari[sz]e|outline|highlight)\b"
-    r"|^(this|the present|the current) (review|article|paper|chapter|commentary|perspective) (discusses|reviews|summari[sz]es|outlines|highlights|focuses)\b"
+    r"|^(here,? )?(in this (review|article|paper|chapter|commentary|perspective),? )?we (will |shall "
+        r"|briefly |first )?(discuss|review|summari[sz]e|outline|highlight)\b"
+    r"|^(this|the present|the current) (review|article|paper|chapter|commentary|perspective) "
+        r"(discusses|reviews|summari[sz]es|outlines|highlights|focuses)\b"
     r"|\bno (previous |prior )?(studies|study|trials?|data|research|reports?) (to date |so far |yet )?(has|have)\b"
-    r"|\b(has|have) (not yet|not|never) been (well |fully |adequately |systematically |clearly |previously )?(evaluated|examined|assessed|"
+    r"|\b(has|have) (not yet|not|never) been (well |fully |adequately |systematically |clearly |previously "
+        r")?(evaluated|examined|assessed|"
     r"investigated|studied|established|addressed|explored|determined|reported|described|characteri[sz]ed|defined|elucidated|understood|"
     r"explained|clarified)\b"
     r"|\blittle is known\b|\bremains? to be (determined|established|elucidated|clarified|investigated)\b",
@@ -73,19 +84,23 @@ _NON_FINDING = re.compile(
 _STUDIED = (r"(?:we|patients|participants|subjects|volunteers|women|men|children|infants|adults|mice|rats|animals|individuals|"
             r"cases|controls|(?:\w+[- ]){0,3}(?:patients|participants|subjects|women|men|children|mice|rats)|"
             r"(?:the )?(?:\w+ )?(?:groups?|arms?)(?: \w+)?(?: \([^)]{0,40}\))?)")
-_LEAD_IN = r"(?:(?:during|after|before|at|over|for|within|in) [^,]{0,60}, )?(?:in (?:this|a|the) [\w\s,-]{0,60}(?:study|trial|analysis|cohort),? )?"
+_LEAD_IN = (r"(?:(?:during|after|before|at|over|for|within|in) [^,]{0,60}, )?(?:in (?:this|a|the) "
+    r"[\w\s,-]{0,60}(?:study|trial|analysis|cohort),? )?")
 _DESIGN = re.compile(
-    rf"^{_LEAD_IN}{_STUDIED} (?:(?:who|with|without|aged|from|in) [^,]{{0,80}}?)?(?:were|was) (?:then |subsequently |also |each |randomly )?"
+    rf"^{_LEAD_IN}{_STUDIED} (?:(?:who|with|without|aged|from|in) [^,]{{0,80}}?)?(?:were|was) (?:then "
+        r"|subsequently |also |each |randomly )?"
     r"(?:randomi[sz]ed|assigned|allocated|enrolled|recruited|included|selected|followed|treated|given|asked|instructed|invited|"
     r"screened|stratified|matched|divided|exposed|fed|injected|administered|immuni[sz]ed|infected|studied|examined|evaluated|"
     r"interviewed|genotyped|sampled)\b"
     rf"|^{_LEAD_IN}{_STUDIED} (?:[^,]{{0,80}}? )?(?:took|received|underwent|completed|consumed|ingested) "
-    r"|^(?:(?:recently|here|first|then|next|finally|subsequently|to this end),? )?we (?:\w+ly )?(?:performed|conducted|used|measured|analy[sz]ed|"
+    r"|^(?:(?:recently|here|first|then|next|finally|subsequently|to this end),? )?we (?:\w+ly "
+        r")?(?:performed|conducted|used|measured|analy[sz]ed|"
     r"enrolled|recruited|collected|obtained|designed|developed|carried out|screened|"
     r"undertook|studied|examined|assessed|evaluated|compared|included|searched|identified|reviewed|retrieved|applied|tested|"
     r"investigated|sequenced|genotyped|generated|constructed|followed|calculated|estimated|modell?ed|surveyed|interviewed)\b"
     # "Metformin (200 mg/kg) was administrated for up to 14 days." (quoted as "Qualifies" under an MCQ answer)
-    r"|^(?:[\w(),/.%-]+ ){1,6}(?:was|were) (?:\w+ )?(?:administered|administrated|given|injected|infused|delivered|applied|"
+    r"|^(?:[\w(),/.%-]+ ){1,6}(?:was|were) (?:\w+ "
+        r")?(?:administered|administrated|given|injected|infused|delivered|applied|"
     r"instilled|gavaged|extracted|abstracted|collected|searched|retrieved)\b"
     # "Oxygen glucose deprivation was performed on bEND.3 cells to explore the mechanisms of metformin ..."
     # "Studies were grouped according to a priori categories ...", "Participants were categorized into quartiles ..."
@@ -93,15 +108,19 @@ _DESIGN = re.compile(
     r"|^we imputed?\b"
     # "A 2-period crossover study design was used with 2 treatment sequences ..." (quoted as "Supports" under an MCQ
     # answer, stop 33), "Study periods lasted for 2 weeks ...": 0 of the 732 rationale sentences, 4 corpus sentences
-    r"|\b(?:study )?design (?:was|were) (?:\w+ )?(?:used|employed|adopted|applied|chosen)\b|\bperiods? (?:\w+ )?lasted\b"
-    r"|\b(?:was|were) (?:\w+ ){0,2}(?:performed|conducted|carried out|undertaken|done|used|applied|employed|induced|established)\b"
-    r"(?:[^.;]|\.(?=\w))*?\bto (?:explore|investigate|examine|determine|assess|evaluate|study|test|identify|elucidate|clarify|characteri[sz]e|"
+    r"|\b(?:study )?design (?:was|were) (?:\w+ )?(?:used|employed|adopted|applied|chosen)\b|\bperiods? "
+        r"(?:\w+ )?lasted\b"
+    r"|\b(?:was|were) (?:\w+ ){0,2}(?:performed|conducted|carried "
+        r"out|undertaken|done|used|applied|employed|induced|established)\b"
+    r"(?:[^.;]|\.(?=\w))*?\bto "
+        r"(?:explore|investigate|examine|determine|assess|evaluate|study|test|identify|elucidate|clarify|characteri[sz]e|"
     r"analy[sz]e|measure|compare|quantify)\b",
     re.I,
 )
 _RESULT_WORD = re.compile(
     r"\b(?:found|find|show(?:s|ed|n)?|demonstrat|reveal|signific|increas|decreas|reduc|improv|associat|higher|lower|greater|"
-    r"less|more|fewer|p ?[<=>]|odds ratio|hazard|risk|correlat|predict|confirm|suggest|indicat|identif(?:ied|y) (?:a|an|\d))",
+    r"less|more|fewer|p ?[<=>]|odds "
+        r"ratio|hazard|risk|correlat|predict|confirm|suggest|indicat|identif(?:ied|y) (?:a|an|\d))",
     re.I,
 )
 
@@ -120,8 +139,10 @@ def _states_design(text: str) -> bool:
 
 
 _TENTATIVE = re.compile(
-    r"\b(requires?|warrants?|needs?|deserves?) further (investigation|study|studies|research|evaluation|exploration|confirmation)\b"
-    r"|\bfurther (studies|research|investigations?|trials|work) (is|are|will be) (needed|required|warranted|necessary)\b"
+    r"\b(requires?|warrants?|needs?|deserves?) further "
+        r"(investigation|study|studies|research|evaluation|exploration|confirmation)\b"
+    r"|\bfurther (studies|research|investigations?|trials|work) (is|are|will be) "
+        r"(needed|required|warranted|necessary)\b"
     r"|\bremains? (speculative|to be (confirmed|tested|shown|proven))\b",
     re.I,
 )
@@ -159,8 +180,10 @@ def opens_on_reference(sentence: str) -> bool:
 
 
 _CONNECTIVE = re.compile(
-    r"^(?:thus|therefore|hence|consequently|together|taken together|collectively|in conclusion|in summary|overall|finally|"
-    r"moreover|furthermore|in addition|additionally|however|importantly|notably|interestingly|indeed|accordingly),\s+(?=\S)",
+    r"^(?:thus|therefore|hence|consequently|together|taken together|collectively|in conclusion|in "
+        r"summary|overall|finally|"
+    r"moreover|furthermore|in "
+        r"addition|additionally|however|importantly|notably|interestingly|indeed|accordingly),\s+(?=\S)",
     re.I,
 )
 

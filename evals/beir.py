@@ -172,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", required=True, type=Path)
     parser.add_argument("--queries", required=True, type=Path)
     parser.add_argument("--qrels", required=True, type=Path)
-    parser.add_argument("--index", "--index-dir", dest="index_dir", type=Path, help="an existing index of the same documents (default: $SPARKIT_HOME/index/<corpus>-<sha>, built on first use)")
+    parser.add_argument("--index", "--index-dir", dest="index_dir", type=Path, help="an existing index of the same documents (default: $SPARKIT_HOME/index/<corpus>-<sha>, built on "
+        "first use)")
     parser.add_argument("--configs", help=f"comma-separated subset of {', '.join(CONFIGS)} (default: all, or only --reranker's)")
     parser.add_argument("--reranker", "--config", dest="config", help="the configuration --json reports (default rerank+sentences); alone, the only one run")
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds for learned-cv")
@@ -208,10 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         return stores[0]
 
     results = {config: run_config(index, queries, qrels, config, reranker_for(config, store), args.folds) for config in configs}
-    print(f"\nBEIR retrieval: {len(queries)} queries, corpus {args.corpus.name} ({len(index.records)} docs), commit {commit()}")
+    print(f"\nBEIR retrieval: {len(queries)} queries, corpus {args.corpus.name} ({len(index.records)} docs), "
+        f"commit {commit()}")
     print(f"{'config':<18} {'nDCG@10':>8} {'R@100':>8} {'MRR@10':>8} {'q/s':>7} {'rerank ms':>10}")
     for config, r in results.items():
-        print(f"{config:<18} {r['ndcg@10']:>8.4f} {r['recall@100']:>8.4f} {r['mrr@10']:>8.4f} {r['qps']:>7.1f} {r['rerank_ms']:>10.1f}")
+        print(f"{config:<18} {r['ndcg@10']:>8.4f} {r['recall@100']:>8.4f} {r['mrr@10']:>8.4f} {r['qps']:>7.1f} "
+            f"{r['rerank_ms']:>10.1f}")
     if args.json:
         print_json({**results[args.config], "config": args.config, "depth": DEPTH, "folds": args.folds, "runs": results})
     return 0

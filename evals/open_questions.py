@@ -1,6 +1,7 @@
 """Open questions: does the answer line state what the question asks, from the abstract that answers it?
 
-    python -m evals.open_questions --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl [--split tune|heldout|all]
+    python -m evals.open_questions --claims ../shared/data/scifact/claims_train.jsonl --corpus
+    ../shared/data/scifact/corpus.jsonl [--split tune|heldout|all]
 
 SciFact has claims, PubMedQA yes / no questions and the MCQ eval two options; none asks "What ...?" or "How ...?",
 the questions an open answer is for. evals/data/open_questions.jsonl holds the project's own wh-questions, each
@@ -41,7 +42,8 @@ RATIONALE_JACCARD = 0.5
 
 
 def load_questions(split: str, claims_path: Path) -> list[dict]:
-    """The split's questions, each with its claim's gold abstracts (`gold`) and their rationale sentences (`rationales`)."""
+    """The split's questions, each with its claim's gold abstracts (`gold`) and their rationale sentences
+    (`rationales`)."""
     claims = {c["id"]: c for c in read_jsonl(claims_path)}
     items = []
     for item in read_jsonl(QUESTIONS):

@@ -55,8 +55,10 @@ class SamplePaper:
 
     def bibtex(self) -> str:
         authors = " and ".join(f"{a.split()[-1]}, {' '.join(a.split()[:-1])}" for a in self.authors)
-        return (f"@article{{{self.key},\n  title = {{{self.title}}},\n  author = {{{authors}}},\n  year = {{{self.year}}},\n"
-                f"  journal = {{Journal of Test Papers}},\n  doi = {{{self.doi}}},\n  abstract = {{{' '.join(self.abstract)}}}\n}}\n")
+        return (f"@article{{{self.key},\n  title = {{{self.title}}},\n  author = {{{authors}}},\n  year = "
+            f"{{{self.year}}},\n"
+                f"  journal = {{Journal of Test Papers}},\n  doi = {{{self.doi}}},\n  abstract = "
+                    f"{{{' '.join(self.abstract)}}}\n}}\n")
 
 
 def _corpus(path: Path) -> list[dict]:
@@ -92,8 +94,10 @@ def sample_papers(corpus: Path, count: int = 3, *, seed: int = 19) -> list[Sampl
     for i, paper in enumerate(papers):
         cited = papers[(i + 1) % count] if count > 1 else None
         paper.references = [
-            f"{NAMES[(i + 3) % len(NAMES)]} D, {NAMES[(i + 4) % len(NAMES)]} E. A survey of unrelated results in general medicine. Ann Test Med. 2001;12:1-9.",
-            *([f"{cited.authors[0].split()[-1]} A, {cited.authors[1].split()[-1]} B. {cited.title}. J Test Pap. {cited.year}. doi:{cited.doi}"] if cited else []),
+            f"{NAMES[(i + 3) % len(NAMES)]} D, {NAMES[(i + 4) % len(NAMES)]} E. A survey of unrelated "
+                "results in general medicine. Ann Test Med. 2001;12:1-9.",
+            *([f"{cited.authors[0].split()[-1]} A, {cited.authors[1].split()[-1]} B. {cited.title}. J Test Pap. "
+                f"{cited.year}. doi:{cited.doi}"] if cited else []),
             f"{NAMES[(i + 6) % len(NAMES)]} F. Methods for the analysis of clinical cohorts. Stat Test. 1999;4:20-31.",
         ]
     return papers
@@ -112,26 +116,35 @@ def zorbalin_report() -> SamplePaper:
             "Zorbalin is an oral CGRP-pathway modulator developed for the prevention of migraine.",
             "We randomised 412 adults with episodic migraine to zorbalin 40 mg daily or placebo for 12 weeks.",
             "Zorbalin reduced migraine frequency in adults with episodic migraine.",
-            "Monthly migraine days fell by 3.9 with zorbalin and by 1.8 with placebo (difference 2.1 days, 95% CI 1.4 to 2.8).",
-            "Nausea and dizziness were more common with zorbalin than with placebo, and few participants stopped treatment.",
+            "Monthly migraine days fell by 3.9 with zorbalin and by 1.8 with placebo (difference 2.1 days, "
+                "95% CI 1.4 to 2.8).",
+            "Nausea and dizziness were more common with zorbalin than with placebo, and few participants "
+                "stopped treatment.",
         ],
         sections=[
             ("Introduction", [[
                 "Migraine is a common and disabling neurological disorder that affects about one adult in seven.",
-                "Preventive treatment is offered to people with frequent attacks, yet many stop the available drugs because of side effects.",
-                "Calcitonin gene-related peptide has a central role in migraine, and antibodies against it prevent attacks.",
+                "Preventive treatment is offered to people with frequent attacks, yet many stop the "
+                    "available drugs because of side effects.",
+                "Calcitonin gene-related peptide has a central role in migraine, and antibodies against it "
+                    "prevent attacks.",
             ], [
                 "Zorbalin is a small molecule that modulates the same pathway and is taken by mouth once a day.",
-                "In an earlier dose-finding study, 40 mg daily was well tolerated and lowered the frequency of attacks.",
-                "We report a randomised trial that compared zorbalin 40 mg daily with placebo in adults with episodic migraine.",
+                "In an earlier dose-finding study, 40 mg daily was well tolerated and lowered the frequency "
+                    "of attacks.",
+                "We report a randomised trial that compared zorbalin 40 mg daily with placebo in adults with "
+                    "episodic migraine.",
             ]]),
             ("Methods", [[
                 "Adults aged 18 to 65 years with four to fourteen migraine days a month were eligible.",
-                "Participants kept an electronic headache diary during a four-week baseline period and throughout the trial.",
-                "They were randomly assigned in a one-to-one ratio to zorbalin 40 mg or a matching placebo taken every morning.",
+                "Participants kept an electronic headache diary during a four-week baseline period and "
+                    "throughout the trial.",
+                "They were randomly assigned in a one-to-one ratio to zorbalin 40 mg or a matching placebo "
+                    "taken every morning.",
             ], [
                 "The primary outcome was the change in mean monthly migraine days from baseline to weeks 9 to 12.",
-                "Secondary outcomes were the share of participants whose migraine days halved, the use of acute medication and adverse events.",
+                "Secondary outcomes were the share of participants whose migraine days halved, the use of "
+                    "acute medication and adverse events.",
                 "Analyses followed the intention-to-treat principle with a mixed model for repeated measures.",
             ]]),
             ("Results", [[
@@ -139,7 +152,8 @@ def zorbalin_report() -> SamplePaper:
                 "Baseline characteristics were balanced, with a mean of 8.2 migraine days a month.",
                 "Mean monthly migraine days fell by 3.9 with zorbalin and by 1.8 with placebo.",
             ], [
-                "Migraine days halved in 47 percent of participants taking zorbalin and in 26 percent of those taking placebo.",
+                "Migraine days halved in 47 percent of participants taking zorbalin and in 26 percent of "
+                    "those taking placebo.",
                 "Acute medication was used on 2.3 fewer days a month with zorbalin than with placebo.",
                 "Nausea occurred in 9 percent and dizziness in 6 percent of participants taking zorbalin.",
             ]]),
@@ -415,7 +429,8 @@ def html_source(paper: SamplePaper, *, columns: int = 2) -> str:
             "body { font-family: 'DejaVu Serif', serif; font-size: 10pt; line-height: 1.3; }\n"
             "h1 { font-size: 18pt; margin: 0 0 6pt; } .authors { font-size: 11pt; margin: 0 0 4pt; }\n"
             f".body {{ column-count: {columns}; column-gap: 18pt; text-align: justify; }}\n"
-            "h2 { font-size: 12pt; margin: 8pt 0 4pt; } p { margin: 0 0 4pt; text-indent: 1em; } li { margin-bottom: 3pt; }\n"
+            "h2 { font-size: 12pt; margin: 8pt 0 4pt; } p { margin: 0 0 4pt; text-indent: 1em; } li { "
+                "margin-bottom: 3pt; }\n"
             "</style></head><body>\n"
             f"<h1>{escape(paper.title)}</h1>\n<p class=\"authors\">{escape(', '.join(paper.authors))}</p>\n"
             f"<p class=\"authors\">Journal of Test Papers ({paper.year}) doi:{escape(paper.doi)}</p>\n"
@@ -496,13 +511,16 @@ _W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 
 def _docx_paragraph(text: str, *, size: int = 20, bold: bool = False, indent: bool = False, section: str = "") -> str:
     props = ("<w:jc w:val=\"both\"/>" if indent else "") + ("<w:ind w:firstLine=\"216\"/>" if indent else "") + section
-    run = f"<w:rPr><w:rFonts w:ascii=\"DejaVu Serif\" w:hAnsi=\"DejaVu Serif\"/>{'<w:b/>' if bold else ''}<w:sz w:val=\"{size}\"/></w:rPr>"
-    return f"<w:p><w:pPr><w:spacing w:after=\"80\"/>{props}</w:pPr><w:r>{run}<w:t xml:space=\"preserve\">{escape(text)}</w:t></w:r></w:p>"
+    run = ("<w:rPr><w:rFonts w:ascii=\"DejaVu Serif\" w:hAnsi=\"DejaVu "
+        f"Serif\"/>{'<w:b/>' if bold else ''}<w:sz w:val=\"{size}\"/></w:rPr>")
+    return (f"<w:p><w:pPr><w:spacing w:after=\"80\"/>{props}</w:pPr><w:r>{run}<w:t "
+        f"xml:space=\"preserve\">{escape(text)}</w:t></w:r></w:p>")
 
 
 def docx_bytes(paper: SamplePaper) -> bytes:
     """The paper as a minimal Word document: a one-column title block, then a continuous two-column section."""
-    page = '<w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1080" w:right="1080" w:bottom="1080" w:left="1080" w:header="500" w:footer="500" w:gutter="0"/>'
+    page = ('<w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1080" w:right="1080" w:bottom="1080" '
+        'w:left="1080" w:header="500" w:footer="500" w:gutter="0"/>')
     paragraphs = [_docx_paragraph(paper.title, size=36, bold=True), _docx_paragraph(", ".join(paper.authors), size=22),
                   _docx_paragraph(f"doi:{paper.doi}", size=22, section=f'<w:sectPr>{page}<w:cols w:num="1"/></w:sectPr>'),
                   _docx_paragraph("Abstract", size=24, bold=True), _docx_paragraph(" ".join(paper.abstract), indent=True)]
@@ -512,13 +530,19 @@ def docx_bytes(paper: SamplePaper) -> bytes:
     paragraphs.append(_docx_paragraph("References", size=24, bold=True))
     paragraphs += [_docx_paragraph(f"[{i}] {ref}") for i, ref in enumerate(paper.references, 1)]
     document = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document {_W}><w:body>' + "".join(paragraphs)
-                + f'<w:sectPr><w:type w:val="continuous"/>{page}<w:cols w:num="2" w:space="360"/></w:sectPr></w:body></w:document>')
-    types = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+                + f'<w:sectPr><w:type w:val="continuous"/>{page}<w:cols w:num="2" '
+                    'w:space="360"/></w:sectPr></w:body></w:document>')
+    types = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types '
+        'xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
              '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
              '<Default Extension="xml" ContentType="application/xml"/>'
-             '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')
-    rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-            '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/>'
+             '<Override PartName="/word/document.xml" '
+                 'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')
+    rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships '
+        'xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            '<Relationship Id="rId1" '
+                'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" '
+                'Target="word/document.xml"/>'
             '</Relationships>')
     import io
 
@@ -531,7 +555,8 @@ def docx_bytes(paper: SamplePaper) -> bytes:
 
 
 def write_libreoffice(paper: SamplePaper, path: Path, *, source: str = "fodt") -> Path | None:
-    """Export `paper` written as `source` ("fodt" or "docx") to PDF with LibreOffice; None when it is missing or fails."""
+    """Export `paper` written as `source` ("fodt" or "docx") to PDF with LibreOffice; None when it is missing or
+    fails."""
     binary = libreoffice_binary()
     if binary is None:
         return None

@@ -10,10 +10,9 @@ shipped) learns from the even ones, so this is the split on which the two can be
 Two decision rules are scored: `strict` (verdict SUPPORT -> yes, CONTRADICT -> no, NOT_ENOUGH_INFO or
 abstention -> maybe) and `lean` (when the system abstains, the side its court's hypothesis scores favour;
 maybe only when the court saw no evidence either way). `accuracy` is the lean rule's. With `--rule FILE` (a rule
-`evals.pubmedqa_rule` chose by cross-validation on pqal_dev), `accuracy_rule` and its confusion are added. Calibration is
-scored for both: `ece` with the lean rule (the leading answer's confidence when the run abstained but leaned)
-and `ece_strict` with the reported confidence (an abstention's is the probability that "maybe" is right).
-"""
+`evals.pubmedqa_rule` chose by cross-validation on pqal_dev), `accuracy_rule` and its confusion are added. Calibration
+is scored for both: `ece` with the lean rule (the leading answer's confidence when the run abstained but leaned) and
+`ece_strict` with the reported confidence (an abstention's is the probability that "maybe" is right). """
 
 from __future__ import annotations
 

@@ -12,7 +12,8 @@ other nine, the protocol of the PubMedQA paper), so the reported accuracy and co
 sample; `--write FILE` stores the rule fitted on all questions, for `evals.pubmedqa --rule FILE` on other data.
 
     python -m evals.pubmedqa --data ../shared/data/pubmedqa/pqal_dev.json --answers /tmp/pqa.jsonl
-    python -m evals.pubmedqa_rule --data ../shared/data/pubmedqa/pqal_dev.json --answers /tmp/pqa.jsonl [--write FILE] [--json]
+    python -m evals.pubmedqa_rule --data ../shared/data/pubmedqa/pqal_dev.json --answers /tmp/pqa.jsonl [--write FILE]
+    [--json]
 """
 
 from __future__ import annotations
@@ -120,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     for answer in answers:
         labels = by_question.get(" ".join(answer["question"].split()))
         if not labels:
-            parser.exit(2, f"evals.pubmedqa_rule: an answer's question is not in {args.data.name}: {answer['question'][:80]!r}\n")
+            parser.exit(2, f"evals.pubmedqa_rule: an answer's question is not in {args.data.name}: "
+                f"{answer['question'][:80]!r}\n")
         gold.append(labels.pop(0))
         evidence.append(evidence_of(answer))
     if len(set(gold)) < 2 or len(gold) < args.folds:

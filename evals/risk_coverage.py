@@ -1,6 +1,7 @@
 """The abstention threshold chosen for precision, by a stated procedure, from validation answers.
 
-    python -m evals.risk_coverage --claims ../shared/data/scifact/claims_train.jsonl --answers VAL.jsonl [--target 0.85] [--delta 0.1] [--json]
+    python -m evals.risk_coverage --claims ../shared/data/scifact/claims_train.jsonl --answers VAL.jsonl [--target 0.85]
+    [--delta 0.1] [--json]
 
 `VAL.jsonl` is `python -m evals.scifact --split val --answers VAL.jsonl` (one Answer per validation claim, in the
 split's order). A claim counts as answered when the run gave a verdict (SUPPORT or CONTRADICT), and as right when
@@ -36,7 +37,8 @@ def upper_error_bound(errors: int, n: int, level: float) -> float:
 
 
 def curve(rows: list[tuple[float, bool, bool]], evidence: list[bool] | None = None) -> list[dict[str, Any]]:
-    """(confidence, answered, right) per claim -> per threshold: coverage, precision when answering, answered, errors."""
+    """(confidence, answered, right) per claim -> per threshold: coverage, precision when answering, answered,
+    errors."""
     answered = sorted(((c, r) for c, a, r in rows if a), key=lambda x: -x[0])
     points, right = [], 0
     for k, (confidence, is_right) in enumerate(answered, 1):
@@ -91,9 +93,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{'threshold':>9} {'answered':>8} {'coverage':>8} {'precision':>9} {'error bound':>11}")
     for p in points:
-        print(f"{p['threshold']:>9.4f} {p['answered']:>8} {p['coverage']:>8.3f} {p['precision']:>9.3f} {p['error_bound']:>11.3f}")
+        print(f"{p['threshold']:>9.4f} {p['answered']:>8} {p['coverage']:>8.3f} {p['precision']:>9.3f} "
+            f"{p['error_bound']:>11.3f}")
     if chosen:
-        print(f"\nchosen: abstain below {chosen['threshold']} (precision {chosen['precision']} at coverage {chosen['coverage']}, "
+        print(f"\nchosen: abstain below {chosen['threshold']} (precision {chosen['precision']} at coverage "
+            f"{chosen['coverage']}, "
               f"guaranteed >= {args.target} with probability {1 - args.delta})")
     else:
         print(f"\nno threshold guarantees precision >= {args.target} at delta {args.delta} on these {len(rows)} claims")

@@ -3,7 +3,8 @@ label through the public API (`agent.averify`), and score with SciFact's abstrac
 precision / recall / F1 (plus rationale selection where sentences are selected, claim-level accuracy,
 calibration and speed).
 
-    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
+    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl --corpus
+    ../shared/data/scifact/corpus.jsonl
 
 On claims_train the default split is the fixed hold-out that the stance model never saw (see
 benchmarks/splits.py: claim groups containing an id % 5 == 0); `--split all` scores every claim.
@@ -104,7 +105,8 @@ def claims_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser.add_argument("--claims", required=True, type=Path)
     parser.add_argument("--corpus", required=True, type=Path)
     parser.add_argument("--split", choices=["heldout", "val", "all"], default="heldout",
-                        help="heldout: the stance models' fixed hold-out; val: their validation part, for tuning (claims_train only)")
+                        help="heldout: the stance models' fixed hold-out; val: their validation part, for "
+                            "tuning (claims_train only)")
     parser.add_argument("--limit", type=int, help="first N items of the split")
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic (ablations)")

@@ -123,7 +123,8 @@ def shape(value: Any) -> Any:
 
 
 def test_every_channel_has_a_non_trivial_example_of_its_type():
-    assert set(EXAMPLES) == set(channels()), f"channels without an example: {set(channels()) - set(EXAMPLES)}; examples of no channel: {set(EXAMPLES) - set(channels())}"
+    assert set(EXAMPLES) == set(channels()), (f"channels without an example: {set(channels()) - set(EXAMPLES)}; examples of no channel: "
+        f"{set(EXAMPLES) - set(channels())}")
     for key, hint in channels().items():
         assert EXAMPLES[key] not in (None, "", 0, [], {}), key
         TypeAdapter(hint).validate_python(EXAMPLES[key], strict=True)

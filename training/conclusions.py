@@ -32,12 +32,14 @@ from training.dataset import SentenceRetriever, StancePair, load_scifact, negate
 _CONCLUSION_SECTIONS = ("conclusion", "conclusions", "interpretation", "conclusions and relevance", "conclusion and relevance")
 _CONCLUSION_CUE = re.compile(
     r"\b(suggests?|suggested|indicates?|indicated|demonstrates?|demonstrated|shows?|showed|reveals?|revealed|"
-    r"conclude|concluded|establish(?:es|ed)?|provides? evidence|support(?:s|ed)? (?:the|a|our) )\b|^(?:in conclusion|in summary|together|thus|overall)\b",
+    r"conclude|concluded|establish(?:es|ed)?|provides? evidence|support(?:s|ed)? (?:the|a|our) )\b|^(?:in "
+        r"conclusion|in summary|together|thus|overall)\b",
     re.I,
 )
 _LEAD_IN = re.compile(
     r"^(?:(?:in conclusion|in summary|taken together|together|thus|overall|collectively),?\s+)?"
-    r"(?:[^,;:]{0,80}?\b(?:suggest|indicate|demonstrate|show|reveal|establish|conclude|confirm|support|provide evidence)(?:s|ed|d)?\s+that\s+)?",
+    r"(?:[^,;:]{0,80}?\b(?:suggest|indicate|demonstrate|show|reveal|establish|conclude|confirm|support|provide "
+        r"evidence)(?:s|ed|d)?\s+that\s+)?",
     re.I,
 )
 _RESULT_SECTIONS = ("results", "findings", "methods and results", "methods and findings", "results and conclusions")

@@ -6,12 +6,13 @@ sentence says, with the label a careful reader would give the edited pair:
 
 | edit | side edited | from | to |
 |---|---|---|---|
-| `direction` | evidence: its one direction word swapped (increased -> decreased, higher -> lower) | SUPPORT | CONTRADICT |
-| `direction` | evidence: the same swap where it disagreed with the claim's direction | CONTRADICT | SUPPORT |
-| `null` | evidence: "significantly reduced" -> "did not significantly reduce" / "was not significantly reduced" | SUPPORT | CONTRADICT |
-| `hedge` | evidence wrapped as an aim, hypothesis, proposal or open question | SUPPORT / CONTRADICT | NEUTRAL |
-| `comparison` | claim: its two compared arms swapped ("A ... than B" -> "B ... than A") | SUPPORT | CONTRADICT |
-| `subject` | claim: its subject turned into its absence ("Smoking increases X" -> "Cessation of smoking increases X") | SUPPORT | CONTRADICT |
+| `direction` | evidence: its one direction word swapped (increased -> decreased, higher -> lower) | SUPPORT |
+CONTRADICT | | `direction` | evidence: the same swap where it disagreed with the claim's direction | CONTRADICT |
+SUPPORT | | `null` | evidence: "significantly reduced" -> "did not significantly reduce" / "was not significantly
+reduced" | SUPPORT | CONTRADICT | | `hedge` | evidence wrapped as an aim, hypothesis, proposal or open question |
+SUPPORT / CONTRADICT | NEUTRAL | | `comparison` | claim: its two compared arms swapped ("A ... than B" -> "B ... than
+A") | SUPPORT | CONTRADICT | | `subject` | claim: its subject turned into its absence ("Smoking increases X" ->
+"Cessation of smoking increases X") | SUPPORT | CONTRADICT |
 
 Only SUPPORT is flipped where the flip of a CONTRADICT is not determined (a refuted "A beats B" may be a tie, so
 "B beats A" need not hold). Pairs of the `heldout` split are never edited. `python -m training.contrast` prints
@@ -63,10 +64,13 @@ HEDGES = (
 )
 
 _COMPARISON = re.compile(
-    r"^(?P<a>.+?) (?P<rel>(?:is|are|was|were) (?:more|less) [a-z]+ than|(?:is|are|was|were) (?:superior|inferior|better|worse) "
-    r"(?:to|than)|(?:increases|decreases|reduces|improves|lowers|raises) .+? compared (?:with|to)) (?P<b>.+?)(?P<end>\.?)$")
+    r"^(?P<a>.+?) (?P<rel>(?:is|are|was|were) (?:more|less) [a-z]+ than|(?:is|are|was|were) "
+        r"(?:superior|inferior|better|worse) "
+    r"(?:to|than)|(?:increases|decreases|reduces|improves|lowers|raises) .+? compared (?:with|to)) "
+        r"(?P<b>.+?)(?P<end>\.?)$")
 _SUBJECT_VERB = re.compile(
-    r"^(?P<s>[A-Za-z][\w-]*(?: [a-z][\w-]*){0,2}) (?P<v>increases|decreases|reduces|improves|lowers|raises|causes|prevents|"
+    r"^(?P<s>[A-Za-z][\w-]*(?: [a-z][\w-]*){0,2}) "
+        r"(?P<v>increases|decreases|reduces|improves|lowers|raises|causes|prevents|"
     r"promotes|inhibits|protects|worsens|enhances|impairs) (?P<o>.+)$")
 _SUBJECT_ABSENCE = ("Cessation of {s}", "Inhibition of {s}", "Loss of {s}", "Deficiency of {s}")
 
@@ -91,7 +95,8 @@ def _match_case(new: str, old: str) -> str:
 
 _LEAD_IN = re.compile(r"^(?:(?:BACKGROUND|OBJECTIVES?|METHODS|RESULTS|FINDINGS|CONCLUSIONS?|INTERPRETATION)S?:?\s+)?"
                       r"(?:(?:Here,?|In this study,?|Thus,?|Overall,?|Together,?|Taken together,?)\s+)?"
-                      r"(?:(?:we|these data|our (?:results|data|findings))\s+(?:show|showed|found|find|demonstrate|demonstrated|report|"
+                      r"(?:(?:we|these data|our "
+                          r"(?:results|data|findings))\s+(?:show|showed|found|find|demonstrate|demonstrated|report|"
                       r"suggest|suggested|reveal|revealed|indicate|indicated|establish)\s+that\s+)?")
 _PRECEDES_ADJECTIVE = frozenset("a an the with of in to revealed showed had has have found demonstrated caused resulted".split())
 
@@ -103,7 +108,8 @@ def _article(text: str) -> str:
 
 
 def swap_evidence_direction(pair: StancePair) -> StancePair | None:
-    """The evidence with its single direction word reversed, when both texts speak of one direction and neither negates."""
+    """The evidence with its single direction word reversed, when both texts speak of one direction and neither
+    negates."""
     if _NEGATION.search(pair.statement) or _NEGATION.search(pair.passage):
         return None
     claim_direction = _direction(_words(pair.statement)[1:])  # a first word is the subject's ('Activated Cdk5 ...')
@@ -164,12 +170,14 @@ def reverse_comparison(pair: StancePair) -> StancePair | None:
     a, b = match.group("a"), match.group("b")
     if a.lower() == b.lower():
         return None
-    statement = f"{_match_case(b, a)} {match.group('rel')} {a[0].lower() + a[1:] if not a.split()[0].isupper() else a}{match.group('end')}"
+    statement = (f"{_match_case(b, a)} {match.group('rel')} "
+        f"{a[0].lower() + a[1:] if not a.split()[0].isupper() else a}{match.group('end')}")
     return replace(pair, statement=statement, label="CONTRADICT", kind="contrast:comparison")
 
 
 def change_subject(pair: StancePair, rng: random.Random) -> StancePair | None:
-    """'X increases Y' supported: 'Cessation / Inhibition / Loss of X increases Y' is contradicted by the same evidence."""
+    """'X increases Y' supported: 'Cessation / Inhibition / Loss of X increases Y' is contradicted by the same
+    evidence."""
     if pair.label != "SUPPORT" or _NEGATION.search(pair.statement):
         return None
     match = _SUBJECT_VERB.match(pair.statement.strip())

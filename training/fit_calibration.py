@@ -1,6 +1,7 @@
 """Fit the confidence calibration (agent/models/calibration.json) on SciFact validation claims.
 
-    python -m training.fit_calibration --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
+    python -m training.fit_calibration --claims ../shared/data/scifact/claims_train.jsonl --corpus
+    ../shared/data/scifact/corpus.jsonl
 
 Runs every claim of the validation part (benchmarks/splits.py; the stance judges were not trained on it,
 and the held-out part is left for evals/scifact.py) through the public API with the raw evidence score and
@@ -60,7 +61,8 @@ def observations_from_answers(claims: list[dict], answers: list[dict]) -> list[d
     split's order): the raw evidence score is a function of what an Answer records (its hypotheses' scores, claims and
     ledger), so it is recomputed rather than run again."""
     if len(claims) != len(answers):
-        raise SystemExit(f"{len(answers)} answers for {len(claims)} claims: use the answers of the validation split, in its order")
+        raise SystemExit(f"{len(answers)} answers for {len(claims)} claims: use the answers of the validation split, in its "
+            "order")
     rows = []
     for claim, raw in zip(claims, answers, strict=True):
         answer = Answer.model_validate(raw)

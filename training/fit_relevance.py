@@ -179,8 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     model = RelevanceModel(
         weights={name: round(float(w), 4) for name, w in zip(FEATURES, regression.coef_[0])},
         intercept=round(float(regression.intercept_[0]), 4), top_records=TOP_RECORDS, encoder=MODEL_NAME,
-        fitted_on="SciFact claims_train outside the held-out groups (answerable, SciFact corpus), PubMedQA pqal_dev even PMIDs "
-                  "(answerable, own abstract), evals/data/off_topic.jsonl split=fit (off-topic, SciFact corpus); class-balanced "
+        fitted_on="SciFact claims_train outside the held-out groups (answerable, SciFact corpus), PubMedQA "
+            "pqal_dev even PMIDs "
+                  "(answerable, own abstract), evals/data/off_topic.jsonl split=fit (off-topic, SciFact "
+                      "corpus); class-balanced "
                   "logistic regression, threshold 0.5",
         examples=len(fitted), commit=commit(), claim_floor=claim_floor(claim_rows),
     )

@@ -10,16 +10,28 @@ CliniFact test) are not read at all.
 
 | source | pairs | label mapping | split | weight |
 |---|---|---|---|---|
-| scifact | claims_train: each rationale sentence and each rationale set (joined); sentences of cited abstracts without rationale, and BM25-retrieved sentences of abstracts the claim does not cite (hard negatives) -> NEUTRAL | SUPPORT / CONTRADICT | benchmarks/splits.py scifact_splits (341 held-out claims, validation part) | 1.0 |
-| healthver | HealthVer train (MultiVerS format): each rationale set (joined) -> its label; one other sentence of each listed abstract -> NEUTRAL (HealthVer's own neutral evidence is such sentences) | SUPPORT / CONTRADICT / NEI -> NEUTRAL | train; HealthVer dev CSV is `val` | 1.0 |
-| check_covid | claim against its evidence sentences (given for NEI claims too) | SUPPORT / REFUTE -> CONTRADICT / NOTENOUGHINFO -> NEUTRAL | train file -> train, dev file -> val | 1.0 |
-| evidence_inference | EI 2.0 prompts (intervention I, comparator C, outcome O) against each valid evidence span; claims written from the prompt: "I increases O compared with C", "I decreases O ...", "There is no significant difference in O between I and C"; the claim matching the reported direction -> SUPPORT, one of the other two -> CONTRADICT; the claim of another outcome of the same trial -> NEUTRAL | significantly increased / decreased / no significant difference | ev2 article split: train / validation -> val / test -> heldout | 0.7 |
-| clinifact | templated claim ("X is superior to Y in terms of O") against the abstract's last 4 sentences (results and conclusion) | 1 TRUE -> SUPPORT, 0 FALSE (negative or inconclusive) -> CONTRADICT, 2 NONE -> NEUTRAL | train -> train, validation -> val | 0.5 (labels derived from registry p-values: silver) |
-| abstrct | target argument (claim) against source argument (premise) in RCT abstracts | Support -> SUPPORT, Attack -> CONTRADICT, noRel -> NEUTRAL (at most 1 per claim) | neoplasm test -> heldout, the rest train | 0.5 |
-| covidfact | claim against its evidence sentences (joined) | SUPPORTED -> SUPPORT, REFUTED -> CONTRADICT | train | 0.3 (refuted claims are machine word-swaps) |
-| nli4ct | statement against the evidence lines of the trial section(s) | Entailment -> SUPPORT, Contradiction -> CONTRADICT | 2023 train -> train, dev -> val | 0.3 (trial reports, not abstracts) |
-| climate_fever | claim against each Wikipedia evidence sentence | SUPPORTS / REFUTES / NOT_ENOUGH_INFO | heldout only (out-of-domain check) | - |
-| negated | SciFact / HealthVer / Check-COVID training pairs with the claim negated ("does not"), label flipped (SUPPORT <-> CONTRADICT; a refuted claim is only flipped by negation) | flipped | train | 0.5 |
+| scifact | claims_train: each rationale sentence and each rationale set (joined); sentences of cited abstracts without
+rationale, and BM25-retrieved sentences of abstracts the claim does not cite (hard negatives) -> NEUTRAL | SUPPORT /
+CONTRADICT | benchmarks/splits.py scifact_splits (341 held-out claims, validation part) | 1.0 | | healthver | HealthVer
+train (MultiVerS format): each rationale set (joined) -> its label; one other sentence of each listed abstract ->
+NEUTRAL (HealthVer's own neutral evidence is such sentences) | SUPPORT / CONTRADICT / NEI -> NEUTRAL | train; HealthVer
+dev CSV is `val` | 1.0 | | check_covid | claim against its evidence sentences (given for NEI claims too) | SUPPORT /
+REFUTE -> CONTRADICT / NOTENOUGHINFO -> NEUTRAL | train file -> train, dev file -> val | 1.0 | | evidence_inference | EI
+2.0 prompts (intervention I, comparator C, outcome O) against each valid evidence span; claims written from the prompt:
+"I increases O compared with C", "I decreases O ...", "There is no significant difference in O between I and C"; the
+claim matching the reported direction -> SUPPORT, one of the other two -> CONTRADICT; the claim of another outcome of
+the same trial -> NEUTRAL | significantly increased / decreased / no significant difference | ev2 article split: train /
+validation -> val / test -> heldout | 0.7 | | clinifact | templated claim ("X is superior to Y in terms of O") against
+the abstract's last 4 sentences (results and conclusion) | 1 TRUE -> SUPPORT, 0 FALSE (negative or inconclusive) ->
+CONTRADICT, 2 NONE -> NEUTRAL | train -> train, validation -> val | 0.5 (labels derived from registry p-values: silver)
+| | abstrct | target argument (claim) against source argument (premise) in RCT abstracts | Support -> SUPPORT, Attack ->
+CONTRADICT, noRel -> NEUTRAL (at most 1 per claim) | neoplasm test -> heldout, the rest train | 0.5 | | covidfact |
+claim against its evidence sentences (joined) | SUPPORTED -> SUPPORT, REFUTED -> CONTRADICT | train | 0.3 (refuted
+claims are machine word-swaps) | | nli4ct | statement against the evidence lines of the trial section(s) | Entailment ->
+SUPPORT, Contradiction -> CONTRADICT | 2023 train -> train, dev -> val | 0.3 (trial reports, not abstracts) | |
+climate_fever | claim against each Wikipedia evidence sentence | SUPPORTS / REFUTES / NOT_ENOUGH_INFO | heldout only
+(out-of-domain check) | - | | negated | SciFact / HealthVer / Check-COVID training pairs with the claim negated ("does
+not"), label flipped (SUPPORT <-> CONTRADICT; a refuted claim is only flipped by negation) | flipped | train | 0.5 |
 
 Exclusions (../shared/data/stance/README.md): HealthVer train claims 234 (a HealthVer test claim) and 988 (a dev
 claim); Check-COVID's 54 claims on the 11 abstracts shared with HealthVer test (strict); COVID-Fact's 9 lines
@@ -245,7 +257,8 @@ def nli4ct_source(data: Path) -> list[StancePair]:
                     continue
                 premise = section(item["Primary_id"], item["Section_id"], item["Primary_evidence_index"])
                 if item.get("Secondary_id"):
-                    premise = f"Primary trial: {premise} Secondary trial: {section(item['Secondary_id'], item['Section_id'], item['Secondary_evidence_index'])}"
+                    premise = (f"Primary trial: {premise} Secondary trial: "
+                        f"{section(item['Secondary_id'], item['Section_id'], item['Secondary_evidence_index'])}")
                 pairs.append(_pair(item["Statement"], premise, label, "trial_section", f"nli{item['Primary_id']}", split, "nli4ct"))
     return pairs
 

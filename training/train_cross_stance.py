@@ -2,8 +2,9 @@
 
     python -m training.train_cross_stance                  # ~16 min on 2 CPU cores; reproduces the shipped file
     python -m training.train_cross_stance --no-write --epochs 1 --max-train 2000   # a quick smoke run
-    python -m training.train_cross_stance --conclusions --out /tmp/x.npz   # + weak conclusion pairs (not shipped, evals/HISTORY.md)
-    python -m training.train_cross_stance --pubmedqa --bias 0,0,0 --out /tmp/x.npz   # + PubMedQA pairs (not shipped, evals/HISTORY.md)
+    python -m training.train_cross_stance --conclusions --out /tmp/x.npz   # + weak conclusion pairs (not shipped,
+    evals/HISTORY.md) python -m training.train_cross_stance --pubmedqa --bias 0,0,0 --out /tmp/x.npz   # + PubMedQA
+    pairs (not shipped, evals/HISTORY.md)
 
 Data and splits are those of the MLP judge (training/dataset.py, benchmarks/splits.py): sentence-level SciFact pairs
 (rationales, sentences of cited abstracts without rationales, BM25-retrieved non-cited sentences; the
@@ -77,12 +78,14 @@ def main() -> None:
     parser.add_argument("--bias", default="1,0,0", help="log-prior shift added to the S,C,N logits after temperature "
                         "(1,0,0: best of 1/2 end to end on the validation claims, evals.scifact --split val)")
     parser.add_argument("--keep-evidence-neutrals", action="store_true",
-                        help="keep the NEUTRAL pairs from abstracts that are evidence for the claim (dropped by default: "
+                        help="keep the NEUTRAL pairs from abstracts that are evidence for the claim (dropped "
+                            "by default: "
                              "their label is the annotators' rationale choice, not the abstract's stance)")
     parser.add_argument("--conclusions", action="store_true",
                         help="add the weakly labelled conclusion pairs of training/conclusions.py to the training part")
     parser.add_argument("--pubmedqa", action="store_true",
-                        help="add the PubMedQA PQA-L yes/no pairs of even PMIDs (training/dataset.py) to the training and validation parts")
+                        help="add the PubMedQA PQA-L yes/no pairs of even PMIDs (training/dataset.py) to the "
+                            "training and validation parts")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--report", type=Path, default=None)
     args = parser.parse_args()
@@ -105,7 +108,8 @@ def main() -> None:
     heldout = [p for p in pairs if p.split == "heldout"]
     counts = {label: sum(p.label == label for p in train) for label in LABELS}
     pubmedqa_train = sum(p.kind == "pubmedqa" for p in train)
-    print(f"pairs: train {len(train)} {counts} (negation-augmented {len(augment)}, conclusions {len(weak)}, pubmedqa {pubmedqa_train}), val {len(val)}, heldout {len(heldout)}", flush=True)
+    print(f"pairs: train {len(train)} {counts} (negation-augmented {len(augment)}, conclusions {len(weak)}, "
+        f"pubmedqa {pubmedqa_train}), val {len(val)}, heldout {len(heldout)}", flush=True)
 
     network, tokenizer = build_network(), load_tokenizer()
     names = set(trainable_names(network, args.layers))

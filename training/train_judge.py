@@ -1,8 +1,10 @@
-"""Train the cross-encoder stance judge on the pooled sources (training/pool.py) and write agent/models/stance_cross.npz.
+"""Train the cross-encoder stance judge on the pooled sources (training/pool.py) and write
+agent/models/stance_cross.npz.
 
-    python -m training.train_judge --report evals/runs/judge.json           # the shipped configuration (see its model card)
-    python -m training.train_judge --max-train 2000 --epochs 1 --no-write   # a smoke run (minutes)
-    python -m training.train_judge --pool-file pool.jsonl.gz --device auto  # pool written on the first run, read after (datasets not needed)
+    python -m training.train_judge --report evals/runs/judge.json           # the shipped configuration (see its model
+    card) python -m training.train_judge --max-train 2000 --epochs 1 --no-write   # a smoke run (minutes) python -m
+    training.train_judge --pool-file pool.jsonl.gz --device auto  # pool written on the first run, read after (datasets
+    not needed)
 
 The network is the packaged all-MiniLM-L6-v2 read over (statement, passage) jointly, masked mean pooling and a
 linear 3-way head. Every encoder layer is fine-tuned; the word embeddings stay frozen (they come from the
@@ -124,14 +126,16 @@ def logits_of(network, tokenizer, pairs: list[StancePair], max_len: int) -> np.n
 
 
 def warmup_then_decay(optimiser: torch.optim.Optimizer, steps: int, warmup_share: float) -> torch.optim.lr_scheduler.LambdaLR:
-    """Learning rate rising linearly over the first `warmup_share` of `steps` (at least one), then falling linearly to 0."""
+    """Learning rate rising linearly over the first `warmup_share` of `steps` (at least one), then falling linearly to
+    0."""
     warmup = max(1, int(steps * warmup_share))
     return torch.optim.lr_scheduler.LambdaLR(optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
 
 
 def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePair], args, *, epochs: int, lr: float, label: str,
                 rng: random.Random) -> tuple[dict[str, torch.Tensor], list[dict], float]:
-    """Train for `epochs`, scoring val after each; returns the best epoch's trainable state, the history and its score."""
+    """Train for `epochs`, scoring val after each; returns the best epoch's trainable state, the history and its
+    score."""
     names = set(trainable(network, args.train_layers))
     body = [p for n, p in network.named_parameters() if n in names and not n.startswith("head.")]
     head = [p for n, p in network.named_parameters() if n.startswith("head.")]
@@ -247,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
                         "rationales (training/contrast.py: direction, null result, hedge, comparison, subject edits)")
     parser.add_argument("--init", type=Path, help="start from these weights (a stance_cross.npz) instead of the base")
     parser.add_argument("--init-checkpoint", type=Path, help="start from a --checkpoint-dir state (e.g. pooled-epoch1.pt); with --epochs 0 the "
-                        "pooled stage is skipped, so an interrupted run resumes at its second stage or is only exported")
+                        "pooled stage is skipped, so an interrupted run resumes at its second stage or is "
+                            "only exported")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="cpu", help="cpu, cuda, or auto (cuda when torch sees a GPU); the result is the same network either way")
@@ -282,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     heldout = [] if args.skip_heldout else [p for p in pool if p.split == "heldout"]
     if args.max_val:
         val, heldout = rng.sample(val, min(args.max_val, len(val))), rng.sample(heldout, min(args.max_val, len(heldout)))
-    print(f"pool: train {len(train)}, val {len(val)}, heldout {len(heldout)}; removed {removed}; built in {time.perf_counter() - started:.0f}s", flush=True)
+    print(f"pool: train {len(train)}, val {len(val)}, heldout {len(heldout)}; removed {removed}; built in "
+        f"{time.perf_counter() - started:.0f}s", flush=True)
 
     args.device = resolve_device(args.device)
     network, tokenizer = build_network(), load_tokenizer()

@@ -261,7 +261,8 @@ def tune_heuristic(pairs: list[StancePair], x: np.ndarray) -> None:
             if score > best[0]:
                 best = (score, (round(float(related), 3), contradict_at))
     heuristic.RELATED_COSINE, heuristic.CONTRADICT_AT = original
-    print(f"heuristic tuning on the training part: best (RELATED_COSINE, CONTRADICT_AT) = {best[1]}, score {best[0]:.4f}")
+    print(f"heuristic tuning on the training part: best (RELATED_COSINE, CONTRADICT_AT) = {best[1]}, score "
+        f"{best[0]:.4f}")
 
 
 def benchmark(weights: Path, heldout: list[StancePair], n: int = 200) -> dict[str, float]:
@@ -278,7 +279,8 @@ def benchmark(weights: Path, heldout: list[StancePair], n: int = 200) -> dict[st
     for _ in range(5):
         judge.judge_sync(sample)
     warm = (time.perf_counter() - t0) / 5
-    print(f"benchmark: {len(sample)} pairs cold {cold:.2f}s, warm {warm * 1000:.1f} ms ({len(sample) / warm:.0f} pairs/s)")
+    print(f"benchmark: {len(sample)} pairs cold {cold:.2f}s, warm {warm * 1000:.1f} ms ({len(sample) / warm:.0f} "
+        "pairs/s)")
     return {"pairs": len(sample), "cold_seconds": round(cold, 3), "warm_seconds": round(warm, 4)}
 
 

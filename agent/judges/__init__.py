@@ -44,7 +44,8 @@ def offline_stance_judge(kind: OfflineKind = "auto", cross_weights: Path | None 
     if direction_weights is not None and kind != "ensemble" and direction_weights.resolve() == default_direction_weights_path().resolve():
         direction_weights = None
     if direction_weights is not None and kind != "ensemble":
-        raise ConfigurationError(f"stance_direction_weights decides the direction of the ensemble judge, not of {kind!r}: use stance_model 'ensemble'")
+        raise ConfigurationError(f"stance_direction_weights decides the direction of the ensemble judge, not of {kind!r}: use "
+            "stance_model 'ensemble'")
     if kind == "heuristic":
         return HeuristicStanceJudge()
     if kind == "ensemble":

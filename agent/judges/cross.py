@@ -36,7 +36,8 @@ def default_cross_weights_path() -> Path:
 
 
 def default_direction_weights_path() -> Path:
-    """The packaged direction reader (agent/models/stance_direction.npz), chosen with `stance_direction_weights=packaged`."""
+    """The packaged direction reader (agent/models/stance_direction.npz), chosen with
+    `stance_direction_weights=packaged`."""
     return default_cross_weights_path().parent / DIRECTION_FILE
 
 
@@ -140,7 +141,8 @@ def init_layers(path: Path, meta: dict) -> dict[str, np.ndarray]:
     candidates = [path.parent / name, default_cross_weights_path().parent / name]
     found = next((c for c in candidates if c.is_file() and weights_digest(c) == digest), None)
     if found is None:
-        raise ConfigurationError(f"cross-encoder stance weights at {path} train only the top layers over {name} (sha256 {str(digest)[:12]}…), "
+        raise ConfigurationError(f"cross-encoder stance weights at {path} train only the top layers over {name} (sha256 "
+            f"{str(digest)[:12]}…), "
                                  f"which is in neither {candidates[0].parent} nor the packaged models with that digest")
     arrays = read_weights(found, "cross-encoder stance", "python -m training.train_judge")
     return dequantized({k: v for k, v in arrays.items() if k.startswith(("encoder.", "head."))})

@@ -29,7 +29,8 @@ def read_weights(path: Path, what: str, retrain: str) -> dict[str, np.ndarray]:
 
 
 def weights_digest(path: Path) -> str:
-    """sha256 of a weights file ('' when absent): what a calibration fitted for one judge's weights is checked against."""
+    """sha256 of a weights file ('' when absent): what a calibration fitted for one judge's weights is checked
+    against."""
     if not path.is_file():
         return ""
     stat = path.stat()

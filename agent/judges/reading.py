@@ -36,7 +36,8 @@ _COMPARATIVE = re.compile(r"\b(?P<rel>(?:more|less)(?:\s+\w+)?|fewer|greater|hig
                           r"|longer|shorter|outperform(?:s|ed)?)\b", re.I)
 _LINK = re.compile(r"\b(?:than|compared (?:with|to)|versus|vs\.?)\s", re.I)
 _LINK_TO = re.compile(r"\b(?:than|to|compared (?:with|to)|versus|vs\.?)\s", re.I)  # 'superior to', 'inferior to'
-_VALENCE = re.compile(r"^(?:superior|inferior|better|worse|outperform\w*|(?:more|less) (?:effective|efficacious|beneficial|successful))$", re.I)
+_VALENCE = re.compile(r"^(?:superior|inferior|better|worse|outperform\w*|(?:more|less) "
+    r"(?:effective|efficacious|beneficial|successful))$", re.I)
 _STOP = frozenset("""the a an of in for with and or to on by at as is are was were be been being that this these those
     it its their than more less than patients people subjects group groups treatment treated therapy use users who had have
     has times about""".split())
@@ -99,15 +100,20 @@ def _comparison(statement: str, passage: str) -> StructureReading | None:
 
 # --- requirement ---------------------------------------------------------------------------------------------------
 _REQUIRED = re.compile(r"\b(?:is|are|was|were)?\s*(?:required|necessary|essential|needed|indispensable|critical|crucial)\s+(?:for|to)\b"
-                       r"|\brequires?\b|\bdepends? on\b|\bdependent on\b|\bmediated by\b|\bthrough\b(?!\s+(?:\d|week|month|year|day|the end))|\bvia\b", re.I)
+                       r"|\brequires?\b|\bdepends? on\b|\bdependent on\b|\bmediated "
+                           r"by\b|\bthrough\b(?!\s+(?:\d|week|month|year|day|the end))|\bvia\b", re.I)
 _DISPENSABLE = re.compile(r"\bdispensable\b|\bnot (?:required|necessary|essential|needed)\b|\bunnecessary\b|\bindependent(?:ly)? of\b"
-                          r"|\b(?:does|do|did) not (?:require|depend on|need)\b|\bwithout (?:requiring|the need for)\b", re.I)
+                          r"|\b(?:does|do|did) not (?:require|depend on|need)\b|\bwithout (?:requiring|the "
+                              r"need for)\b", re.I)
 
 
-_ABLATION = re.compile(r"\b(?:knock-?outs?|knock-?down|-null|null|deficient|deficiency|lacking|lack of|deletion|deleted|deleting|depleting|depleted|"
-                       r"depletion|ablat(?:ed|ing|ion)|without|absence of|in the absence|germ-free|lesion(?:ed|s)?|inhibitors?|blocking|blockade|"
+_ABLATION = re.compile(r"\b(?:knock-?outs?|knock-?down|-null|null|deficient|deficiency|lacking|lack "
+    r"of|deletion|deleted|deleting|depleting|depleted|"
+                       r"depletion|ablat(?:ed|ing|ion)|without|absence of|in the "
+                           r"absence|germ-free|lesion(?:ed|s)?|inhibitors?|blocking|blockade|"
                        r"antagonists?|silenc(?:ed|ing)|removal of|removed|resection|in the dark|-/-)\b|-/-", re.I)
-_LOST = re.compile(r"\b(?:abolish(?:ed|es)?|prevent(?:ed|s)?|blocked|failed to|fail to|no longer|did not|could not|no \w+ (?:formed|activity|effect)|"
+_LOST = re.compile(r"\b(?:abolish(?:ed|es)?|prevent(?:ed|s)?|blocked|failed to|fail to|no longer|did not|could not|no \w+ "
+    r"(?:formed|activity|effect)|"
                    r"lost|loss of|impaired|eliminated|absent|small,? underdeveloped|underdeveloped|required)\b", re.I)
 _KEPT = re.compile(r"\b(?:still|maintained|normal|similar|persist(?:ed|s)?|continued|unaffected|intact|remained|comparable|unchanged|"
                    r"independent|preserved|as well as)\b", re.I)
@@ -145,10 +151,12 @@ _NOMINAL_ABSENCE = frozenset("""deficiency deficient depletion knockout knockdow
 _GENERIC = frozenset("""intake levels level use expression signalling signaling therapy treatment concentration concentrations diet
     dietary infection exposure consumption status activity function production being""".split())
 _CAUSAL_UP = re.compile(r"\b(?:causes?|caused|leads? to|led to|triggers?|triggered|damages?|damaged|worsens?|worsened|promotes?)\b", re.I)
-_CAUSAL_DOWN = re.compile(r"\b(?:protects? against|protected against|prevents?|prevented|reverses?|reversed|suppress(?:es|ed)?|abolish(?:es|ed)?)\b", re.I)
+_CAUSAL_DOWN = re.compile(r"\b(?:protects? against|protected "
+    r"against|prevents?|prevented|reverses?|reversed|suppress(?:es|ed)?|abolish(?:es|ed)?)\b", re.I)
 _PREDICATE = re.compile(r"\b(?:increases?|increased|decreases?|decreased|reduces?|reduced|lowers?|lowered|raises?|raised|improves?|improved|"
                         r"worsens?|worsened|promotes?|promoted|inhibits?|inhibited|prevents?|prevented|causes?|caused|protects?|protected|"
-                        r"suppress(?:es|ed)?|reverse[sd]?|damages?|damaged|leads? to|led to|abolish(?:es|ed)?|was associated|were associated|"
+                        r"suppress(?:es|ed)?|reverse[sd]?|damages?|damaged|leads? to|led "
+                            r"to|abolish(?:es|ed)?|was associated|were associated|"
                         r"is associated|are associated|had|showed)\b", re.I)
 
 
@@ -224,7 +232,8 @@ def _subject_sign(statement: str, passage: str) -> StructureReading | None:
 
 # --- ratios --------------------------------------------------------------------------------------------------------
 _RATIO = re.compile(r"(?:\b(?-i:a?OR|a?HR|a?RR|IRR)\b|\b(?:odds|hazard|risk|rate) ratios?\b|\brelative risks?\b)[^0-9]{0,24}?"
-                    r"(?P<point>\d+(?:[.·]\d+)?)[^0-9]{1,20}?(?:9[05]\s*%\s*)?(?:CI|CredI|confidence interval|credible interval)[^0-9]{0,12}?"
+                    r"(?P<point>\d+(?:[.·]\d+)?)[^0-9]{1,20}?(?:9[05]\s*%\s*)?(?:CI|CredI|confidence "
+                        r"interval|credible interval)[^0-9]{0,12}?"
                     r"(?P<low>\d+(?:[.·]\d+)?)\s*(?:-|–|—|to|,)\s*(?P<high>\d+(?:[.·]\d+)?)", re.I)
 _RISK_WORDS = re.compile(r"\b(?:risk|odds|incidence|mortality|hazard|rate|rates|events?|occurrence|likelihood|chance)\b", re.I)
 # a ratio of a good outcome, or of the events a good outcome is free of, points the other way: left to the judge
@@ -265,8 +274,8 @@ def _numbered(text: str) -> set[tuple[str, str]]:
 
 
 def _sibling(statement: str, passage: str) -> StructureReading | None:
-    """'BRCA2' is not 'BRCA1', 'IL-10' is not 'IL-6': a passage naming a sibling of the claim's numbered name and not the
-    name itself speaks of something else."""
+    """'BRCA2' is not 'BRCA1', 'IL-10' is not 'IL-6': a passage naming a sibling of the claim's numbered name and not
+    the name itself speaks of something else."""
     claimed = _numbered(statement)
     named = _numbered(passage)
     for stem, number in claimed:
@@ -280,15 +289,21 @@ def _sibling(statement: str, passage: str) -> StructureReading | None:
 # --- no finding ------------------------------------------------------------------------------------------------------
 _NO_FINDING = re.compile(r"^(?:\W*\w+:?\s+)?(?:we|this study|the present study|our study|the aim of this study)?\s*"
                          r"(?:aim(?:s|ed)? to|sought to|hypothesi[sz]ed that|will (?:investigate|examine|assess|test))"
-                         r"|\b(?:it )?remains? (?:unknown|unclear|to be determined) whether\b|\bfuture (?:studies|research|work) should\b"
-                         r"|\bhas been (?:proposed|suggested|speculated|hypothesi[sz]ed) that\b|\bhave speculated that\b", re.I)
+                         r"|\b(?:it )?remains? (?:unknown|unclear|to be determined) whether\b|\bfuture "
+                             r"(?:studies|research|work) should\b"
+                         r"|\bhas been (?:proposed|suggested|speculated|hypothesi[sz]ed) that\b|\bhave "
+                             r"speculated that\b", re.I)
 
 
 _SPECULATION = re.compile(
-    r"\b(?:has|have) been (?:proposed|suggested|hypothesi[sz]ed|postulated|speculated)\b|\b(?:is|are) (?:thought|believed|proposed|hypothesi[sz]ed|"
-    r"postulated) to\b|\bone hypothesis\b|\bif confirmed\b|\bthe (?:purpose|aim|objective|goal) of (?:this|the present) (?:study|trial|work)\b"
-    r"|\bwill (?:test|assess|determine|examine|evaluate|investigate)\b|\braising (?:concern|the possibility|the question)\b|\bdesigned to "
-    r"(?:test|address|assess|determine|search|evaluate)\b|\b(?:evidence|data) (?:is|are|remains?) (?:limited|lacking|scarce|inconclusive)\b"
+    r"\b(?:has|have) been (?:proposed|suggested|hypothesi[sz]ed|postulated|speculated)\b|\b(?:is|are) "
+        r"(?:thought|believed|proposed|hypothesi[sz]ed|"
+    r"postulated) to\b|\bone hypothesis\b|\bif confirmed\b|\bthe (?:purpose|aim|objective|goal) of "
+        r"(?:this|the present) (?:study|trial|work)\b"
+    r"|\bwill (?:test|assess|determine|examine|evaluate|investigate)\b|\braising (?:concern|the "
+        r"possibility|the question)\b|\bdesigned to "
+    r"(?:test|address|assess|determine|search|evaluate)\b|\b(?:evidence|data) (?:is|are|remains?) "
+        r"(?:limited|lacking|scarce|inconclusive)\b"
     r"|\bcurrently lacking\b|\bremains? (?:unclear|unknown|controversial|uncertain)\b|\bmay hold promise\b", re.I)
 
 

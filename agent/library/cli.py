@@ -34,7 +34,8 @@ def _print_report(report, args: argparse.Namespace, verb: str) -> int:
             print(terminal_safe(f"skipped {skip.path}: {skip.reason}", 400), file=sys.stderr)
         for note in report.notes:
             print(terminal_safe(f"note: {note}", 400), file=sys.stderr)
-        print(f"{verb} {len(report.added)} document(s), updated {len(report.updated)}, {len(set(report.duplicates))} already in the library, "
+        print(f"{verb} {len(report.added)} document(s), updated {len(report.updated)}, "
+            f"{len(set(report.duplicates))} already in the library, "
               f"{len(report.skipped)} skipped; {report.passages_added} passage(s) indexed in {report.seconds:.1f} s; "
               f"the library has {report.documents} document(s)")
     read_anything = report.added or report.updated or report.duplicates

@@ -90,5 +90,6 @@ async def fetch_into_library(library: Library, query: str, *, limit: int = 20, s
         report.notes.append(f"{missing} of {len(records)} record(s) came without an abstract (title only)")
     with_pdf = sum(1 for r in records if r.oa_pdf_url)
     if with_pdf:
-        report.notes.append(f"{with_pdf} record(s) list an open-access PDF (kept as oa_pdf_url, not downloaded: download it and `sparkit library add` it)")
+        report.notes.append(f"{with_pdf} record(s) list an open-access PDF (kept as oa_pdf_url, not downloaded: download it and "
+            "`sparkit library add` it)")
     return report

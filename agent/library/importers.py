@@ -84,7 +84,8 @@ def expand(paths: list[Path]) -> tuple[list[Path], list[Skipped]]:
         elif path.name == ZOTERO_DB or path.suffix.lower() in known:
             files.append(path)
         else:
-            skipped.append(Skipped(path=str(path), reason=f"unsupported file type {path.suffix or '(none)'!r}: PDF, .bib, .ris, .json, .jsonl or a Zotero folder"))
+            skipped.append(Skipped(path=str(path), reason=f"unsupported file type {path.suffix or '(none)'!r}: PDF, .bib, .ris, .json, .jsonl or a "
+                "Zotero folder"))
     # bibliographies before PDFs, so a citation key names the document and its metadata comes first
     files = sorted(dict.fromkeys(files), key=lambda f: f.suffix.lower() in PDF_SUFFIXES)
     return files, skipped
@@ -154,7 +155,8 @@ def read_bibtex(path: Path) -> ReadResult:
         result.skipped.append(Skipped(path=f"{path}:{block.start_line + 1}", reason="broken BibTeX entry (unbalanced braces or a missing comma?)"))
     if not library.entries:
         if library.failed_blocks:
-            raise BadFileError(f"broken BibTeX: none of its {len(library.failed_blocks)} entr{'y' if len(library.failed_blocks) == 1 else 'ies'} could be read")
+            raise BadFileError(f"broken BibTeX: none of its {len(library.failed_blocks)} "
+                f"entr{'y' if len(library.failed_blocks) == 1 else 'ies'} could be read")
         raise BadFileError("no BibTeX entries in the file")
     for entry in library.entries:
         fields = {k.lower(): str(v.value).strip() for k, v in entry.fields_dict.items()}
@@ -313,12 +315,15 @@ def _zotero_rows(conn: sqlite3.Connection) -> Iterator[tuple[int, dict[str, str]
     ).fetchall()
     for (item_id,) in items:
         values = dict(conn.execute(
-            f"SELECT f.fieldName, v.value FROM itemData d JOIN fields f ON f.fieldID = d.fieldID JOIN itemDataValues v ON v.valueID = d.valueID "
+            "SELECT f.fieldName, v.value FROM itemData d JOIN fields f ON f.fieldID = d.fieldID JOIN "
+                "itemDataValues v ON v.valueID = d.valueID "
             f"WHERE d.itemID = ? AND f.fieldName IN ({placeholders})", (item_id, *_ZOTERO_FIELDS)).fetchall())
         creators = [" ".join(x for x in (first, last) if x) for first, last in conn.execute(
-            "SELECT c.firstName, c.lastName FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID WHERE ic.itemID = ? ORDER BY ic.orderIndex",
+            "SELECT c.firstName, c.lastName FROM itemCreators ic JOIN creators c ON c.creatorID = "
+                "ic.creatorID WHERE ic.itemID = ? ORDER BY ic.orderIndex",
             (item_id,)).fetchall()]
         attachments = [(key, path) for key, path in conn.execute(
-            "SELECT i.key, a.path FROM itemAttachments a JOIN items i ON i.itemID = a.itemID WHERE a.parentItemID = ? AND a.path IS NOT NULL "
+            "SELECT i.key, a.path FROM itemAttachments a JOIN items i ON i.itemID = a.itemID WHERE "
+                "a.parentItemID = ? AND a.path IS NOT NULL "
             f"AND a.itemID NOT IN ({trash})", (item_id,)).fetchall()]
         yield item_id, values, [c for c in creators if c], attachments

@@ -85,7 +85,8 @@ class LibraryDocument(BaseModel):
             self.arxiv_id = split_arxiv_version(self.arxiv_id)[0]
 
     def dedupe_keys(self) -> list[str]:
-        """DOI, arXiv id without version, normalised title (12+ characters): two documents sharing one are the same work."""
+        """DOI, arXiv id without version, normalised title (12+ characters): two documents sharing one are the same
+        work."""
         return work_keys(self.doi, self.arxiv_id, self.title)
 
     def may_be(self, other: LibraryDocument) -> bool:

@@ -429,7 +429,8 @@ def _breaks(previous: tuple[int, Line] | None, current: tuple[int, Line], text: 
 
 
 # a /Title that names the file rather than the work: a file name, a path or address, "Microsoft Word - x.docx"
-_NOT_A_TITLE = re.compile(r"(?i)^(?:untitled\b|microsoft (?:word|powerpoint|excel)\s*-|document\d*$|slide\s*\d*$|[a-z][a-z0-9+.-]*://|[a-z]:\\|/)"
+_NOT_A_TITLE = re.compile(r"(?i)^(?:untitled\b|microsoft "
+    r"(?:word|powerpoint|excel)\s*-|document\d*$|slide\s*\d*$|[a-z][a-z0-9+.-]*://|[a-z]:\\|/)"
                           r"|^\S+\.(?:html?|xhtml|php|aspx?|pdf|docx?|odt|fodt|rtf|txt|md|tex|ps|dvi|indd)$|\.(?:docx?|odt|rtf|tex|pdf)$")
 _NAME = re.compile(r"(?:[A-Z][\w'’.-]*\.?|(?:van|von|der|de|da|del|di|la|le|du|ten|ter|bin|al)\b)(?:\s+(?:[A-Z][\w'’.-]*\.?|(?:van|von|der|de|da|del|di|la|le|du|ten|ter|bin|al)\b)){1,4}")
 

@@ -2,10 +2,9 @@
 
 Filters (seed 000, agent.interfaces.HopFilter, applied by each source before it cuts its lists): drop records
 older than citation_min_year; records older than citation_old_year need citation_old_min_citations; records of
-unknown year are kept from a local corpus, and from live sources only with citation_keep_unknown_year. New records are tagged via='citation_hop' and
-deduped against the pool.
-Where no source has a citation graph (SciFact abstracts carry no references) the trace says so.
-"""
+unknown year are kept from a local corpus, and from live sources only with citation_keep_unknown_year. New records are
+tagged via='citation_hop' and deduped against the pool. Where no source has a citation graph (SciFact abstracts carry no
+references) the trace says so. """
 
 from __future__ import annotations
 
@@ -31,7 +30,8 @@ async def citation_hop(state: ResearchState, runtime: Runtime[Context]) -> dict[
     with node_meter(state, settings) as meter:
         search = SearchService(backend, settings, usage=state.get("usage"), meter=meter)
         if not search.citation_sources:
-            note = f"citation_hop: no configured source has a citation graph ({', '.join(s.name for s in backend.sources)}); skipped"
+            note = ("citation_hop: no configured source has a citation graph "
+                f"({', '.join(s.name for s in backend.sources)}); skipped")
             emit({"node": "citation_hop", "hop": hop, "skipped": note})
             return {"hops_done": hop, "notes": [note]}
         found = await search.neighbours(seeds, round_=state.get("round", 0))

@@ -4,13 +4,13 @@ For each hypothesis the sentences of the reranked records closest to its stateme
 stance model; a hypothesis with polarity -1 (a claim's negation) reads the claim's stances reversed.
 score = sum(top support_cap support conf x weight) - contradiction_weight x sum(top contradict_cap
 contradiction conf x weight) (seeds 001/002); weight = relevance ((rank + 1) ** -relevance_decay, the record's
-place in the reranking; MCQ options use option_relevance_decay) x quantitative (1.5x) x section x (1 + triangulation) and,
-behind a flag, 1.5x for citation-hop passages of the adversarial hypothesis (seed 001 risk).
-A record whose title and abstract do not name both the statement's subject and its object takes no side on it
-(agent/reasoners/aspect.py). A passage naming a claim's outcome whose every statistic is non-significant reads as
-against a claim of an effect, whatever the judge read (null_result_reading; court.null_results_contradict). MCQ blends the stance-based net score with the semantic evidence score (court.mcq_stance_share, seed 000: 70 / 30).
-margin = gap between the top two hypotheses' shares of the positive score mass.
-"""
+place in the reranking; MCQ options use option_relevance_decay) x quantitative (1.5x) x section x (1 + triangulation)
+and, behind a flag, 1.5x for citation-hop passages of the adversarial hypothesis (seed 001 risk). A record whose title
+and abstract do not name both the statement's subject and its object takes no side on it (agent/reasoners/aspect.py). A
+passage naming a claim's outcome whose every statistic is non-significant reads as against a claim of an effect,
+whatever the judge read (null_result_reading; court.null_results_contradict). MCQ blends the stance-based net score with
+the semantic evidence score (court.mcq_stance_share, seed 000: 70 / 30). margin = gap between the top two hypotheses'
+shares of the positive score mass. """
 
 from __future__ import annotations
 
@@ -211,11 +211,13 @@ def null_result_reading(statement: str, passage: str, result: StanceResult, stan
 
 
 def _aspect_notes(off_aspect: set[str]) -> list[str]:
-    """Which records the aspect check kept from taking a side, so a reader of the trace sees why they count as neutral."""
+    """Which records the aspect check kept from taking a side, so a reader of the trace sees why they count as
+    neutral."""
     records = sorted(off_aspect)
     if not records:
         return []
-    return [f"court: {len(records)} record(s) read as neutral: they do not name both the subject and the object of a hypothesis they were "
+    return [f"court: {len(records)} record(s) read as neutral: they do not name both the subject and the object of a "
+        "hypothesis they were "
             f"judged against (aspect check): {', '.join(records[:8])}{' …' if len(records) > 8 else ''}"]
 
 
@@ -248,7 +250,8 @@ def semantic_shares(semantic: list[float], n: int) -> list[float]:
 
 async def _adjudicate(backend: Any, state: ResearchState, scored: list[Hypothesis], ledger: list[LedgerEntry], evidence_share: list[float],
                       settings: Context) -> Adjudication | None:
-    """With a chat model: its judgement of each hypothesis from the ledger, blended with the evidence (agent/scoring/adjudication.py)."""
+    """With a chat model: its judgement of each hypothesis from the ledger, blended with the evidence
+    (agent/scoring/adjudication.py)."""
     if not scored or not ledger:
         return None
     verdict = await backend.reasoner.adjudicate(state["question"], state["plan"], scored, ledger, settings.court.adjudication_passages)

@@ -52,7 +52,8 @@ def hard_stop(node: str, state: Mapping[str, Any], settings: Context, until: flo
     usage = state.get("usage")
     spent = usage.source_calls if usage is not None else 0
     if node == "retrieve" and not state.get("pool") and spent >= settings.budget.max_source_calls:
-        return f"source_calls: max_source_calls={settings.budget.max_source_calls} reached before any record was retrieved"
+        return (f"source_calls: max_source_calls={settings.budget.max_source_calls} reached before any record was "
+            "retrieved")
     return None
 
 

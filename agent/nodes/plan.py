@@ -1,5 +1,5 @@
-"""plan: validate the input, read misspelled words as meant (agent/reasoners/spelling.py), classify the task, normalise options (an alternative question's two statements become
-its options), extract entities and write round-1 queries."""
+"""plan: validate the input, read misspelled words as meant (agent/reasoners/spelling.py), classify the task, normalise
+options (an alternative question's two statements become its options), extract entities and write round-1 queries."""
 
 from __future__ import annotations
 

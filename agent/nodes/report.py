@@ -75,7 +75,8 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     decisions = state.get("decisions") or []
     best = winner(hypotheses)
     backend = await abackend_for(settings, state.get("documents"))
-    # the fitted maps hold for the judge they were fitted with: when the chat model judged no passage, the offline judge's apply
+    # the fitted maps hold for the judge they were fitted with: when the chat model judged no passage, the offline
+    # judge's apply
     model_judged = any(e.judged_by for e in ledger)
     calibrator = backend.calibrator if model_judged or backend.offline_calibrator is None else backend.offline_calibrator
     score = evidence_score(state.get("margin"), hypotheses, claims, ledger)

@@ -51,7 +51,8 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         draft = await backend.reasoner.synthesize(state["question"], state["plan"], state.get("hypotheses") or [], state.get("ledger") or [], pool)
         draft, notes = await _checked(draft, pool, backend, settings)
         if draft.alternative is not None and not draft.sentences:  # every model sentence was dropped: the evidence's own draft
-            meter.fallback("synthesize: extractive (every model sentence was dropped by the citation and faithfulness checks)")
+            meter.fallback("synthesize: extractive (every model sentence was dropped by the citation and faithfulness "
+                "checks)")
             draft, more = await _checked(draft.alternative, pool, backend, settings)
             notes += more
     emit({"node": "synthesize", "answer": draft.answer, "sentences": len(draft.sentences)})

@@ -153,7 +153,8 @@ async def verify_claims(state: ResearchState, runtime: Runtime[Context]) -> dict
                 update = pool_additions(merge_records(pool, new_pool), found.records)
                 new_pool = merge_records(new_pool, update)
                 merged = merge_records(pool, new_pool)
-                # the claim's own sources ride along (never checked: check_claim) so their documents and tokens are known
+                # the claim's own sources ride along (never checked: check_claim) so their documents and tokens are
+                # known
                 own = [merged[k] for k in claim.sources if k in merged]
                 candidates = list({r.id: r for r in [merged[k] for k in update] + [merged[k] for k in context_ids if k in merged] + own}.values())
                 checked.append(await check_claim(backend, claim, candidates, settings))

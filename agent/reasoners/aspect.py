@@ -7,15 +7,15 @@ lets a record take a side on a statement only when its title or abstract names t
 object (`court.aspect_scope` 'passage', opt-in, asks it of the judged passage with its record's title; measured in
 evals/HISTORY.md, stop 34): at least one content word of each side of the statement's finite verb (5-letter
 prefixes, so "fractures" meets "fracture"), words of relation, measure, population and judgement ("risk",
-"increases", "associated", "adults", "safe", ...) left out because most abstracts have them. Where the grammar finds no finite verb, or a side has no
-content word left, nothing is checked.
+"increases", "associated", "adults", "safe", ...) left out because most abstracts have them. Where the grammar finds no
+finite verb, or a side has no content word left, nothing is checked.
 
 Which statement is checked depends on the hypothesis: a claim and its negation, the claim; a short MCQ option under
 its stem ("Which drug increases insulin sensitivity?" answered "Metformin increases insulin sensitivity"), the
-option's own words as the subject, every one of them (the option named whole), and the stem's other words as the object. Not checked: options that are whole
-statements (they compete on the same evidence, and a check that drops a record for one paraphrase and keeps it for
-the other decides between them on wording: on the SciFact two-option questions it cost 3 of 92 answers), and an open
-question's hypotheses (sentences of the retrieved records themselves).
+option's own words as the subject, every one of them (the option named whole), and the stem's other words as the object.
+Not checked: options that are whole statements (they compete on the same evidence, and a check that drops a record for
+one paraphrase and keeps it for the other decides between them on wording: on the SciFact two-option questions it cost 3
+of 92 answers), and an open question's hypotheses (sentences of the retrieved records themselves).
 
 The test is lexical on purpose: it only removes a side, never adds one, and a synonym it cannot see ("chicken" for
 "Galliformes") costs a gold record; measured in evals/HISTORY.md ("Aspect check").

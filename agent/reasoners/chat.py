@@ -1,4 +1,5 @@
-"""The chat-model reasoner: the extractive roles with structured output from a fast and a strong model, every reply checked.
+"""The chat-model reasoner: the extractive roles with structured output from a fast and a strong model, every reply
+checked.
 
 Roles: the fast model plans, writes queries, proposes hypotheses and extracts claims; the strong model adjudicates
 between the hypotheses and writes the answer. A reply that is unusable (parse failures beyond retries, junk the
@@ -144,7 +145,8 @@ class ChatReasoner:
         refused = [t for t in out.hypotheses if not usable_hypothesis(t)]
         texts = [t.strip() for t in out.hypotheses if usable_hypothesis(t)]
         if refused:
-            current_meter().fallback(f"hypothesize: refused {len(refused)} of {len(out.hypotheses)} model hypotheses {[t[:40] for t in refused[:3]]!r}"[:300])
+            current_meter().fallback(f"hypothesize: refused {len(refused)} of {len(out.hypotheses)} model hypotheses "
+                f"{[t[:40] for t in refused[:3]]!r}"[:300])
         texts = await self._novel(texts, [h.statement for h in grounded])
         joined = [*grounded, *(Hypothesis(id="", text=t, origin="llm", claim=t) for t in texts[: max(1, n // 2)])]
         return [h.model_copy(update={"id": f"H{i + 1}"}) for i, h in enumerate(joined)]
@@ -211,7 +213,8 @@ class ChatReasoner:
         entries = sorted(ledger, key=lambda e: (e.hypothesis_id != best.id, e.stance == "NEUTRAL"))[:24]
         shown_ids = {e.record_id for e in entries}
         fenced = fence_evidence([(e.record_id, f"({e.stance.lower()} for {e.hypothesis_id}) {e.text}") for e in entries])
-        user = f"Question: {question}\nHypotheses, best first by the court:\n{ranking}\n\nChosen: {best.id}: {best.statement}\n\nLedger:\n{fenced}"
+        user = (f"Question: {question}\nHypotheses, best first by the court:\n{ranking}\n\nChosen: {best.id}: "
+            f"{best.statement}\n\nLedger:\n{fenced}")
         out = await self._call("synthesize", self.strong, self._prompt("synthesize"), user, AnswerOut)
         if out is None:
             return extractive
@@ -223,7 +226,8 @@ class ChatReasoner:
             elif s.text.strip():
                 refused.append(s.citations)
         if refused:
-            current_meter().fallback(f"synthesize: dropped {len(refused)} model sentences citing no ledger record shown (cited {refused[:3]!r})"[:300])
+            current_meter().fallback(f"synthesize: dropped {len(refused)} model sentences citing no ledger record shown (cited "
+                f"{refused[:3]!r})"[:300])
         if not sentences:
             current_meter().fallback("synthesize: extractive (no model sentence cites a ledger record it was shown)")
             return extractive
@@ -232,7 +236,8 @@ class ChatReasoner:
             if usable_answer_line(out.answer, question, best.statement):
                 answer = out.answer.strip()
             else:
-                current_meter().fallback(f"synthesize: the model's answer line was refused ({out.answer.strip()[:60]!r}); the chosen hypothesis stands")
+                current_meter().fallback(f"synthesize: the model's answer line was refused ({out.answer.strip()[:60]!r}); the chosen "
+                    "hypothesis stands")
         return Draft(answer=answer, answer_citations=extractive.answer_citations, sentences=sentences,
                      selected_hypothesis=best.id, alternative=extractive)
 

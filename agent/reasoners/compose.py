@@ -201,9 +201,9 @@ def with_antecedent(entry: LedgerEntry, record: Record | None, limit: int = QUOT
 
 
 def evidence_statement(entry: LedgerEntry, records: dict[str, Record], answer: Hypothesis | None = None) -> CitedSentence:
-    """'Supports the claim: "quote" (title, year)' citing the entry's record (its role: `reader_role`). The answer's statement chooses what a long
-    window's quote keeps; what it asserts (its text: "X does not reduce Y" for a negation) decides whether
-    non-significant statistics support it (role_of)."""
+    """'Supports the claim: "quote" (title, year)' citing the entry's record (its role: `reader_role`). The answer's
+    statement chooses what a long window's quote keeps; what it asserts (its text: "X does not reduce Y" for a negation)
+    decides whether non-significant statistics support it (role_of)."""
     record = records.get(entry.record_id)
     source = truncate(record.title, 90) if record and record.title else entry.record_id
     year = f", {record.year}" if record and record.year else ""
@@ -219,7 +219,8 @@ def option_label(index: int) -> str:
 _AUTHOR_VOICE = re.compile(
     r"^(?:(?:here|thus|therefore|together|taken together|overall|in summary|in conclusion|collectively|finally"
     r"|in (?:this|the present|our) (?:study|paper|work|report|article)),?\s+)?"
-    r"(?P<subject>we|our (?P<own>data|results|findings|observations|analyses|analysis|study|work)|these (?P<these>data|results|findings|observations))"
+    r"(?P<subject>we|our (?P<own>data|results|findings|observations|analyses|analysis|study|work)|these "
+        r"(?P<these>data|results|findings|observations))"
     r"\s+(?P<adverb>(?:have|has|also|further|now|therefore|thus)\s+)?(?P<verb>[a-z]+)\b(?P<rest>.*)$", re.I | re.S)
 # what "we <verb>" becomes under "one study": third person singular of the present, the past as it is
 _REPORTING = {"propose": "proposes", "show": "shows", "demonstrate": "demonstrates", "report": "reports", "conclude": "concludes",
@@ -258,7 +259,8 @@ def verdict_sentence(hypothesis: Hypothesis, task: str, polar: bool) -> str:
         return f"{'Yes' if hypothesis.polarity > 0 else 'No'}: the evidence indicates that {lowered}."
     if hypothesis.origin in ("claim", "negation"):
         side = "supports" if hypothesis.polarity > 0 else "contradicts"
-        return f"The evidence {side} the claim: {hypothesis.statement.strip().rstrip('.') if hypothesis.polarity < 0 else statement}."
+        return (f"The evidence {side} the claim: "
+            f"{hypothesis.statement.strip().rstrip('.') if hypothesis.polarity < 0 else statement}.")
     if hypothesis.origin == "evidence":  # a record's own sentence, as one study's finding
         return f"{reported(statement)}."
     return f"{statement}."

@@ -5,7 +5,8 @@
   evidence sentences (the best-supported evidence statement is always one of them, seed 000).
 - discriminating queries: confirm/falsify per hypothesis (antonym rewrite) and contrastive pairs for
   near-identical hypotheses (Jaccard > 0.25, seed 003).
-- synthesize: the verdict in one sentence and 2-4 distinct quoted passages with their roles (agent/reasoners/compose.py).
+- synthesize: the verdict in one sentence and 2-4 distinct quoted passages with their roles
+  (agent/reasoners/compose.py).
 - extract_claims: checkable sentences of the draft (>= 2 key terms, >= 20 chars, not the question).
 """
 

@@ -27,7 +27,8 @@ NEGATIVE_AUXILIARIES = frozenset({"cannot"} | {f"{a}n't" for a in AUXILIARIES} |
 NEGATIONS = frozenset("not never no cannot n't".split())
 PRONOUNS = frozenset("it they this these that those you we i he she there".split())
 DETERMINERS = frozenset("a an the this these those that its their his her our your my some any each every no all both many several".split())
-PREPOSITIONS = frozenset("of in on at by for with from to into onto among between during after before about against via per within without than versus over under through across near".split())
+PREPOSITIONS = frozenset("of in on at by for with from to into onto among between during after before about against via per within "
+    "without than versus over under through across near".split())
 RELATIVES = frozenset("who which that whom whose".split())
 CONJUNCTIONS = frozenset("and or but ;".split())
 VERB_PREFIXES = ("under", "over", "re", "de", "co", "mis", "out", "up", "pre", "dis", "down", "cross")

@@ -62,7 +62,8 @@ _PREDICATE_OPENERS = frozenset(
     involved sensitive specific consistent good poor true real essential aware viable predictable applicable adherent
     representative justifiable positively negatively significantly directly inversely clinically economically""".split()
 )
-_SUBJECT_LINKS = frozenset("of in for with on at by to from among after before during and or a an the this these that those who which is are was were".split())
+_SUBJECT_LINKS = frozenset("of in for with on at by to from among after before during and or a an the this these that those who which "
+    "is are was were".split())
 _AFTER_PARTICIPLE = frozenset("with to by in for among at on as from during".split())  # 'underdiagnosed in', 'compromised during'
 _AFTER_GERUND = frozenset("a an the among".split())  # 'making a difference', 'increasing among'
 _QUANTITY = re.compile(r"^[-−+~≈<>≤≥]?\d[\d.,]*(?:%|°c|°f|°)?$", re.I)
@@ -82,7 +83,8 @@ def _is_measure(words: list[str], i: int) -> bool:
     return j < len(words) and bool(_QUANTITY.match(words[j])) and all(_core_word(w) in _UNITS for w in words[j + 1:]) and len(words) - j <= 3
 
 
-_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty seventy eighty ninety hundred".split())
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty seventy "
+    "eighty ninety hundred".split())
 
 
 def _bounds_subject(words: list[str], i: int) -> bool:
@@ -147,7 +149,8 @@ def _copula_statement(copula: str, rest: str) -> str | None:
 
 def _is_clause(topic: str) -> bool:
     """'Maternal creatine homeostasis is altered during gestation: is this a metabolic adaptation?': a topic that says
-    something (it has a copula of its own) cannot stand in for the pronoun; the statement follows it, as 'This is ...'."""
+    something (it has a copula of its own) cannot stand in for the pronoun; the statement follows it, as 'This is
+    ...'."""
     return any(word.lower() in _COPULAS for word in topic.split()[1:])
 
 
@@ -389,8 +392,10 @@ def numbers(text: str) -> list[str]:
 # shares its words and was the answer line.
 _ASKS_CAUSE = re.compile(r"^\s*why\b|\b(?:causes?|caused|causing|aetiology|etiology|origin)\b", re.I)
 CAUSAL = re.compile(
-    r"\b(?:caus(?:e|es|ed|ing|al|ative)|aetiolog\w*|etiolog\w*|responsible for|due to|attributable to|owing to|result(?:s|ed)? from|"
-    r"leads? to|led to|induc(?:e|es|ed|ing)|trigger(?:s|ed)?|drives?|driven by|mediated by|associated with|risk factors?|"
+    r"\b(?:caus(?:e|es|ed|ing|al|ative)|aetiolog\w*|etiolog\w*|responsible for|due to|attributable to|owing "
+        r"to|result(?:s|ed)? from|"
+    r"leads? to|led to|induc(?:e|es|ed|ing)|trigger(?:s|ed)?|drives?|driven by|mediated by|associated "
+        r"with|risk factors?|"
     r"because|underl(?:ie|ies|ying)|contribut(?:e|es|ed|ing) to)\b",
     re.I,
 )

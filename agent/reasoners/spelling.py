@@ -4,8 +4,8 @@
 aspect check (agent/reasoners/aspect.py) wanted a record naming "asprin"; "Dose metfromin reduse ...?" was read as an
 open question, since "Dose" is not an auxiliary. So before the plan a word of the question that the corpus does not
 know is read as the corpus's most frequent word one edit away (two for words of twelve letters or more) with the same
-first and last letter, and a first word one edit from a question word ("Dose", "Waht") is read as that word when the rest then reads as a question. The
-answer says what was read ("Read 'asprin' as 'aspirin'.").
+first and last letter, and a first word one edit from a question word ("Dose", "Waht") is read as that word when the
+rest then reads as a question. The answer says what was read ("Read 'asprin' as 'aspirin'.").
 
 Conservative on purpose, since a wrong correction changes the question: never touched are words the corpus knows
 (in any inflection: their Snowball stem is a corpus word's stem), words of symspellpy's English word list (82,765
@@ -137,8 +137,8 @@ def read_question_word(question: str) -> tuple[str, Correction | None]:
     """'Dose metformin reduce the risk of cancer?' -> 'Does metformin reduce ...': a first word one edit from a question
     word, in a question (it ends with '?'), read as that word when it is no English word ('Waht', 'Deos') or, being one
     ('Dose', 'Doe'), when the rest has the verb that auxiliary asks for ('does X *reduce* Y'). Between two question
-    words only 'do' and 'does' are chosen from (by the subject's number); 'Hwo' ('who' or 'how'?) is left alone. The question's other
-    words should be corrected first: 'reduse' is no verb."""
+    words only 'do' and 'does' are chosen from (by the subject's number); 'Hwo' ('who' or 'how'?) is left alone. The
+    question's other words should be corrected first: 'reduse' is no verb."""
     from agent.reasoners.grammar import polar_statement
 
     text = question.strip()

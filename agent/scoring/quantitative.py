@@ -30,9 +30,12 @@ _NOT_AFTER = r"(?<![\w.\-−–/])"  # a number glued to a word or hyphen ("IL-1
 
 _PATTERNS: dict[str, str] = {
     # Order matters only for documentation; overlaps are settled by PRIORITY below.
-    "confidence_interval": rf"(?:\d{{2}}\s*%\s*)?(?:CI|confidence interval)\s*[:=,]?\s*[\[(]?\s*{_NUM}\s*%?(?:{_DASH}|\s*,\s*){_NUM}\s*%?\s*[\])]?",
+    "confidence_interval": rf"(?:\d{{2}}\s*%\s*)?(?:CI|confidence "
+        rf"interval)\s*[:=,]?\s*[\[(]?\s*{_NUM}\s*%?(?:{_DASH}|\s*,\s*){_NUM}\s*%?\s*[\])]?",
     "p_value": rf"\b[pP]\s*(?:-?\s*value)?\s*(?:of\s*)?(?:[<>=≤≥]|&lt;|&gt;)\s*0?\.\d+(?:\s*[x×]\s*10\s*\^?\s*[-−–]?\d+|[eE][-−–]?\d+)?|\b[pP]\s*(?:[<>=≤≥])\s*{_NUM}",
-    "effect_size": rf"\b(?:a?[OHR]R|IRR|SMD|OR|HR|RR|odds ratio|hazard ratio|relative risk|risk ratio|Cohen'?s\s*d|Hedges'?\s*g|effect size)\s*(?:\(\s*\d{{2}}\s*%\s*CI\s*\))?\s*(?:[:=,]|of|was|is)?\s*{_NUM}",
+    "effect_size": r"\b(?:a?[OHR]R|IRR|SMD|OR|HR|RR|odds ratio|hazard ratio|relative risk|risk "
+        r"ratio|Cohen'?s\s*d|Hedges'?\s*g|effect "
+        rf"size)\s*(?:\(\s*\d{{2}}\s*%\s*CI\s*\))?\s*(?:[:=,]|of|was|is)?\s*{_NUM}",
     "correlation": rf"\b(?:r|R|rho|ρ|R2|R²|r2|r²|τ|tau)\s*(?:[=≈]|&#61;)\s*{_NUM}",
     "plus_minus": rf"{_NUM}\s*(?:±|\+/-|\+-|\+/−)\s*{_NUM}\s*(?:{_UNITS}\b|%)?",
     "fold_change": rf"(?:{_NUM}|{_NUMBER_WORDS})\s*-?\s*(?:fold|times)\b|(?:{_NUMBER_WORDS})fold\b|\b{_NUM}\s*[x×](?=\s+(?:higher|lower|more|less|increase|decrease|greater|faster|slower))",

@@ -49,7 +49,8 @@ class RelevanceModel(BaseModel):
     threshold: float = Field(0.5, description="Probability at or above which the evidence counts as addressing the question.")
     top_records: int = Field(TOP_RECORDS, description="How many top-ranked records the features look at.")
     encoder: str = Field("all-MiniLM-L6-v2", description="The encoder the cosines were computed with.")
-    claim_floor: float = Field(0.0, description="Best title/sentence cosine a record needs to count for or against a claim in verification (fitted on SciFact gold evidence vs other retrieved abstracts).")
+    claim_floor: float = Field(0.0, description="Best title/sentence cosine a record needs to count for or against a claim in verification "
+        "(fitted on SciFact gold evidence vs other retrieved abstracts).")
     fitted_on: str = ""
     examples: int = 0
     commit: str = ""
@@ -73,7 +74,8 @@ class RelevanceAssessment(BaseModel):
         if self.best_record is None:
             return "no retrieved record to compare with the question"
         return (f"the retrieved evidence does not address the question (relevance {self.probability:.2f}; best match "
-                f"[{self.best_record}] \"{truncate(strip_section_label(self.best_text), 120)}\", cosine {self.features['best_cosine']:.2f})")
+                f"[{self.best_record}] \"{truncate(strip_section_label(self.best_text), 120)}\", cosine "
+                    f"{self.features['best_cosine']:.2f})")
 
 
 def default_model_path() -> Path:

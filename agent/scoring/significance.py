@@ -78,7 +78,8 @@ def only_non_significant(text: str) -> bool:
 # A predicate that denies the effect in one word ("is unrelated to", "fails to reduce", "is ineffective"); not the
 # wider NEGATIONS, whose "absence" or "independent" name things ("an independent predictor of") as often.
 _NULL_PREDICATE = re.compile(r"\b(?:unrelated|unaffected|unchanged|unassociated|uncorrelated|unaltered|ineffective|fail(?:s|ed)? to"
-                             r"|(?:is|are|was|were|remains?|remained) (?:\w+ )?(?:similar|equivalent|equal|identical))\b", re.I)
+                             r"|(?:is|are|was|were|remains?|remained) (?:\w+ "
+                                 r")?(?:similar|equivalent|equal|identical))\b", re.I)
 
 
 def claims_an_effect(statement: str) -> bool:

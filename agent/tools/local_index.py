@@ -196,7 +196,8 @@ class LocalIndex:
     @classmethod
     def build(cls, corpus: Path, index_dir: Path, *, progress: bool | None = None) -> "LocalIndex":
         """Index `corpus` into `index_dir`. It reports itself on stderr (`StepProgress`: a start line with an estimate,
-        progress with rate and ETA, an end line), on a terminal or not, unless `progress` is False or SPARKIT_PROGRESS=0."""
+        progress with rate and ETA, an end line), on a terminal or not, unless `progress` is False or
+        SPARKIT_PROGRESS=0."""
         import bm25s
 
         from agent.metering import waiting_for
@@ -327,7 +328,8 @@ class LocalIndex:
         try:
             manifest = json.loads(manifest_path.read_text())
             if manifest.get("version") != INDEX_VERSION:
-                raise CorpusError(f"index at {index_dir} has version {manifest.get('version')}, expected {INDEX_VERSION}: rebuild it with `sparkit index build`")
+                raise CorpusError(f"index at {index_dir} has version {manifest.get('version')}, expected {INDEX_VERSION}: "
+                    "rebuild it with `sparkit index build`")
             records = [Record.model_validate_json(line) for line in (index_dir / "records.jsonl").read_text(encoding="utf-8").splitlines() if line]
             embeddings = np.load(index_dir / "embeddings.npy")
             bm25 = bm25s.BM25.load(str(index_dir / "bm25"))
@@ -367,7 +369,8 @@ class LocalIndex:
         return [(record, scores["fused"]) for record, scores in self.search_scored(query, limit, depth=depth)]
 
     def search_scored(self, query: str, limit: int, *, depth: int = 100) -> list[tuple[Record, dict[str, float]]]:
-        """`search` with each hit's reasons: its rank, BM25 score (0 outside BM25's top `depth`), dense cosine and fused score."""
+        """`search` with each hit's reasons: its rank, BM25 score (0 outside BM25's top `depth`), dense cosine and fused
+        score."""
         query_vector = shared_encoder().encode([query])[0]
         fused: dict[int, float] = defaultdict(float)
         bm25: dict[int, float] = {}

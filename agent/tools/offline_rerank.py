@@ -16,11 +16,10 @@ unlike min-max, z-scores are not dominated by one outlier, and equal weights wer
 learned by logistic regression in grouped cross-validation (evals/HISTORY.md, "BEIR-SciFact retrieval").
 
 Sentence vectors of corpus records come from a `SentenceStore` precomputed once per index (encoding the ~51k
-titles and sentences of SciFact takes 10-20 minutes on 2 cores; looking them up takes microseconds). Documents outside the store have
-their sentences encoded only while that stays within `max_new_sentences` per call, so a call on ~100
-candidates stays well under a second; past it the sentence signal is dropped for the whole call, never for
-some documents only (z-scores over a mixed list would be biased).
-"""
+titles and sentences of SciFact takes 10-20 minutes on 2 cores; looking them up takes microseconds). Documents outside
+the store have their sentences encoded only while that stays within `max_new_sentences` per call, so a call on ~100
+candidates stays well under a second; past it the sentence signal is dropped for the whole call, never for some
+documents only (z-scores over a mixed list would be biased). """
 
 from __future__ import annotations
 

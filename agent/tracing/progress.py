@@ -1,10 +1,10 @@
 """What the API learns from the streamed `updates`: per-node usage and the context progress lines lack.
 
 `NodeUsage` adds each node's Usage (LLM calls, tokens, cost, source calls per source, cache hits,
-fallbacks) and the wall time between graph steps (set-up excluded: it is reported apart), so `answer.usage.by_node` and `sparkit ask` can show where
-a run spent its budget, with or without tracing. `ProgressContext` fills in `round` on custom progress
-events whose node did not say (hypothesize, synthesize, ...), so every progress line can be placed in the run.
-"""
+fallbacks) and the wall time between graph steps (set-up excluded: it is reported apart), so `answer.usage.by_node` and
+`sparkit ask` can show where a run spent its budget, with or without tracing. `ProgressContext` fills in `round` on
+custom progress events whose node did not say (hypothesize, synthesize, ...), so every progress line can be placed in
+the run. """
 
 from __future__ import annotations
 

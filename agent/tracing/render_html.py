@@ -107,8 +107,10 @@ def _query_details(query: dict[str, Any], view: TraceView) -> str:
              _e(h.get("source")), fmt_num(h.get("rank"), "{}"), fmt_num(h.get("bm25")), fmt_num(h.get("dense")), fmt_num(h.get("fused"), "{:.4f}"),
              fmt_num(h.get("rerank_rank"), "{}"), fmt_num(h.get("rerank"))] for h in query.get("hits") or []]
     table = _table(["record", "title", "source", "rank", "BM25", "dense", "fused", "rerank #", "rerank"], rows, {3, 4, 5, 6, 7, 8}) if rows else _NONE
-    return (f'<details class="run query" data-run-type="query"><summary><b class="name">query</b> <span class="badge">{_e(query.get("via"))}</span> '
-            f'<q>{_e(query.get("query"))}</q> <span class="muted">{len(rows)} hits in the pool</span></summary><div class="runbody">{table}</div></details>')
+    return ('<details class="run query" data-run-type="query"><summary><b class="name">query</b> <span '
+        f'class="badge">{_e(query.get("via"))}</span> '
+            f'<q>{_e(query.get("query"))}</q> <span class="muted">{len(rows)} hits in the '
+                f'pool</span></summary><div class="runbody">{table}</div></details>')
 
 
 def _run_details(node: RunNode, depth: int, view: TraceView | None = None) -> str:
@@ -131,8 +133,10 @@ def _run_details(node: RunNode, depth: int, view: TraceView | None = None) -> st
     for d in node.decisions:
         body.append(
             f'<div class="route">→ <b>{_e(d["next"])}</b>: {_e(d["reason"])} '
-            f'<span class="muted">(margin {fmt_num(d.get("margin"))}, agreement {fmt_num(d.get("agreement"), "{:.2f}")}, '
-            f'contested {fmt_num(d.get("contested"), "{}")}; budget left {_e(fmt_budget(d.get("budget_left")))})</span></div>'
+            f'<span class="muted">(margin {fmt_num(d.get("margin"))}, agreement '
+                f'{fmt_num(d.get("agreement"), "{:.2f}")}, '
+            f'contested {fmt_num(d.get("contested"), "{}")}; budget left '
+                f'{_e(fmt_budget(d.get("budget_left")))})</span></div>'
         )
     if run.get("error"):
         body.append(f'<div class="muted">error</div><pre>{_e(run["error"])}</pre>')
@@ -142,7 +146,8 @@ def _run_details(node: RunNode, depth: int, view: TraceView | None = None) -> st
         body += [_query_details(q, view) for q in view.queries_of(node)]
     body += [_run_details(child, depth + 1, view) for child in node.children]
     opened = " open" if depth == 0 else ""
-    return f'<details class="run"{attrs}{opened}><summary>{" ".join(bits)}</summary><div class="runbody">{"".join(body)}</div></details>'
+    return (f'<details class="run"{attrs}{opened}><summary>{" ".join(bits)}</summary><div '
+        f'class="runbody">{"".join(body)}</div></details>')
 
 
 def _timeline(view: TraceView) -> str:
@@ -156,7 +161,8 @@ def _timeline(view: TraceView) -> str:
             rnd = round_of(node)
             label = node.name + (f" · r{rnd}" if rnd is not None else "")
             rows.append(
-                f'<div class="row" data-node="{_e(node.run.get("node") or node.name)}"><span class="label">{_e(label)}</span>'
+                f'<div class="row" data-node="{_e(node.run.get("node") or node.name)}"><span '
+                    f'class="label">{_e(label)}</span>'
                 f'<span class="track"><span class="bar" style="left:{left:.2f}%;width:{width:.2f}%"></span></span>'
                 f'<span class="ms">{fmt_seconds(node.latency)}</span></div>'
             )
@@ -259,7 +265,8 @@ def highlighted(abstract: str, cited: list[dict[str, Any]]) -> str:
     for start, end, passage in sorted(spans, key=lambda s: s[0]):
         stance = str(passage.get("stance") or "").lower()
         out.append(_e(abstract[at:start]))
-        out.append(f'<mark class="{_e(stance)}" title="{_e(passage.get("stance"))} {fmt_num(passage.get("confidence"), "{:.2f}")}">'
+        out.append(f'<mark class="{_e(stance)}" title="{_e(passage.get("stance"))} '
+            f'{fmt_num(passage.get("confidence"), "{:.2f}")}">'
                    f'{_e(abstract[start:end])}</mark>')
         at = end
     out.append(_e(abstract[at:]))
@@ -283,7 +290,8 @@ def _records(view: TraceView) -> str:
             ids.append(f"<code>{_e(r['url'])}</code>")
         out.append(
             f'<article class="record" id="{anchor(rid)}"><div><code>{_e(rid)}</code> <b>{_e(r.get("title"))}</b> '
-            f'<span class="muted">({_e(r.get("year") or "n.d.")}) {_e(r.get("venue") or "")} · {_e(r.get("source"))}</span></div>'
+            f'<span class="muted">({_e(r.get("year") or "n.d.")}) {_e(r.get("venue") or "")} · '
+                f'{_e(r.get("source"))}</span></div>'
             f'<div class="muted">{_e(", ".join(r.get("authors") or []))}</div><div class="ids">{"".join(ids)}</div>'
             f'<p class="abstract">{highlighted(str(r.get("abstract") or ""), r.get("cited") or [])}</p></article>'
         )
@@ -331,6 +339,7 @@ def render_html(view: TraceView) -> str:
         f'<p class="q">{_e(view.question)}</p>'
         f'<p><span class="badge {_status_class(status)}">{_e(status)}</span>{verdict}'
         f'<span class="badge">confidence {fmt_num(answer.get("confidence"), "{:.2f}")}</span>'
-        f'<span class="badge">{_e(meta.get("mode") or "ask")}</span><span class="badge">started {_e(str(meta.get("started_at") or "")[:19])}</span></p>'
+        f'<span class="badge">{_e(meta.get("mode") or "ask")}</span><span class="badge">started '
+            f'{_e(str(meta.get("started_at") or "")[:19])}</span></p>'
         f"<nav>{nav}</nav></header>{body}<script>{SCRIPT}</script></body></html>\n"
     )

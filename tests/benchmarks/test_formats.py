@@ -99,7 +99,8 @@ def test_unknown_formats_are_refused(tmp_path):
 
 
 def test_labelled_pairs_one_per_line(tmp_path):
-    """The project's own check sets (evals/data/plain_pairs.jsonl) are read as they are written; a bad row says where."""
+    """The project's own check sets (evals/data/plain_pairs.jsonl) are read as they are written; a bad row says
+    where."""
     from pathlib import Path
 
     fmt, pairs = read_pairs(Path(__file__).resolve().parents[2] / "evals" / "data" / "plain_pairs.jsonl")
@@ -107,7 +108,8 @@ def test_labelled_pairs_one_per_line(tmp_path):
     assert {p.label for p in pairs} == {"SUPPORT", "CONTRADICT", "NEUTRAL"}
     assert (pairs[0].statement, pairs[0].passage, pairs[0].label) == ("Aspirin lowers fever.", "Fever fell after aspirin.", "SUPPORT")
     bad = tmp_path / "pairs.jsonl"
-    bad.write_text('{"statement": "A lowers B", "passage": "B fell.", "label": "SUPPORT"}\n{"statement": "A lowers B", "passage": "B rose.", "label": "REFUTES"}\n')
+    bad.write_text('{"statement": "A lowers B", "passage": "B fell.", "label": "SUPPORT"}\n{"statement": "A lowers B", '
+        '"passage": "B rose.", "label": "REFUTES"}\n')
     with pytest.raises(FormatError, match=r"pairs.jsonl:2: unknown label 'REFUTES'"):
         read_pairs(bad)
     bad.write_text('{"statement": "A lowers B", "passage": " ", "label": "SUPPORT"}\n')

@@ -74,7 +74,8 @@ def test_a_question_in_another_language_exits_2_saying_sparkit_reads_english(cap
     """Seen: a Spanish question was answered 'the retrieved evidence does not address the question'."""
     assert main(["ask", "¿La suplementación con vitamina D reduce el riesgo de fracturas óseas?"]) == 2
     err = _errors(capsys.readouterr().err)
-    assert err == ["sparkit: error: SPARKIT reads questions in English, and this one reads as Spanish (es): please ask it in English"]
+    assert err == ["sparkit: error: SPARKIT reads questions in English, and this one reads as Spanish (es): please ask it "
+        "in English"]
 
 
 def _json_subcommands() -> list[list[str]]:

@@ -93,7 +93,8 @@ def _answer(adjudication=None, *, selected=None, verdict=None, abstained=False, 
 def test_fallback_kind_names_the_role_and_the_failure():
     from evals.report import fallback_kind
 
-    assert fallback_kind("stance: heuristic judged 3 of 16 pairs (ModelUnavailable: no reply within the fast role's deadline (40 s))") == "stance ModelUnavailable"
+    assert fallback_kind("stance: heuristic judged 3 of 16 pairs (ModelUnavailable: no reply within the fast role's deadline (40 "
+        "s))") == "stance ModelUnavailable"
     assert fallback_kind("plan: extractive (ValueError: chat model gave no valid PlanOut after 2 attempts: queries: missing)") == "plan ValueError"
     assert fallback_kind("synthesize: extractive (no model sentence cites a ledger record it was shown)") == "synthesize"
 

@@ -21,7 +21,8 @@ def answer(line: str, status: Status = Status.ANSWERED, cited=("11705328",), jud
 
 
 def test_an_answer_line_that_states_the_gold_rationale_from_the_gold_abstract_scores_on_every_count():
-    outcome = score(ITEM, answer("Folate deficiency raised plasma homocysteine concentrations in these adults [11705328] (confidence 0.60)."), CORPUS)
+    outcome = score(ITEM, answer("Folate deficiency raised plasma homocysteine concentrations in these adults [11705328] (confidence "
+        "0.60)."), CORPUS)
     assert outcome == {"answered": True, "headline_on_gold": True, "headline_is_rationale": True, "cites_gold": True, "gold_in_court": True}
 
 

@@ -6,7 +6,8 @@ from agent.records import Hypothesis
 from tests.graph.fakes import record
 
 STROKE = record("s", "Metformin attenuates blood-brain barrier disruption in mice",
-                "Metformin, a widely used hypoglycemic drug, reduces stroke incidence and alleviates chronic inflammation in clinical trials.")
+                "Metformin, a widely used hypoglycemic drug, reduces stroke incidence and alleviates chronic "
+                    "inflammation in clinical trials.")
 CANCER = record("c", "Metformin use and cancer incidence in a diabetes cohort", "Metformin users had fewer incident cancers (HR 0.63).")
 COLORECTAL = record("v", "Vitamin D and prevention of colorectal cancer",
                     "Intake of 1000IU/day of Vitamin D was associated with 50% lower risk.")
@@ -45,7 +46,8 @@ def test_statements_whose_aspects_cannot_be_read_are_not_checked():
     assert not aspects_of("Colorectal cancer").checkable  # no finite verb
     assert record_addresses(aspects_of("Colorectal cancer"), STROKE)
     assert record_addresses(aspects_of("It increases the risk"), STROKE)  # nothing but relation words after the verb
-    # a judgement is what the study decides, not a thing its abstract must name (PubMedQA: "... is safe", "... worth the effort")
+    # a judgement is what the study decides, not a thing its abstract must name (PubMedQA: "... is safe", "... worth the
+    # effort")
     assert not aspects_of("Therapeutic anticoagulation in the trauma patient is safe").checkable
     assert not aspects_of("Volumetric analysis of paragangliomas is worth the effort").checkable
 
@@ -69,12 +71,14 @@ def test_an_open_questions_hypotheses_and_whole_statement_options_are_not_checke
 
 
 def test_an_mcq_option_is_named_whole():
-    """Issue 39: "Proton pump inhibitors" was SUPPORTED by an LDL record that never names it ("inhibits" met "inhibitors")."""
+    """Issue 39: "Proton pump inhibitors" was SUPPORTED by an LDL record that never names it ("inhibits" met
+    "inhibitors")."""
     stem = "Which drug class lowers LDL cholesterol?"
     ppi, statins = (Hypothesis(id=f"H{i}", text=o, origin="option", option_index=i, claim=option_statement(stem, o))
                     for i, o in enumerate(["Proton pump inhibitors", "Statins"]))
     ldl = record("l", "LDL inhibits the mediation of cholesterol efflux from macrophage foam cells",
-                 "In contrast, when LDL was added, the cholesterol-reducing capacities of these lipoproteins were inhibited by LDL.")
+                 "In contrast, when LDL was added, the cholesterol-reducing capacities of these lipoproteins "
+                     "were inhibited by LDL.")
     assert not record_addresses(aspects_of_hypothesis(ppi), ldl)
     ppi_trial = record("p", "Proton pump inhibitors and serum lipids", "Proton pump inhibitor use lowered LDL cholesterol slightly.")
     assert record_addresses(aspects_of_hypothesis(ppi), ppi_trial)  # "inhibitor" meets "inhibitors" by prefix

@@ -57,11 +57,13 @@ def test_a_record_sharing_only_the_claims_statistics_is_not_about_it():
     """Seen: a dementia claim VERIFIED by a paper on children with type 1 diabetes that never mentions dementia. The
     quote's object is its statistics ("2.39% per year (95% CI ...)"), which the aspect check asked a record to name:
     any results sentence naming hypoglycemic episodes and years passed."""
-    quote = ("The attributable risk of dementia between individuals with and without a hypoglycemic episode was 2.39% per year "
+    quote = ("The attributable risk of dementia between individuals with and without a hypoglycemic episode was 2.39% "
+        "per year "
              "(95% CI, 1.72%-3.01%).")
     own = record("own", "Hypoglycemic episodes and risk of dementia", quote, doi="10.1/own")
     children = record("t1d", "Hypoglycemia in children with type 1 diabetes",
-                      "Severe hypoglycemic episodes increased to 12 per 100 patient-years (95% CI, 9-15) in children with type 1 diabetes.",
+                      "Severe hypoglycemic episodes increased to 12 per 100 patient-years (95% CI, 9-15) in "
+                          "children with type 1 diabetes.",
                       doi="10.1/t1d")
     checked = _checked(Claim(text=quote, sources=["own"]), [own, children])
     assert checked.verdict == ClaimVerdict.UNVERIFIED and checked.note == NO_INDEPENDENT_SOURCE and "t1d" not in checked.supporting

@@ -98,8 +98,10 @@ NEGATIONS = [
     ("The boiling point of liquid nitrogen is -196 C", "The boiling point of liquid nitrogen is not -196 C"),
     ("The incidence of melanoma is rising", "The incidence of melanoma is not rising"),
     ("Low nucleosome occupancy correlates with high methylation levels across species.", "Low nucleosome occupancy does not correlate with high methylation levels across species"),
-    ("Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory receptors are required for T cell activation.",
-     "Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory receptors are not required for T cell activation"),
+    ("Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory "
+        "receptors are required for T cell activation.",
+     "Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory "
+         "receptors are not required for T cell activation"),
     ("Even impaired fasting glucose levels are associated with mortality", "Even impaired fasting glucose levels are not associated with mortality"),
     ("Eating eggs raises cholesterol", "Eating eggs does not raise cholesterol"),
     ("Immune complex triggered cell death leads to sequestration of oxidized mitochondrial DNA.",  # the sample's #26

@@ -9,7 +9,8 @@ from agent.records import Passage
 from tests.graph.fakes import BagOfWordsEmbedder
 
 EVIDENCE = [
-    Passage(record_id="r1", text="Metformin lowers blood glucose, and metformin lowers blood glucose more than placebo in type 2 diabetes.", score=1.0),
+    Passage(record_id="r1", text="Metformin lowers blood glucose, and metformin lowers blood glucose more than placebo in type 2 "
+        "diabetes.", score=1.0),
     Passage(record_id="r2", text="Metformin acts by inhibiting hepatic gluconeogenesis.", score=0.2),
     Passage(record_id="r3", text="Exercise lowers blood glucose through increased muscle glucose uptake.", score=0.5),
 ]

@@ -381,12 +381,14 @@ def test_verify_claims_labels_each_claim_from_its_dossier():
     state.update(run(synthesize, state, rt))
     update = run(verify_claims, state, rt)
     by_quoted = {c.sources[0]: c for c in update["claims"]}
-    # each claim's own source is its first evidence; the other records are judged against it: a2 agrees, a3 ("decreases") refutes
+    # each claim's own source is its first evidence; the other records are judged against it: a2 agrees, a3
+    # ("decreases") refutes
     assert {rid: (c.verdict, c.supporting, c.refuting, c.independent_sources) for rid, c in by_quoted.items()} == {
         "a1": (ClaimVerdict.CONTESTED, ["a1", "a2"], ["a3"], 2),
         "a2": (ClaimVerdict.CONTESTED, ["a2", "a1"], ["a3"], 2),
         # the answer's quote of a3 itself: the scripted judge reads its "decreases" as against itself, but a quote word
-        # for word from its record is faithful by construction (agent/scoring/faithfulness.py), so it is kept and checked
+        # for word from its record is faithful by construction (agent/scoring/faithfulness.py), so it is kept and
+        # checked
         "a3": (ClaimVerdict.VERIFIED, ["a3", "a1", "a2"], [], 3),
     }
     decision = update["decisions"][-1]
@@ -510,38 +512,48 @@ def test_non_findings_are_recognised():
     assert not is_finding("Here, we discuss the updated understanding of the antigluconeogenic action of metformin in the liver.")
     assert not is_finding("This review summarizes the human studies of the Rb-p16 pathway in lung carcinogenesis.")
     assert not is_finding("In this review, we will summarize the mechanisms that link vitamin D and neural tube defects.")
-    assert not is_finding("Although acute hypoglycemia may be associated with cognitive impairment in children, no studies to date have "
+    assert not is_finding("Although acute hypoglycemia may be associated with cognitive impairment in children, no studies to date "
+        "have "
                           "evaluated whether hypoglycemia is a risk factor for dementia in older patients.")
     assert not is_finding("The impact of the SNS on the immune modulation of social defeat has not been examined.")
     assert not is_finding("However, little is known about the molecules that anchor these complexes to centrosomes.")
     # seen as the answer line to "How does metformin lower blood glucose?"
-    assert not is_finding("Metformin has been the mainstay of therapy for diabetes mellitus for many years; however, the mechanistic "
+    assert not is_finding("Metformin has been the mainstay of therapy for diabetes mellitus for many years; however, the "
+        "mechanistic "
                           "aspects of metformin action remained ill-defined.")
     assert not is_finding("The function of this domain is still poorly understood.")
     assert not is_finding("Oxygen glucose deprivation was performed on bEND.3 cells to explore the mechanisms of metformin in "
                           "inhibiting inflammatory signaling pathways.")  # the next answer line to the same question
     assert is_finding("Metformin was used to explore glucose uptake and increased it twofold.")
     assert not is_finding("Metformin (200 mg/kg) was administrated for up to 14 days.")  # quoted as "Qualifies" under an MCQ
-    assert not is_finding("METHODS An extensive literature search was conducted from both Medline and Ovid (1965-98) using the following "
-                          "keywords: 'Type 2 diabetes mellitus', 'biguanides', 'metformin-associated lactic acidosis'.")  # likewise
-    # the design of a trial, quoted as "Supports" under "(A) metformin" for the first-line drug of type 2 diabetes (stop 33)
+    assert not is_finding("METHODS An extensive literature search was conducted from both Medline and Ovid (1965-98) using the "
+        "following "
+                          "keywords: 'Type 2 diabetes mellitus', 'biguanides', 'metformin-associated lactic "
+                              "acidosis'.")  # likewise
+    # the design of a trial, quoted as "Supports" under "(A) metformin" for the first-line drug of type 2 diabetes (stop
+    # 33)
     assert not is_finding("A 2-period crossover study design was used with 2 treatment sequences, either placebo in period 1 "
-                          "followed by GIMM in period 2 or vice versa. Study periods lasted for 2 weeks, with a 2-week washout period between.")
+                          "followed by GIMM in period 2 or vice versa. Study periods lasted for 2 weeks, "
+                              "with a 2-week washout period between.")
     assert is_finding("Metformin given for 14 days reduced infarct volume.")
     assert is_finding("We propose that HuR controls translation of a subset of target mRNAs by influencing lincRNA-p21 levels.")
     assert strip_section_label("RESULTS At least 1 episode was seen.") == "At least 1 episode was seen."
     # what was done is not what was found (the MCQ demo quoted the first as "Supports" metformin as first-line therapy)
     assert not is_finding("During the first week, type 2 diabetes patients (T2D) who experienced metformin GI intolerance took "
-                          "500 mg metformin along with their assigned NM504 (GIMM) or placebo treatment with breakfast and with dinner.")
-    assert not is_finding("METHODS Ninety-three patients were randomized into a comprehensive group, a ziwuliuzhu group and a prozac group.")
+                          "500 mg metformin along with their assigned NM504 (GIMM) or placebo treatment with "
+                              "breakfast and with dinner.")
+    assert not is_finding("METHODS Ninety-three patients were randomized into a comprehensive group, a ziwuliuzhu group and a "
+        "prozac group.")
     assert not is_finding("We performed comprehensive DNA methylation profiling of promoter regions in aging mouse intestine.")
     assert is_finding("Patients who received metformin had a lower incidence of cancer (HR 0.63).")
     assert is_finding("We found that patients were randomized unevenly.")
     # seen as open answers' lines in evals.open_questions: what is not yet described, how studies were grouped, what
     # was tested for
-    assert not is_finding("How systemic signals are sensed by myeloid progenitors to regulate cell-fate determination has not been well described.")
+    assert not is_finding("How systemic signals are sensed by myeloid progenitors to regulate cell-fate determination has not been "
+        "well described.")
     assert not is_finding("Studies were grouped according to a priori categories on migraine and cardiovascular disease.")
-    assert not is_finding("We impute SNPs, classical HLA alleles and amino-acid residues within HLA proteins, and tested these for association to AS status.")
+    assert not is_finding("We impute SNPs, classical HLA alleles and amino-acid residues within HLA proteins, and tested these for "
+        "association to AS status.")
     assert is_finding("Similar point mutations have not been identified through glioma genomic sequencing.")  # a SciFact rationale
     assert is_finding("We tested 40 SNPs and found an association with AS status.")
     assert not is_finding("Recently, we screened Piezo1 as a candidate TFF1-binding protein.")  # quoted as "Supports"
@@ -550,8 +562,10 @@ def test_non_findings_are_recognised():
     # the answer line and two candidates for "What are the risk factors for postpartum depression?"
     assert not is_finding("Our objective was to test the hypothesis that nulliparous women with a history of miscarriage have an "
                           "increased risk of depression during late pregnancy.")
-    assert not is_finding("Information was extracted on study characteristics, antenatal depression measurement, and other covariates.")
-    assert not is_finding("We systematically searched for studies that assessed association between perinatal factors and depression.")
+    assert not is_finding("Information was extracted on study characteristics, antenatal depression measurement, and other "
+        "covariates.")
+    assert not is_finding("We systematically searched for studies that assessed association between perinatal factors and "
+        "depression.")
     assert is_finding("Our results show that miscarriage increased the risk of depression.")
     assert is_finding("139,195 self-harm incidents were recorded in 26,510 individual prisoners between 2004 and 2009.")  # a rationale
 
@@ -574,7 +588,8 @@ def test_only_known_section_labels_are_stripped():
     ("MAIN OUTCOMES AND MEASURES Death at one year.", "main outcomes and measures", "Death at one year."),
     ("Design, setting, and participants: a cohort.", "design, setting, and participants", "a cohort."),
     ("Conclusions and Relevance Antiviral treatment helped.", "conclusions and relevance", "Antiviral treatment helped."),
-    # a long label needs no colon either (seen as an open answer: "Eligibility criteria for selecting studies Eligible ...")
+    # a long label needs no colon either (seen as an open answer: "Eligibility criteria for selecting studies Eligible
+    # ...")
     ("Eligibility criteria for selecting studies Eligible studies examined adults.", "eligibility criteria for selecting studies", "Eligible studies examined adults."),
     ("Main outcome measures Incident cardiovascular disease.", "main outcome measures", "Incident cardiovascular disease."),
 ])

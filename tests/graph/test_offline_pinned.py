@@ -3,16 +3,17 @@ question) give exactly the answers recorded at c4f668c, before it (tests/graph/o
 line, verdict, confidence, scores, routes, sentences, claims, ledger). Sentences are
 compared as dicts (issue 18 made them typed AnswerSentence records). One deliberate change since: the MCQ case was
 re-pinned when the court's aspect check landed (agent/reasoners/aspect.py): the metformin studies no longer support
-the option "aspirin" (it had been SUPPORTED at 0.35 by them), so metformin wins with confidence 0.73 instead of 0.42; and the claim's answer line reads "tends to support" since
-its verb is graded by its confidence (0.73 < 0.75, agent/reasoners/compose.py); the open answer's line, a sentence
-of record s0, cites it ("[s0]"). And the open case again at stop 28, when a quote word for word from its record
-became faithful without asking the judge (agent/scoring/faithfulness.py): the scripted judge reads "decreases" as
-against anything, so it had dropped the answers' quote of o0 as contradicted by o0 itself; the quote is now shown
-(as "Contradicts") in all three and checked as a claim. Verified, that claim is corroborated evidence against the
-answer (Claim.against_answer), so it lowers the open answer's confidence (0.40 -> 0.30) and leaves the claim's and
-the MCQ's as they were. And the sentences of all three at issue 36: each quote's role is stated towards what the reader
-sees ("Supports the claim" / "Against the claim", "For (A)" / "Against (A)", "Against the answer"; roles
-supports_claim, ..., agent/reasoners/compose.py ROLES); every other field is as it was."""
+the option "aspirin" (it had been SUPPORTED at 0.35 by them), so metformin wins with confidence 0.73 instead of 0.42;
+and the claim's answer line reads "tends to support" since its verb is graded by its confidence (0.73 < 0.75,
+agent/reasoners/compose.py); the open answer's line, a sentence of record s0, cites it ("[s0]"). And the open case again
+at stop 28, when a quote word for word from its record became faithful without asking the judge
+(agent/scoring/faithfulness.py): the scripted judge reads "decreases" as against anything, so it had dropped the
+answers' quote of o0 as contradicted by o0 itself; the quote is now shown (as "Contradicts") in all three and checked as
+a claim. Verified, that claim is corroborated evidence against the answer (Claim.against_answer), so it lowers the open
+answer's confidence (0.40 -> 0.30) and leaves the claim's and the MCQ's as they were. And the sentences of all three at
+issue 36: each quote's role is stated towards what the reader sees ("Supports the claim" / "Against the claim", "For
+(A)" / "Against (A)", "Against the answer"; roles supports_claim, ..., agent/reasoners/compose.py ROLES); every other
+field is as it was."""
 
 from __future__ import annotations
 

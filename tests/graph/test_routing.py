@@ -179,14 +179,16 @@ def test_model_extracted_claims_carry_the_citations_of_the_sentence_they_came_fr
         CitedSentence(text="Against this, a trial reports metformin decreases insulin sensitivity in obesity.", citations=["o1"]),
     ])
     messages = [tool_message("ClaimsOut", {"claims": ["Metformin decreases insulin sensitivity in obesity trials",
-                                                       "Metformin increases insulin sensitivity among prediabetic adults"]})]
+                                                       "Metformin increases insulin sensitivity among "
+                                                           "prediabetic adults"]})]
     chat = chat_reasoner(scripted_chat(messages), spec="fake:claims")
     claims = asyncio.run(chat.extract_claims("What does metformin do?", draft, 6))
     assert [(c.text.split()[1], c.sources) for c in claims] == [("decreases", ["o1"]), ("increases", ["s0"])]
 
 
 def test_an_off_topic_court_goes_straight_to_synthesis_on_the_court_edge():
-    """The relevance gate's decision is the court edge's own type (allow-listed for checkpoints, routed by its Literal)."""
+    """The relevance gate's decision is the court edge's own type (allow-listed for checkpoints, routed by its
+    Literal)."""
     from agent.routing import AfterCourt
     from agent.scoring.relevance import RelevanceAssessment
 

@@ -113,10 +113,13 @@ def test_the_answer_is_one_sentence_with_its_confidence_and_distinct_evidence():
 def test_a_long_window_is_quoted_in_whole_sentences_with_the_omission_marked():
     from agent.reasoners.compose import QUOTE_CHARS, quote_of
 
-    window = ("RESULTS Dementia was diagnosed in 1822 of 16667 patients (11%) during a follow-up of 27 years in the regional "
+    window = ("RESULTS Dementia was diagnosed in 1822 of 16667 patients (11%) during a follow-up of 27 years in the "
+        "regional "
               "health plan, and hypoglycemia was diagnosed in 1465 of them (8.8%) over the same period of observation. "
-              "Enrolment, baseline laboratory values and medications were recorded for each participant by trained staff at "
-              "every one of the annual visits. Patients with severe hypoglycemia had a higher risk of dementia (HR 1.94).")
+              "Enrolment, baseline laboratory values and medications were recorded for each participant by "
+                  "trained staff at "
+              "every one of the annual visits. Patients with severe hypoglycemia had a higher risk of "
+                  "dementia (HR 1.94).")
     assert len(window) > QUOTE_CHARS
     quote = quote_of(window, "Hypoglycemia increases the risk of dementia")
     assert quote.endswith("Patients with severe hypoglycemia had a higher risk of dementia (HR 1.94).")  # the finding is kept
@@ -130,7 +133,8 @@ def test_a_long_window_is_quoted_in_whole_sentences_with_the_omission_marked():
     assert finding not in again and again.startswith("Dementia was diagnosed in 1822") and len(again) <= QUOTE_CHARS
     # a window's sentence that states no finding is no quote (seen under an open answer as 'Supports: "... The aim of
     # our retrospective study was to document the practice ..."')
-    aims = ("With increased survival, more patients may be candidates for repeat whole brain radiotherapy. The aim of our "
+    aims = ("With increased survival, more patients may be candidates for repeat whole brain radiotherapy. The aim "
+        "of our "
             "retrospective study was to document the practice at our hospital.")
     assert quote_of(aims, "Whole brain radiotherapy") == "With increased survival, more patients may be candidates for repeat whole brain radiotherapy."
     middle = "Statins lowered LDL by 30%. We used mass spectrometry to measure sterols. Statins raised HDL by 5%."
@@ -192,13 +196,15 @@ def test_an_open_answer_says_what_the_question_asks_that_its_records_never_menti
     assert unnamed_settings("Does RTEL1 bind TRF2 in HeLa cells?", RECORDS, ["RTEL1", "TRF2", "HeLa"]) == ["HeLa cells", "RTEL1", "TRF2"]
     from agent.reasoners.aspect import unnamed_terms
     assert unnamed_terms("What is known about the mechanisms of IL-17 in psoriasis?", RECORDS) == ["IL-17", "psoriasis"]
-    # a dose given in mg names "low-dose" (the answer said its aspirin trial did not mention low-dose); a name is not split
+    # a dose given in mg names "low-dose" (the answer said its aspirin trial did not mention low-dose); a name is not
+    # split
     trial = record("d1", "Aspirin and colorectal cancer: a randomised trial", "Aspirin 81 mg reduced the incidence of any adenoma.")
     assert unnamed_terms("Does low-dose aspirin reduce the risk of colorectal adenomas?", [trial]) == []
     assert unnamed_terms("Does high-dose vitamin C prevent colds?", [record("c", "Vitamin C and colds", "Vitamin C shortened colds.")]) == ["high-dose"]
     assert unnamed_terms("Is IL-17 raised?", [record("i", "IL-6 in 17 patients", "IL-6 was raised in 17 patients.")]) == ["IL-17"]
-    # seen in evals.open_questions: "do not mention genetic" under "We propose DGKK as a major risk gene for hypospadias",
-    # "do not mention take or part", "... compare": the kind of thing asked for and the question's own verbs are no topic
+    # seen in evals.open_questions: "do not mention genetic" under "We propose DGKK as a major risk gene for
+    # hypospadias", "do not mention take or part", "... compare": the kind of thing asked for and the question's own
+    # verbs are no topic
     dgkk = [record("g", "DGKK and hypospadias", "We propose DGKK as a major risk gene for hypospadias.")]
     assert unnamed_terms("Which genetic variant is associated with the risk of hypospadias?", dgkk) == []
     assert unnamed_terms("How does DGKK take part in hypospadias?", dgkk) == []
@@ -290,7 +296,8 @@ def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
     elsewhere = inside.model_copy(update={"sentence_index": 7, "text": "Risk fell in the oldest group."})
     assert mixed_sentence(claim, [window, elsewhere], 0.5) == " The evidence is mixed: the one record that takes a side reads both ways."
     # a window read against it that only shares some sentences with the one read for it is other words: seen as "79% of
-    # trials proceeded to completion" (for "not discontinued early") beside "... 21% (81/395) were discontinued" (against)
+    # trials proceeded to completion" (for "not discontinued early") beside "... 21% (81/395) were discontinued"
+    # (against)
     from agent.reasoners.compose import evidence_entries
 
     against = inside.model_copy(update={"sentence_index": 1, "sentence_end": 4, "confidence": 0.6,
@@ -327,8 +334,9 @@ def test_an_open_questions_candidate_answers_name_what_it_asks_about():
     assert [h.text for h in picked] == ["DUSP4 overexpression increased chemotherapy-induced apoptosis in breast cancer cells."]
     unnamed = asyncio.run(reasoner._evidence_hypotheses("What is the effect of apoptosis in cultured renal cells?", evidence, 2))
     assert all(not h.text.startswith("DUSP4") for h in unnamed)  # no name asked: likeness to the question decides
-    # the record names it, not necessarily the sentence (held-out "In which group is Chlamydia trachomatis most prevalent
-    # in the UK?" lost its gold answer "Chlamydia prevalence was 1.5% in women ..." to a sentence naming the UK)
+    # the record names it, not necessarily the sentence (held-out "In which group is Chlamydia trachomatis most
+    # prevalent in the UK?" lost its gold answer "Chlamydia prevalence was 1.5% in women ..." to a sentence naming the
+    # UK)
     survey = [Passage(record_id="u", text="Chlamydia prevalence was 3.1% in women aged 16-24 years.", score=1.0),
               Passage(record_id="u", text="A national survey of sexual attitudes was conducted in the UK.", score=1.0),
               Passage(record_id="v", text="Chlamydia prevalence was 4% in women in Sweden.", score=1.0)]
@@ -360,7 +368,8 @@ def test_a_passage_that_says_it_needs_confirming_only_qualifies():
     from agent.reasoners.compose import role_of
 
     tentative = LedgerEntry(hypothesis_id="H1", record_id="m", stance="SUPPORT", confidence=0.9,
-                            text="Metformin might influence tumourigenesis; however, these effects require further investigation.")
+                            text="Metformin might influence tumourigenesis; however, these effects require "
+                                "further investigation.")
     assert role_of(tentative) == "qualifies"
     assert role_of(tentative.model_copy(update={"text": "Metformin users had fewer incident cancers (HR 0.63)."})) == "supports"
 
@@ -496,12 +505,14 @@ def test_faithfulness_is_measured_and_a_sentence_its_citation_contradicts_is_dro
 
 def test_a_quote_that_is_its_records_own_text_is_faithful_without_asking_the_judge():
     """An offline answer reported "0.75 of the cited statements are supported" for four verbatim quotes: the judge
-    read one ("However, the overall benefits observed with statins appear to be greater ...") as not supporting itself."""
+    read one ("However, the overall benefits observed with statins appear to be greater ...") as not supporting
+    itself."""
     from agent.interfaces import CitedSentence
     from agent.scoring.faithfulness import check_faithfulness
 
     trial = record("q", "Statins and muscles", "Statins increased muscle pain in older adults. The trial ran for two years in 40 clinics.")
-    quote = CitedSentence(text='Contradicts: "Statins increased muscle pain in older adults. […] The trial ran for two years in 40 clinics." (Statins and muscles) [q]',
+    quote = CitedSentence(text='Contradicts: "Statins increased muscle pain in older adults. […] The trial ran for two years in 40 '
+        'clinics." (Statins and muscles) [q]',
                           citations=["q"])
     paraphrase = CitedSentence(text="Statins hurt the muscles of the elderly.", citations=["q"])
     neutral = FixedStance("neutral", [0.1, 0.1, 0.8])  # whatever it is asked, it reads no side
@@ -538,7 +549,8 @@ def test_an_abstention_says_why_and_which_way_the_evidence_leans_without_nesting
     unsure = _reported(FixedCalibrator(0.25, 0.7))
     assert unsure.status == Status.INSUFFICIENT_EVIDENCE
     assert unsure.answer == ("Insufficient evidence to decide: the leading answer's confidence is 0.25, below the 0.30 needed to "
-                             "answer. What evidence there is leans towards yes (that statins increase muscle pain) [a1, a2].")
+                             "answer. What evidence there is leans towards yes (that statins increase muscle "
+                                 "pain) [a1, a2].")
     thin = _reported(FixedCalibrator(0.62, 0.4), verdict_min_evidence=50)  # a confident map, but too little evidence takes a side
     assert thin.status == Status.INSUFFICIENT_EVIDENCE and "confidence is 0.62" not in thin.answer
     assert thin.answer.startswith("Insufficient evidence to decide: the 3 records that take a side weigh too little for a verdict.")
@@ -559,15 +571,18 @@ def test_the_lean_of_an_unanswered_claim_or_option_names_its_side_and_records():
               LedgerEntry(hypothesis_id="H1", record_id="r7", text=finding, stance="SUPPORT", confidence=0.7)]
     assert lean_sentence(negation, "claim", ledger) == " What evidence there is leans against the claim [r9]."
     assert lean_sentence(option, "mcq", ledger) == " What evidence there is leans towards (B) metformin [r7]."
-    # a passage that only qualifies the leading answer is no lean (the demo: a folate paper "leaning" towards a smoking claim)
+    # a passage that only qualifies the leading answer is no lean (the demo: a folate paper "leaning" towards a smoking
+    # claim)
     assert lean_sentence(negation, "claim", [e for e in ledger if e.record_id != "r9"]) == ""
 
 
 def test_a_quote_too_long_is_cut_at_a_word_not_inside_one():
     from agent.text import truncate
 
-    text = ("The reduced risk associated with dietary folate intake during pregnancy was only seen for severe preeclampsia "
-            "and our study results suggest that folic acid supplementation and higher dietary folate intake decrease it.")
+    text = ("The reduced risk associated with dietary folate intake during pregnancy was only seen for severe "
+        "preeclampsia "
+            "and our study results suggest that folic acid supplementation and higher dietary folate intake "
+                "decrease it.")
     cut = truncate(text, 200)
     assert cut.endswith("higher dietary folate…") and len(cut) <= 200  # was "... folate i…"
     assert truncate("x" * 80, 30) == "x" * 29 + "…"  # no space to cut at: cut where the limit falls
@@ -576,11 +591,13 @@ def test_a_quote_too_long_is_cut_at_a_word_not_inside_one():
 def test_the_gates_reason_quotes_its_best_match_cut_at_a_word():
     from agent.scoring.relevance import RelevanceAssessment
 
-    text = ("This limits mobility impaired children from exploring their home environment safely, which in turn impacts "
+    text = ("This limits mobility impaired children from exploring their home environment safely, which in turn "
+        "impacts "
             "their cognitive development.")
     reason = RelevanceAssessment(relevant=False, probability=0.22, features={"best_cosine": 0.44}, best_record="108886332",
                                  best_text=text).reason()
-    assert '"This limits mobility impaired children from exploring their home environment safely, which in turn impacts their…"' in reason
+    assert ('"This limits mobility impaired children from exploring their home environment safely, which in turn '
+        'impacts their…"') in reason
     labelled = RelevanceAssessment(relevant=False, probability=0.16, features={"best_cosine": 0.52}, best_record="21700295",
                                    best_text="Conclusions and Relevance Antiviral treatment reduced the risk.").reason()
     assert '"Antiviral treatment reduced the risk."' in labelled  # seen as '"Conclusions and Relevance Antiviral ..."'
@@ -596,7 +613,8 @@ def test_a_non_significant_result_on_the_claims_outcome_reads_against_a_claimed_
     claim = "High-dose aspirin prevents colorectal adenomas"
     assert null_result_reading(claim, null, neutral, "NEUTRAL", 0.6, 0.5) == ("CONTRADICT", 0.7)
     assert null_result_reading(claim, null, firm, "SUPPORT", 0.8, 0.5) == ("NEUTRAL", 0.15)  # no support from a null estimate
-    # not the claim's outcome (a baseline comparison), not a claim of an effect, or a significant result: the judge's reading
+    # not the claim's outcome (a baseline comparison), not a claim of an effect, or a significant result: the judge's
+    # reading
     assert null_result_reading(claim, "The groups were similar in age (p = 0.4).", neutral, "NEUTRAL", 0.6, 0.5) == ("NEUTRAL", 0.6)
     assert null_result_reading("High-dose aspirin does not prevent colorectal adenomas", null, neutral, "NEUTRAL", 0.6, 0.5) == ("NEUTRAL", 0.6)
     assert null_result_reading(claim, null.replace("0.81-1.13", "0.71-0.93").replace("no significant", "an"), neutral, "NEUTRAL", 0.6, 0.5) == ("NEUTRAL", 0.6)
@@ -608,7 +626,8 @@ def test_the_court_reads_null_results_against_a_claimed_effect_only_when_the_set
     from agent.nodes.retrieve import retrieve
 
     records = [record("n1", "High-dose aspirin and colorectal adenomas: a randomised trial",
-                      "High-dose aspirin had no significant effect on colorectal adenomas (relative risk 0.96, 95% CI 0.81-1.13).")]
+                      "High-dose aspirin had no significant effect on colorectal adenomas (relative risk "
+                          "0.96, 95% CI 0.81-1.13).")]
 
     def contradictions(on: bool) -> list[str]:
         name = unique_backend_name()
@@ -649,7 +668,8 @@ def test_an_open_answer_cites_the_record_its_sentence_comes_from():
     source = record("m1", "Migraine and stroke", "Migraine, particularly with aura, is a risk factor for early-onset ischemic stroke.")
     other = record("m2", "Stroke in the young", "Young adults with migraine had more strokes.")
     best = Hypothesis(id="H1", text="Migraine, particularly with aura, is a risk factor for early-onset ischemic stroke.", origin="evidence",
-                      claim="Migraine, particularly with aura, is a risk factor for early-onset ischemic stroke.", support=1.0, score=1.0)
+                      claim="Migraine, particularly with aura, is a risk factor for early-onset ischemic "
+                          "stroke.", support=1.0, score=1.0)
     ledger = [LedgerEntry(hypothesis_id="H1", record_id="m2", stance="SUPPORT", confidence=0.8, sentence_index=0, text=other.sentences[0])]
     plan = asyncio.run(ExtractiveReasoner(BagOfWordsEmbedder()).plan("What is the association between migraine and stroke?", [], "ask"))
     draft = asyncio.run(ExtractiveReasoner(BagOfWordsEmbedder()).synthesize("What is the association between migraine and stroke?", plan, [best],

@@ -16,7 +16,8 @@ from tests.judges.conftest import needs_data
 STRUCTURED = [
     "BACKGROUND Statins lower cholesterol but their effect on sepsis mortality is debated.",
     "METHODS We randomised 400 patients with sepsis to simvastatin or placebo.",
-    "RESULTS Mortality at 28 days did not differ between simvastatin and placebo groups in patients with sepsis (21% vs 22%, p=0.71).",
+    "RESULTS Mortality at 28 days did not differ between simvastatin and placebo groups in patients with "
+        "sepsis (21% vs 22%, p=0.71).",
     "Length of stay was similar.",
     "CONCLUSIONS These results suggest that simvastatin does not reduce mortality in patients with sepsis.",
 ]

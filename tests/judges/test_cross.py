@@ -42,7 +42,8 @@ async def test_held_out_sample_quality(judge, held_out):
 async def test_output_schema_and_obvious_cases(judge):
     statement = "Regular aerobic exercise improves insulin sensitivity in adults with type 2 diabetes."
     results = await judge.judge([
-        (statement, "Twelve weeks of aerobic training significantly improved insulin sensitivity in adults with type 2 diabetes."),
+        (statement, "Twelve weeks of aerobic training significantly improved insulin sensitivity in adults with type 2 "
+            "diabetes."),
         (statement, "Twelve weeks of aerobic training did not change insulin sensitivity in adults with type 2 diabetes."),
         (statement, "The galaxy cluster emits X-rays detected by the Chandra observatory."),
     ])

@@ -27,7 +27,8 @@ def test_without_negates_an_effect_not_the_people_studied():
     """Seen in an answer: "In patients without established cardiovascular disease ..., statin use was associated with
     significantly improved survival" was quoted as contradicting "Statins reduce mortality" (the heuristic: CONTRADICT
     0.93, from the 'without' alone)."""
-    population = cues("In patients without established cardiovascular disease, statin use was associated with improved survival.")
+    population = cues("In patients without established cardiovascular disease, statin use was associated with improved "
+        "survival.")
     assert not population.negated
     assert not pair_cues(cues("Statin use is associated with improved survival."), population).negation_mismatch
     assert not cues("Outcomes were compared with those without.").negated

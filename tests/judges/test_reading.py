@@ -1,4 +1,5 @@
-"""The structure reader decides the side where word order or one word decides it (issue 36's cases), and nothing else."""
+"""The structure reader decides the side where word order or one word decides it (issue 36's cases), and nothing
+else."""
 
 import asyncio
 

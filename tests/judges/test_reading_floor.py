@@ -1,6 +1,7 @@
 """The default judge reads the project's hand-written reading check (evals/data/reading_check.jsonl) at least as well
-as it does today: a floor under it, not the target (issue 36 asks >= 0.90 overall and >= 0.80 per category; evals/HISTORY.md
-has where it stands). It fails when the structure reader is removed (0.495 overall, hedges 0.05, requirement 0.29)."""
+as it does today: a floor under it, not the target (issue 36 asks >= 0.90 overall and >= 0.80 per category;
+evals/HISTORY.md has where it stands). It fails when the structure reader is removed (0.495 overall, hedges 0.05,
+requirement 0.29)."""
 
 import json
 

@@ -70,7 +70,8 @@ async def test_work_with_references(router, options):
     router.add("GET", f"{API}/works/10.1371/journal.pone.0033693", fixture_response("crossref/work_by_doi_10.1371_journal.pone.0033693.json"))
     record = await CrossrefClient(options=options).work("10.1371/journal.pone.0033693")
     assert record is not None and record.venue == "PLoS ONE" and record.citation_count == 72
-    assert record.title == "Methylphenidate Exposure Induces Dopamine Neuron Loss and Activation of Microglia in the Basal Ganglia of Mice"
+    assert record.title == ("Methylphenidate Exposure Induces Dopamine Neuron Loss and Activation of Microglia in the Basal Ganglia "
+        "of Mice")
     refs = fixture_json("crossref/work_by_doi_10.1371_journal.pone.0033693.json")["message"]["reference"]
     assert record.references == list(dict.fromkeys(r["DOI"].lower() for r in refs if "DOI" in r))
     assert record.authors[:2] == ["Shankar Sadasivan", "Brooks B. Pond"]

@@ -88,7 +88,8 @@ class LeakySource(ListSource):
         assert events is not None, "the API should collect call events while tracing"
         events.append(CallEvent(source="leaky", host="api.search.example", method="GET",
                                 path=f"/search?q=exercise&key={key}", status=401, attempts=3,
-                                error=f"HTTP 401: invalid X-Subscription-Token {key}; Authorization: Bearer {os.environ['ANTHROPIC_API_KEY']}"))
+                                error=f"HTTP 401: invalid X-Subscription-Token {key}; Authorization: Bearer "
+                                    f"{os.environ['ANTHROPIC_API_KEY']}"))
         logging.getLogger("agent.tools.leaky").warning("search failed with key %s", key)
         return await super().search(query, limit=limit)
 
