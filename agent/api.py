@@ -12,9 +12,9 @@ import logging
 import os
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.config import Context, merge_trees, settings_tree, sparkit_home
 from agent.errors import InputError, SparkitError
@@ -25,6 +25,9 @@ from agent.records import Answer, Status
 from agent.redact import redact
 from agent.tracing.progress import NodeUsage, ProgressContext
 from agent.tracing.session import TraceSession, tracing_enabled
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +46,7 @@ def make_context(context: Context | dict[str, Any] | None = None, **overrides: A
             return context.with_overrides(layer) if layer else context
         return Context.model_validate(merge_trees(settings_tree(context), settings_tree(layer)))
     except Exception as exc:  # pydantic.ValidationError: keep the first problem, one line
-        errors = getattr(exc, "errors", lambda: [])()
+        errors: list[Any] = getattr(exc, "errors", lambda: [])()
         first = errors[0] if errors else {"loc": ["context"], "msg": str(exc)}
         raise InputError(f"invalid setting {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
 
@@ -67,7 +70,7 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
     handlers = [*(callbacks or []), *([session.tracer] if session else [])]
     clock = RunClock()  # this run, or this resumed segment, from now; set-up time is excluded as it happens
     by_node.exclude_setup(lambda: clock.setup_s)
-    config = {"configurable": {"thread_id": run_id, RUN_CLOCK_KEY: clock}, "recursion_limit": settings.budget.recursion_limit,
+    config: RunnableConfig = {"configurable": {"thread_id": run_id, RUN_CLOCK_KEY: clock}, "recursion_limit": settings.budget.recursion_limit,
               "callbacks": handlers}
     progress = ProgressContext()
     loop = asyncio.get_running_loop()
@@ -106,7 +109,7 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
 
 
 @contextlib.contextmanager
-def _unreachable_hosts_of_this_run():
+def _unreachable_hosts_of_this_run() -> Iterator[None]:
     """A fresh memory of hosts that failed to connect, for this run only (agent.tools.http.reachability)."""
     from agent.tools.http.reachability import UnreachableHosts, unreachable_hosts
 

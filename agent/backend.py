@@ -138,7 +138,7 @@ def offline_stance(settings: BackendSettings) -> tuple[StanceJudge, list[str]]:
     from agent.judges import offline_stance_judge
     from agent.judges.cross import direction_weights_in_use
 
-    kind = settings.stance_model if settings.stance_model in OFFLINE_JUDGES else "auto"
+    kind = settings.stance_model if settings.stance_model != "llm" else "auto"  # 'llm' falls back to the auto judge
     judge = offline_stance_judge(kind, Path(settings.stance_weights).expanduser() if settings.stance_weights else None,
                                  direction_weights_in_use(settings.stance_direction_weights))
     if settings.stance_structure:
@@ -171,6 +171,7 @@ def reasoner_and_stance(settings: BackendSettings, embedder: Embedder, offline_j
 
     def role(name: str) -> RoleModel:
         config = role_config(settings, name)
+        assert config is not None, name  # fast and strong fall back on each other and on llm, one of which is set here
         key = (config.spec, config.temperature, config.timeout_s, config.max_retries, config.base_url, config.n_ctx, config.max_tokens, config.n_threads)
         if key not in built:  # one client (one loaded GGUF) per distinct model
             built[key] = RoleModel.build(config).model

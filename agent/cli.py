@@ -11,12 +11,13 @@ SPARKIT_TRACE=0 to skip it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import argparse
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from agent.errors import InputError, SparkitError
 from agent.llm_flags import add_llm_arguments, llm_overrides
@@ -74,7 +75,7 @@ def _progress(event: dict[str, Any]) -> None:
     print(terminal_safe(text, 400), file=sys.stderr, flush=True)
 
 
-def _run_events(args: argparse.Namespace):
+def _run_events(args: argparse.Namespace) -> Callable[[dict[str, Any]], None]:
     """The run's event handler: the run id always (first, before any work), progress lines unless --quiet."""
 
     def on_event(event: dict[str, Any]) -> None:
@@ -271,7 +272,7 @@ def _cmd_presets(args: argparse.Namespace) -> int:
         for group, model in GROUPS.items():
             print(f"{group}: {model.__doc__}")
             for field, info in model.model_fields.items():
-                default = info.default if info.default_factory is None else info.default_factory()
+                default = info.get_default(call_default_factory=True)
                 print(f"  {group}.{field} = {default}  -- {info.description}")
     return 0
 
@@ -334,7 +335,7 @@ class _UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse with the usage printed as usual, and its error left to main() (exit 2; JSON on stdout with --json)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         raise _UsageError(self.prog, message)
 

@@ -22,7 +22,7 @@ the thread's checkpoints keep the earlier questions. A run resumed with no input
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -87,7 +87,7 @@ class ResearchGraph(CompiledStateGraph):
 def research_graph(builder: StateGraph, checkpointer: Any = None) -> ResearchGraph:
     compiled = builder.compile(checkpointer=checkpointer, name="sparkit")
     compiled.__class__ = ResearchGraph  # same object layout: a subclass that only completes the input
-    return compiled
+    return cast(ResearchGraph, compiled)
 
 
 def compile_graph(checkpointer: Any = None) -> ResearchGraph:

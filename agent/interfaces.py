@@ -6,6 +6,7 @@ context selects.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -74,7 +75,7 @@ class StanceResult(BaseModel):
     judged_by: str | None = Field(default=None, description="'llm' when a chat model gave this judgement; None for an offline judge.")
 
     @classmethod
-    def from_probabilities(cls, labels: tuple[str, ...], probabilities) -> "StanceResult":
+    def from_probabilities(cls, labels: tuple[str, ...], probabilities: Iterable[float]) -> "StanceResult":
         """The argmax label with its probability as the confidence (a model's softmax row, `labels` order)."""
         probs = {label: float(x) for label, x in zip(labels, probabilities)}
         stance = max(probs, key=probs.__getitem__)
@@ -89,6 +90,7 @@ class StanceResult(BaseModel):
         if self.stance != "NEUTRAL" and self.confidence >= min_confidence:
             return self.stance, self.confidence
         support, contradict = self.probabilities.get("SUPPORT", 0.0), self.probabilities.get("CONTRADICT", 0.0)
+        side: Stance
         side, probability = ("SUPPORT", support) if support >= contradict else ("CONTRADICT", contradict)
         if probability >= side_floor and probability > 0.0:
             return side, probability
@@ -106,7 +108,8 @@ class StanceJudge(Protocol):
 class Calibrator(Protocol):
     """Maps the court's evidence score to probabilities (agent/calibration.py: raw score or fitted maps)."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def leading(self, score: float) -> float:
         """P(the court's leading answer is right)."""

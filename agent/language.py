@@ -17,6 +17,7 @@ Names (gene symbols, 'hCG', 'RecQ') and words with digits are left out of the sh
 
 from __future__ import annotations
 
+from typing import Any
 import re
 import threading
 from functools import lru_cache
@@ -66,7 +67,7 @@ def english_words() -> dict[str, int]:
 
 
 @lru_cache(maxsize=1)
-def _identifier():
+def _identifier() -> Any:  # a py3langid LanguageIdentifier (py3langid ships no types)
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)

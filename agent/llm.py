@@ -161,7 +161,7 @@ def chat_model(spec: str, temperature: float = 0.0, timeout_s: float = 60.0, max
     except ImportError:
         raise ConfigurationError("a chat model needs the 'live' extra: pip install 'sparkit[live]' plus the provider package") from None
     provider, model = spec.split(":", 1)
-    limits = {"timeout": timeout_s, "max_retries": max_retries} if provider in _TIMEOUT_AWARE_PROVIDERS else {}
+    limits: dict[str, Any] = {"timeout": timeout_s, "max_retries": max_retries} if provider in _TIMEOUT_AWARE_PROVIDERS else {}
     if base_url:
         limits["base_url"] = base_url
     if max_tokens is not None and provider in ("openai", "azure_openai") and base_url:
@@ -430,7 +430,7 @@ class RoleModel:
             self.breaker.record(ok=True)
             if isinstance(result, schema):
                 return result
-            last_error = result
+            last_error = str(result)  # not the schema: the description of why the reply was unusable
         raise ValueError(f"chat model gave no valid {schema.__name__} after {self.config.parse_retries + 1} attempts: "
             f"{last_error}")
 
@@ -480,7 +480,7 @@ class RoleModel:
 
 def _reason(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        first = exc.errors()[0] if exc.errors() else {}
+        first: dict[str, Any] = dict(exc.errors()[0]) if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ())) or "reply"
         return f"{where}: {first.get('msg', 'invalid')}"
     return f"{type(exc).__name__}: {str(exc)[:120]}"

@@ -15,13 +15,16 @@ client as a tool error with its one-line message (redacted).
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from agent.config import DEFAULT_PRESET, PresetName
 from agent.library.models import AddReport
 from agent.records import Answer
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 INSTRUCTIONS = (
     "SPARKIT answers scientific questions from literature with cited evidence. `ask` answers a question (add "
@@ -50,7 +53,7 @@ class LibrarySearch(BaseModel):
     documents_in_library: int
 
 
-def _tool_error(exc: Exception):
+def _tool_error(exc: Exception) -> Exception:
     from mcp.server.mcpserver.exceptions import ToolError
 
     from agent.redact import redact
@@ -75,7 +78,7 @@ def search_library(query: str, limit: int = 10, library_dir: str | None = None) 
     return LibrarySearch(query=query, hits=hits, documents_in_library=len(library.documents()))
 
 
-def build_server(library_dir: str | None = None):
+def build_server(library_dir: str | None = None) -> MCPServer:
     try:
         from mcp.server.mcpserver import MCPServer
     except ImportError:
@@ -87,7 +90,7 @@ def build_server(library_dir: str | None = None):
     from agent.errors import SparkitError
 
     server = MCPServer(name="sparkit", instructions=INSTRUCTIONS, version="0.1.0")
-    overrides = {"library_dir": library_dir} if library_dir else {}
+    overrides: dict[str, Any] = {"library_dir": library_dir} if library_dir else {}
 
     @server.tool(description="Answer a scientific question with cited evidence (open, yes/no, or multiple choice with "
         "`options`). "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from enum import Enum
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -168,7 +168,7 @@ class Record(BaseModel):
         data = self.model_dump()
         theirs = other.model_dump()
         for key, value in theirs.items():
-            mine = data.get(key)
+            mine: Any = data.get(key)
             if key in ("id", "source", "provenance", "alt_ids"):
                 continue
             if key in ("abstract", "title") and len(value or "") > len(mine or ""):

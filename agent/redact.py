@@ -12,6 +12,7 @@ text: `sk-…` keys, `Bearer …` credentials, `Authorization` / `x-api-key` / `
 
 from __future__ import annotations
 
+from typing import TextIO
 import json
 import logging
 import os
@@ -100,7 +101,7 @@ class _CurrentStderrHandler(logging.StreamHandler):
     installed once keeps working when stderr is swapped (tests capturing output, embedding)."""
 
     @property
-    def stream(self):  # type: ignore[override]
+    def stream(self) -> TextIO:
         import sys
 
         return sys.stderr
@@ -115,10 +116,10 @@ def install_log_redaction(level: int = logging.WARNING) -> None:
     log line from any library shows a key. Idempotent."""
     root = logging.getLogger()
     if not root.handlers:
-        handler = _CurrentStderrHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-        handler.setLevel(level)
-        root.addHandler(handler)
+        stderr_handler = _CurrentStderrHandler()
+        stderr_handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        stderr_handler.setLevel(level)
+        root.addHandler(stderr_handler)
     for handler in root.handlers:
         if not any(isinstance(f, RedactingFilter) for f in handler.filters):
             handler.addFilter(RedactingFilter())

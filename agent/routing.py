@@ -9,7 +9,7 @@ exactly them (`routes`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any, Literal, get_args
 
 from agent.budget import run_clock, spent_reason
@@ -51,7 +51,7 @@ ROUTE_LABELS: dict[str, str] = {
 """The label each route's edge carries in the drawn graph (Studio, `draw_mermaid`): why the edge is taken."""
 
 
-def routes(route_type: Any) -> dict[str, str]:
+def routes(route_type: Any) -> dict[Hashable, str]:
     """The edge label -> node name of each route in a route Literal, for `add_conditional_edges`."""
     return {ROUTE_LABELS[name]: name for name in get_args(route_type)}
 
@@ -117,11 +117,11 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
         return AfterCourt(next="synthesize", reason=f"resolved: margin {shown_against(margin or 0, settings.court.margin_threshold)} >= "
             f"{settings.court.margin_threshold}", **common)
     reasons = (["no passage took a side"] if unjudged else [f"low margin ({shown_against(margin, settings.court.margin_threshold)} < "
-        f"{settings.court.margin_threshold})"] if low_margin else []) + (
+        f"{settings.court.margin_threshold})"] if low_margin and margin is not None else []) + (
         [f"provider disagreement ({shown_against(agreement, settings.court.agreement_threshold, 2)} < "
-            f"{settings.court.agreement_threshold})"] if disagreement else []
+            f"{settings.court.agreement_threshold})"] if disagreement and agreement is not None else []
     ) + ([f"model and evidence disagree (model {adjudication.model_choice}, evidence "
-        f"{adjudication.evidence_choice})"] if contested else [])
+        f"{adjudication.evidence_choice})"] if contested and adjudication is not None else [])
     why = " and ".join(reasons)
     if not settings.ablations.enable_discrimination:
         return AfterCourt(next="synthesize", reason=f"{why}, discrimination disabled", **common)

@@ -217,9 +217,9 @@ def pool_additions(pool: Mapping[str, Record], incoming: list[Record]) -> dict[s
     A new work whose id is taken by another work is keyed '<source>:<id>'.
     """
     key_to_id: dict[str, str] = {}
-    for pid, record in pool.items():
+    for pool_id, record in pool.items():
         for key in record.dedupe_keys():
-            key_to_id.setdefault(key, pid)
+            key_to_id.setdefault(key, pool_id)
     updates: dict[str, Record] = {}
     for record in incoming:
         pid = next((key_to_id[k] for k in record.dedupe_keys() if k in key_to_id), None)

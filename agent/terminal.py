@@ -9,6 +9,7 @@ cursor, retitle the window or clear the screen) and any secret redacted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import os
 import re
 import sys
@@ -192,7 +193,7 @@ class StepProgress:
 
     def __init__(self, label: str, total: int, *, unit: str = "records", start: str = "", done: str = "",
                  stream: TextIO | None = None, enabled: bool | None = None, every: float = 0.1, width: int = 28,
-                 clock=time.monotonic):
+                 clock: Callable[[], float] = time.monotonic):
         self.stream = stream or sys.stderr
         self.enabled = setup_progress_wanted(enabled)
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
@@ -243,7 +244,7 @@ class StepProgress:
         rate = self.rate()
         return f"about {fmt_duration((self.total - self.done) / rate)} left" if rate > 0 else "estimating"
 
-    def __exit__(self, exc_type, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         if not self.enabled:
             return
         if self.tty:

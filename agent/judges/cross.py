@@ -14,6 +14,7 @@ import json
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,6 +22,10 @@ from agent.errors import ConfigurationError
 from agent.records import STANCE_LABELS as LABELS
 from agent.judges.packaged import PackagedModelJudge, read_weights, weights_digest
 from agent.tools.encoder import packaged_model_path
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import BatchEncoding, PreTrainedTokenizerBase
 
 WEIGHTS_FILE = "stance_cross.npz"
 DIRECTION_FILE = "stance_direction.npz"  # D4: reads SUPPORT vs CONTRADICT, its top four layers over WEIGHTS_FILE (int8)
@@ -55,18 +60,18 @@ def cross_weights_in_use(stance_weights: str | None) -> Path:
     return Path(stance_weights).expanduser() if stance_weights else default_cross_weights_path()
 
 
-def build_network():
+def build_network() -> torch.nn.Module:
     """MiniLM encoder + masked mean pooling + a linear 3-way head (LABELS order), as a torch module."""
     import torch
     from transformers import AutoModel
 
     class CrossStance(torch.nn.Module):
-        def __init__(self):
+        def __init__(self) -> None:
             super().__init__()
             self.encoder = AutoModel.from_pretrained(packaged_model_path())
             self.head = torch.nn.Linear(self.encoder.config.hidden_size, len(LABELS))
 
-        def forward(self, input_ids, attention_mask, token_type_ids):
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor) -> torch.Tensor:
             hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
@@ -75,13 +80,13 @@ def build_network():
     return CrossStance()
 
 
-def load_tokenizer():
+def load_tokenizer() -> PreTrainedTokenizerBase:
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(packaged_model_path())
 
 
-def tokenize(tokenizer, pairs: list[tuple[str, str]], max_tokens: int = MAX_TOKENS):
+def tokenize(tokenizer: PreTrainedTokenizerBase, pairs: list[tuple[str, str]], max_tokens: int = MAX_TOKENS) -> BatchEncoding:
     """Statement first, passage second; the longer of the two is cut when the pair is too long (in practice the
     passage: a statement rarely outgrows its passage, and "only_second" would raise on one that fills the budget)."""
     return tokenizer(
@@ -90,7 +95,7 @@ def tokenize(tokenizer, pairs: list[tuple[str, str]], max_tokens: int = MAX_TOKE
     )
 
 
-def pair_logits(network, tokenizer, pairs: list[tuple[str, str]], batch: int = BATCH, max_tokens: int = MAX_TOKENS) -> np.ndarray:
+def pair_logits(network: torch.nn.Module, tokenizer: PreTrainedTokenizerBase, pairs: list[tuple[str, str]], batch: int = BATCH, max_tokens: int = MAX_TOKENS) -> np.ndarray:
     """Raw logits [n, 3] (LABELS order) for (statement, passage) pairs, in eval mode, batched by length so padding
     stays small; the network's training mode is restored afterwards (the training script scores mid-training)."""
     import torch

@@ -17,6 +17,7 @@ from typing import Literal
 from agent.interfaces import StanceJudge, StanceResult
 from agent.judges.cues import cues
 from agent.records import STANCE_LABELS as LABELS
+from agent.records import Stance
 from agent.text import is_tentative, split_sentences
 
 Side = Literal["SUPPORT", "CONTRADICT", "NEUTRAL"]
@@ -342,7 +343,7 @@ def with_structure(result: StanceResult, reading: StructureReading | None) -> St
     if reading.side == "NEUTRAL":
         p = {"SUPPORT": p["SUPPORT"] * 0.1, "CONTRADICT": p["CONTRADICT"] * 0.1, "NEUTRAL": p["NEUTRAL"] + 0.9 * (p["SUPPORT"] + p["CONTRADICT"])}
     else:
-        other = "CONTRADICT" if reading.side == "SUPPORT" else "SUPPORT"
+        other: Stance = "CONTRADICT" if reading.side == "SUPPORT" else "SUPPORT"
         sided = p["SUPPORT"] + p["CONTRADICT"]
         p[reading.side], p[other] = max(p[reading.side], p[other]), min(p[reading.side], p[other])
         if p[reading.side] < 0.8 * sided:

@@ -10,11 +10,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.terminal import Progress, terminal_safe
 
+if TYPE_CHECKING:
+    from agent.library.models import AddReport
+    from agent.library.store import Library
 
-def _library(args: argparse.Namespace):
+
+def _library(args: argparse.Namespace) -> Library:
     from agent.library.store import Library
 
     return Library(args.library) if getattr(args, "library", None) else Library()
@@ -26,7 +31,7 @@ def _progress(args: argparse.Namespace) -> Progress:
     return Progress(enabled=True if getattr(args, "progress", False) else None)  # None: only on a terminal
 
 
-def _print_report(report, args: argparse.Namespace, verb: str) -> int:
+def _print_report(report: AddReport, args: argparse.Namespace, verb: str) -> int:
     if args.json:
         print(terminal_safe(report.model_dump_json(), 10**7))
     else:
@@ -84,7 +89,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_library_commands(sub) -> None:
+def add_library_commands(sub: argparse._SubParsersAction) -> None:
     library_p = sub.add_parser("library", help="your own papers: add PDFs, bibliographies, Zotero, JSONL; list, remove, stats, fetch")
     library_sub = library_p.add_subparsers(dest="library_command", required=True)
 

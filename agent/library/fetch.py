@@ -80,7 +80,7 @@ async def fetch_into_library(library: Library, query: str, *, limit: int = 20, s
     if not 1 <= limit <= 200:
         raise InputError("--limit must be between 1 and 200")
     progress = progress or Progress(enabled=False)
-    settings = settings or (Context(sources=sources) if sources else Context())
+    settings = settings or (Context.model_validate({"sources": sources}) if sources else Context())
     progress.line(f"fetch: asking {', '.join(settings.backend.sources)} for {query!r}")
     records, failures = await fetch_records(query, limit=limit, settings=settings, **tool_options)
     report = await asyncio.to_thread(library.add_items, [as_item(r) for r in records], progress=progress)

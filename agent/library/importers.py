@@ -152,7 +152,7 @@ def read_bibtex(path: Path) -> ReadResult:
         raise BadFileError(f"broken BibTeX ({type(exc).__name__})") from None
     result = ReadResult()
     for block in library.failed_blocks:
-        result.skipped.append(Skipped(path=f"{path}:{block.start_line + 1}", reason="broken BibTeX entry (unbalanced braces or a missing comma?)"))
+        result.skipped.append(Skipped(path=f"{path}:{(block.start_line or 0) + 1}", reason="broken BibTeX entry (unbalanced braces or a missing comma?)"))
     if not library.entries:
         if library.failed_blocks:
             raise BadFileError(f"broken BibTeX: none of its {len(library.failed_blocks)} "
@@ -162,7 +162,7 @@ def read_bibtex(path: Path) -> ReadResult:
         fields = {k.lower(): str(v.value).strip() for k, v in entry.fields_dict.items()}
         title = " ".join(fields.get("title", "").replace("{", "").replace("}", "").split())
         if not title:
-            result.skipped.append(Skipped(path=f"{path}:{entry.start_line + 1}", reason=f"BibTeX entry {entry.key!r} has no title"))
+            result.skipped.append(Skipped(path=f"{path}:{(entry.start_line or 0) + 1}", reason=f"BibTeX entry {entry.key!r} has no title"))
             continue
         arxiv = fields.get("eprint") if fields.get("archiveprefix", "").lower() == "arxiv" or "arxiv" in fields.get("journal", "").lower() else None
         document = LibraryDocument(

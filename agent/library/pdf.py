@@ -22,6 +22,7 @@ be read (not a PDF, encrypted, no pages, no text at all) raise `BadFileError` wi
 
 from __future__ import annotations
 
+from typing import Any
 import functools
 import re
 import statistics
@@ -156,7 +157,7 @@ def finish(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- reading
-def _open(path: Path, password: str | None):
+def _open(path: Path, password: str | None) -> Any:  # a pypdfium2 PdfDocument (pypdfium2 ships no types)
     import pypdfium2 as pdfium
 
     with path.open("rb") as handle:
@@ -188,7 +189,7 @@ def _declares_no_pages(path: Path) -> bool:
     return bool(_EMPTY_PAGE_TREE.search(data)) and not _PAGE_OBJECT.search(data)
 
 
-def page_lines(textpage, page_number: int, width: float) -> list[Line]:
+def page_lines(textpage: Any, page_number: int, width: float) -> list[Line]:
     """The page's text lines as PDFium groups its characters: PDFium's text order, its word spaces and its line
     breaks (the generated characters of FPDFText), each line with the box around its characters' font bounds.
 
@@ -213,7 +214,8 @@ def page_lines(textpage, page_number: int, width: float) -> list[Line]:
     def close() -> None:
         text = clean_text("".join(chars).encode("utf-16", "surrogatepass").decode("utf-16", "replace"))
         if text and box:
-            lines.append(Line(*box, text, page_number))
+            x0, y0, x1, y1 = box
+            lines.append(Line(x0, y0, x1, y1, text, page_number))
         chars.clear()
         box.clear()
 

@@ -20,6 +20,7 @@ arXiv id, or a library title inside the reference), so the offline citation hop 
 
 from __future__ import annotations
 
+from typing import Any
 import contextlib
 import fcntl
 import json
@@ -29,7 +30,7 @@ import shutil
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -123,7 +124,7 @@ class LibraryIndex(LocalIndex):
     """The library's index: the citation hop works per document, not per passage. A passage's neighbours are
     the first record (the abstract) of each library document its paper cites or is cited by."""
 
-    def __init__(self, records: list[Record], bm25, embeddings: np.ndarray, manifest: dict):
+    def __init__(self, records: list[Record], bm25: Any, embeddings: np.ndarray, manifest: dict):
         super().__init__(records, bm25, embeddings, manifest)
         self.record_document = {r.id: document_of(r) for r in records}
         self.first_record: dict[str, str] = {}
@@ -222,7 +223,7 @@ class Library:
             self._cleanup(manifest.get("index"))
             yield manifest, {d["id"]: LibraryDocument.model_validate(d) for d in manifest["documents"]}
 
-    def add(self, paths: list[Path | str], *, progress: Progress | None = None) -> AddReport:
+    def add(self, paths: Sequence[Path | str], *, progress: Progress | None = None) -> AddReport:
         """Add files and folders; bad files are skipped with a reason, the rest committed at once."""
         progress = progress or Progress(enabled=False)
         started = time.monotonic()
@@ -472,7 +473,8 @@ def passages(paragraphs: list[Paragraph], max_words: int = PASSAGE_WORDS, min_wo
     same section (a heading-less fragment says little alone)."""
     out: list[Paragraph] = []
     for paragraph in paragraphs:
-        pieces, current = [], []
+        pieces: list[str] = []
+        current: list[str] = []
         for sentence in split_sentences(paragraph.text) or [paragraph.text]:
             if current and len(" ".join([*current, sentence]).split()) > max_words:
                 pieces.append(" ".join(current))
@@ -495,9 +497,10 @@ def passages(paragraphs: list[Paragraph], max_words: int = PASSAGE_WORDS, min_wo
 def document_records(doc: LibraryDocument, item: Item | None, old: list[Record]) -> list[Record]:
     """The index records of a document: its passages (full text), its corpus record (JSONL) or one abstract
     record; with no new item, the existing records carry the document's refreshed metadata."""
-    meta = {"title": doc.title, "year": doc.year, "doi": doc.doi, "authors": doc.authors, "venue": doc.venue}
+    meta: dict[str, Any] = {"title": doc.title, "year": doc.year, "doi": doc.doi, "authors": doc.authors, "venue": doc.venue}
     if item is not None and item.parsed is not None:
-        records, per_page = [], defaultdict(int)
+        records: list[Record] = []
+        per_page: defaultdict[int, int] = defaultdict(int)
         for passage in passages(item.parsed.paragraphs):
             per_page[passage.page] += 1
             records.append(Record(

@@ -26,7 +26,7 @@ from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.lexicon import STANCE_FLIP
 from agent.reasoners.aspect import NOT_CHECKED, addresses, aspects_of_hypothesis, names_object
-from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
+from agent.records import Adjudication, Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record, Stance
 from agent.scoring import adjudication as adjudication_scoring
 from agent.routing import decide_after_court
 from agent.scoring.chunking import section_window_passages, sentence_passages
@@ -196,8 +196,8 @@ async def court(state: ResearchState, runtime: Runtime[Context]) -> dict[str, An
     return {**update, "decisions": [decide_after_court(apply_update(state, update), settings)]}
 
 
-def null_result_reading(statement: str, passage: str, result: StanceResult, stance: str, confidence: float,
-                        min_confidence: float) -> tuple[str, float]:
+def null_result_reading(statement: str, passage: str, result: StanceResult, stance: Stance, confidence: float,
+                        min_confidence: float) -> tuple[Stance, float]:
     """A claim of an effect against a passage that names its outcome and whose every statistic is non-significant:
     the passage shows no effect, so it reads as CONTRADICT with the judge's probability that it does not support
     the claim (NEUTRAL when that is below `min_confidence`: the judge firmly reads support, which a non-significant

@@ -21,12 +21,13 @@ from agent.reasoners.compose import CONTRARY_REASON, abstention_line, abstention
 from agent.reasoners.extractive import option_label, winner
 from agent.reasoners.questions import classify_task
 from agent.reasoners.spelling import read_as_sentence
-from agent.records import Answer, AnswerSentence, Citation, HypothesisVerdict, Status, Usage
+from agent.interfaces import Plan
+from agent.records import Answer, AnswerSentence, Citation, Decision, Hypothesis, HypothesisVerdict, Status, Usage
 from agent.state import ResearchState
 from agent.tracing.progress import emit
 
 
-def _stop_reason(decisions, declined: str | None = None) -> str:
+def _stop_reason(decisions: list[Decision], declined: str | None = None) -> str:
     """Why the run ended: a budget if one stopped a loop, else the court's and the verifier's last word. `declined`:
     why a run gives no answer although the court went on to write one; it leads, and the court's "resolved: margin
     1.000" is left out (a margin of score shares is 1 when only one answer has any support, however little): an
@@ -42,7 +43,7 @@ def _stop_reason(decisions, declined: str | None = None) -> str:
     return "; ".join(parts) or "completed"
 
 
-def _verdict(plan, best, decided: bool) -> str | None:
+def _verdict(plan: Plan, best: Hypothesis | None, decided: bool) -> str | None:
     if not plan.claim:
         return None
     if not decided or best is None:
@@ -91,7 +92,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
         abstained = not decided or leading < settings.court.abstain_threshold
-    rested_on = records_rested_on(draft, pool) if plan.task != "mcq" and has_evidence else []  # has_evidence: a draft
+    rested_on = records_rested_on(draft, pool) if plan.task != "mcq" and has_evidence and draft is not None else []  # has_evidence: a draft
     missing = unnamed(state["question"], rested_on, claimed=bool(plan.claim)) if plan.task != "mcq" and has_evidence else []
     # an open answer whose records never mention a name the question asks about ("TNF-alpha"), or two of its words
     # ("blood clots"), does not address it (words that records mention, inside a qualifier they never mention whole,
@@ -100,7 +101,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
     unaddressed = unaddressed_terms(state["question"], unnamed(state["question"], rested_on, together=False), titles_only) if missing and not plan.claim else []
     abstained = abstained or bool(unaddressed)
     # a verdict followed only by evidence against it is not given (compose.quotes_only_against)
-    contrary = has_evidence and not abstained and quotes_only_against(draft)
+    contrary = has_evidence and draft is not None and not abstained and quotes_only_against(draft)
     abstained = abstained or contrary
     conf = calibrator.abstention(score) if abstained else leading
     relevance = state.get("relevance")
@@ -111,7 +112,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         status, text, stop_reason, conf = Status.ERROR, f"No record could be retrieved: {state['outage']}.", str(state["outage"]), 0.0
     elif not pool:
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, "Insufficient evidence: no record was retrieved for this question.", "no evidence retrieved"
-    elif off_topic:
+    elif off_topic and relevance is not None:
         status, text = Status.INSUFFICIENT_EVIDENCE, f"Insufficient evidence: {relevance.reason()}."
     elif not has_evidence:
         declined = "no retrieved passage supports or contradicts any candidate answer"
@@ -126,6 +127,7 @@ async def report(state: ResearchState, runtime: Runtime[Context]) -> dict[str, A
         reason = CONTRARY_REASON if contrary else abstention_reason(sides, leading, settings.court.abstain_threshold, not decided, adjudication is not None)
         status, text, stop_reason = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason), _stop_reason(decisions, reason)
     else:
+        assert draft is not None  # has_evidence
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, settings.court.verdict_min_evidence)
         status, text = Status.ANSWERED, text + unnamed_sentence(missing)
     if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (state.get("margin") or 0) < settings.court.margin_threshold:

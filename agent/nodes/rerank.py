@@ -28,7 +28,7 @@ def _normalise(scores: list[float]) -> np.ndarray:
     return (array - low) / (high - low) if high > low else np.ones_like(array) * 0.5
 
 
-def _focus(state: dict[str, Any]) -> str:
+def _focus(state: ResearchState) -> str:
     plan = state.get("plan")
     return (plan.claim if plan and plan.claim else None) or state["question"]
 

@@ -161,5 +161,5 @@ async def verify_claims(state: ResearchState, runtime: Runtime[Context]) -> dict
             claims = checked
     counts = {v.value: sum(1 for c in claims if c.verdict == v) for v in ClaimVerdict}
     emit({"node": "verify_claims", "claims": len(claims), **counts})
-    update = {"claims": claims, "pool": new_pool, "usage": meter.usage, "notes": notes}
-    return {**update, "decisions": [decide_after_verify(apply_update(state, update), settings)]}
+    changes: dict[str, Any] = {"claims": claims, "pool": new_pool, "usage": meter.usage, "notes": notes}
+    return {**changes, "decisions": [decide_after_verify(apply_update(state, changes), settings)]}

@@ -75,7 +75,7 @@ class ExtractiveReasoner:
             return []
         vectors = await self.embedder.embed([question] + [p.text for p in sentences], kind="document")
         sims = vectors[1:] @ vectors[0]
-        order = np.argsort(-(sims + np.array([0.05 * p.score for p in sentences])))
+        order: list[int] = np.argsort(-(sims + np.array([0.05 * p.score for p in sentences]))).tolist()
         # only sentences of records naming every name the question asks about ("DUSP4"), when some do: an answer
         # resting on a record that does not is declined (agent.nodes.report), however well the court supports it
         names = entities(question)

@@ -361,9 +361,9 @@ def negate_claim(statement: str) -> str:
     k = i  # 'solely indicates' -> 'does not solely indicate'
     while k > 1 and set(_lemmas(_core(words[k - 1]))) == {"ADV"}:
         k -= 1
-    rest = [_inflected(w, "VBP") if _coordinated_finite(words, i + 1 + j) and _same_clause(words[i:i + 1 + j]) else w
-            for j, w in enumerate(words[i + 1:])]
-    return " ".join([*words[:k], f"{auxiliary} not", *words[k:i], _replace_core(words[i], lemma), *rest])
+    after = [_inflected(w, "VBP") if _coordinated_finite(words, i + 1 + j) and _same_clause(words[i:i + 1 + j]) else w
+             for j, w in enumerate(words[i + 1:])]
+    return " ".join([*words[:k], f"{auxiliary} not", *words[k:i], _replace_core(words[i], lemma), *after])
 
 
 def _coordinated_finite(words: list[str], k: int) -> bool:

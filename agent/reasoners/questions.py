@@ -139,11 +139,11 @@ def _copula_statement(copula: str, rest: str) -> str | None:
         if words[i - 1].lower() not in _SUBJECT_LINKS and _opens_predicate(words, i) and not _attributive(words, i):
             i = _before_adverbs(words, i)
             return " ".join([*words[:i], copula, *words[i:]])
-    if (i := predicative_index(words)) is not None:
-        i = _before_adverbs(words, i)
-        return " ".join([*words[:i], copula, *words[i:]])
-    if copula in ("are", "were") and (i := _progressive(words)) is not None:
-        return " ".join([*words[:i], copula, *words[i:]])
+    if (at := predicative_index(words)) is not None:
+        at = _before_adverbs(words, at)
+        return " ".join([*words[:at], copula, *words[at:]])
+    if copula in ("are", "were") and (at := _progressive(words)) is not None:
+        return " ".join([*words[:at], copula, *words[at:]])
     return None
 
 
@@ -348,7 +348,7 @@ def answered_stem(stem: str, option: str, others: tuple[str, ...] = ()) -> str |
     """The declarative a wh-stem makes with `option` as its answer, or None when the stem is not of that shape."""
     match = _WH_COPULA.match(stem)
     asks_what_the_x_is = match and match.group("noun") is None and stem.lower().startswith("what")
-    if asks_what_the_x_is and match.group("rest").lower().startswith(("the ", "a ", "an ")):
+    if match is not None and asks_what_the_x_is and match.group("rest").lower().startswith(("the ", "a ", "an ")):
         rest = match.group("rest")
         return f"{rest[:1].upper()}{rest[1:]} {agreeing_verb(rest, match.group('verb'))} {option}"
     if match is not None:

@@ -26,6 +26,7 @@ question word.
 
 from __future__ import annotations
 
+from typing import Any
 import re
 import threading
 from collections.abc import Callable, Mapping
@@ -73,9 +74,9 @@ class Speller:
         self._word_counts = word_counts
         self._lock = threading.Lock()
         self._known: frozenset[str] | None = None
-        self._symspell = None
+        self._symspell: Any = None  # a symspellpy.SymSpell once built (symspellpy ships no types)
 
-    def _build(self) -> None:
+    def _build(self) -> frozenset[str]:
         from symspellpy import SymSpell
 
         counts = self._word_counts()
@@ -84,6 +85,7 @@ class Speller:
             if count >= MIN_TARGET_COUNT and len(word) >= MIN_LETTERS and word.isalpha():
                 symspell.create_dictionary_entry(word, count)
         self._symspell, self._known = symspell, frozenset(counts)
+        return self._known
 
     def knows(self, word: str) -> bool:
         """Whether the corpus or English knows `word` (lower case) or a regular inflection of it ('phosphorylates'
@@ -93,9 +95,8 @@ class Speller:
         if any(form in english for form in forms):
             return True  # most words of most questions: the corpus's dictionary is not needed (nor built)
         with self._lock:  # built once
-            if self._known is None:
-                self._build()
-        return any(form in self._known for form in forms)
+            known = self._known if self._known is not None else self._build()
+        return any(form in known for form in forms)
 
     def suggestion(self, word: str) -> str | None:
         """The corpus word `word` (lower case) was meant to be, or None when it is known or nothing is close enough."""

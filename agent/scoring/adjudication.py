@@ -41,7 +41,7 @@ def blend(hypotheses: list[Hypothesis], verdict: ModelVerdict, evidence_share: l
     contested = bool(model_choice and evidence_choice and model_choice != evidence_choice
                      and model_p[ids.index(model_choice)] >= contested_share and evidence[ids.index(evidence_choice)] >= contested_share)
     notes = list(verdict.notes)
-    if contested:
+    if contested and model_choice and evidence_choice:
         notes.append(f"contested: the model chose {model_choice} (p={model_p[ids.index(model_choice)]:.2f}), "
                      f"the evidence {evidence_choice} (share {evidence[ids.index(evidence_choice)]:.2f})")
     return Adjudication(

@@ -60,11 +60,9 @@ def split_sections(text: str) -> list[tuple[str | None, str]]:
     """(section name, body) pairs from heading lines; one (None, text) pair when the text has none."""
     sections: list[tuple[str | None, list[str]]] = [(None, [])]
     for line in (text or "").splitlines():
-        heading = _HEADING_LINE.match(line)
-        markdown = None if heading else _MARKDOWN_HEADING.match(line)
-        if heading or markdown:
-            name = heading.group(1) if heading else markdown.group(1)
-            sections.append((_section_key(name), []))
+        heading = _HEADING_LINE.match(line) or _MARKDOWN_HEADING.match(line)
+        if heading:
+            sections.append((_section_key(heading.group(1)), []))
         else:
             sections[-1][1].append(line)
     result = [(name, " ".join(" ".join(lines).split())) for name, lines in sections]

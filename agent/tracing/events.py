@@ -23,7 +23,7 @@ class CallLog(list):
         super().__init__()
         self.nodes: list[str | None] = []
 
-    def append(self, event: Any) -> None:  # type: ignore[override]
+    def append(self, event: Any) -> None:
         self.nodes.append(_current_node())
         super().append(event)
 

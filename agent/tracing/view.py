@@ -117,7 +117,7 @@ def build_view(run_id: str, records: list[dict[str, Any]]) -> TraceView:
         return node
 
     roots = [visible(run) for run in children.get(None, [])]
-    usage = next((r for r in reversed(records) if r.get("kind") == "usage"), {})
+    usage: dict[str, Any] = next((r for r in reversed(records) if r.get("kind") == "usage"), {})
     answer = next((r["answer"] for r in reversed(records) if r.get("kind") == "answer"), None)
     return TraceView(
         run_id=run_id,
