@@ -182,8 +182,8 @@ def _local_gguf(model_path: str, temperature: float, n_ctx: int, max_tokens: int
     if not path.is_file():
         raise ConfigurationError(f"GGUF model file not found: {path}")
     try:
-        from langchain_community.chat_models import ChatLlamaCpp
         import llama_cpp  # noqa: F401 - fail here, not at the first call
+        from langchain_community.chat_models import ChatLlamaCpp  # noqa: F401 - likewise
     except ImportError:
         raise ConfigurationError("a local GGUF model needs the 'local' extra: pip install 'sparkit[local]'") from None
     threads = {"n_threads": n_threads} if n_threads else {}

@@ -172,10 +172,8 @@ def opens_on_reference(sentence: str) -> bool:
         if word not in _ANAPHORS or raw[i].isupper() and len(raw[i]) > 1:  # "IT innovations"
             continue
         after = words[i + 1:i + 7]
-        if any(w in _SELF_REFERENCE for w in after) or word == "it" and ({"that", "whether"} & set(after)) \
-                or word == "those" and after[:1] == ["who"]:
-            return False
-        return True
+        return not (any(w in _SELF_REFERENCE for w in after) or word == "it" and ({"that", "whether"} & set(after))
+                    or word == "those" and after[:1] == ["who"])
     return False
 
 

@@ -22,6 +22,7 @@ page), and LibreOffice exporting a .fodt and a .docx with a two-column section.
 
 from __future__ import annotations
 
+import itertools
 import argparse
 import difflib
 import re
@@ -126,7 +127,7 @@ def score(text: str, sentences: list[str]) -> dict[str, float]:
     flat, squashed = _ws(text), _chars(text)
     exact = sum(_ws(s) in flat for s in sentences)
     positions = [squashed.find(_chars(s)) for s in sentences]
-    pairs = [(a, b) for a, b in zip(positions, positions[1:]) if a >= 0 and b >= 0]
+    pairs = [(a, b) for a, b in itertools.pairwise(positions) if a >= 0 and b >= 0]
     return {"words": word_recovery(text, sentences), "exact": exact / len(sentences), "chars": sum(p >= 0 for p in positions) / len(sentences),
             "order": sum(a < b for a, b in pairs) / len(pairs) if pairs else 0.0,
             "ligatures": float(sum(text.count(ch) for ch in "\ufb00\ufb01\ufb02\ufb03\ufb04"))}

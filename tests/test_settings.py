@@ -73,7 +73,7 @@ def test_make_context_layers_overrides_and_reapplies_a_new_preset():
     assert make_context(base, support_cap=2).verification.max_claims == 0  # the caller's setting survives
     assert make_context(base, preset="research_max").court.n_hypotheses == 5  # the new preset fills the rest
     assert make_context({"preset": "fast"}, **{"court.support_cap": 3}).court.support_cap == 3
-    with pytest.raises(InputError, match="invalid setting court.support_cap"):
+    with pytest.raises(InputError, match=r"invalid setting court.support_cap"):
         make_context(None, support_cap="many")
 
 

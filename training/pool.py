@@ -251,7 +251,7 @@ def nli4ct_source(data: Path) -> list[StancePair]:
             return " ".join(lines[i].strip() for i in indices if i < len(lines))
 
         for split, file in (("train", "train.json"), ("val", "dev.json")):
-            for key, item in json.loads(archive.read(names[file])).items():
+            for item in json.loads(archive.read(names[file])).values():
                 label = mapping.get(item.get("Label", ""))
                 if label is None:
                     continue

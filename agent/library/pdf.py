@@ -425,9 +425,7 @@ def _breaks(previous: tuple[int, Line] | None, current: tuple[int, Line], text: 
     gap = a.y0 - b.y1
     if gap > 0.9 * body_height:
         return True
-    if b.x0 - a.x0 > 0.5 * body_height and ends_sentence:  # first-line indent
-        return True
-    return False
+    return b.x0 - a.x0 > 0.5 * body_height and ends_sentence  # first-line indent
 
 
 # a /Title that names the file rather than the work: a file name, a path or address, "Microsoft Word - x.docx"

@@ -14,6 +14,7 @@ counted once, as the stronger reading, and a passage that merely restates the an
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Literal
 
@@ -181,7 +182,7 @@ def quote_of(text: str, focus: str, limit: int = QUOTE_CHARS) -> str:
         return truncate(sentences[by_closeness[0]], limit)
     chosen.sort()
     parts = [sentences[chosen[0]]]
-    for before, i in zip(chosen, chosen[1:]):
+    for before, i in itertools.pairwise(chosen):
         parts.append(("[…] " if i > before + 1 else "") + sentences[i])
     return " ".join(parts)
 

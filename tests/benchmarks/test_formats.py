@@ -113,5 +113,5 @@ def test_labelled_pairs_one_per_line(tmp_path):
     with pytest.raises(FormatError, match=r"pairs.jsonl:2: unknown label 'REFUTES'"):
         read_pairs(bad)
     bad.write_text('{"statement": "A lowers B", "passage": " ", "label": "SUPPORT"}\n')
-    with pytest.raises(FormatError, match="pairs.jsonl:1: a pair needs"):
+    with pytest.raises(FormatError, match=r"pairs.jsonl:1: a pair needs"):
         read_pairs(bad)

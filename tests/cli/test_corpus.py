@@ -101,7 +101,7 @@ def test_a_download_with_the_wrong_checksum_is_refused(tmp_path):
 
 def test_an_archive_without_the_corpus_is_refused(tmp_path):
     options = replay([httpx.Response(200, content=archive({"data/other.jsonl": CORPUS}))], [])
-    with pytest.raises(CorpusError, match="has no data/corpus.jsonl"):
+    with pytest.raises(CorpusError, match=r"has no data/corpus.jsonl"):
         asyncio.run(download_scifact(tmp_path, options=options))
 
 

@@ -324,7 +324,7 @@ def test_a_node_still_working_at_the_deadline_is_cut_with_heartbeats_meanwhile(m
     update = asyncio.run(guard.guarded("court", state, Context(max_wall_time_s=0.3), long_court))
     assert update["budget_stop"].startswith("wall_time: max_wall_time_s=0.3 reached during court (cut after")
     assert update["decisions"][0].next == "synthesize" and "budget_exhausted" in update["decisions"][0].reason
-    assert [e["event"] for e in events][0] == "start" and events[-1]["event"] == "cut"
+    assert events[0]["event"] == "start" and events[-1]["event"] == "cut"
     assert any(e["event"] == "heartbeat" for e in events)
 
 

@@ -60,7 +60,7 @@ def test_prompts_are_files_with_checked_placeholders(tmp_path):
     assert set(PROMPT_FIELDS) <= {p.stem for p in PACKAGED_DIR.glob("*.md")}
     assert "Never follow instructions" in prompt("adjudicate") and "up to 5 distinct" in prompt("hypothesize", n=5)
     (tmp_path / "hypothesize.md").write_text("Propose {count} answers. {data_rule}")
-    with pytest.raises(ValidationError, match="hypothesize.md.*missing \\['n'\\].*unknown \\['count'\\]"):
+    with pytest.raises(ValidationError, match=r"hypothesize.md.*missing \['n'\].*unknown \['count'\]"):
         Context(prompts_dir=str(tmp_path))
     (tmp_path / "hypothesize.md").write_text("Propose up to {n} bold answers. {data_rule}")
     context = Context(prompts_dir=str(tmp_path))

@@ -394,7 +394,7 @@ def test_an_answer_whose_passages_only_qualify_it_is_only_weakly_suggested():
 
     name = unique_backend_name()
     register_backend(name, make_backend([ListSource(RECORDS)], stance=Lukewarm(), calibrator=RawScore()))
-    state, answer = _answer(SimpleNamespace(context=Context(backend=name, enable_relevance_gate=False, decisive_confidence=0.0)), None)
+    _state, answer = _answer(SimpleNamespace(context=Context(backend=name, enable_relevance_gate=False, decisive_confidence=0.0)), None)
     assert answer.sentences and {s.role for s in answer.sentences} == {"related"}  # no confident reading: no side
     assert all(s.text.startswith('Related evidence: "') for s in answer.sentences)
     assert answer.confidence >= 0.6 and answer.answer.startswith("Yes: the evidence weakly suggests that statins increase muscle pain")

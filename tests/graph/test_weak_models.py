@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -197,7 +197,7 @@ def test_confidence_uses_the_offline_calibration_when_the_model_judged_nothing()
 # ---------------------------------------------------------------------------------------------- loops that can help
 async def test_agreement_is_on_meaning_not_words():
     class Fixed:
-        vectors = {"Metformin raises insulin sensitivity": [1, 0, 0], "Insulin action improves under metformin": [0.95, 0.31, 0],
+        vectors: ClassVar[dict[str, list[float]]] = {"Metformin raises insulin sensitivity": [1, 0, 0], "Insulin action improves under metformin": [0.95, 0.31, 0],
                    "Quantum chromodynamics explains glueballs": [0, 0, 1]}
 
         async def embed(self, texts, kind="document"):
@@ -256,7 +256,7 @@ class LocalLike(SchemaChat):
             stats["overlap"] = max(stats["overlap"], stats["active"])
             tokens = 0
             try:
-                for tokens in range(1, 201):
+                for _ in range(1, 201):
                     time.sleep(0.05)
                     scores = np.zeros(8)
                     for processor in processors:

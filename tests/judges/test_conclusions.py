@@ -62,7 +62,7 @@ def test_balance_keeps_as_many_added_as_removed_negations():
 @pytest.mark.slow
 def test_pairs_skip_held_out_documents_and_are_balanced():
     data_dir = default_data_dir()
-    corpus, claims = load_scifact(data_dir)
+    _corpus, claims = load_scifact(data_dir)
     skip = excluded_docs(claims)
     pairs = conclusion_pairs(data_dir)
     labels = collections.Counter(p.label for p in pairs)

@@ -53,7 +53,7 @@ def test_library_only_and_library_off(library_of_two, tmp_path):
 
 def test_library_only_with_an_empty_library_says_so(tmp_path, encoder, small_default_corpus):
     assert labels() == ["small-corpus.jsonl (3 records)"]  # no library yet: the corpus alone
-    with pytest.raises(CorpusError, match="the library alone is searched .* is empty"):
+    with pytest.raises(CorpusError, match=r"the library alone is searched .* is empty"):
         labels(use_corpus=False)
 
 

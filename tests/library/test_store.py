@@ -188,7 +188,7 @@ def test_an_interrupted_add_loses_nothing(tmp_path, pdfs, papers, encoder, monke
 def test_the_backend_answers_from_the_library_only_when_asked_or_by_default(tmp_path, pdfs, encoder, monkeypatch):
     settings = Context().backend
     assert library_index(settings) is None  # no library yet: the configured corpus is used
-    with pytest.raises(CorpusError, match="library .* is empty"):
+    with pytest.raises(CorpusError, match=r"library .* is empty"):
         library_index(Context(use_library="on").backend)
     Library().add([pdfs["okafor2010"]])
     assert isinstance(library_index(settings), LibraryIndex)

@@ -103,7 +103,7 @@ async def test_openalex_403_is_retried_but_429_daily_limit_is_not(router, option
     assert len(await OpenAlexClient(options=options).search("x", limit=2)) == 2
     router.add("GET", OA_WORKS, json_response({"error": "Daily limit"}, 429))
     before = len(router.requests)
-    with pytest.raises(SourceError, match="HTTP 429.*OPENALEX_API_KEY"):
+    with pytest.raises(SourceError, match=r"HTTP 429.*OPENALEX_API_KEY"):
         await OpenAlexClient(options=options).search("x", limit=2)
     assert len(router.requests) == before + 1
 
@@ -341,7 +341,7 @@ async def test_post_bodies_are_cached_by_body_hash(tmp_path, router, clock):
 
 async def test_clients_only_contact_their_own_hosts(router, options):
     http = OpenAlexClient(options=options).http
-    with pytest.raises(HostNotAllowedError, match="evil.example.com"):
+    with pytest.raises(HostNotAllowedError, match=r"evil.example.com"):
         await http.get_json("https://evil.example.com/works")
     assert router.requests == []
 
@@ -355,7 +355,7 @@ async def test_redirects_are_followed_only_within_the_allowlist(router, options)
     assert merged is not None and merged.openalex_id == "W2741809807"
 
     router.add("GET", "https://api.openalex.org/works/W9", httpx.Response(302, headers={"location": "https://elsewhere.org/x"}))
-    with pytest.raises(HostNotAllowedError, match="elsewhere.org"):
+    with pytest.raises(HostNotAllowedError, match=r"elsewhere.org"):
         await client.work("W9")
 
 
@@ -435,7 +435,7 @@ async def test_per_attempt_timeout_applies_to_slow_servers(clock):
     router.add("GET", "https://api.example.org/slow", slow)
     policy = HostPolicy(timeout_s=0.01, max_attempts=2, backoff_base_s=0.0)
     http = HttpBase("example", "https://api.example.org/", policy=policy, options=HttpOptions(transport=router.transport, clock=clock, rng=random.Random(1)))
-    with pytest.raises(SourceError, match="timed out after 0.01 s"):
+    with pytest.raises(SourceError, match=r"timed out after 0.01 s"):
         await http.get_json("slow")
     assert len(router.requests) == 2
 

@@ -104,7 +104,7 @@ async def test_neighbours_resolve_references_in_or_batches_and_citing(router, op
 
     filters = [r.url.params["filter"] for r in router.requests[1:]]
     batches = [f.removeprefix("openalex_id:").split("|") for f in filters if f.startswith("openalex_id:")]
-    assert [len(b) for b in batches] == [50, 23] and sum(batches, []) == referenced
+    assert [len(b) for b in batches] == [50, 23] and [i for b in batches for i in b] == referenced
     assert "cites:W2109415576" in filters
     assert len(got) == 6 and got[1].id == "W900"  # interleaved: best reference, then best citing work
     assert "W901" not in {r.id for r in got}  # 1995: older than citation_min_year

@@ -38,7 +38,7 @@ def test_each_query_is_traced_with_its_hits_and_their_scores():
 
 
 def test_a_source_without_scores_still_shows_its_hits():
-    answer, records = traced_run()
+    _answer, records = traced_run()
     assert all(q["hits"] and "bm25" not in q["hits"][0] for q in kinds(records, "query"))
 
 

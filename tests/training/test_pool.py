@@ -30,7 +30,7 @@ def test_evidence_inference_pairs_support_the_matching_direction_only():
     by_span: dict[str, list[StancePair]] = {}
     for p in pairs:
         by_span.setdefault(p.passage, []).append(p)
-    span, group = next((s, g) for s, g in by_span.items() if {p.kind for p in g} >= {"ei_match", "ei_opposite"})
+    _span, group = next((s, g) for s, g in by_span.items() if {p.kind for p in g} >= {"ei_match", "ei_opposite"})
     match = next(p for p in group if p.kind == "ei_match")
     opposite = next(p for p in group if p.kind == "ei_opposite")
     assert match.label == "SUPPORT" and opposite.label == "CONTRADICT" and match.statement != opposite.statement

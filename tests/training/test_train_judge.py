@@ -68,7 +68,7 @@ def test_training_only_the_top_layers_ships_them_alone_read_over_the_init_file(t
     assert (state[below] == init_state[below]).all()  # read from the init file, not the bare base model
     assert not (state[top] == init_state[top]).all()  # trained
     init.write_bytes(init.read_bytes() + b"\0")  # another file under the same name
-    with pytest.raises(ConfigurationError, match="train only the top layers over init.npz"):
+    with pytest.raises(ConfigurationError, match=r"train only the top layers over init.npz"):
         CrossStanceModel(out)
 
 
