@@ -102,7 +102,8 @@ class ResearchState(InputState, total=False):
     usage: Annotated[Usage, add_usage]
     notes: Annotated[list[str], add_new_notes]
     budget_stop: str | None  # the hard limit that stopped the run ("wall_time: max_wall_time_s=60 reached during court")
-    outage: str | None  # every source unreachable before anything was retrieved ("no network: arXiv, ... unreachable (connection refused)")
+    # every source unreachable before anything was retrieved ("no network: arXiv, ... unreachable (connection refused)")
+    outage: str | None
     answer: Answer
 
 

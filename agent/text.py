@@ -11,7 +11,8 @@ STOPWORDS = frozenset(
     """a an the and or of to in on for with by from as at is are was were be been being this that these those it its
     does do did has have had not no than then which who whom what when where why how can could may might will would
     should shall into about over under between among also such via per vs versus there their they them we our you your
-    i he she his her if but so any all each more most less least other some only same very both either neither""".split()
+    i he she his her if but so any all each more most less least other some only same very both either
+    neither""".split()
 )
 
 
@@ -55,8 +56,8 @@ _NON_FINDING = re.compile(
     # "An extensive literature search was conducted ... using the following keywords: ..., 'metformin-associated lactic
     # acidosis'" (quoted as "Qualifies" under an MCQ answer; its keywords hold result words, so it is no design
     # sentence)
-    r"|\b(?:literature|systematic|electronic|database|bibliographic|computeri[sz]ed|extensive|comprehensive|medline|pubmed) "
-        r""
+    r"|\b(?:literature|systematic|electronic|database|bibliographic|"
+    r"computeri[sz]ed|extensive|comprehensive|medline|pubmed) "
     r"(?:\w+ )?searche?s? (?:was|were) (?:\w+ )?(?:conducted|performed|carried out|undertaken|done|made)\b"
     r"|\busing the (?:following )?(?:key ?words|search terms|mesh terms)\b"
     r"|\b(is|are|was|were|remains?|remained) (still |largely |poorly |not (yet )?|incompletely "
@@ -197,7 +198,8 @@ def section_label_match(sentence: str) -> re.Match[str] | None:
     """The structured-abstract label a sentence starts with ('RESULTS', 'Methods:'), as a match, or None."""
     match = _UPPER_LABEL.match(sentence) or _TITLE_LABEL.match(sentence)
     if match is None and (joined := _TITLE_JOINED.match(sentence)) and (len(label_parts(joined.group(1))) > 1 or len(joined.group(1).split()) >= 3):
-        return joined  # joined, or long enough to be no sentence's opening words ("Eligibility criteria for selecting studies")
+        # joined, or long enough to be no sentence's opening words ("Eligibility criteria for selecting studies")
+        return joined
     return match
 
 

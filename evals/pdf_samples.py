@@ -123,13 +123,13 @@ def zorbalin_report() -> SamplePaper:
         ],
         sections=[
             ("Introduction", [[
-                "Migraine is a common and disabling neurological disorder that affects about one adult in seven.",
+                ("Migraine is a common and disabling neurological " "disorder that affects about one adult in seven."),
                 "Preventive treatment is offered to people with frequent attacks, yet many stop the "
                     "available drugs because of side effects.",
                 "Calcitonin gene-related peptide has a central role in migraine, and antibodies against it "
                     "prevent attacks.",
             ], [
-                "Zorbalin is a small molecule that modulates the same pathway and is taken by mouth once a day.",
+                ("Zorbalin is a small molecule that modulates the " "same pathway and is taken by mouth once a day."),
                 "In an earlier dose-finding study, 40 mg daily was well tolerated and lowered the frequency "
                     "of attacks.",
                 "We report a randomised trial that compared zorbalin 40 mg daily with placebo in adults with "
@@ -142,7 +142,7 @@ def zorbalin_report() -> SamplePaper:
                 "They were randomly assigned in a one-to-one ratio to zorbalin 40 mg or a matching placebo "
                     "taken every morning.",
             ], [
-                "The primary outcome was the change in mean monthly migraine days from baseline to weeks 9 to 12.",
+                ("The primary outcome was the change in mean monthly " "migraine days from baseline to weeks 9 to 12."),
                 "Secondary outcomes were the share of participants whose migraine days halved, the use of "
                     "acute medication and adverse events.",
                 "Analyses followed the intention-to-treat principle with a mixed model for repeated measures.",
@@ -158,12 +158,12 @@ def zorbalin_report() -> SamplePaper:
                 "Nausea occurred in 9 percent and dizziness in 6 percent of participants taking zorbalin.",
             ]]),
             ("Discussion", [[
-                "In this trial, zorbalin reduced the frequency of migraine attacks in adults with episodic migraine.",
-                "The size of the effect is similar to that reported for injected antibodies against the same pathway.",
+                ("In this trial, zorbalin reduced the frequency of " "migraine attacks in adults with episodic migraine."),
+                ("The size of the effect is similar to that reported " "for injected antibodies against the same pathway."),
                 "Oral dosing may suit people who prefer not to inject themselves.",
             ], [
                 "The trial was short and excluded people with chronic migraine or medication overuse.",
-                "Longer studies are needed to establish whether the benefit persists and whether rarer harms emerge.",
+                ("Longer studies are needed to establish whether the " "benefit persists and whether rarer harms emerge."),
             ]]),
         ],
         references=[
@@ -461,28 +461,44 @@ def libreoffice_binary() -> str | None:
 
 
 _FODT_HEAD = """<?xml version="1.0" encoding="UTF-8"?>
-<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"
- xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"
- xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">
-<office:font-face-decls><style:font-face style:name="DejaVu Serif" svg:font-family="'DejaVu Serif'"/></office:font-face-decls>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"
+ xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" office:version="1.3"
+ office:mimetype="application/vnd.oasis.opendocument.text">
+<office:font-face-decls><style:font-face style:name="DejaVu Serif"
+svg:font-family="'DejaVu Serif'"/></office:font-face-decls>
 <office:styles>
- <style:default-style style:family="paragraph"><style:text-properties style:font-name="DejaVu Serif" fo:font-size="10pt" fo:language="en" fo:country="GB"/></style:default-style>
+ <style:default-style style:family="paragraph"><style:text-properties style:font-name="DejaVu Serif" fo:font-size="10pt"
+ fo:language="en" fo:country="GB"/></style:default-style>
  <style:style style:name="Standard" style:family="paragraph"/>
- <style:style style:name="Text_20_body" style:display-name="Text body" style:family="paragraph"><style:paragraph-properties fo:text-align="justify" fo:text-indent="0.15in" fo:margin-bottom="0.04in"/><style:text-properties fo:hyphenate="true"/></style:style>
- <style:style style:name="Title" style:family="paragraph"><style:paragraph-properties fo:margin-bottom="0.1in"/><style:text-properties fo:font-size="18pt" fo:font-weight="bold"/></style:style>
+ <style:style style:name="Text_20_body" style:display-name="Text body"
+ style:family="paragraph"><style:paragraph-properties fo:text-align="justify" fo:text-indent="0.15in"
+ fo:margin-bottom="0.04in"/><style:text-properties fo:hyphenate="true"/></style:style>
+ <style:style style:name="Title" style:family="paragraph"><style:paragraph-properties
+ fo:margin-bottom="0.1in"/><style:text-properties fo:font-size="18pt" fo:font-weight="bold"/></style:style>
  <style:style style:name="Authors" style:family="paragraph"><style:text-properties fo:font-size="11pt"/></style:style>
- <style:style style:name="Heading_20_1" style:display-name="Heading 1" style:family="paragraph" style:default-outline-level="1"><style:paragraph-properties fo:margin-top="0.1in" fo:margin-bottom="0.05in"/><style:text-properties fo:font-size="12pt" fo:font-weight="bold"/></style:style>
- <style:style style:name="Running" style:family="paragraph"><style:paragraph-properties fo:text-align="center"/><style:text-properties fo:font-size="8pt"/></style:style>
+ <style:style style:name="Heading_20_1" style:display-name="Heading 1" style:family="paragraph"
+ style:default-outline-level="1"><style:paragraph-properties fo:margin-top="0.1in"
+ fo:margin-bottom="0.05in"/><style:text-properties fo:font-size="12pt" fo:font-weight="bold"/></style:style>
+ <style:style style:name="Running" style:family="paragraph"><style:paragraph-properties
+ fo:text-align="center"/><style:text-properties fo:font-size="8pt"/></style:style>
 </office:styles>
 <office:automatic-styles>
- <style:page-layout style:name="pm1"><style:page-layout-properties fo:page-width="8.5in" fo:page-height="11in" fo:margin-top="0.6in" fo:margin-bottom="0.6in" fo:margin-left="0.75in" fo:margin-right="0.75in"/>
-  <style:header-style><style:header-footer-properties fo:min-height="0.2in" fo:margin-bottom="0.15in"/></style:header-style>
-  <style:footer-style><style:header-footer-properties fo:min-height="0.2in" fo:margin-top="0.15in"/></style:footer-style></style:page-layout>
- <style:style style:name="Sect1" style:family="section"><style:section-properties><style:columns fo:column-count="2" fo:column-gap="0.25in"/></style:section-properties></style:style>
+ <style:page-layout style:name="pm1"><style:page-layout-properties fo:page-width="8.5in" fo:page-height="11in"
+ fo:margin-top="0.6in" fo:margin-bottom="0.6in" fo:margin-left="0.75in" fo:margin-right="0.75in"/>
+  <style:header-style><style:header-footer-properties fo:min-height="0.2in"
+  fo:margin-bottom="0.15in"/></style:header-style>
+  <style:footer-style><style:header-footer-properties fo:min-height="0.2in"
+  fo:margin-top="0.15in"/></style:footer-style></style:page-layout>
+ <style:style style:name="Sect1" style:family="section"><style:section-properties><style:columns fo:column-count="2"
+ fo:column-gap="0.25in"/></style:section-properties></style:style>
 </office:automatic-styles>
 <office:master-styles><style:master-page style:name="Standard" style:page-layout-name="pm1">
  <style:header><text:p text:style-name="Running">{running}</text:p></style:header>
- <style:footer><text:p text:style-name="Running"><text:page-number text:select-page="current">1</text:page-number></text:p></style:footer>
+ <style:footer><text:p text:style-name="Running"><text:page-number
+ text:select-page="current">1</text:page-number></text:p></style:footer>
 </style:master-page></office:master-styles>
 <office:body><office:text>
 """

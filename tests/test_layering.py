@@ -52,11 +52,14 @@ from agent.backend import backend_for
 from agent.graph import graph
 
 documents = [
-    {"id": "d1", "title": "Vitamin D and fracture risk", "abstract": "Vitamin D supplementation reduced hip fracture risk by 18% in adults over 65."},
-    {"id": "d2", "title": "Coral reef bleaching", "abstract": "Ocean warming drives coral bleaching events across the Pacific."},
+    {"id": "d1", "title": "Vitamin D and fracture risk",
+     "abstract": "Vitamin D supplementation reduced hip fracture risk by 18% in adults over 65."},
+    {"id": "d2", "title": "Coral reef bleaching",
+     "abstract": "Ocean warming drives coral bleaching events across the Pacific."},
 ]
 context = Context(preset="fast", stance_model="heuristic", max_claims=0)
-answer = graph.invoke({"question": "Does vitamin D reduce fracture risk?", "documents": documents}, context=context)["answer"]
+question = "Does vitamin D reduce fracture risk?"
+answer = graph.invoke({"question": question, "documents": documents}, context=context)["answer"]
 assert backend_for(context, documents).name == "offline" and answer.citations, answer
 print(sorted(m for m in sys.modules if m.startswith("agent.tools.")))
 """

@@ -23,8 +23,8 @@ REPO = Path(__file__).resolve().parents[1]
 DOCUMENTS = [
     {"id": "d1", "title": "Vitamin D and fracture risk", "abstract": "Vitamin D supplementation reduced hip fracture risk by 18% in adults over 65 (RR 0.82, 95% CI "
         "0.69-0.97). The effect was seen only with calcium co-supplementation."},
-    {"id": "d2", "title": "Vitamin D trial in older adults", "abstract": "In a randomized trial of 2,686 older adults, vitamin D reduced fracture incidence. Total fractures fell "
-        "by 22%."},
+    {"id": "d2", "title": "Vitamin D trial in older adults", "abstract": "In a randomized trial of 2,686 older adults, vitamin "
+        "D reduced fracture incidence. Total fractures fell by 22%."},
     {"id": "d3", "title": "Coral reef bleaching", "abstract": "Ocean warming drives coral bleaching events across the Pacific."},
 ]
 

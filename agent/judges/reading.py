@@ -40,7 +40,8 @@ _LINK_TO = re.compile(r"\b(?:than|to|compared (?:with|to)|versus|vs\.?)\s", re.I
 _VALENCE = re.compile(r"^(?:superior|inferior|better|worse|outperform\w*|(?:more|less) "
     r"(?:effective|efficacious|beneficial|successful))$", re.I)
 _STOP = frozenset("""the a an of in for with and or to on by at as is are was were be been being that this these those
-    it its their than more less than patients people subjects group groups treatment treated therapy use users who had have
+    it its their than more less than patients people subjects group groups treatment treated therapy use users who had
+    have
     has times about""".split())
 
 
@@ -142,11 +143,14 @@ def _requirement(statement: str, passage: str) -> StructureReading | None:
 
 # --- the subject's sign --------------------------------------------------------------------------------------------
 _LESS_OF = frozenset("""low lower lowering reduced reducing reduction deficiency deficient insufficient inadequate loss lack absence
-    blocking blockade block blocked inhibition inhibitor inhibitors inhibiting cessation quitting stopping eradication eradicating
-    depletion depleting knockout knockdown deletion restricted restriction withdrawal short shortened decreased decreasing
+    blocking blockade block blocked inhibition inhibitor inhibitors inhibiting cessation quitting stopping eradication
+    eradicating
+    depletion depleting knockout knockdown deletion restricted restriction withdrawal short shortened decreased
+    decreasing
     limiting less fewer""".split())
 _MORE_OF = frozenset("""high higher elevated raised increased increasing excess excessive restoring restored restoration
-    supplementation supplemented replacement extending extended overexpression overexpressing activation greater more""".split())
+    supplementation supplemented replacement extending extended overexpression overexpressing activation greater
+    more""".split())
 _NOMINAL_ABSENCE = frozenset("""deficiency deficient depletion knockout knockdown deletion cessation withdrawal inhibition blockade loss
     restriction reduction eradication""".split())
 _GENERIC = frozenset("""intake levels level use expression signalling signaling therapy treatment concentration concentrations diet

@@ -108,8 +108,11 @@ def aspects_of(statement: str) -> Aspects:
 # whose object is only these names nothing a record must share to be about it (seen: a dementia claim "verified" by a
 # paper on children with type 1 diabetes naming "hypoglycemic episodes", "years" and "95% CI", never dementia).
 _STATISTIC_PREFIXES = frozenset(
-    term[:PREFIX] for term in "ci hr hrs or ors rr rrs irr aor ahr p sd se iqr odds ratio ratios hazard confidence mean per year years"
-    " month months week weeks day days hour hours".split()
+    term[:PREFIX]
+    for term in (
+        "ci hr hrs or ors rr rrs irr aor ahr p sd se iqr odds ratio ratios hazard confidence mean per year years"
+        " month months week weeks day days hour hours"
+    ).split()
 )
 
 

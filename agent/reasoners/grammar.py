@@ -595,7 +595,9 @@ def predicative_index(words: list[str]) -> int | None:
     the first adjective that ends the question or precedes a preposition ('is aspiration of fluid advantageous')."""
     last = len(words) - 1
     if last >= 1 and is_adjective(words[last]) and "NOUN" not in _lemmas(_core(words[last])) and not _modifies_next(words[last - 1]):
-        return last  # an adjective-only last word wins over a noun-like word before a preposition ('the square *root* of 2 irrational')
+        # an adjective-only last word wins over a noun-like word before a preposition
+        # ('the square *root* of 2 irrational')
+        return last
     for i in range(1, len(words)):
         following = _core(words[i + 1]) if i + 1 < len(words) else ""
         if is_adjective(words[i]) and (not following or following in PREPOSITIONS or following == "to") and not _modifies_next(words[i - 1]):

@@ -588,8 +588,8 @@ def test_only_known_section_labels_are_stripped():
     ("MAIN OUTCOMES AND MEASURES Death at one year.", "main outcomes and measures", "Death at one year."),
     ("Design, setting, and participants: a cohort.", "design, setting, and participants", "a cohort."),
     ("Conclusions and Relevance Antiviral treatment helped.", "conclusions and relevance", "Antiviral treatment helped."),
-    # a long label needs no colon either (seen as an open answer: "Eligibility criteria for selecting studies Eligible
-    # ...")
+    # a long label needs no colon either (seen as an open answer:
+    # "Eligibility criteria for selecting studies Eligible ...")
     ("Eligibility criteria for selecting studies Eligible studies examined adults.", "eligibility criteria for selecting studies", "Eligible studies examined adults."),
     ("Main outcome measures Incident cardiovascular disease.", "main outcome measures", "Incident cardiovascular disease."),
 ])

@@ -68,7 +68,8 @@ def test_the_gate_declines_evidence_that_does_not_address_the_question():
 
 
 def test_an_mcq_whose_stem_names_no_topic_is_gated_on_its_options():
-    """"Which statement is supported by the literature?" shares no words with any record: the gate reads the options."""
+    """"Which statement is supported by the literature?" shares no words with any record: the gate reads the
+    options."""
     from agent.nodes.hypothesize import hypothesize
     from agent.nodes.rerank import rerank
     from agent.nodes.retrieve import retrieve

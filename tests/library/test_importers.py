@@ -103,12 +103,14 @@ def make_zotero(folder, pdf_bytes: bytes | None = None):
     CREATE TABLE itemData (itemID INT, fieldID INT, valueID INT);
     CREATE TABLE creators (creatorID INTEGER PRIMARY KEY, firstName TEXT, lastName TEXT);
     CREATE TABLE itemCreators (itemID INT, creatorID INT, creatorTypeID INT, orderIndex INT);
-    CREATE TABLE itemAttachments (itemID INTEGER PRIMARY KEY, parentItemID INT, linkMode INT, contentType TEXT, path TEXT);
+    CREATE TABLE itemAttachments (itemID INTEGER PRIMARY KEY, parentItemID INT, linkMode INT, contentType TEXT, path
+    TEXT);
     CREATE TABLE deletedItems (itemID INTEGER PRIMARY KEY);
     INSERT INTO itemTypes VALUES (1, 'journalArticle'), (2, 'attachment'), (3, 'note');
     INSERT INTO items VALUES (1, 1, 'AAAA1111'), (2, 2, 'BBBB2222'), (3, 3, 'CCCC3333'), (4, 1, 'DDDD4444');
     INSERT INTO fields VALUES (1, 'title'), (2, 'date'), (3, 'DOI'), (4, 'abstractNote'), (5, 'publicationTitle');
-    INSERT INTO itemDataValues VALUES (1, 'Zotero paper on sleep and memory'), (2, '2017-00-00 2017'), (3, '10.5555/zotero.1'),
+    INSERT INTO itemDataValues VALUES (1, 'Zotero paper on sleep and memory'), (2, '2017-00-00 2017'), (3,
+    '10.5555/zotero.1'),
         (4, 'Sleep consolidates memory.'), (5, 'Trashed paper title here');
     INSERT INTO itemData VALUES (1, 1, 1), (1, 2, 2), (1, 3, 3), (1, 4, 4), (4, 1, 5);
     INSERT INTO creators VALUES (1, 'Rosa', 'Diaz');

@@ -10,7 +10,7 @@ from agent.scoring.significance import only_non_significant
 @pytest.mark.parametrize("text", [
     "Intention-to-treat analysis showed a hazard ratio (HR) of 0·63 (95% CI 0·35-1·13, p=0·12).",  # middle dots
     "relative risk 0.52; 95% confidence interval [CI] 0.24-1.12, p = 0.09",
-    "the mean SF-12 mental component score (surgical group: 1.28 points lower [95% CI, -3.80 to 1.23 points]; P = .32)",
+    ("the mean SF-12 mental component score (surgical group: " "1.28 points lower [95% CI, -3.80 to 1.23 points]; P = .32)"),
     "After adjusting for cluster the difference was not significant (difference -0.02, 95% confidence "
         "interval -0.22 to 0.17).",
     "The 1-year incidence of SAEs was 33.3% in one group and 53.3% in the other (P = .46).",
@@ -27,7 +27,7 @@ def test_only_non_significant_statistics(text):
     # one significant estimate among non-significant ones: not "only non-significant"; "or maternal recall" is no OR
     "pooled relative risk [RR] per one standard deviation [SD] [= 0.5 kg] increment: 1.06; 95% confidence "
         "interval [CI] "
-    "1.02-1.09, parental recall (1.02; 95% CI 0.99-1.05), or maternal recall during adulthood (0.98; 95% CI 0.95-1.01)",
+    ("1.02-1.09, parental recall (1.02; 95% CI 0.99-1.05), or " "maternal recall during adulthood (0.98; 95% CI 0.95-1.01)"),
     "Metformin users had fewer incident cancers.",  # no statistic at all
     "The two groups were compared (95% CI 0.2-1.4).",  # an interval of no named estimate: its null is unknown
 ])

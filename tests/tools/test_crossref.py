@@ -137,7 +137,7 @@ async def test_neighbours_batch_dois_and_match_doi_less_references_cheaply(route
 
 async def test_reference_matching_skips_what_the_hop_filter_would_drop(router, options):
     router.add("GET", f"{API}/works/10.1/seed", json_response({"status": "ok", "message": {"DOI": "10.1/seed", "reference": [
-        {"key": "r1", "unstructured": "Smith, J. Some early study of protein folding kinetics. J. Old Res. 12, 1-9 (1987)."},
+        {"key": "r1", "unstructured": ("Smith, J. Some early study of protein " "folding kinetics. J. Old Res. 12, 1-9 (1987).")},
         {"key": "r2", "article-title": "Tiny"},
     ]}}))
     client = CrossrefClient(options=options)

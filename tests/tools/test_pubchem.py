@@ -112,7 +112,7 @@ async def test_server_busy_is_retried(router, options):
 def test_throttling_header_slows_the_pacer():
     pacer = Pacer(0.2, 1, FakeClock())
     policy = HostPolicy(min_interval_s=0.2)
-    follow_throttling({"x-throttling-control": "Request Count status: Yellow (60%), Request Time status: Green (10%), Service status: Green (5%)"}, pacer, policy)
+    follow_throttling({"x-throttling-control": ("Request Count status: Yellow (60%), Request Time " "status: Green (10%), Service status: Green (5%)")}, pacer, policy)
     assert pacer.min_interval_s == pytest.approx(0.4)
     follow_throttling({"x-throttling-control": "Request Count status: Red (90%), Request Time status: Black (100%)"}, pacer, policy)
     assert pacer.min_interval_s == pytest.approx(2.0)

@@ -77,7 +77,8 @@ EXPAND_ALL = """
 <script>
 (function () {
   document.querySelector('button[onclick="setAll(true)"]').click();
-  var closed = Array.prototype.filter.call(document.querySelectorAll('details'), function (d) { return !d.open; }).length;
+  var closed = Array.prototype.filter.call(document.querySelectorAll('details'),
+                                           function (d) { return !d.open; }).length;
   var marks = document.querySelectorAll('article.record mark').length;
   var out = document.createElement('pre');
   out.id = 'probe-result';
