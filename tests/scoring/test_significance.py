@@ -27,7 +27,8 @@ def test_only_non_significant_statistics(text):
     # one significant estimate among non-significant ones: not "only non-significant"; "or maternal recall" is no OR
     "pooled relative risk [RR] per one standard deviation [SD] [= 0.5 kg] increment: 1.06; 95% confidence "
         "interval [CI] "
-    ("1.02-1.09, parental recall (1.02; 95% CI 0.99-1.05), or " "maternal recall during adulthood (0.98; 95% CI 0.95-1.01)"),
+    "1.02-1.09, parental recall (1.02; 95% CI 0.99-1.05), or "
+    "maternal recall during adulthood (0.98; 95% CI 0.95-1.01)",
     "Metformin users had fewer incident cancers.",  # no statistic at all
     "The two groups were compared (95% CI 0.2-1.4).",  # an interval of no named estimate: its null is unknown
 ])
