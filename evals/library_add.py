@@ -1,8 +1,8 @@
-"""How long adding papers to a large library takes: the incremental path, not a rebuild.
+r"""How long adding papers to a large library takes: the incremental path, not a rebuild.
 
     SPARKIT_HOME=/tmp/sk-library sparkit library add ../shared/data/scifact/corpus.jsonl     # once: the 5,183 abstracts
-    python -m evals.library_add --library /tmp/sk-library/library --corpus ../shared/data/scifact/corpus.jsonl --papers
-    10 [--json]
+    python -m evals.library_add --library /tmp/sk-library/library --corpus ../shared/data/scifact/corpus.jsonl \
+        --papers 10 [--json]
 
 The library is copied to a temporary folder first (the original is not touched). Ten two-column PDFs are typeset
 from SciFact text (titles marked as new studies, so each is a new document), then added twice over: in this

@@ -1,7 +1,7 @@
-"""Off-topic questions: does the system decline what its evidence does not address?
+r"""Off-topic questions: does the system decline what its evidence does not address?
 
-    python -m evals.off_topic --corpus ../shared/data/scifact/corpus.jsonl [--split heldout|fit|all] [--documents
-    aspirin]
+    python -m evals.off_topic \
+        --corpus ../shared/data/scifact/corpus.jsonl [--split heldout|fit|all] [--documents aspirin]
 
 The questions are the project's own (evals/data/off_topic.jsonl: physics, chemistry, mathematics, computer
 science, earth science, everyday facts, and biology the SciFact corpus does not cover); `heldout` is the part

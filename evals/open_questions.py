@@ -1,7 +1,7 @@
-"""Open questions: does the answer line state what the question asks, from the abstract that answers it?
+r"""Open questions: does the answer line state what the question asks, from the abstract that answers it?
 
-    python -m evals.open_questions --claims ../shared/data/scifact/claims_train.jsonl --corpus
-    ../shared/data/scifact/corpus.jsonl [--split tune|heldout|all]
+    python -m evals.open_questions --claims ../shared/data/scifact/claims_train.jsonl \
+        --corpus ../shared/data/scifact/corpus.jsonl [--split tune|heldout|all]
 
 SciFact has claims, PubMedQA yes / no questions and the MCQ eval two options; none asks "What ...?" or "How ...?",
 the questions an open answer is for. evals/data/open_questions.jsonl holds the project's own wh-questions, each

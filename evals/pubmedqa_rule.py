@@ -1,4 +1,4 @@
-"""PubMedQA's yes / no / maybe rule, chosen by cross-validation on pqal_dev (issue 15).
+r"""PubMedQA's yes / no / maybe rule, chosen by cross-validation on pqal_dev (issue 15).
 
 The graph answers a polar question with a verdict or an abstention; PubMedQA wants yes / no / maybe. This maps
 the court's evidence for the question's claim (its weighted support `s` and contradiction `c`, read from the
@@ -12,8 +12,8 @@ other nine, the protocol of the PubMedQA paper), so the reported accuracy and co
 sample; `--write FILE` stores the rule fitted on all questions, for `evals.pubmedqa --rule FILE` on other data.
 
     python -m evals.pubmedqa --data ../shared/data/pubmedqa/pqal_dev.json --answers /tmp/pqa.jsonl
-    python -m evals.pubmedqa_rule --data ../shared/data/pubmedqa/pqal_dev.json --answers /tmp/pqa.jsonl [--write FILE]
-    [--json]
+    python -m evals.pubmedqa_rule --data ../shared/data/pubmedqa/pqal_dev.json \
+        --answers /tmp/pqa.jsonl [--write FILE] [--json]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The abstention threshold chosen for precision, by a stated procedure, from validation answers.
+r"""The abstention threshold chosen for precision, by a stated procedure, from validation answers.
 
-    python -m evals.risk_coverage --claims ../shared/data/scifact/claims_train.jsonl --answers VAL.jsonl [--target 0.85]
-    [--delta 0.1] [--json]
+    python -m evals.risk_coverage --claims ../shared/data/scifact/claims_train.jsonl \
+        --answers VAL.jsonl [--target 0.85] [--delta 0.1] [--json]
 
 `VAL.jsonl` is `python -m evals.scifact --split val --answers VAL.jsonl` (one Answer per validation claim, in the
 split's order). A claim counts as answered when the run gave a verdict (SUPPORT or CONTRADICT), and as right when

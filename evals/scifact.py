@@ -1,10 +1,10 @@
-"""SciFact, open setting: for each claim, retrieve from the whole corpus, predict evidence abstracts and a
+r"""SciFact, open setting: for each claim, retrieve from the whole corpus, predict evidence abstracts and a
 label through the public API (`agent.averify`), and score with SciFact's abstract-level label-only
 precision / recall / F1 (plus rationale selection where sentences are selected, claim-level accuracy,
 calibration and speed).
 
-    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl --corpus
-    ../shared/data/scifact/corpus.jsonl
+    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl \
+        --corpus ../shared/data/scifact/corpus.jsonl
 
 On claims_train the default split is the fixed hold-out that the stance model never saw (see
 benchmarks/splits.py: claim groups containing an id % 5 == 0); `--split all` scores every claim.

@@ -1,7 +1,7 @@
-"""SciFact as multiple choice: which of two statements does the literature support?
+r"""SciFact as multiple choice: which of two statements does the literature support?
 
-    python -m evals.scifact_mcq --claims ../shared/data/scifact/claims_train.jsonl --corpus
-    ../shared/data/scifact/corpus.jsonl
+    python -m evals.scifact_mcq --claims ../shared/data/scifact/claims_train.jsonl \
+        --corpus ../shared/data/scifact/corpus.jsonl
 
 Each question pairs a claim that an abstract SUPPORTS with a claim that the same abstract CONTRADICTS (SciFact's
 annotators wrote most contradicting claims by negating or reversing a supported one), so exactly one option is

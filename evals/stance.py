@@ -1,10 +1,11 @@
-"""Pair-level stance eval: how well the judge a context selects reads (statement, passage) pairs.
+r"""Pair-level stance eval: how well the judge a context selects reads (statement, passage) pairs.
 
     python -m evals.stance --data ../shared/data/healthver/healthver_dev.csv --json
     python -m evals.stance --data ../shared/data/stance/check_covid/dev/covidCheck_dev_composed+extracted.json --json
-    python -m evals.stance --data ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
-    --split heldout python -m evals.stance --data ../shared/data/stance/clinifact/validation_set.csv --set
-    stance_model=heuristic --limit 200
+    python -m evals.stance --data ../shared/data/scifact/claims_train.jsonl \
+        --corpus ../shared/data/scifact/corpus.jsonl --split heldout
+    python -m evals.stance --data ../shared/data/stance/clinifact/validation_set.csv --set stance_model=heuristic \
+        --limit 200
 
 The format (HealthVer CSV, CliniFact CSV, SciFact / MultiVerS claims JSONL with a corpus, Check-COVID JSON lines
 with its corpus.json) is detected from the content (benchmarks/formats.py says how each becomes pairs). Prints a

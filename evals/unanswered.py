@@ -1,11 +1,11 @@
-"""Why claims with evidence got no verdict: reads the answers an `evals.scifact --answers FILE` run wrote, beside
+r"""Why claims with evidence got no verdict: reads the answers an `evals.scifact --answers FILE` run wrote, beside
 the claims, and sorts every claim that has gold evidence into where its verdict was lost.
 
-    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl --corpus
-    ../shared/data/scifact/corpus.jsonl \
+    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl \
+        --corpus ../shared/data/scifact/corpus.jsonl \
         --split val --set neutral_kept=16 --answers /tmp/val_answers.jsonl --json
-    python -m evals.unanswered --claims ../shared/data/scifact/claims_train.jsonl --answers /tmp/val_answers.jsonl
-    [--json]
+    python -m evals.unanswered --claims ../shared/data/scifact/claims_train.jsonl \
+        --answers /tmp/val_answers.jsonl [--json]
 
 Issue 16 asks that >= 90 % of such claims get a verdict; this says which part of the pipeline stands in the way:
 - `gate`: the relevance gate declined the question;

@@ -1,7 +1,8 @@
 """The packaged all-MiniLM-L6-v2 packed small enough to travel to a lent GPU machine, and unpacked there.
 
     python -m training.encoder_pack pack --out .gpu/minilm --texts-from-pool .gpu/pool.jsonl.gz --nli-dir ../shared/data
-    python -m training.encoder_pack unpack --pack .gpu/minilm --to /tmp/minilm      # on the GPU; SPARKIT_ENCODER_DIR=/tmp/minilm
+    # on the GPU; SPARKIT_ENCODER_DIR=/tmp/minilm
+    python -m training.encoder_pack unpack --pack .gpu/minilm --to /tmp/minilm
 
 The lent machine has no registry package and takes at most 64 MiB of repository and data per call, and the model is
 91 MB. What training keeps frozen must arrive exact, what it trains need not: the word embeddings (frozen) travel as

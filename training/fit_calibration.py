@@ -1,7 +1,7 @@
-"""Fit the confidence calibration (agent/models/calibration.json) on SciFact validation claims.
+r"""Fit the confidence calibration (agent/models/calibration.json) on SciFact validation claims.
 
-    python -m training.fit_calibration --claims ../shared/data/scifact/claims_train.jsonl --corpus
-    ../shared/data/scifact/corpus.jsonl
+    python -m training.fit_calibration --claims ../shared/data/scifact/claims_train.jsonl \
+        --corpus ../shared/data/scifact/corpus.jsonl
 
 Runs every claim of the validation part (benchmarks/splits.py; the stance judges were not trained on it,
 and the held-out part is left for evals/scifact.py) through the public API with the raw evidence score and

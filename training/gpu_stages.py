@@ -1,7 +1,8 @@
 """Train the stance judge's stages on a lent GPU in one call, each stage measured on its own.
 
     python -m training.gpu_stages --pack .gpu/minilm --pool-file .gpu/pool.jsonl.gz --data-dir .gpu/data --out $OUT
-    python -m training.gpu_stages ... --device cpu --max-train 64 --configs pool   # the same script on a tiny slice here
+    # the same script on a tiny slice here
+    python -m training.gpu_stages ... --device cpu --max-train 64 --configs pool
 
 Runs `training.train_judge` once per configuration, all from the packaged all-MiniLM-L6-v2 (every layer but the word
 embeddings trains), in the order that measures what each stage adds: the pool alone; the pool with the in-domain

@@ -2,9 +2,10 @@
 
     python -m training.train_cross_stance                  # ~16 min on 2 CPU cores; reproduces the shipped file
     python -m training.train_cross_stance --no-write --epochs 1 --max-train 2000   # a quick smoke run
-    python -m training.train_cross_stance --conclusions --out /tmp/x.npz   # + weak conclusion pairs (not shipped,
-    evals/HISTORY.md) python -m training.train_cross_stance --pubmedqa --bias 0,0,0 --out /tmp/x.npz   # + PubMedQA
-    pairs (not shipped, evals/HISTORY.md)
+    # + weak conclusion pairs (not shipped, evals/HISTORY.md)
+    python -m training.train_cross_stance --conclusions --out /tmp/x.npz
+    # + PubMedQA pairs (not shipped, evals/HISTORY.md)
+    python -m training.train_cross_stance --pubmedqa --bias 0,0,0 --out /tmp/x.npz
 
 Data and splits are those of the MLP judge (training/dataset.py, benchmarks/splits.py): sentence-level SciFact pairs
 (rationales, sentences of cited abstracts without rationales, BM25-retrieved non-cited sentences; the

@@ -1,10 +1,11 @@
 """Train the cross-encoder stance judge on the pooled sources (training/pool.py) and write
 agent/models/stance_cross.npz.
 
-    python -m training.train_judge --report evals/runs/judge.json           # the shipped configuration (see its model
-    card) python -m training.train_judge --max-train 2000 --epochs 1 --no-write   # a smoke run (minutes) python -m
-    training.train_judge --pool-file pool.jsonl.gz --device auto  # pool written on the first run, read after (datasets
-    not needed)
+    # the shipped configuration (see its model card)
+    python -m training.train_judge --report evals/runs/judge.json
+    python -m training.train_judge --max-train 2000 --epochs 1 --no-write   # a smoke run (minutes)
+    # pool written on the first run, read after (datasets not needed)
+    python -m training.train_judge --pool-file pool.jsonl.gz --device auto
 
 The network is the packaged all-MiniLM-L6-v2 read over (statement, passage) jointly, masked mean pooling and a
 linear 3-way head. Every encoder layer is fine-tuned; the word embeddings stay frozen (they come from the

