@@ -8,7 +8,7 @@ The graph itself is `agent.graph.graph` (lazy: importing `agent` stays cheap).
 
 from typing import Any
 
-__all__ = ["aask", "ask", "averify", "verify", "aresume", "resume", "stance_judge", "Context", "Answer"]
+__all__ = ["Answer", "Context", "aask", "aresume", "ask", "averify", "resume", "stance_judge", "verify"]
 
 
 def __getattr__(name: str) -> Any:

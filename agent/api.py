@@ -12,19 +12,22 @@ import logging
 import os
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from agent.aio import run_coroutine_sync
 from agent.config import Context, merge_trees, settings_tree, sparkit_home
 from agent.errors import InputError, SparkitError
-from agent.interfaces import StanceJudge
 from agent.inputs import validate_mode, validate_question
-from agent.aio import run_coroutine_sync
+from agent.interfaces import StanceJudge
 from agent.records import Answer, Status
 from agent.redact import redact
 from agent.tracing.progress import NodeUsage, ProgressContext
 from agent.tracing.session import TraceSession, tracing_enabled
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +46,7 @@ def make_context(context: Context | dict[str, Any] | None = None, **overrides: A
             return context.with_overrides(layer) if layer else context
         return Context.model_validate(merge_trees(settings_tree(context), settings_tree(layer)))
     except Exception as exc:  # pydantic.ValidationError: keep the first problem, one line
-        errors = getattr(exc, "errors", lambda: [])()
+        errors: list[Any] = getattr(exc, "errors", lambda: [])()
         first = errors[0] if errors else {"loc": ["context"], "msg": str(exc)}
         raise InputError(f"invalid setting {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
 
@@ -56,19 +59,29 @@ def checkpoint_path() -> Path:
     return sparkit_home() / "checkpoints.sqlite"
 
 
-async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: str, on_event: EventHandler | None,
-               callbacks: list | None, session: TraceSession | None, by_node: NodeUsage) -> Answer:
+async def _run(
+    graph_input: dict[str, Any] | None,
+    settings: Context,
+    run_id: str,
+    on_event: EventHandler | None,
+    callbacks: list | None,
+    session: TraceSession | None,
+    by_node: NodeUsage,
+) -> Answer:
     """Stream the graph; progress events go to `on_event` (and the trace), per-node usage to `by_node`."""
     from agent.backend import release_backends
+    from agent.budget import RUN_CLOCK_KEY, RunClock
     from agent.checkpoint import save_run_settings, sqlite_checkpointer
     from agent.graph import compile_graph
-    from agent.budget import RUN_CLOCK_KEY, RunClock
 
     handlers = [*(callbacks or []), *([session.tracer] if session else [])]
     clock = RunClock()  # this run, or this resumed segment, from now; set-up time is excluded as it happens
     by_node.exclude_setup(lambda: clock.setup_s)
-    config = {"configurable": {"thread_id": run_id, RUN_CLOCK_KEY: clock}, "recursion_limit": settings.budget.recursion_limit,
-              "callbacks": handlers}
+    config: RunnableConfig = {
+        "configurable": {"thread_id": run_id, RUN_CLOCK_KEY: clock},
+        "recursion_limit": settings.budget.recursion_limit,
+        "callbacks": handlers,
+    }
     progress = ProgressContext()
     loop = asyncio.get_running_loop()
     _runs_in_loop[loop] += 1
@@ -79,7 +92,9 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
                     await save_run_settings(saver, run_id, settings.explicit())
                 app = compile_graph(saver)
                 by_node.mark()
-                async for mode, chunk in app.astream(graph_input, config, context=settings, stream_mode=["updates", "custom"]):
+                async for mode, chunk in app.astream(
+                    graph_input, config, context=settings, stream_mode=["updates", "custom"]
+                ):
                     if mode == "updates":
                         by_node.observe(chunk)
                         progress.observe(chunk)
@@ -92,7 +107,9 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
                 state = await app.aget_state(config)
         finally:
             _runs_in_loop[loop] -= 1
-            if not _runs_in_loop[loop]:  # the backends' HTTP connections belong to this event loop; the last run out closes them
+            if not _runs_in_loop[
+                loop
+            ]:  # the backends' HTTP connections belong to this event loop; the last run out closes them
                 del _runs_in_loop[loop]
                 await release_backends()
     if session is not None:
@@ -106,7 +123,7 @@ async def _run(graph_input: dict[str, Any] | None, settings: Context, run_id: st
 
 
 @contextlib.contextmanager
-def _unreachable_hosts_of_this_run():
+def _unreachable_hosts_of_this_run() -> Iterator[None]:
     """A fresh memory of hosts that failed to connect, for this run only (agent.tools.http.reachability)."""
     from agent.tools.http.reachability import UnreachableHosts, unreachable_hosts
 
@@ -117,8 +134,15 @@ def _unreachable_hosts_of_this_run():
         unreachable_hosts.reset(token)
 
 
-async def _traced_run(graph_input: dict[str, Any] | None, settings: Context, run_id: str, asked: dict[str, Any],
-                      on_event: EventHandler | None, callbacks: list | None, trace: bool | None) -> Answer:
+async def _traced_run(
+    graph_input: dict[str, Any] | None,
+    settings: Context,
+    run_id: str,
+    asked: dict[str, Any],
+    on_event: EventHandler | None,
+    callbacks: list | None,
+    trace: bool | None,
+) -> Answer:
     """Run, turning failures inside the run into a resumable ERROR answer, and write the trace when on.
 
     SparkitErrors (bad configuration, missing corpus) still raise, after their trace is written.
@@ -131,21 +155,23 @@ async def _traced_run(graph_input: dict[str, Any] | None, settings: Context, run
     except SparkitError as exc:
         await _save_trace(session, None, by_node, f"{type(exc).__name__}: {exc}")
         raise
-    except Exception as exc:  # noqa: BLE001 - reported as an ERROR answer, resumable
+    except Exception as exc:
         answer = _error_answer(asked, run_id, exc)
         answer.usage.by_node = by_node.as_dict()
     await _save_trace(session, answer, by_node, answer.answer if answer.status == Status.ERROR else None)
     return answer
 
 
-async def _save_trace(session: TraceSession | None, answer: Answer | None, by_node: NodeUsage, error: str | None) -> None:
+async def _save_trace(
+    session: TraceSession | None, answer: Answer | None, by_node: NodeUsage, error: str | None
+) -> None:
     """Write the trace in a worker thread. A trace that cannot be written (disk, permissions, or a bug in the
     tracer) must not cost the user the answer of a long run: it is logged and noted on the answer instead."""
     if session is None:
         return
     try:
         await asyncio.to_thread(session.save, answer, by_node.as_dict(), error)
-    except Exception as exc:  # noqa: BLE001 - reported in the log and in answer.notes, never silent
+    except Exception as exc:
         reason = f"{type(exc).__name__}: {redact(str(exc))[:200]}"
         log.warning("trace for run %s not written: %s", session.run_id, reason)
         if answer is not None:
@@ -159,8 +185,15 @@ def _error_answer(asked: dict[str, Any], run_id: str, exc: Exception) -> Answer:
     message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
     question = asked.get("question") or ""
     task = classify_task(question, asked.get("options") or [], asked.get("mode") or "ask")
-    return Answer(status=Status.ERROR, task=task, question=question, answer=f"Run failed: {type(exc).__name__}: {message}",
-                  confidence=0.0, run_id=run_id, stop_reason=f"error in run; resume with `sparkit resume {run_id}`")
+    return Answer(
+        status=Status.ERROR,
+        task=task,
+        question=question,
+        answer=f"Run failed: {type(exc).__name__}: {message}",
+        confidence=0.0,
+        run_id=run_id,
+        stop_reason=f"error in run; resume with `sparkit resume {run_id}`",
+    )
 
 
 async def aask(
@@ -199,8 +232,15 @@ async def averify(claim: str, **kwargs: Any) -> Answer:
     return await aask(claim, None, mode="verify", **kwargs)
 
 
-async def aresume(run_id: str, *, context: Context | dict[str, Any] | None = None, on_event: EventHandler | None = None,
-                  callbacks: list | None = None, trace: bool | None = None, **overrides: Any) -> Answer:
+async def aresume(
+    run_id: str,
+    *,
+    context: Context | dict[str, Any] | None = None,
+    on_event: EventHandler | None = None,
+    callbacks: list | None = None,
+    trace: bool | None = None,
+    **overrides: Any,
+) -> Answer:
     """Continue a checkpointed run from where it stopped, with the settings it started with; `context` and keyword
     settings apply on top (a new `preset` re-applies that preset under them). A traced run's trace gets a new segment.
     An unknown run id raises InputError, and nothing is written."""
@@ -212,7 +252,9 @@ async def aresume(run_id: str, *, context: Context | dict[str, Any] | None = Non
     async with sqlite_checkpointer(checkpoint_path()) as saver:
         asked = await load_run_question(saver, run_id)  # one read: whether the run exists, and what it was asked
         if asked is None:
-            raise InputError(f"no checkpointed run {run_id!r} in {checkpoint_path()} (`sparkit trace list` shows recent runs)")
+            raise InputError(
+                f"no checkpointed run {run_id!r} in {checkpoint_path()} (`sparkit trace list` shows recent runs)"
+            )
         stored = await load_run_settings(saver, run_id) or {}
     given = context.explicit() if isinstance(context, Context) else settings_tree(context)
     settings = make_context(merge_trees(stored, given), **overrides)

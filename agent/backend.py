@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, get_args
 
 from agent.budget import setup_time
-from agent.scoring.calibration import PlattCalibrator, RawScore, load_table
 from agent.config import (
     Context,
     CorpusSettings,
@@ -37,10 +36,11 @@ from agent.config import (
 )
 from agent.errors import ConfigurationError, CorpusError, InputError
 from agent.interfaces import Calibrator, Embedder, LiteratureSource, Reasoner, Reranker, StanceJudge
+from agent.scoring.calibration import PlattCalibrator, RawScore, load_table
 
 if TYPE_CHECKING:
-    from agent.llm.model import RoleModel
     from agent.english.spelling import Speller
+    from agent.llm.model import RoleModel
     from agent.scoring.relevance import RelevanceGate
     from agent.tools.live import LiveTools
     from agent.tools.local_index import LocalIndex
@@ -73,7 +73,9 @@ class Backend:
     searched: str = ""  # what the sources cover, for the answer: 'SciFact (5,183 abstracts) + your library (3 PDFs)'
     calibrator: Calibrator = field(default_factory=RawScore)
     relevance: RelevanceGate | None = None  # None: no fitted model, the gate is off (noted)
-    offline_calibrator: Calibrator | None = None  # with a chat-model judge: the offline judge's, for runs where the model judged nothing
+    offline_calibrator: Calibrator | None = (
+        None  # with a chat-model judge: the offline judge's, for runs where the model judged nothing
+    )
     tools: Closable | None = None  # what the backend opened and must close (live: agent.tools.live.LiveTools)
     speller: Speller | None = None  # over the corpus's words; None: no corpus vocabulary (live)
 
@@ -149,15 +151,26 @@ def search_key(corpus: CorpusSettings, documents: list[dict[str, Any]] | None, r
     library that changed is opened again); live, also the hosted reranker its clients include."""
     from agent.library.searched import library_stamp
 
-    return [corpus.model_dump(mode="json"), _documents_digest(documents), library_stamp(corpus),
-            reranker if corpus.backend == "live" else ""]
+    return [
+        corpus.model_dump(mode="json"),
+        _documents_digest(documents),
+        library_stamp(corpus),
+        reranker if corpus.backend == "live" else "",
+    ]
 
 
 def backend_key(settings: Context, documents: list[dict[str, Any]] | None = None) -> str:
     """Every setting a backend is built from and the caller's documents: two runs share a backend exactly when these
     agree (each part's own key is a part of it)."""
-    return json.dumps([search_key(settings.corpus, documents, settings.retrieval.reranker), settings.models.model_dump(mode="json"),
-                       settings.judges.model_dump(mode="json"), _reranker_choice(settings.retrieval)], sort_keys=True)
+    return json.dumps(
+        [
+            search_key(settings.corpus, documents, settings.retrieval.reranker),
+            settings.models.model_dump(mode="json"),
+            settings.judges.model_dump(mode="json"),
+            _reranker_choice(settings.retrieval),
+        ],
+        sort_keys=True,
+    )
 
 
 def backend_for(settings: Context, documents: list[dict[str, Any]] | None = None) -> Backend:
@@ -210,19 +223,28 @@ def offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]]:
     from agent.judges.cross import direction_weights_in_use
 
     kind = judges.stance_model if judges.stance_model in OFFLINE_JUDGES else "auto"
-    judge = offline_stance_judge(kind, Path(judges.stance_weights).expanduser() if judges.stance_weights else None,  # type: ignore[arg-type]
-                                 direction_weights_in_use(judges.stance_direction_weights))
+    judge = offline_stance_judge(
+        kind,
+        Path(judges.stance_weights).expanduser() if judges.stance_weights else None,  # type: ignore[arg-type]
+        direction_weights_in_use(judges.stance_direction_weights),
+    )
     if judges.stance_structure:
         from agent.judges.reading import StructureReadJudge
 
         judge = StructureReadJudge(judge)
-    notes = [f"stance: cross-encoder weights absent, using the {judge.name} judge"] if kind == "auto" and "cross" not in judge.name else []
+    notes = (
+        [f"stance: cross-encoder weights absent, using the {judge.name} judge"]
+        if kind == "auto" and "cross" not in judge.name
+        else []
+    )
     return judge, notes
 
 
 def cached_offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]]:
     """offline_stance, built once per judge setting (loading its weights)."""
-    offline = judges.model_dump(mode="json", include={"stance_model", "stance_weights", "stance_direction_weights", "stance_structure"})
+    offline = judges.model_dump(
+        mode="json", include={"stance_model", "stance_weights", "stance_direction_weights", "stance_structure"}
+    )
     return part("offline_stance", offline, lambda: offline_stance(judges))
 
 
@@ -238,18 +260,28 @@ def role_models(models: ModelSettings) -> dict[str, RoleModel]:
         config = role_config(models, name)
         if config is None:
             continue
-        client = (config.spec, config.temperature, config.timeout_s, config.max_retries, config.base_url, config.n_ctx,
-                  config.max_tokens, config.n_threads)
+        client = (
+            config.spec,
+            config.temperature,
+            config.timeout_s,
+            config.max_retries,
+            config.base_url,
+            config.n_ctx,
+            config.max_tokens,
+            config.n_threads,
+        )
         if client not in clients:
             clients[client] = RoleModel.build(config).model
         roles[name] = RoleModel(clients[client], config)
     return roles
 
 
-def reasoner_and_stance(models: ModelSettings, judges: JudgeSettings, embedder: Embedder,
-                        offline_judge: StanceJudge) -> tuple[Reasoner, StanceJudge, Reasoner | None]:
+def reasoner_and_stance(
+    models: ModelSettings, judges: JudgeSettings, embedder: Embedder, offline_judge: StanceJudge
+) -> tuple[Reasoner, StanceJudge, Reasoner | None]:
     """Extractive roles offline; with chat models the chat reasoner (fast and strong roles), the LLM stance judge on the
-    fast model unless told otherwise, and the second opinion: the second provider's hypotheses, else the extractive ones."""
+    fast model unless told otherwise, and the second opinion: the second provider's hypotheses, else the extractive
+    ones."""
     from agent.reasoners.extractive import ExtractiveReasoner
 
     extractive = ExtractiveReasoner(embedder)
@@ -257,7 +289,9 @@ def reasoner_and_stance(models: ModelSettings, judges: JudgeSettings, embedder: 
         if judges.stance_model == "llm":
             raise ConfigurationError("stance_model 'llm' needs a chat model: pass --llm provider:model")
         if models.llm_second:
-            raise ConfigurationError("llm_second is a second opinion beside a first chat model: pass --llm (or llm_fast / llm_strong) too")
+            raise ConfigurationError(
+                "llm_second is a second opinion beside a first chat model: pass --llm (or llm_fast / llm_strong) too"
+            )
         return extractive, offline_judge, None
     from agent.judges.llm import LLMStanceJudge
     from agent.reasoners.chat import ChatReasoner
@@ -265,14 +299,24 @@ def reasoner_and_stance(models: ModelSettings, judges: JudgeSettings, embedder: 
     roles = role_models(models)
     fast, strong = roles["fast"], roles["strong"]
     reasoner = ChatReasoner(fast, strong, extractive, models.prompts_dir)
-    stance = offline_judge if judges.stance_model in OFFLINE_JUDGES else LLMStanceJudge(
-        fast, offline_judge, judges.llm_stance_batch, judges.llm_stance_min_batch, models.prompts_dir)
-    second = ChatReasoner(roles["second"], roles["second"], extractive, models.prompts_dir) if "second" in roles else extractive
+    stance = (
+        offline_judge
+        if judges.stance_model in OFFLINE_JUDGES
+        else LLMStanceJudge(
+            fast, offline_judge, judges.llm_stance_batch, judges.llm_stance_min_batch, models.prompts_dir
+        )
+    )
+    second = (
+        ChatReasoner(roles["second"], roles["second"], extractive, models.prompts_dir)
+        if "second" in roles
+        else extractive
+    )
     return reasoner, stance, second
 
 
 def offline_calibrator(judges: JudgeSettings, stance: StanceJudge, offline_judge: StanceJudge) -> Calibrator | None:
-    """With a chat-model judge, the calibrator of the offline judge it falls back to (for runs where the model judged nothing)."""
+    """With a chat-model judge, the calibrator of the offline judge it falls back to (for runs where the model judged
+    nothing)."""
     return None if stance is offline_judge else calibrator_for(judges, offline_judge)[0]
 
 
@@ -292,24 +336,36 @@ def calibrator_for(judges: JudgeSettings, stance: StanceJudge) -> tuple[Calibrat
         return RawScore(), []
     chosen = Path(judges.calibration_table).expanduser() if judges.calibration_table else None
     if chosen is not None and not chosen.is_file():
-        raise ConfigurationError(f"calibration_table {chosen} does not exist: write one with `python -m training.fit_calibration --out FILE`")
+        raise ConfigurationError(
+            f"calibration_table {chosen} does not exist: write one with `python -m training.fit_calibration --out FILE`"
+        )
     table = load_table(chosen)
     if judges.calibration == "fitted":
         if table is None:
-            raise ConfigurationError("calibration 'fitted' needs agent/models/calibration.json: run training/fit_calibration.py")
+            raise ConfigurationError(
+                "calibration 'fitted' needs agent/models/calibration.json: run training/fit_calibration.py"
+            )
         return PlattCalibrator(table), []
     from agent.judges.cross import cross_weights_in_use, direction_weights_in_use
     from agent.judges.packaged import weights_digest
 
     def fitted_with(recorded: str, path: Path | None) -> bool:  # '' records no check (older tables)
-        return not recorded or path is not None and recorded == weights_digest(path)
+        return not recorded or (path is not None and recorded == weights_digest(path))
 
-    same_weights = table is not None and fitted_with(table.stance_weights_sha256, cross_weights_in_use(judges.stance_weights)) and \
-        fitted_with(table.direction_weights_sha256, direction_weights_in_use(judges.stance_direction_weights))
+    same_weights = (
+        table is not None
+        and fitted_with(table.stance_weights_sha256, cross_weights_in_use(judges.stance_weights))
+        and fitted_with(table.direction_weights_sha256, direction_weights_in_use(judges.stance_direction_weights))
+    )
     if table is not None and table.stance_model == stance.name and same_weights:
         return PlattCalibrator(table), []
-    why = ("no fitted table" if table is None else f"the fitted maps are for the {table.stance_model} judge, not {stance.name}"
-           if table.stance_model != stance.name else "the fitted maps are for other cross-encoder weights than the ones in use")
+    why = (
+        "no fitted table"
+        if table is None
+        else f"the fitted maps are for the {table.stance_model} judge, not {stance.name}"
+        if table.stance_model != stance.name
+        else "the fitted maps are for other cross-encoder weights than the ones in use"
+    )
     return RawScore(), [f"calibration: {why}; confidence is the raw evidence score"]
 
 
@@ -320,7 +376,10 @@ def relevance_gate() -> tuple[RelevanceGate | None, list[str]]:
 
     model = load_model()
     if model is None:
-        return None, ["relevance gate: agent/models/relevance.json is absent (run python -m training.fit_relevance); off-topic questions are not declined"]
+        return None, [
+            "relevance gate: agent/models/relevance.json is absent (run python -m training.fit_relevance); "
+            "off-topic questions are not declined"
+        ]
     return RelevanceGate(shared_encoder(), model), []
 
 
@@ -346,15 +405,25 @@ class Judging:
 
 
 def judging(settings: Context, embedder: Embedder) -> Judging:
-    """The judging parts, from the models and judges groups (the offline judge and the chat clients are cached parts)."""
+    """The judging parts, from the models and judges groups (the offline judge and the chat clients are cached
+    parts)."""
     judge, stance_notes = cached_offline_stance(settings.judges)
     reasoner, stance, second = reasoner_and_stance(settings.models, settings.judges, embedder, judge)
     calibrator, calibration_notes = calibrator_for(settings.judges, stance)
-    return Judging(reasoner, stance, second, calibrator, offline_calibrator(settings.judges, stance, judge), stance_notes + calibration_notes)
+    return Judging(
+        reasoner,
+        stance,
+        second,
+        calibrator,
+        offline_calibrator(settings.judges, stance, judge),
+        stance_notes + calibration_notes,
+    )
 
 
 # ---------------------------------------------------------------------------------------------- factories
-def offline_indexes(corpus: CorpusSettings, documents: list[dict[str, Any]] | None) -> tuple[list[LocalIndex], list[str]]:
+def offline_indexes(
+    corpus: CorpusSettings, documents: list[dict[str, Any]] | None
+) -> tuple[list[LocalIndex], list[str]]:
     """The indexes an offline run searches, and what each is, for the answer's `searched`: the caller's documents
     alone; else the corpus (SciFact by default) and beside it the library when it has documents (`use_library`);
     with `use_corpus` false the library alone. Adding to the library never drops the corpus."""
@@ -371,7 +440,9 @@ def offline_indexes(corpus: CorpusSettings, documents: list[dict[str, Any]] | No
         from agent.corpus import corpus_label
 
         indexes.append(index)
-        labels.append(corpus_label(path, index.manifest.get("corpus_sha256"), int(index.manifest.get("documents") or 0)))
+        labels.append(
+            corpus_label(path, index.manifest.get("corpus_sha256"), int(index.manifest.get("documents") or 0))
+        )
     if library is not None:
         indexes.append(library)
         labels.append(library_label(corpus))
@@ -388,10 +459,15 @@ def qdrant_location(corpus: CorpusSettings, path: Path | None = None) -> Any:
     if collection is None:
         path = path or corpus_of(corpus, download=True)
         if path is None or not path.exists():
-            raise ConfigurationError("index 'qdrant' needs qdrant_collection (or a corpus to name it after): "
-                                     "--set qdrant_collection=NAME")
+            raise ConfigurationError(
+                "index 'qdrant' needs qdrant_collection (or a corpus to name it after): --set qdrant_collection=NAME"
+            )
         collection = default_collection(path)
-    folder = None if corpus.qdrant_url else str(Path(corpus.qdrant_path).expanduser() if corpus.qdrant_path else sparkit_home() / "qdrant")
+    folder = (
+        None
+        if corpus.qdrant_url
+        else str(Path(corpus.qdrant_path).expanduser() if corpus.qdrant_path else sparkit_home() / "qdrant")
+    )
     return QdrantLocation(collection=collection, url=corpus.qdrant_url, path=folder, timeout_s=corpus.qdrant_timeout_s)
 
 
@@ -411,7 +487,10 @@ def _corpus_index(corpus: CorpusSettings) -> tuple[Path, LocalIndex]:
         return _qdrant_index(corpus)  # a QdrantIndex: searched as a LocalIndex is (local_index.SearchIndex)
     path = corpus_of(corpus, download=True)
     if path is None:
-        raise CorpusError("no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format) or run `sparkit config corpus PATH`")
+        raise CorpusError(
+            "no corpus configured: pass --corpus PATH (JSONL, SciFact or generic format) or run `sparkit config "
+            "corpus PATH`"
+        )
     if not path.exists():
         raise CorpusError(f"corpus not found: {path}")
     index_dir = Path(corpus.index_dir).expanduser() if corpus.index_dir else None
@@ -443,11 +522,14 @@ def offline_search(corpus: CorpusSettings, documents: list[dict[str, Any]] | Non
     from agent.tools.local_index import LocalSource
 
     indexes, searched = offline_indexes(corpus, documents)
-    return OfflineSearch(indexes, [LocalSource(*indexes)], " + ".join(searched), Speller(lambda: merged_word_counts(indexes)))
+    return OfflineSearch(
+        indexes, [LocalSource(*indexes)], " + ".join(searched), Speller(lambda: merged_word_counts(indexes))
+    )
 
 
 def embedded_only(indexes: list[Any]) -> list[LocalIndex]:
-    """The embedded indexes among these: the reranker's sentence stores exist for them alone (not for a Qdrant index)."""
+    """The embedded indexes among these: the reranker's sentence stores exist for them alone (not for a Qdrant
+    index)."""
     from agent.tools.local_index import LocalIndex
 
     return [index for index in indexes if isinstance(index, LocalIndex)]
@@ -460,8 +542,11 @@ def build_offline(settings: Context, documents: list[dict[str, Any]] | None = No
     search = part("offline_search", key, lambda: offline_search(settings.corpus, documents))
     embedder = shared_encoder()
     judged = judging(settings, embedder)
-    reranker = part("offline_reranker", [key, _reranker_choice(settings.retrieval)],
-                    lambda: offline_reranker(settings.retrieval, *embedded_only(search.indexes)))
+    reranker = part(
+        "offline_reranker",
+        [key, _reranker_choice(settings.retrieval)],
+        lambda: offline_reranker(settings.retrieval, *embedded_only(search.indexes)),
+    )
     gate, gate_notes = part("relevance_gate", None, relevance_gate)
     return Backend(
         offline_calibrator=judged.offline_calibrator,
@@ -486,7 +571,10 @@ def build_live(settings: Context, documents: list[dict[str, Any]] | None = None)
     if documents:
         raise InputError("documents are answered by the offline backend; drop --backend live")
     key = search_key(settings.corpus, None, settings.retrieval.reranker)
-    return live_backend(settings, part("live_tools", key, lambda: build_live_tools(settings.corpus, reranker=settings.retrieval.reranker)))
+    return live_backend(
+        settings,
+        part("live_tools", key, lambda: build_live_tools(settings.corpus, reranker=settings.retrieval.reranker)),
+    )
 
 
 def live_backend(settings: Context, tools: LiveTools) -> Backend:
@@ -512,7 +600,9 @@ def live_backend(settings: Context, tools: LiveTools) -> Backend:
         entity_expander=tools.entity_expander,
         second_opinion=judged.second_opinion,
         notes=judged.notes + gate_notes,
-        searched="live sources: " + ", ".join(s.name for s in tools.sources) + (f" (then {tools.web.name})" if tools.web else ""),
+        searched="live sources: "
+        + ", ".join(s.name for s in tools.sources)
+        + (f" (then {tools.web.name})" if tools.web else ""),
         calibrator=judged.calibrator,
         tools=tools,
         relevance=gate,

@@ -1,4 +1,5 @@
-"""Budget checks shared by the routing decisions and the nodes, and the run's wall clock (what counts against max_wall_time_s)."""
+"""Budget checks shared by the routing decisions and the nodes, and the run's wall clock (what counts against
+max_wall_time_s)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,9 @@ def node_meter(state: Mapping[str, Any], settings: Context) -> Iterator[Meter]:
 
 # ---------------------------------------------------------------------------------------------- the run's wall clock
 RUN_CLOCK_KEY = "sparkit_clock"
-_node_timeout: contextvars.ContextVar[asyncio.Timeout | None] = contextvars.ContextVar("sparkit_node_timeout", default=None)
+_node_timeout: contextvars.ContextVar[asyncio.Timeout | None] = contextvars.ContextVar(
+    "sparkit_node_timeout", default=None
+)
 
 
 @dataclass

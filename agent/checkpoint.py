@@ -128,7 +128,10 @@ async def save_run_settings(saver: Any, run_id: str, settings: dict[str, Any]) -
     """Store the settings tree a run started with. Resuming does not call this, so a resumed run keeps them; a new
     question asked on the same run id (thread) is a new run, and its settings replace the earlier question's."""
     await saver.conn.execute(_RUNS_TABLE)
-    await saver.conn.execute("INSERT OR REPLACE INTO sparkit_runs (run_id, settings) VALUES (?, ?)", (run_id, json.dumps(settings, default=str)))
+    await saver.conn.execute(
+        "INSERT OR REPLACE INTO sparkit_runs (run_id, settings) VALUES (?, ?)",
+        (run_id, json.dumps(settings, default=str)),
+    )
     await saver.conn.commit()
 
 

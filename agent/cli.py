@@ -15,8 +15,9 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from agent.errors import InputError, SparkitError
 from agent.llm.flags import add_llm_arguments, llm_overrides
@@ -74,13 +75,17 @@ def _progress(event: dict[str, Any]) -> None:
     print(terminal_safe(text, 400), file=sys.stderr, flush=True)
 
 
-def _run_events(args: argparse.Namespace):
+def _run_events(args: argparse.Namespace) -> Callable[[dict[str, Any]], None]:
     """The run's event handler: the run id always (first, before any work), progress lines unless --quiet."""
 
     def on_event(event: dict[str, Any]) -> None:
         if event.get("node") == "run" and event.get("event") == "start":
             run_id = event.get("run_id")
-            print(terminal_safe(f"sparkit: run {run_id} (if it stops: sparkit resume {run_id})", 200), file=sys.stderr, flush=True)
+            print(
+                terminal_safe(f"sparkit: run {run_id} (if it stops: sparkit resume {run_id})", 200),
+                file=sys.stderr,
+                flush=True,
+            )
         elif not args.quiet:
             _progress(event)
 
@@ -121,32 +126,52 @@ def render(answer: Any) -> str:
     for sentence in answer.sentences:
         lines.append(f"  - {sentence.text} [{', '.join(sentence.citations)}]")
     if answer.faithfulness is not None:
-        lines.append(f"Faithfulness: {answer.faithfulness:.2f} of the cited statements are supported by the passages they cite")
+        lines.append(
+            f"Faithfulness: {answer.faithfulness:.2f} of the cited statements are supported by the passages they cite"
+        )
     if answer.hypotheses:
         lines += ["", "Hypotheses weighed (score, support / contradiction, verdict):"]
         for h in sorted(answer.hypotheses, key=lambda h: -h.score):
-            lines.append(f"  {h.id} {h.score:+.3f}  {h.support:.2f}/{h.contradiction:.2f}  {h.verdict.value:<13} {truncate(h.text, 110)}")
-    if answer.adjudication is not None:  # issue 17: the model's choice, the evidence's, and the blend the answer follows
+            lines.append(
+                f"  {h.id} {h.score:+.3f}  {h.support:.2f}/{h.contradiction:.2f}  {h.verdict.value:<13} "
+                f"{truncate(h.text, 110)}"
+            )
+    if (
+        answer.adjudication is not None
+    ):  # issue 17: the model's choice, the evidence's, and the blend the answer follows
         adj = answer.adjudication
         blend = ", ".join(f"{hid} {value:.2f}" for hid, value in sorted(adj.blend.items(), key=lambda kv: -kv[1]))
-        lines += ["", f"Adjudication ({adj.model}): model chose {adj.model_choice or 'to abstain'}, evidence favours {adj.evidence_choice or 'none'}; "
-                      f"blend {blend}{' (contested)' if adj.contested else ''}{' (abstained)' if adj.abstained else ''}"]
+        lines += [
+            "",
+            f"Adjudication ({adj.model}): model chose {adj.model_choice or 'to abstain'}, evidence favours "
+            f"{adj.evidence_choice or 'none'}; "
+            "blend "
+            f"{blend}{' (contested)' if adj.contested else ''}{' (abstained)' if adj.abstained else ''}",
+        ]
         for j in adj.judgements:
-            lines.append(f"  {j.hypothesis_id} {j.judgement:<9} p={j.probability:.2f} [{', '.join(j.evidence)}] {j.reason[:90]}")
+            lines.append(
+                f"  {j.hypothesis_id} {j.judgement:<9} p={j.probability:.2f} [{', '.join(j.evidence)}] {j.reason[:90]}"
+            )
     if answer.claims:
         lines += ["", "Claims checked:"]
         for c in answer.claims:
             note = f"; {c.note}" if c.note else ""
-            lines.append(f"  {c.verdict.value:<10} {truncate(c.text, 110)}  (support {c.supporting}, refute {c.refuting}{note})")
+            lines.append(
+                f"  {c.verdict.value:<10} {truncate(c.text, 110)}  (support {c.supporting}, refute {c.refuting}{note})"
+            )
     if answer.citations:
         lines += ["", "References:"]
         for c in answer.citations:
             where = c.where()
             lines.append(f"  [{c.id}] {c.title} ({c.year or 'n.d.'}) {c.source}{', ' + where if where else ''}")
     u = answer.usage
-    lines += ["", f"Stopped: {answer.stop_reason}",
-              f"Usage: {u.llm_calls} LLM calls, {u.source_calls} source calls, {u.cache_hits} cache hits, ${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"
-              + (f" (and {u.setup_s:.1f} s of set-up before it: models, index)" if u.setup_s >= 0.1 else "")]
+    lines += [
+        "",
+        f"Stopped: {answer.stop_reason}",
+        f"Usage: {u.llm_calls} LLM calls, {u.source_calls} source calls, {u.cache_hits} cache hits, "
+        f"${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"
+        + (f" (and {u.setup_s:.1f} s of set-up before it: models, index)" if u.setup_s >= 0.1 else ""),
+    ]
     if u.by_node:
         from agent.tracing.render_text import render_by_node
 
@@ -170,8 +195,11 @@ def _print_answer(answer: Any, args: argparse.Namespace, traced: bool) -> int:
 
     print(terminal_text(answer.model_dump_json() if args.json else render(answer)))
     if traced and trace_path(answer.run_id).exists():
-        print(f"trace: {trace_path(answer.run_id)}  (sparkit trace show {answer.run_id}; "
-              f"sparkit trace html {answer.run_id} -o trace.html)", file=sys.stderr)
+        print(
+            f"trace: {trace_path(answer.run_id)}  (sparkit trace show {answer.run_id}; "
+            f"sparkit trace html {answer.run_id} -o trace.html)",
+            file=sys.stderr,
+        )
     return 1 if answer.status.value == "ERROR" else 0
 
 
@@ -183,10 +211,19 @@ def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
     if getattr(args, "documents", None):
         from agent.tools.local_index import load_corpus
 
-        documents = [r.model_dump(include={"id", "title", "abstract", "year", "doi"}) for r in load_corpus(Path(args.documents))]
+        documents = [
+            r.model_dump(include={"id", "title", "abstract", "year", "doi"}) for r in load_corpus(Path(args.documents))
+        ]
     traced = _trace_flag(args)
-    answer = ask(args.text, getattr(args, "option", None) or None, mode=mode, on_event=on_event, documents=documents,
-                 trace=traced, **_settings_overrides(args))
+    answer = ask(
+        args.text,
+        getattr(args, "option", None) or None,
+        mode=mode,
+        on_event=on_event,
+        documents=documents,
+        trace=traced,
+        **_settings_overrides(args),
+    )
     return _print_answer(answer, args, traced)
 
 
@@ -263,17 +300,37 @@ def _build_qdrant(args: argparse.Namespace, settings: Any, corpus: Path) -> int:
 
     if args.sentences:
         raise InputError("--sentences builds the embedded index's sentence store; it has no Qdrant counterpart")
-    chosen = settings.model_copy(update={k: v for k, v in {"qdrant_url": args.qdrant_url, "qdrant_path": args.qdrant_path,
-                                                            "qdrant_collection": args.collection}.items() if v})
+    chosen = settings.model_copy(
+        update={
+            k: v
+            for k, v in {
+                "qdrant_url": args.qdrant_url,
+                "qdrant_path": args.qdrant_path,
+                "qdrant_collection": args.collection,
+            }.items()
+            if v
+        }
+    )
     location = qdrant_location(chosen, corpus)
     if args.vectors_from:
         primed = prime_from_embedded(Path(args.vectors_from).expanduser())
         print(f"reusing the vectors of {primed:,} records from {args.vectors_from}", file=sys.stderr)
-    report = build_qdrant_index(corpus, location, batch_size=args.batch_size, progress=False if args.quiet else None,
-                                shards=args.shards, replicas=args.replicas)
-    print(terminal_safe(f"indexed {report.documents:,} documents ({report.added:,} added, {report.skipped:,} already there): "
-                        f"collection {report.collection} ({report.where}); search it with --set index=qdrant"
-                        f" --set qdrant_collection={report.collection}", 1000))
+    report = build_qdrant_index(
+        corpus,
+        location,
+        batch_size=args.batch_size,
+        progress=False if args.quiet else None,
+        shards=args.shards,
+        replicas=args.replicas,
+    )
+    print(
+        terminal_safe(
+            f"indexed {report.documents:,} documents ({report.added:,} added, {report.skipped:,} already there): "
+            f"collection {report.collection} ({report.where}); search it with --set index=qdrant"
+            f" --set qdrant_collection={report.collection}",
+            1000,
+        )
+    )
     return 0
 
 
@@ -291,14 +348,16 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     from agent.config import GROUPS, PRESETS, preset_description
 
     for name, tree in PRESETS.items():
-        values = ", ".join(f"{group}.{field}={value}" for group, fields in tree.items() for field, value in fields.items())
+        values = ", ".join(
+            f"{group}.{field}={value}" for group, fields in tree.items() for field, value in fields.items()
+        )
         print(f"{name}: {preset_description(name)}" + (f"\n  {values}" if values else ""))
     if args.verbose:
         print("\nEvery setting, by group (--set GROUP.FIELD=VALUE, or the field's name alone):")
         for group, model in GROUPS.items():
             print(f"{group}: {model.__doc__}")
             for field, info in model.model_fields.items():
-                default = info.default if info.default_factory is None else info.default_factory()
+                default = info.get_default(call_default_factory=True)
                 print(f"  {group}.{field} = {default}  -- {info.description}")
     return 0
 
@@ -344,9 +403,22 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     add_llm_arguments(parser, with_llm=False)  # per-role models and call settings (issue 17)
     parser.add_argument("--corpus", help="JSONL corpus for the offline index")
     parser.add_argument("--index-dir", help="where the offline index lives")
-    parser.add_argument("--library-only", action="store_true", help="search your library alone, not the corpus beside it (--set use_corpus=false)")
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="any setting, e.g. --set verification.max_claims=3 or --set max_claims=3 (sparkit presets -v lists them)")
-    parser.add_argument("--no-trace", action="store_true", help="do not write a local trace (default: $SPARKIT_HOME/traces/RUN_ID.jsonl)")
+    parser.add_argument(
+        "--library-only",
+        action="store_true",
+        help="search your library alone, not the corpus beside it (--set use_corpus=false)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="any setting, e.g. --set verification.max_claims=3 or --set max_claims=3 (sparkit presets -v lists them)",
+    )
+    parser.add_argument(
+        "--no-trace",
+        action="store_true",
+        help="do not write a local trace (default: $SPARKIT_HOME/traces/RUN_ID.jsonl)",
+    )
 
 
 class _UsageError(Exception):
@@ -360,7 +432,7 @@ class _UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse with the usage printed as usual, and its error left to main() (exit 2; JSON on stdout with --json)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         raise _UsageError(self.prog, message)
 
@@ -371,7 +443,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     ask_p = sub.add_parser("ask", help="answer a question (open, yes/no or multiple choice)")
     ask_p.add_argument("text", metavar="QUESTION")
-    ask_p.add_argument("--option", action="append", help="a multiple-choice option (repeat); options written into the question, \"(A) x or (B) y\", are read too")
+    ask_p.add_argument(
+        "--option",
+        action="append",
+        help='a multiple-choice option (repeat); options written into the question, "(A) x or (B) y", are read too',
+    )
     ask_p.add_argument("--documents", help="answer only from these documents (JSONL, corpus format)")
     _add_run_options(ask_p)
     ask_p.set_defaults(handler=lambda a: _cmd_ask(a, "ask"))
@@ -392,19 +468,34 @@ def build_parser() -> argparse.ArgumentParser:
     build_p = index_sub.add_parser("build", help="build (or rebuild) the index of a JSONL corpus")
     build_p.add_argument("path", nargs="?", help="corpus JSONL (default: the configured or shared SciFact corpus)")
     build_p.add_argument("--index-dir", help="where to write it")
-    build_p.add_argument("--sentences", action="store_true",
-                         help="also encode every sentence for the reranker (10-20 min on 2 cores for SciFact; +0.015 nDCG@10)")
-    build_p.add_argument("--engine", choices=("embedded", "qdrant"), default="embedded",
-                         help="embedded (default: a folder read whole into memory) or qdrant (a collection, for millions of "
-                              "records; the path may also be PubMed .xml.gz files or a folder of them; resumable)")
+    build_p.add_argument(
+        "--sentences",
+        action="store_true",
+        help="also encode every sentence for the reranker (10-20 min on 2 cores for SciFact; +0.015 nDCG@10)",
+    )
+    build_p.add_argument(
+        "--engine",
+        choices=("embedded", "qdrant"),
+        default="embedded",
+        help="embedded (default: a folder read whole into memory) or qdrant (a collection, "
+        "for millions of "
+        "records; the path may also be PubMed .xml.gz files or a folder of them; resumable)",
+    )
     build_p.add_argument("--qdrant-url", help="qdrant: the server (API key from QDRANT_API_KEY); default: local mode")
     build_p.add_argument("--qdrant-path", help="qdrant local mode: the folder (default $SPARKIT_HOME/qdrant)")
     build_p.add_argument("--collection", help="qdrant: the collection (default sparkit-<corpus name>-<digest>)")
-    build_p.add_argument("--batch-size", type=_positive, default=256, help="qdrant: records per encoding call and upsert")
-    build_p.add_argument("--shards", type=_positive, default=1, help="qdrant: shard_number of a new collection (a cluster)")
+    build_p.add_argument(
+        "--batch-size", type=_positive, default=256, help="qdrant: records per encoding call and upsert"
+    )
+    build_p.add_argument(
+        "--shards", type=_positive, default=1, help="qdrant: shard_number of a new collection (a cluster)"
+    )
     build_p.add_argument("--replicas", type=_positive, default=1, help="qdrant: replication_factor of a new collection")
-    build_p.add_argument("--vectors-from", metavar="INDEX_DIR",
-                         help="qdrant: reuse the vectors of an embedded index of the same texts instead of encoding them")
+    build_p.add_argument(
+        "--vectors-from",
+        metavar="INDEX_DIR",
+        help="qdrant: reuse the vectors of an embedded index of the same texts instead of encoding them",
+    )
     build_p.add_argument("--quiet", "-q", action="store_true")
     build_p.set_defaults(handler=_cmd_index_build)
 
@@ -414,7 +505,9 @@ def build_parser() -> argparse.ArgumentParser:
     mcp_p = sub.add_parser("mcp", help="serve ask, verify, search_library and add_to_library to MCP clients over stdio")
     mcp_p.set_defaults(handler=_cmd_mcp)
 
-    config_p = sub.add_parser("config", help="choose defaults once, e.g. the offline corpus: sparkit config corpus PATH")
+    config_p = sub.add_parser(
+        "config", help="choose defaults once, e.g. the offline corpus: sparkit config corpus PATH"
+    )
     config_p.add_argument("key", nargs="?", help="corpus")
     config_p.add_argument("value", nargs="?", help="the new value (a path for corpus)")
     config_p.add_argument("--unset", metavar="KEY", help="remove a key")
@@ -468,9 +561,11 @@ def main(argv: list[str] | None = None) -> int:
         return _failed(f"sparkit: error: {exc}", str(exc), exc.exit_code, as_json)
     except KeyboardInterrupt:
         return _failed("sparkit: interrupted", "interrupted", 130, as_json)
-    except Exception as exc:  # noqa: BLE001 - last resort: one line, no traceback
+    except Exception as exc:
         message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
-        return _failed(f"sparkit: error: {type(exc).__name__}: {message}", f"{type(exc).__name__}: {message}", 1, as_json)
+        return _failed(
+            f"sparkit: error: {type(exc).__name__}: {message}", f"{type(exc).__name__}: {message}", 1, as_json
+        )
 
 
 if __name__ == "__main__":

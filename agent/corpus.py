@@ -133,21 +133,32 @@ async def download_scifact(home: Path, *, options: Any = None, say: Any = None) 
     if target.is_file():
         return target
     if say is not None:
-        say(f"downloading the SciFact corpus (about 3 MB compressed) from {SCIFACT_HOST} into {target.parent} (once) ...")
-    client = HttpBase("scifact", f"https://{SCIFACT_HOST}/", policy=HostPolicy(timeout_s=120.0, max_attempts=4, max_concurrency=1),
-                      options=options)
+        say(
+            f"downloading the SciFact corpus (about 3 MB compressed) from {SCIFACT_HOST} into {target.parent} "
+            "(once) ..."
+        )
+    client = HttpBase(
+        "scifact",
+        f"https://{SCIFACT_HOST}/",
+        policy=HostPolicy(timeout_s=120.0, max_attempts=4, max_concurrency=1),
+        options=options,
+    )
     try:
         response = await client.request("GET", SCIFACT_URL, parse="text", use_cache=False)
     except SourceError as exc:
-        raise CorpusError(f"no corpus configured and the SciFact download failed ({exc}); pass --corpus PATH or "
-                          "run `sparkit config corpus PATH`") from None
+        raise CorpusError(
+            f"no corpus configured and the SciFact download failed ({exc}); pass --corpus PATH or "
+            "run `sparkit config corpus PATH`"
+        ) from None
     finally:
         await client.aclose()
     corpus = extract_member(response.content)
     digest = sha256_of(corpus)
     if digest != SCIFACT_SHA256:
-        raise CorpusError(f"the downloaded SciFact corpus failed its checksum (sha256 {digest[:16]}..., expected "
-                          f"{SCIFACT_SHA256[:16]}...); refused, nothing was written")
+        raise CorpusError(
+            f"the downloaded SciFact corpus failed its checksum (sha256 {digest[:16]}..., expected "
+            f"{SCIFACT_SHA256[:16]}...); refused, nothing was written"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(".part")
     tmp.write_bytes(corpus)

@@ -2,9 +2,14 @@
 
     plan -> retrieve -(decision)-> citation_hop -> rerank
                      \\-----------------------------> rerank -(decision)-> hypothesize -> discriminate -> retrieve
-                                                              \\-> court -(decision)-> discriminate (low margin / disagreement)
-                                                                              \\-> synthesize -> verify_claims -(decision)-> target_claims -> retrieve
-                                                                                                                      \\-> report -> END
+                                                              \\-> court -(decision)-> discriminate (low margin /
+                                                              disagreement)
+                                                                              \\-> synthesize -> verify_claims
+                                                                              -(decision)-> target_claims -> retrieve
+                                                                                                                      \\->
+                                                                                                                      report
+                                                                                                                      ->
+                                                                                                                      END
 `STEPS` declares it: each node with the node after it, or the decider (agent/routing.py) whose Decision its branch
 follows, so each route and its numbers are in the state and the trace; each branch is wired to exactly its decider's
 Literal of routes. `graph` has no checkpointer (for `langgraph dev`); `compile_graph(checkpointer)` gives the CLI and
@@ -72,7 +77,9 @@ def route_type(decide: Decider) -> Any:
 
 
 def build_graph(context_schema: type | None = Context) -> StateGraph:
-    builder = StateGraph(ResearchState, context_schema=context_schema, input_schema=InputState, output_schema=OutputState)
+    builder = StateGraph(
+        ResearchState, context_schema=context_schema, input_schema=InputState, output_schema=OutputState
+    )
     for name, step in STEPS.items():
         if step.name != name:
             raise ValueError(f"step {name!r} runs {step.name}")
@@ -109,4 +116,3 @@ def compile_graph(checkpointer: Any = None) -> ResearchGraph:
 
 
 graph = compile_graph()
-

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, get_args
 
-from agent.errors import InputError
 from agent.english.language import require_english
+from agent.errors import InputError
 from agent.terminal import strip_controls
 
 MAX_QUESTION_CHARS = 20_000
@@ -35,8 +35,11 @@ def clean_text(text: str, what: str) -> str:
 
 # Option markers written inside a question: "(A) x (B) y", "[a] x [b] y", "A) x B) y", "A. x B. y", "A: x B: y";
 # each style with upper- and lower-case letters, and the letter its list starts from.
-_MARKERS = tuple((re.compile(rf"(?:(?<=\s)|^){style.format(L=f'[{first}-{last}]')}(?=\s)"), first)
-                 for style in (r"\(({L})\)", r"\[({L})\]", r"({L})\)", r"({L})\.", r"({L}):") for first, last in (("A", "Z"), ("a", "z")))
+_MARKERS = tuple(
+    (re.compile(rf"(?:(?<=\s)|^){style.format(L=f'[{first}-{last}]')}(?=\s)"), first)
+    for style in (r"\(({L})\)", r"\[({L})\]", r"({L})\)", r"({L})\.", r"({L}):")
+    for first, last in (("A", "Z"), ("a", "z"))
+)
 _WH_STEM = re.compile(r"^(?:which|what|who|whom|whose|where|when|how|why)\b", re.IGNORECASE)
 _OPTION_TAIL = re.compile(r"(?:[\s,;]+(?:or|and)?)+$|\s+(?:or|and)$", re.IGNORECASE)
 
@@ -62,7 +65,7 @@ def inline_options(question: str) -> tuple[str, list[str]] | None:
     if not re.search(r"\w", stem) or not (stem[-1] in "?:.,;–-" or _WH_STEM.match(stem)):
         return None  # "the IL-6 (A) and (B) subunits": letters inside a sentence, not a list after a stem
     ends = [m.start() for m in best[1:]] + [len(question)]
-    options = [_OPTION_TAIL.sub("", question[m.end(): end].strip()).strip() for m, end in zip(best, ends)]
+    options = [_OPTION_TAIL.sub("", question[m.end() : end].strip()).strip() for m, end in zip(best, ends)]
     options[-1] = options[-1].rstrip("?.!").strip()
     if any(not option for option in options):
         return None

@@ -6,6 +6,7 @@ context selects.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -71,10 +72,12 @@ class StanceResult(BaseModel):
     stance: Stance
     confidence: float = Field(ge=0.0, le=1.0)
     probabilities: dict[str, float] = Field(default_factory=dict)
-    judged_by: str | None = Field(default=None, description="'llm' when a chat model gave this judgement; None for an offline judge.")
+    judged_by: str | None = Field(
+        default=None, description="'llm' when a chat model gave this judgement; None for an offline judge."
+    )
 
     @classmethod
-    def from_probabilities(cls, labels: tuple[str, ...], probabilities) -> "StanceResult":
+    def from_probabilities(cls, labels: tuple[str, ...], probabilities: Iterable[float]) -> StanceResult:
         """The argmax label with its probability as the confidence (a model's softmax row, `labels` order)."""
         probs = {label: float(x) for label, x in zip(labels, probabilities)}
         stance = max(probs, key=probs.__getitem__)
@@ -89,6 +92,7 @@ class StanceResult(BaseModel):
         if self.stance != "NEUTRAL" and self.confidence >= min_confidence:
             return self.stance, self.confidence
         support, contradict = self.probabilities.get("SUPPORT", 0.0), self.probabilities.get("CONTRADICT", 0.0)
+        side: Stance
         side, probability = ("SUPPORT", support) if support >= contradict else ("CONTRADICT", contradict)
         if probability >= side_floor and probability > 0.0:
             return side, probability
@@ -106,7 +110,8 @@ class StanceJudge(Protocol):
 class Calibrator(Protocol):
     """Maps the court's evidence score to probabilities (agent/scoring/calibration.py: raw score or fitted maps)."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def leading(self, score: float) -> float:
         """P(the court's leading answer is right)."""
@@ -131,28 +136,56 @@ class Plan(BaseModel):
 class CitedSentence(BaseModel):
     text: str
     citations: list[str] = Field(default_factory=list, description="Record ids this sentence relies on.")
-    role: str | None = Field(default=None, description="For an evidence statement, its role as the reader sees it (agent/answer/compose.py, ROLES): supports_claim / against_claim (towards the claim as written, whichever answer won), for_option / against_option (the selected option), for_answer / against_answer (an open answer's line) or related (no confident reading).")
-    side: Literal["for", "against"] | None = Field(default=None, description="The judge's reading of the quote towards the answer line itself, whatever its confidence (the claim's negation, when that won): what grades the answer's verb and marks a claim quoting evidence against the answer.")
+    role: str | None = Field(
+        default=None,
+        description="For an evidence statement, its role as the reader sees it (agent/answer/compose.py, ROLES): "
+        "supports_claim / against_claim (towards the claim as written, whichever answer won), "
+        "for_option / against_option (the selected option), for_answer / against_answer (an open "
+        "answer's line) or related (no confident reading).",
+    )
+    side: Literal["for", "against"] | None = Field(
+        default=None,
+        description="The judge's reading of the quote towards the answer line itself, whatever its confidence "
+        "(the claim's negation, when that won): what grades the answer's verb and marks a claim "
+        "quoting evidence against the answer.",
+    )
 
 
 class Draft(BaseModel):
     """The synthesize node's output before citation checking."""
 
     answer: str = Field(description="One-line answer or verdict.")
-    answer_citations: list[str] = Field(default_factory=list, description="Records the answer line itself quotes (an open question's best finding), cited without quoting it twice.")
+    answer_citations: list[str] = Field(
+        default_factory=list,
+        description="Records the answer line itself quotes (an open question's best finding), cited without "
+        "quoting it twice.",
+    )
     sentences: list[CitedSentence] = Field(default_factory=list)
     selected_hypothesis: str | None = None
-    faithfulness: float | None = Field(default=None, description="Share of cited sentences whose cited passages support them (agent/scoring/faithfulness.py).")
-    alternative: "Draft | None" = Field(default=None, exclude=True, description="A draft to use instead when every sentence of this one is dropped by the citation and faithfulness checks (the chat reasoner's extractive draft).")
+    faithfulness: float | None = Field(
+        default=None,
+        description="Share of cited sentences whose cited passages support them (agent/scoring/faithfulness.py).",
+    )
+    alternative: Draft | None = Field(
+        default=None,
+        exclude=True,
+        description="A draft to use instead when every sentence of this one is dropped by the citation and "
+        "faithfulness checks (the chat reasoner's extractive draft).",
+    )
 
 
 class ModelVerdict(BaseModel):
-    """What a chat model returned when it adjudicated, its citations already checked against the passages it was shown."""
+    """What a chat model returned when it adjudicated, its citations already checked against the passages it was
+    shown."""
 
     model: str
     judgements: list[HypothesisJudgement] = Field(default_factory=list)
-    choice: str | None = Field(default=None, description="The hypothesis it chose; None when it abstained or named none shown.")
-    notes: list[str] = Field(default_factory=list, description="What was refused in its reply (uncited judgements, unknown ids).")
+    choice: str | None = Field(
+        default=None, description="The hypothesis it chose; None when it abstained or named none shown."
+    )
+    notes: list[str] = Field(
+        default_factory=list, description="What was refused in its reply (uncited judgements, unknown ids)."
+    )
 
 
 class Reasoner(Protocol):
@@ -162,16 +195,17 @@ class Reasoner(Protocol):
 
     async def plan(self, question: str, options: list[str], mode: str = "ask") -> Plan: ...
 
-    async def hypothesize(
-        self, question: str, plan: Plan, evidence: list[Passage], n: int
-    ) -> list[Hypothesis]: ...
+    async def hypothesize(self, question: str, plan: Plan, evidence: list[Passage], n: int) -> list[Hypothesis]: ...
 
-    async def discriminating_queries(
-        self, question: str, hypotheses: list[Hypothesis], cap: int
-    ) -> list[Query]: ...
+    async def discriminating_queries(self, question: str, hypotheses: list[Hypothesis], cap: int) -> list[Query]: ...
 
     async def synthesize(
-        self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], records: dict[str, Record]
+        self,
+        question: str,
+        plan: Plan,
+        hypotheses: list[Hypothesis],
+        ledger: list[LedgerEntry],
+        records: dict[str, Record],
     ) -> Draft: ...
 
     async def extract_claims(self, question: str, draft: Draft, max_claims: int) -> list[Claim]: ...
@@ -179,5 +213,6 @@ class Reasoner(Protocol):
     async def adjudicate(
         self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], passages_each: int
     ) -> ModelVerdict | None:
-        """The model's judgement of each hypothesis from its ledger passages (None: no model adjudicates, the evidence decides)."""
+        """The model's judgement of each hypothesis from its ledger passages (None: no model adjudicates, the evidence
+        decides)."""
         ...

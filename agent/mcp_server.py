@@ -15,7 +15,7 @@ client as a tool error with its one-line message (redacted).
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -23,10 +23,15 @@ from agent.config import DEFAULT_PRESET, PresetName
 from agent.library.models import AddReport
 from agent.records import Answer
 
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
 INSTRUCTIONS = (
-    "SPARKIT answers scientific questions from literature with cited evidence. `ask` answers a question (add `options` for "
+    "SPARKIT answers scientific questions from literature with cited evidence. `ask` answers a question (add "
+    "`options` for "
     "multiple choice), `verify` checks a claim, `search_library` finds passages in the user's library (their PDFs and "
-    "bibliographies; citations carry page and section), `add_to_library` adds local PDF/BibTeX/RIS/JSON/JSONL files or folders."
+    "bibliographies; citations carry page and section), `add_to_library` adds local "
+    "PDF/BibTeX/RIS/JSON/JSONL files or folders."
 )
 
 
@@ -48,7 +53,7 @@ class LibrarySearch(BaseModel):
     documents_in_library: int
 
 
-def _tool_error(exc: Exception):
+def _tool_error(exc: Exception) -> Exception:
     from mcp.server.mcpserver.exceptions import ToolError
 
     from agent.redact import redact
@@ -67,13 +72,23 @@ def search_library(query: str, limit: int = 10, library_dir: str | None = None) 
     hits = []
     for record, score in library.search(query, limit):
         where = record.location
-        hits.append(LibraryHit(id=record.id, document_id=where.document_id if where else record.id, title=record.title, year=record.year,
-                               page=where.page if where else None, page_end=where.page_end if where else None,
-                               section=where.section if where else None, text=record.abstract, score=round(score, 6)))
+        hits.append(
+            LibraryHit(
+                id=record.id,
+                document_id=where.document_id if where else record.id,
+                title=record.title,
+                year=record.year,
+                page=where.page if where else None,
+                page_end=where.page_end if where else None,
+                section=where.section if where else None,
+                text=record.abstract,
+                score=round(score, 6),
+            )
+        )
     return LibrarySearch(query=query, hits=hits, documents_in_library=len(library.documents()))
 
 
-def build_server(library_dir: str | None = None):
+def build_server(library_dir: str | None = None) -> MCPServer:
     try:
         from mcp.server.mcpserver import MCPServer
     except ImportError:
@@ -85,40 +100,64 @@ def build_server(library_dir: str | None = None):
     from agent.errors import SparkitError
 
     server = MCPServer(name="sparkit", instructions=INSTRUCTIONS, version="0.1.0")
-    overrides = {"library_dir": library_dir} if library_dir else {}
+    overrides: dict[str, Any] = {"library_dir": library_dir} if library_dir else {}
 
-    @server.tool(description="Answer a scientific question with cited evidence (open, yes/no, or multiple choice with `options`). "
-                             "Offline by default: the user's library when it has documents, else the local corpus.")
-    async def ask(question: str = Field(description="The question (at most 20,000 characters)."),
-                  options: list[str] | None = Field(default=None, description="Multiple-choice options (2 or more, distinct)."),
-                  preset: PresetName = Field(default=DEFAULT_PRESET, description="fast, default or research_max."),
-                  backend: Literal["offline", "live"] = Field(default="offline", description="offline (local, no keys) or live (APIs).")) -> Answer:
+    @server.tool(
+        description="Answer a scientific question with cited evidence (open, yes/no, or multiple choice with "
+        "`options`). "
+        "Offline by default: the user's library when it has documents, else the local corpus."
+    )
+    async def ask(
+        question: str = Field(description="The question (at most 20,000 characters)."),
+        options: list[str] | None = Field(default=None, description="Multiple-choice options (2 or more, distinct)."),
+        preset: PresetName = Field(default=DEFAULT_PRESET, description="fast, default or research_max."),
+        backend: Literal["offline", "live"] = Field(
+            default="offline", description="offline (local, no keys) or live (APIs)."
+        ),
+    ) -> Answer:
         try:
             return await aask(question, options or None, preset=preset, backend=backend, **overrides)
         except SparkitError as exc:
             raise _tool_error(exc) from None
 
-    @server.tool(description="Check a claim against the literature: verdict SUPPORT / CONTRADICT / NOT_ENOUGH_INFO with the evidence.")
-    async def verify(claim: str = Field(description="A declarative claim."),
-                     preset: PresetName = Field(default=DEFAULT_PRESET, description="fast, default or research_max."),
-                     backend: Literal["offline", "live"] = Field(default="offline", description="offline or live.")) -> Answer:
+    @server.tool(
+        description="Check a claim against the literature: verdict SUPPORT / CONTRADICT / NOT_ENOUGH_INFO with "
+        "the evidence."
+    )
+    async def verify(
+        claim: str = Field(description="A declarative claim."),
+        preset: PresetName = Field(default=DEFAULT_PRESET, description="fast, default or research_max."),
+        backend: Literal["offline", "live"] = Field(default="offline", description="offline or live."),
+    ) -> Answer:
         try:
             return await averify(claim, preset=preset, backend=backend, **overrides)
         except SparkitError as exc:
             raise _tool_error(exc) from None
 
-    @server.tool(name="search_library", description="Find passages in the user's library (full-text passages carry page and section).")
-    async def search_library_tool(query: str = Field(description="What to look for."),
-                                  limit: int = Field(default=10, ge=1, le=50, description="Passages to return.")) -> LibrarySearch:
+    @server.tool(
+        name="search_library",
+        description="Find passages in the user's library (full-text passages carry page and section).",
+    )
+    async def search_library_tool(
+        query: str = Field(description="What to look for."),
+        limit: int = Field(default=10, ge=1, le=50, description="Passages to return."),
+    ) -> LibrarySearch:
         try:
             return await asyncio.to_thread(search_library, query, limit, library_dir)
         except SparkitError as exc:
             raise _tool_error(exc) from None
 
-    @server.tool(description="Add local files or folders to the library: PDFs, .bib, .ris, Better BibTeX/CSL .json, a Zotero data "
-                             "folder, JSONL corpora. Bad files are skipped with a reason; nothing in the library is lost.")
-    async def add_to_library(paths: list[str] = Field(description="Absolute paths of files or folders on this machine (not URLs).",
-                                                      min_length=1)) -> AddReport:
+    @server.tool(
+        description="Add local files or folders to the library: PDFs, .bib, .ris, Better BibTeX/CSL .json, a "
+        "Zotero data "
+        "folder, JSONL corpora. Bad files are skipped with a reason; nothing in the "
+        "library is lost."
+    )
+    async def add_to_library(
+        paths: list[str] = Field(
+            description="Absolute paths of files or folders on this machine (not URLs).", min_length=1
+        ),
+    ) -> AddReport:
         from agent.library.store import Library
 
         urls = [p for p in paths if "://" in p]

@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import threading
+from typing import TextIO
 
 MASK = "[REDACTED]"
 SECRET_ENV_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
@@ -28,17 +29,29 @@ _lock = threading.Lock()
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # header-style pairs first, so "Authorization: Bearer x" keeps its header name
-    (re.compile(r"(?i)\b(authorization|proxy-authorization|x-api-key|x-subscription-token|crossref-plus-api-token)"
-                r"(\"?'?\s*[:=]\s*\"?'?)(bearer\s+|basic\s+|token\s+)?[^\s\"',;}&]+"), rf"\1\2\3{MASK}"),
+    (
+        re.compile(
+            r"(?i)\b(authorization|proxy-authorization|x-api-key|x-subscription-token|crossref-plus-api-token)"
+            r"(\"?'?\s*[:=]\s*\"?'?)(bearer\s+|basic\s+|token\s+)?[^\s\"',;}&]+"
+        ),
+        rf"\1\2\3{MASK}",
+    ),
     (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{4,}"), f"Bearer {MASK}"),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), MASK),
     (re.compile(r"(?i)\b(api_key|apikey|api-key|access_token|auth_token)(=)[^&\s\"'<>]+"), rf"\1\2{MASK}"),
     # `key=` and `token=` only as URL query parameters: "What does key=value mean?" is a question, not a secret
     (re.compile(r"(?i)(?:(?<=[?&])|^)(token|key)(=)[^&\s\"'<>]+"), rf"\1\2{MASK}"),
-    (re.compile(r"(?i)([\"'](?:api_key|apikey|api-key|access_token|auth_token|token|x-api-key|authorization)[\"']\s*:\s*[\"'])[^\"']+"), rf"\1{MASK}"),
+    (
+        re.compile(
+            r"(?i)([\"'](?:api_key|apikey|api-key|access_token|auth_token|token|x-api-key|authorization)[\"']\s*:\s*[\"'])[^\"']+"
+        ),
+        rf"\1{MASK}",
+    ),
 )
-_SECRET_NAME = re.compile(r"(?i)^(api[_-]?key|apikey|key|token|access[_-]?token|auth[_-]?token|secret|password|authorization|"
-                          r"proxy-authorization|x-api-key|x-subscription-token|crossref-plus-api-token)$|(_api_key|_token|_secret|_password)$")
+_SECRET_NAME = re.compile(
+    r"(?i)^(api[_-]?key|apikey|key|token|access[_-]?token|auth[_-]?token|secret|password|authorization|"
+    r"proxy-authorization|x-api-key|x-subscription-token|crossref-plus-api-token)$|(_api_key|_token|_secret|_password)$"
+)
 
 
 def register_secret(value: str | None) -> None:
@@ -100,7 +113,7 @@ class _CurrentStderrHandler(logging.StreamHandler):
     installed once keeps working when stderr is swapped (tests capturing output, embedding)."""
 
     @property
-    def stream(self):  # type: ignore[override]
+    def stream(self) -> TextIO:
         import sys
 
         return sys.stderr
@@ -115,10 +128,10 @@ def install_log_redaction(level: int = logging.WARNING) -> None:
     log line from any library shows a key. Idempotent."""
     root = logging.getLogger()
     if not root.handlers:
-        handler = _CurrentStderrHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-        handler.setLevel(level)
-        root.addHandler(handler)
+        stderr_handler = _CurrentStderrHandler()
+        stderr_handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        stderr_handler.setLevel(level)
+        root.addHandler(stderr_handler)
     for handler in root.handlers:
         if not any(isinstance(f, RedactingFilter) for f in handler.filters):
             handler.addFilter(RedactingFilter())

@@ -79,12 +79,25 @@ def decide_after_retrieve(state: Mapping[str, Any], settings: Context) -> AfterR
     if state.get("outage"):
         return AfterRetrieve(at="retrieve", next="report", reason=str(state["outage"]), round=round_)
     if state.get("phase", "round_1") == "round_1":
-        return AfterRetrieve(at="retrieve", next="rerank", reason="round-1 evidence: rerank before hypotheses", round=round_)
+        return AfterRetrieve(
+            at="retrieve", next="rerank", reason="round-1 evidence: rerank before hypotheses", round=round_
+        )
     hops = state.get("hops_done", 0)
-    if settings.ablations.enable_citation_hop and hops < settings.retrieval.citation_hops and settings.retrieval.citation_hop_top > 0:
+    if (
+        settings.ablations.enable_citation_hop
+        and hops < settings.retrieval.citation_hops
+        and settings.retrieval.citation_hop_top > 0
+    ):
         if spent := spent_reason(state.get("usage"), run_clock(state).deadline(settings), settings):
-            return AfterRetrieve(at="retrieve", next="rerank", reason=f"citation hop skipped: budget spent ({spent})", round=round_)
-        return AfterRetrieve(at="retrieve", next="citation_hop", reason=f"citation hop {hops + 1} of {settings.retrieval.citation_hops}", round=round_)
+            return AfterRetrieve(
+                at="retrieve", next="rerank", reason=f"citation hop skipped: budget spent ({spent})", round=round_
+            )
+        return AfterRetrieve(
+            at="retrieve",
+            next="citation_hop",
+            reason=f"citation hop {hops + 1} of {settings.retrieval.citation_hops}",
+            round=round_,
+        )
     return AfterRetrieve(at="retrieve", next="rerank", reason="no citation hop left", round=round_)
 
 
@@ -94,7 +107,9 @@ def decide_after_rerank(state: Mapping[str, Any], settings: Context) -> AfterRer
         return AfterRerank(at="rerank", next="court", reason=stop, round=state.get("round", 0))
     if state.get("phase", "round_1") == "round_1":
         return AfterRerank(at="rerank", next="hypothesize", reason="no hypotheses yet", round=state.get("round", 0))
-    return AfterRerank(at="rerank", next="court", reason="hypotheses exist: weigh the evidence", round=state.get("round", 0))
+    return AfterRerank(
+        at="rerank", next="court", reason="hypotheses exist: weigh the evidence", round=state.get("round", 0)
+    )
 
 
 def shown_against(value: float, threshold: float, digits: int = 3) -> str:
@@ -118,7 +133,11 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
     common = dict(at="court", margin=margin, agreement=agreement, round=state.get("round", 0))
     relevance = state.get("relevance")
     if relevance is not None and not relevance.relevant:
-        return AfterCourt(next="synthesize", reason=f"relevance gate: off-topic evidence (relevance {relevance.probability:.2f} < threshold)", **common)
+        return AfterCourt(
+            next="synthesize",
+            reason=f"relevance gate: off-topic evidence (relevance {relevance.probability:.2f} < threshold)",
+            **common,
+        )
     if not state.get("ledger") and not state.get("pool"):
         return AfterCourt(next="synthesize", reason="no evidence retrieved", **common)
     # An MCQ's margin blends in how close each option is to the passages; with no passage on any side that closeness
@@ -127,19 +146,55 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
     low_margin = margin is not None and margin < settings.court.margin_threshold
     disagreement = agreement is not None and agreement < settings.court.agreement_threshold
     adjudication = state.get("adjudication")
-    contested = adjudication is not None and adjudication.contested  # the model and the evidence each strongly favour another answer
+    contested = (
+        adjudication is not None and adjudication.contested
+    )  # the model and the evidence each strongly favour another answer
     if not (unjudged or low_margin or disagreement or contested):
-        return AfterCourt(next="synthesize", reason=f"resolved: margin {shown_against(margin or 0, settings.court.margin_threshold)} >= {settings.court.margin_threshold}", **common)
-    reasons = (["no passage took a side"] if unjudged else [f"low margin ({shown_against(margin, settings.court.margin_threshold)} < {settings.court.margin_threshold})"] if low_margin else []) + (
-        [f"provider disagreement ({shown_against(agreement, settings.court.agreement_threshold, 2)} < {settings.court.agreement_threshold})"] if disagreement else []
-    ) + ([f"model and evidence disagree (model {adjudication.model_choice}, evidence {adjudication.evidence_choice})"] if contested else [])
+        return AfterCourt(
+            next="synthesize",
+            reason=f"resolved: margin {shown_against(margin or 0, settings.court.margin_threshold)} >= "
+            f"{settings.court.margin_threshold}",
+            **common,
+        )
+    reasons = (
+        (
+            ["no passage took a side"]
+            if unjudged
+            else [
+                f"low margin ({shown_against(margin, settings.court.margin_threshold)} < "
+                f"{settings.court.margin_threshold})"
+            ]
+            if low_margin and margin is not None
+            else []
+        )
+        + (
+            [
+                f"provider disagreement ({shown_against(agreement, settings.court.agreement_threshold, 2)} < "
+                f"{settings.court.agreement_threshold})"
+            ]
+            if disagreement and agreement is not None
+            else []
+        )
+        + (
+            [
+                f"model and evidence disagree (model {adjudication.model_choice}, evidence "
+                f"{adjudication.evidence_choice})"
+            ]
+            if contested and adjudication is not None
+            else []
+        )
+    )
     why = " and ".join(reasons)
     if not settings.ablations.enable_discrimination:
         return AfterCourt(next="synthesize", reason=f"{why}, discrimination disabled", **common)
     if spent := spent_reason(state.get("usage"), run_clock(state).deadline(settings), settings):
         return AfterCourt(next="synthesize", reason=f"{why}, budget_exhausted: {spent}", **common)
     if extra_rounds >= settings.court.max_discrimination_rounds:
-        return AfterCourt(next="synthesize", reason=f"{why}, max_discrimination_rounds ({settings.court.max_discrimination_rounds}) reached", **common)
+        return AfterCourt(
+            next="synthesize",
+            reason=f"{why}, max_discrimination_rounds ({settings.court.max_discrimination_rounds}) reached",
+            **common,
+        )
     return AfterCourt(next="discriminate", reason=f"{why}: discrimination round {extra_rounds + 1}", **common)
 
 
@@ -150,9 +205,21 @@ def decide_after_verify(state: Mapping[str, Any], settings: Context) -> AfterVer
     contested = sum(1 for c in state.get("claims") or [] if c.verdict == ClaimVerdict.CONTESTED)
     common = dict(at="verify_claims", contested=contested, margin=state.get("margin"), round=state.get("round", 0))
     if contested <= settings.verification.contested_threshold:
-        return AfterVerify(next="report", reason=f"claims settled: {contested} contested <= {settings.verification.contested_threshold}", **common)
+        return AfterVerify(
+            next="report",
+            reason=f"claims settled: {contested} contested <= {settings.verification.contested_threshold}",
+            **common,
+        )
     if state.get("escalations", 0) >= settings.verification.max_escalations:
-        return AfterVerify(next="report", reason=f"{contested} contested, max_escalations ({settings.verification.max_escalations}) reached", **common)
+        return AfterVerify(
+            next="report",
+            reason=f"{contested} contested, max_escalations ({settings.verification.max_escalations}) reached",
+            **common,
+        )
     if spent := spent_reason(state.get("usage"), run_clock(state).deadline(settings), settings):
         return AfterVerify(next="report", reason=f"{contested} contested, budget_exhausted: {spent}", **common)
-    return AfterVerify(next="target_claims", reason=f"{contested} contested claims > {settings.verification.contested_threshold}: targeted retrieval", **common)
+    return AfterVerify(
+        next="target_claims",
+        reason=f"{contested} contested claims > {settings.verification.contested_threshold}: targeted retrieval",
+        **common,
+    )

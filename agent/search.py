@@ -24,10 +24,10 @@ from pydantic import BaseModel
 
 from agent.budget import source_calls_left
 from agent.config import Context
+from agent.english.questions import contrary
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, LiteratureSource
 from agent.metering import Meter
-from agent.english.questions import contrary
 from agent.records import Provenance, Query, Record, Usage
 
 
@@ -36,8 +36,14 @@ def claim_queries(claim: str) -> list[Query]:
     return [Query(text=claim, intent="claim_literal"), Query(text=contrary(claim), intent="claim_negation")]
 
 
-SOURCE_LABELS = {"arxiv": "arXiv", "semantic_scholar": "Semantic Scholar", "openalex": "OpenAlex", "crossref": "Crossref",
-                 "brave": "Brave", "pubchem": "PubChem"}
+SOURCE_LABELS = {
+    "arxiv": "arXiv",
+    "semantic_scholar": "Semantic Scholar",
+    "openalex": "OpenAlex",
+    "crossref": "Crossref",
+    "brave": "Brave",
+    "pubchem": "PubChem",
+}
 """How messages name the live sources."""
 
 
@@ -88,7 +94,9 @@ async def search_academic_then_web(
     results = await asyncio.gather(*(s.search(query, limit=limit) for s in sources), return_exceptions=True)
     for source, result in zip(sources, results):
         if isinstance(result, SourceError):
-            outcome.failures.append(SourceFailure(source=source.name, message=str(result), unreachable=getattr(result, "unreachable", None)))
+            outcome.failures.append(
+                SourceFailure(source=source.name, message=str(result), unreachable=getattr(result, "unreachable", None))
+            )
         elif isinstance(result, BaseException):
             raise result
         else:
@@ -99,7 +107,9 @@ async def search_academic_then_web(
     try:
         outcome.records.extend(await web.search(query, limit=limit))
     except SourceError as exc:
-        outcome.failures.append(SourceFailure(source=web.name, message=str(exc), unreachable=getattr(exc, "unreachable", None)))
+        outcome.failures.append(
+            SourceFailure(source=web.name, message=str(exc), unreachable=getattr(exc, "unreachable", None))
+        )
     return outcome
 
 
@@ -147,9 +157,9 @@ class SearchService:
         sendable = queries[: max(0, left) // max(1, len(sources))]
         web = self.backend.web if use_web else None
         budget = WebBudget(cap=self.settings.budget.brave_cap, used=self._calls_to(web.name) if web is not None else 0)
-        outcomes = await asyncio.gather(*(
-            search_academic_then_web(sources, web, q.text, limit=limit, web_budget=budget) for q in sendable
-        ))
+        outcomes = await asyncio.gather(
+            *(search_academic_then_web(sources, web, q.text, limit=limit, web_budget=budget) for q in sendable)
+        )
         found = Found(sent=sendable)
         for query, outcome in zip(sendable, outcomes, strict=True):
             failed = {f.source for f in outcome.failures}
@@ -158,11 +168,24 @@ class SearchService:
             if outcome.web_used and web is not None:
                 self.meter.source_call(web.name, ok=web.name not in failed)
             found.failures += [f"{f.source}: {f.message}" for f in outcome.failures]
-            found.unreachable.update({f.source: f.unreachable for f in outcome.failures if f.unreachable and f.source not in found.unreachable})
+            found.unreachable.update(
+                {
+                    f.source: f.unreachable
+                    for f in outcome.failures
+                    if f.unreachable and f.source not in found.unreachable
+                }
+            )
             found.answered.update(source.name for source in sources if source.name not in failed)
             via = "claim_check" if query.intent.startswith("claim") else "search"
-            found.records += [_tagged(r, Provenance(query=query.text, round=round_, hypothesis_id=query.hypothesis_id, via=via, source=r.source))
-                              for r in outcome.records]
+            found.records += [
+                _tagged(
+                    r,
+                    Provenance(
+                        query=query.text, round=round_, hypothesis_id=query.hypothesis_id, via=via, source=r.source
+                    ),
+                )
+                for r in outcome.records
+            ]
         return found
 
     @property
@@ -173,8 +196,12 @@ class SearchService:
     def hop_gate(self) -> HopFilter:
         """The citation-hop gate from the retrieval settings (seed 000's age and citation rules)."""
         r = self.settings.retrieval
-        return HopFilter(min_year=r.citation_min_year, old_year=r.citation_old_year, old_min_citations=r.citation_old_min_citations,
-                         keep_unknown_year=r.citation_keep_unknown_year)
+        return HopFilter(
+            min_year=r.citation_min_year,
+            old_year=r.citation_old_year,
+            old_min_citations=r.citation_old_min_citations,
+            keep_unknown_year=r.citation_keep_unknown_year,
+        )
 
     async def neighbours(self, seeds: list[Record], *, round_: int) -> Found:
         """References and citing papers of each seed from every citation source, through the hop gate, at most
@@ -192,7 +219,9 @@ class SearchService:
             return linked, None
 
         found = Found()
-        for (source, seed), (linked, error) in zip(calls, await asyncio.gather(*(expand(s, r) for s, r in calls)), strict=True):
+        for (source, seed), (linked, error) in zip(
+            calls, await asyncio.gather(*(expand(s, r) for s, r in calls)), strict=True
+        ):
             if error:
                 found.failures.append(error)
             tag = Provenance(query=f"citations of {seed.id}", round=round_, via="citation_hop", source=source.name)
@@ -201,7 +230,9 @@ class SearchService:
 
     def _calls_to(self, name: str) -> int:
         """Calls to one source in this run so far: earlier nodes' and this node's."""
-        return (self.usage.calls_by_source.get(name, 0) if self.usage else 0) + self.meter.usage.calls_by_source.get(name, 0)
+        return (self.usage.calls_by_source.get(name, 0) if self.usage else 0) + self.meter.usage.calls_by_source.get(
+            name, 0
+        )
 
 
 def _tagged(record: Record, tag: Provenance) -> Record:
@@ -209,7 +240,9 @@ def _tagged(record: Record, tag: Provenance) -> Record:
     query) move into the tag, so each query's provenance says why the record came back."""
     last = record.provenance[-1] if record.provenance else None
     if last is not None and last.scores and not last.query:
-        return record.model_copy(update={"provenance": [*record.provenance[:-1], tag.model_copy(update={"scores": last.scores})]})
+        return record.model_copy(
+            update={"provenance": [*record.provenance[:-1], tag.model_copy(update={"scores": last.scores})]}
+        )
     return record.model_copy(update={"provenance": [*record.provenance, tag]})
 
 
@@ -224,9 +257,9 @@ def pool_additions(pool: Mapping[str, Record], incoming: list[Record]) -> dict[s
     A new work whose id is taken by another work is keyed '<source>:<id>'.
     """
     key_to_id: dict[str, str] = {}
-    for pid, record in pool.items():
+    for pool_id, record in pool.items():
         for key in record.dedupe_keys():
-            key_to_id.setdefault(key, pid)
+            key_to_id.setdefault(key, pool_id)
     updates: dict[str, Record] = {}
     for record in incoming:
         pid = next((key_to_id[k] for k in record.dedupe_keys() if k in key_to_id), None)

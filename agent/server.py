@@ -29,12 +29,26 @@ if TYPE_CHECKING:
 class _ServedGraph(ResearchGraph):
     """A compiled graph whose `updates` carry every key a node wrote, while `values` keep to the output schema."""
 
-    async def astream(self, input: Any, config: Any = None, *, output_keys: str | Sequence[str] | None = None,
-                      stream_mode: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self,
+        input: Any,
+        config: Any = None,
+        *,
+        output_keys: str | Sequence[str] | None = None,
+        stream_mode: Any = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[Any]:
         modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode or [])
         narrow = output_keys
-        if "updates" not in modes or not isinstance(narrow, (list, tuple)) or kwargs.get("subgraphs") or kwargs.get("version"):
-            async for part in super().astream(input, config, output_keys=output_keys, stream_mode=stream_mode, **kwargs):
+        if (
+            "updates" not in modes
+            or not isinstance(narrow, (list, tuple))
+            or kwargs.get("subgraphs")
+            or kwargs.get("version")
+        ):
+            async for part in super().astream(
+                input, config, output_keys=output_keys, stream_mode=stream_mode, **kwargs
+            ):
                 yield part
             return
         last: dict[str, Any] | None = None

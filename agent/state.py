@@ -66,16 +66,42 @@ def add_usage(current: Usage | None, update: Usage | None) -> Usage:
 class InputState(TypedDict, total=False):
     """What a caller gives: a question, optional options (multiple choice) and optional own documents."""
 
-    question: Annotated[str, Field(description="The question to answer, or with mode 'verify' the claim to check. Required.")]
-    options: Annotated[list[str], Field(description="Multiple choice: 2 to 26 distinct options; the answer picks one. Leave empty for an open or yes/no question.")]
-    mode: Annotated[Mode, Field(description="'ask' (default) answers the question; 'verify' checks it as a claim: SUPPORT, CONTRADICT or NOT_ENOUGH_INFO.")]
-    documents: Annotated[list[dict[str, Any]], Field(description="Optional: answer only from these documents, each {id, title, abstract or text, year?, doi?}; otherwise the configured corpus or live sources.")]
+    question: Annotated[
+        str, Field(description="The question to answer, or with mode 'verify' the claim to check. Required.")
+    ]
+    options: Annotated[
+        list[str],
+        Field(
+            description="Multiple choice: 2 to 26 distinct options; the answer picks one. Leave empty for an open or "
+            "yes/no question."
+        ),
+    ]
+    mode: Annotated[
+        Mode,
+        Field(
+            description="'ask' (default) answers the question; 'verify' checks it as a claim: SUPPORT, CONTRADICT or "
+            "NOT_ENOUGH_INFO."
+        ),
+    ]
+    documents: Annotated[
+        list[dict[str, Any]],
+        Field(
+            description="Optional: answer only from these documents, each {id, title, abstract or text, year?, "
+            "doi?}; otherwise the configured corpus or live sources."
+        ),
+    ]
 
 
 class OutputState(TypedDict, total=False):
     """What a run returns: the answer with its citations, hypotheses, checked claims, stop reason and usage."""
 
-    answer: Annotated[Answer, Field(description="The cited answer: status, verdict, confidence, sentences with citations, references, stop reason and usage.")]
+    answer: Annotated[
+        Answer,
+        Field(
+            description="The cited answer: status, verdict, confidence, sentences with citations, references, stop "
+            "reason and usage."
+        ),
+    ]
 
 
 class ResearchState(InputState, total=False):
@@ -93,7 +119,9 @@ class ResearchState(InputState, total=False):
     agreement: float | None
     ledger: list[LedgerEntry]
     margin: float | None
-    relevance: RelevanceAssessment | None  # the relevance gate's assessment at the last court (agent/scoring/relevance.py)
+    relevance: (
+        RelevanceAssessment | None
+    )  # the relevance gate's assessment at the last court (agent/scoring/relevance.py)
     adjudication: Adjudication | None  # the chat model's adjudication at the last court (issue 17)
     discrimination_rounds: int
     hops_done: int
@@ -104,8 +132,11 @@ class ResearchState(InputState, total=False):
     decisions: Annotated[list[Decision], operator.add]
     usage: Annotated[Usage, add_usage]
     notes: Annotated[list[str], add_new_notes]
-    budget_stop: str | None  # the hard limit that stopped the run ("wall_time: max_wall_time_s=60 reached during court")
-    outage: str | None  # every source unreachable before anything was retrieved ("no network: arXiv, ... unreachable (connection refused)")
+    budget_stop: (
+        str | None
+    )  # the hard limit that stopped the run ("wall_time: max_wall_time_s=60 reached during court")
+    # every source unreachable before anything was retrieved ("no network: arXiv, ... unreachable (connection refused)")
+    outage: str | None
     answer: Answer
 
 
@@ -134,7 +165,9 @@ def apply_update(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[st
         if key in update:
             current = state.get(key)
             value = update[key]
-            view[key] = value.value if isinstance(value, Overwrite) else reduce(empty() if current is None else current, value)
+            view[key] = (
+                value.value if isinstance(value, Overwrite) else reduce(empty() if current is None else current, value)
+            )
     return view
 
 
@@ -144,7 +177,8 @@ INPUT_KEYS = tuple(get_type_hints(InputState))
 def whole_input(graph_input: Any) -> Any:
     """A new input as a whole question: every input key it leaves out is written as None (not given). LangGraph writes
     only the keys an input names, so on a thread that answered before, a question sent without `options` or
-    `documents` would otherwise inherit the previous question's. Other inputs (None to resume, a Command) pass as they are."""
+    `documents` would otherwise inherit the previous question's. Other inputs (None to resume, a Command) pass as they
+    are."""
     if isinstance(graph_input, Mapping):
         return {**dict.fromkeys(INPUT_KEYS), **graph_input}
     return graph_input

@@ -1,6 +1,6 @@
-"""What reaches the user's terminal: text made safe, progress bars and spinners (stderr, only on a terminal unless asked),
-and the progress of a long set-up step (`StepProgress`: on any stderr, since a first run that builds an index for
-minutes must say so in a CI log or a nohup file too).
+"""What reaches the user's terminal: text made safe, progress bars and spinners (stderr, only on a terminal unless
+asked), and the progress of a long set-up step (`StepProgress`: on any stderr, since a first run that builds an index
+for minutes must say so in a CI log or a nohup file too).
 
 A question, a file name, a document title, corpus text or an answer comes from someone's data, so it is sanitised
 before it reaches the terminal: control characters and escape sequences removed (a crafted title cannot move the
@@ -14,11 +14,15 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 from agent.redact import redact
 
-_UNSAFE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|\x1b[@-_]?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile(
+    r"\x1b\[[0-?]*[ "
+    r"-/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|\x1b[@-_]?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def strip_controls(text: str) -> str:
@@ -34,7 +38,8 @@ def terminal_text(text: str) -> str:
 
 
 def terminal_safe(text: str, limit: int = 200) -> str:
-    """One line with no control characters, escape sequences or bidi overrides, secrets redacted, at most `limit` characters."""
+    """One line with no control characters, escape sequences or bidi overrides, secrets redacted, at most `limit`
+    characters."""
     text = strip_controls(redact(str(text))).replace("\n", " ").replace("\t", " ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -64,7 +69,7 @@ def setup_progress_wanted(enabled: bool | None = None) -> bool:
     return os.environ.get(PROGRESS_ENV, "").strip().lower() not in ("0", "false", "no", "off")
 
 
-_active_spinners: list["Spinner"] = []
+_active_spinners: list[Spinner] = []
 
 
 class Spinner:
@@ -73,7 +78,9 @@ class Spinner:
 
     FRAMES = "|/-\\"
 
-    def __init__(self, label: str, *, enabled: bool | None = None, stream: TextIO | None = None, interval_s: float = 0.2):
+    def __init__(
+        self, label: str, *, enabled: bool | None = None, stream: TextIO | None = None, interval_s: float = 0.2
+    ):
         self.stream = stream or sys.stderr
         self.enabled = progress_wanted(self.stream, enabled)
         self.label = terminal_safe(label, 80)
@@ -130,7 +137,7 @@ class Progress:
         self.enabled = progress_wanted(self.stream, enabled)
         self.width = width
 
-    def task(self, label: str, total: int) -> "_Bar":
+    def task(self, label: str, total: int) -> _Bar:
         return _Bar(self, label, total)
 
     def line(self, text: str) -> None:
@@ -143,7 +150,7 @@ class _Bar:
         self.owner, self.label, self.total, self.done = owner, label, max(total, 0), 0
         self._last = 0.0
 
-    def __enter__(self) -> "_Bar":
+    def __enter__(self) -> _Bar:
         self._draw("")
         return self
 
@@ -188,9 +195,20 @@ class StepProgress:
             step.advance(256)
     """
 
-    def __init__(self, label: str, total: int, *, unit: str = "records", start: str = "", done: str = "",
-                 stream: TextIO | None = None, enabled: bool | None = None, every: float = 0.1, width: int = 28,
-                 clock=time.monotonic):
+    def __init__(
+        self,
+        label: str,
+        total: int,
+        *,
+        unit: str = "records",
+        start: str = "",
+        done: str = "",
+        stream: TextIO | None = None,
+        enabled: bool | None = None,
+        every: float = 0.1,
+        width: int = 28,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.stream = stream or sys.stderr
         self.enabled = setup_progress_wanted(enabled)
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
@@ -205,7 +223,7 @@ class StepProgress:
     def _print(self, text: str) -> None:
         print(terminal_safe(text, 400), file=self.stream, flush=True)
 
-    def __enter__(self) -> "StepProgress":
+    def __enter__(self) -> StepProgress:
         self.started = self.clock()
         if self.enabled:
             for spinner in list(_active_spinners):  # its line is ended; it turns again once this step is done
@@ -228,19 +246,24 @@ class StepProgress:
             if self.clock() - self._last_draw >= 0.1 or self.done >= self.total:
                 self._last_draw = self.clock()
                 filled = int(self.width * fraction)
-                self.stream.write(f"\r  {self.label} [{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} "
-                                  f"{self.unit}, {self.rate():.0f}/s, {self._eta()}   ")
+                self.stream.write(
+                    f"\r  {self.label} [{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} "
+                    f"{self.unit}, {self.rate():.0f}/s, {self._eta()}   "
+                )
                 self.stream.flush()
         elif fraction >= self._next_report - 1e-9 and self.done < self.total:
             while self._next_report <= fraction + 1e-9:
                 self._next_report += self.every
-            self._print(f"  {self.label}: {fraction:.0%} ({self.done:,}/{self.total:,} {self.unit}, {self.rate():.1f}/s, {self._eta()})")
+            self._print(
+                f"  {self.label}: {fraction:.0%} ({self.done:,}/{self.total:,} {self.unit}, {self.rate():.1f}/s, "
+                f"{self._eta()})"
+            )
 
     def _eta(self) -> str:
         rate = self.rate()
         return f"about {fmt_duration((self.total - self.done) / rate)} left" if rate > 0 else "estimating"
 
-    def __exit__(self, exc_type, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         if not self.enabled:
             return
         if self.tty:

@@ -118,7 +118,12 @@ def forget_queries(queries: list[tuple[str, str]]) -> None:
 
 
 def run_config(
-    index: LocalIndex, queries: list[tuple[str, str]], qrels: Qrels, config: str, reranker: HybridReranker | None, folds: int
+    index: LocalIndex,
+    queries: list[tuple[str, str]],
+    qrels: Qrels,
+    config: str,
+    reranker: HybridReranker | None,
+    folds: int,
 ) -> dict[str, float]:
     ids = [r.id for r in index.records]
     rows_by_id = {doc: row for row, doc in enumerate(ids)}
@@ -147,7 +152,9 @@ def run_config(
     elapsed = time.perf_counter() - started
     if config == "learned-cv":
         query_ids = [qid for qid, _ in queries]
-        scored = cross_validated_scores(query_ids, blocks, labels, grouped_folds({q: qrels[q] for q in query_ids}, folds))
+        scored = cross_validated_scores(
+            query_ids, blocks, labels, grouped_folds({q: qrels[q] for q in query_ids}, folds)
+        )
         for qid, rows, scores in zip(query_ids, candidates, scored):
             rankings[qid] = [ids[rows[i]] for i in np.argsort(-scores, kind="stable")]
     n = len(queries) or 1
@@ -172,12 +179,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", required=True, type=Path)
     parser.add_argument("--queries", required=True, type=Path)
     parser.add_argument("--qrels", required=True, type=Path)
-    parser.add_argument("--index", "--index-dir", dest="index_dir", type=Path, help="an existing index of the same documents (default: $SPARKIT_HOME/index/<corpus>-<sha>, built on first use)")
-    parser.add_argument("--configs", help=f"comma-separated subset of {', '.join(CONFIGS)} (default: all, or only --reranker's)")
-    parser.add_argument("--reranker", "--config", dest="config", help="the configuration --json reports (default rerank+sentences); alone, the only one run")
+    parser.add_argument(
+        "--index",
+        "--index-dir",
+        dest="index_dir",
+        type=Path,
+        help="an existing index of the same documents (default: $SPARKIT_HOME/index/<corpus>-<sha>, built on "
+        "first use)",
+    )
+    parser.add_argument(
+        "--configs", help=f"comma-separated subset of {', '.join(CONFIGS)} (default: all, or only --reranker's)"
+    )
+    parser.add_argument(
+        "--reranker",
+        "--config",
+        dest="config",
+        help="the configuration --json reports (default rerank+sentences); alone, the only one run",
+    )
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds for learned-cv")
     parser.add_argument("--limit", type=int, help="evaluate only the first N judged queries")
-    parser.add_argument("--json", action="store_true", help="print the --reranker configuration's numbers as JSON on the last line")
+    parser.add_argument(
+        "--json", action="store_true", help="print the --reranker configuration's numbers as JSON on the last line"
+    )
     args = parser.parse_args(argv)
 
     if args.configs:
@@ -207,13 +230,23 @@ def main(argv: list[str] | None = None) -> int:
             stores.append(found)
         return stores[0]
 
-    results = {config: run_config(index, queries, qrels, config, reranker_for(config, store), args.folds) for config in configs}
-    print(f"\nBEIR retrieval: {len(queries)} queries, corpus {args.corpus.name} ({len(index.records)} docs), commit {commit()}")
+    results = {
+        config: run_config(index, queries, qrels, config, reranker_for(config, store), args.folds) for config in configs
+    }
+    print(
+        f"\nBEIR retrieval: {len(queries)} queries, corpus {args.corpus.name} ({len(index.records)} docs), "
+        f"commit {commit()}"
+    )
     print(f"{'config':<18} {'nDCG@10':>8} {'R@100':>8} {'MRR@10':>8} {'q/s':>7} {'rerank ms':>10}")
     for config, r in results.items():
-        print(f"{config:<18} {r['ndcg@10']:>8.4f} {r['recall@100']:>8.4f} {r['mrr@10']:>8.4f} {r['qps']:>7.1f} {r['rerank_ms']:>10.1f}")
+        print(
+            f"{config:<18} {r['ndcg@10']:>8.4f} {r['recall@100']:>8.4f} {r['mrr@10']:>8.4f} {r['qps']:>7.1f} "
+            f"{r['rerank_ms']:>10.1f}"
+        )
     if args.json:
-        print_json({**results[args.config], "config": args.config, "depth": DEPTH, "folds": args.folds, "runs": results})
+        print_json(
+            {**results[args.config], "config": args.config, "depth": DEPTH, "folds": args.folds, "runs": results}
+        )
     return 0
 
 

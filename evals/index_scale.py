@@ -132,7 +132,7 @@ def child_serve(
     return {
         "open_s": open_s,
         "latency_ms_median": 1000 * statistics.median(latencies),
-        "latency_ms_p95": 1000 * ordered[max(0, int(round(0.95 * len(ordered))) - 1)],
+        "latency_ms_p95": 1000 * ordered[max(0, round(0.95 * len(ordered)) - 1)],
         "ndcg@10": quality["ndcg@10"],
         "recall@100": quality["recall@100"],
         "queries": len(queries),

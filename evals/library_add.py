@@ -1,7 +1,8 @@
-"""How long adding papers to a large library takes: the incremental path, not a rebuild.
+r"""How long adding papers to a large library takes: the incremental path, not a rebuild.
 
     SPARKIT_HOME=/tmp/sk-library sparkit library add ../shared/data/scifact/corpus.jsonl     # once: the 5,183 abstracts
-    python -m evals.library_add --library /tmp/sk-library/library --corpus ../shared/data/scifact/corpus.jsonl --papers 10 [--json]
+    python -m evals.library_add --library /tmp/sk-library/library --corpus ../shared/data/scifact/corpus.jsonl \
+        --papers 10 [--json]
 
 The library is copied to a temporary folder first (the original is not touched). Ten two-column PDFs are typeset
 from SciFact text (titles marked as new studies, so each is a new document), then added twice over: in this
@@ -26,7 +27,9 @@ from evals.report import publish
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--library", type=Path, required=True, help="an existing library folder (e.g. one holding the SciFact corpus)")
+    parser.add_argument(
+        "--library", type=Path, required=True, help="an existing library folder (e.g. one holding the SciFact corpus)"
+    )
     parser.add_argument("--corpus", type=Path, required=True, help="SciFact corpus.jsonl (the sample papers' text)")
     parser.add_argument("--papers", type=int, default=10)
     parser.add_argument("--json", action="store_true")
@@ -58,8 +61,12 @@ def main(argv: list[str] | None = None) -> None:
                     results[f"in-process: seconds {stage}"] = spent
             else:
                 started = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "agent.cli", "library", "add", str(pdfs), "--library", str(copy), "-q"], check=True,
-                               env={**os.environ}, stdout=subprocess.DEVNULL)
+                subprocess.run(
+                    [sys.executable, "-m", "agent.cli", "library", "add", str(pdfs), "--library", str(copy), "-q"],
+                    check=True,
+                    env={**os.environ},
+                    stdout=subprocess.DEVNULL,
+                )
                 seconds = time.perf_counter() - started
             after = library.stats()
             results[f"{mode}: seconds to add {args.papers} PDFs"] = seconds

@@ -1,6 +1,7 @@
-"""Off-topic questions: does the system decline what its evidence does not address?
+r"""Off-topic questions: does the system decline what its evidence does not address?
 
-    python -m evals.off_topic --corpus ../shared/data/scifact/corpus.jsonl [--split heldout|fit|all] [--documents aspirin]
+    python -m evals.off_topic \
+        --corpus ../shared/data/scifact/corpus.jsonl [--split heldout|fit|all] [--documents aspirin]
 
 The questions are the project's own (evals/data/off_topic.jsonl: physics, chemistry, mathematics, computer
 science, earth science, everyday facts, and biology the SciFact corpus does not cover); `heldout` is the part
@@ -55,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.off_topic", description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", required=True, type=Path)
     parser.add_argument("--split", choices=("heldout", "fit", "all"), default="heldout")
-    parser.add_argument("--documents", choices=("aspirin",), help="answer from a one-record aspirin corpus instead of the corpus")
+    parser.add_argument(
+        "--documents", choices=("aspirin",), help="answer from a one-record aspirin corpus instead of the corpus"
+    )
     parser.add_argument("--limit", type=int)
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE")

@@ -1,6 +1,7 @@
-"""Open questions: does the answer line state what the question asks, from the abstract that answers it?
+r"""Open questions: does the answer line state what the question asks, from the abstract that answers it?
 
-    python -m evals.open_questions --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl [--split tune|heldout|all]
+    python -m evals.open_questions --claims ../shared/data/scifact/claims_train.jsonl \
+        --corpus ../shared/data/scifact/corpus.jsonl [--split tune|heldout|all]
 
 SciFact has claims, PubMedQA yes / no questions and the MCQ eval two options; none asks "What ...?" or "How ...?",
 the questions an open answer is for. evals/data/open_questions.jsonl holds the project's own wh-questions, each
@@ -41,16 +42,21 @@ RATIONALE_JACCARD = 0.5
 
 
 def load_questions(split: str, claims_path: Path) -> list[dict]:
-    """The split's questions, each with its claim's gold abstracts (`gold`) and their rationale sentences (`rationales`)."""
+    """The split's questions, each with its claim's gold abstracts (`gold`) and their rationale sentences
+    (`rationales`)."""
     claims = {c["id"]: c for c in read_jsonl(claims_path)}
     items = []
     for item in read_jsonl(QUESTIONS):
         if split != "all" and item["split"] != split:
             continue
         if item["scifact_claim"] not in claims:
-            raise InputError(f"{claims_path} has no claim {item['scifact_claim']} ({item['id']}): give claims_train.jsonl")
+            raise InputError(
+                f"{claims_path} has no claim {item['scifact_claim']} ({item['id']}): give claims_train.jsonl"
+            )
         _, sentences, _ = gold_of(claims[item["scifact_claim"]])
-        items.append({**item, "gold": sorted(sentences), "rationales": {doc: sorted(ids) for doc, ids in sentences.items()}})
+        items.append(
+            {**item, "gold": sorted(sentences), "rationales": {doc: sorted(ids) for doc, ids in sentences.items()}}
+        )
     return items
 
 
@@ -63,7 +69,9 @@ def score(item: dict, answer: Any, corpus: dict[str, list[str]]) -> dict[str, bo
     """The per-question outcomes the docstring lists."""
     gold = set(item["gold"])
     line = _CITED.sub("", answer.answer)
-    rationales = [corpus[doc][i] for doc, ids in item["rationales"].items() for i in ids if doc in corpus and i < len(corpus[doc])]
+    rationales = [
+        corpus[doc][i] for doc, ids in item["rationales"].items() for i in ids if doc in corpus and i < len(corpus[doc])
+    ]
     return {
         "answered": answer.status.value == "ANSWERED",
         "headline_on_gold": bool(gold & set(headline_ids(answer.answer))),
@@ -94,7 +102,12 @@ async def ask_question(context: Context, item: dict) -> Answer:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.open_questions", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claims", required=True, type=Path, help="SciFact claims_train.jsonl (the gold abstracts of each question's claim)")
+    parser.add_argument(
+        "--claims",
+        required=True,
+        type=Path,
+        help="SciFact claims_train.jsonl (the gold abstracts of each question's claim)",
+    )
     parser.add_argument("--corpus", required=True, type=Path)
     parser.add_argument("--split", choices=("tune", "heldout", "all"), default="heldout")
     parser.add_argument("--limit", type=int)
@@ -109,8 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
     context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
     config = {"split": args.split, "preset": args.preset, "overrides": overrides}
-    fingerprint = {**config, "eval": parser.prog, "claims": str(args.claims.resolve()),
-                   "corpus": str(args.corpus.resolve()), "code": code_version()}
+    fingerprint = {
+        **config,
+        "eval": parser.prog,
+        "claims": str(args.claims.resolve()),
+        "corpus": str(args.corpus.resolve()),
+        "code": code_version(),
+    }
     answered = sweep_or_exit(parser, args, ask_question, context, items, [item["id"] for item in items], fingerprint)
     outcomes = [score(item, a.answer, corpus) for item, a in zip(items, answered)]
     results = summarise(outcomes, [a.seconds for a in answered])

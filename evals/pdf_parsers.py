@@ -24,13 +24,22 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import itertools
 import re
 import tempfile
 import time
 import unicodedata
 from pathlib import Path
 
-from evals.pdf_samples import SamplePaper, drawable, sample_papers, write_chromium, write_latex, write_libreoffice, write_reportlab
+from evals.pdf_samples import (
+    SamplePaper,
+    drawable,
+    sample_papers,
+    write_chromium,
+    write_latex,
+    write_libreoffice,
+    write_reportlab,
+)
 from evals.report import publish
 
 # how each producer makes a sample paper's PDF; None back when its program is not installed
@@ -100,9 +109,12 @@ def _pdfminer_installed() -> bool:
     return True
 
 
-PARSERS = {"pypdfium2 (plain text)": pdfium_text, "pypdf (plain text)": pypdf_text,
-           **({"pdfminer.six (layout)": pdfminer_text} if _pdfminer_installed() else {}),
-           "sparkit (pypdfium2 + layout)": sparkit_text}
+PARSERS = {
+    "pypdfium2 (plain text)": pdfium_text,
+    "pypdf (plain text)": pypdf_text,
+    **({"pdfminer.six (layout)": pdfminer_text} if _pdfminer_installed() else {}),
+    "sparkit (pypdfium2 + layout)": sparkit_text,
+}
 
 
 def _words(text: str) -> list[str]:
@@ -126,13 +138,19 @@ def score(text: str, sentences: list[str]) -> dict[str, float]:
     flat, squashed = _ws(text), _chars(text)
     exact = sum(_ws(s) in flat for s in sentences)
     positions = [squashed.find(_chars(s)) for s in sentences]
-    pairs = [(a, b) for a, b in zip(positions, positions[1:]) if a >= 0 and b >= 0]
-    return {"words": word_recovery(text, sentences), "exact": exact / len(sentences), "chars": sum(p >= 0 for p in positions) / len(sentences),
-            "order": sum(a < b for a, b in pairs) / len(pairs) if pairs else 0.0,
-            "ligatures": float(sum(text.count(ch) for ch in "\ufb00\ufb01\ufb02\ufb03\ufb04"))}
+    pairs = [(a, b) for a, b in itertools.pairwise(positions) if a >= 0 and b >= 0]
+    return {
+        "words": word_recovery(text, sentences),
+        "exact": exact / len(sentences),
+        "chars": sum(p >= 0 for p in positions) / len(sentences),
+        "order": sum(a < b for a, b in pairs) / len(pairs) if pairs else 0.0,
+        "ligatures": float(sum(text.count(ch) for ch in "\ufb00\ufb01\ufb02\ufb03\ufb04")),
+    }
 
 
-def make_samples(papers: list[SamplePaper], folder: Path, producers: list[str]) -> list[tuple[str, SamplePaper, Path, list[str]]]:
+def make_samples(
+    papers: list[SamplePaper], folder: Path, producers: list[str]
+) -> list[tuple[str, SamplePaper, Path, list[str]]]:
     """(producer, paper, PDF, sentences as the PDF can show them) for each producer that is installed."""
     samples = []
     for paper in papers:
@@ -177,9 +195,15 @@ def main(argv: list[str] | None = None) -> None:
                 for key, value in totals.items():
                     results[f"{producer} | {name} | {key}"] = value / len(chosen) if key != "ligatures" else value
                 results[f"{producer} | {name} | ms/page"] = 1000 * elapsed / pages
-            results[f"{producer} | sparkit (pypdfium2 + layout) | title"] = sum(same_title(sparkit_title(path), paper) for paper, path, _ in chosen) / len(chosen)
-    publish("PDF parsers on two-column sample papers", results,
-            {"papers": args.papers, "producers": made, "missing": [p for p in producers if p not in made]}, args.json)
+            results[f"{producer} | sparkit (pypdfium2 + layout) | title"] = sum(
+                same_title(sparkit_title(path), paper) for paper, path, _ in chosen
+            ) / len(chosen)
+    publish(
+        "PDF parsers on two-column sample papers",
+        results,
+        {"papers": args.papers, "producers": made, "missing": [p for p in producers if p not in made]},
+        args.json,
+    )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-NAMES = ("Okafor", "Lindqvist", "Moreau", "Tanaka", "Haddad", "Kowalski", "Ferreira", "Nguyen", "Schmidt", "Abebe", "Rossi", "Patel")
+NAMES = (
+    "Okafor",
+    "Lindqvist",
+    "Moreau",
+    "Tanaka",
+    "Haddad",
+    "Kowalski",
+    "Ferreira",
+    "Nguyen",
+    "Schmidt",
+    "Abebe",
+    "Rossi",
+    "Patel",
+)
 SECTIONS = ("Introduction", "Methods", "Results", "Discussion")
 
 
@@ -55,8 +68,12 @@ class SamplePaper:
 
     def bibtex(self) -> str:
         authors = " and ".join(f"{a.split()[-1]}, {' '.join(a.split()[:-1])}" for a in self.authors)
-        return (f"@article{{{self.key},\n  title = {{{self.title}}},\n  author = {{{authors}}},\n  year = {{{self.year}}},\n"
-                f"  journal = {{Journal of Test Papers}},\n  doi = {{{self.doi}}},\n  abstract = {{{' '.join(self.abstract)}}}\n}}\n")
+        return (
+            f"@article{{{self.key},\n  title = {{{self.title}}},\n  author = {{{authors}}},\n  year = "
+            f"{{{self.year}}},\n"
+            f"  journal = {{Journal of Test Papers}},\n  doi = {{{self.doi}}},\n  abstract = "
+            f"{{{' '.join(self.abstract)}}}\n}}\n"
+        )
 
 
 def _corpus(path: Path) -> list[dict]:
@@ -79,21 +96,31 @@ def sample_papers(corpus: Path, count: int = 3, *, seed: int = 19) -> list[Sampl
             half = len(sentences) // 2
             sections.append((name, [sentences[:half], sentences[half:]]))
         surname = NAMES[i % len(NAMES)]
-        papers.append(SamplePaper(
-            key=f"{surname.lower()}{2010 + i}",
-            title=head["title"].rstrip("."),
-            authors=[f"Ada {surname}", f"Ben {NAMES[(i + 5) % len(NAMES)]}", f"Chen {NAMES[(i + 7) % len(NAMES)]}"],
-            year=2010 + i,
-            doi=f"10.5555/sparkit.{head['doc_id']}",
-            abstract=list(head["abstract"]),
-            sections=sections,
-            doc_ids=[str(d["doc_id"]) for d in (head, *body)],
-        ))
+        papers.append(
+            SamplePaper(
+                key=f"{surname.lower()}{2010 + i}",
+                title=head["title"].rstrip("."),
+                authors=[f"Ada {surname}", f"Ben {NAMES[(i + 5) % len(NAMES)]}", f"Chen {NAMES[(i + 7) % len(NAMES)]}"],
+                year=2010 + i,
+                doi=f"10.5555/sparkit.{head['doc_id']}",
+                abstract=list(head["abstract"]),
+                sections=sections,
+                doc_ids=[str(d["doc_id"]) for d in (head, *body)],
+            )
+        )
     for i, paper in enumerate(papers):
         cited = papers[(i + 1) % count] if count > 1 else None
         paper.references = [
-            f"{NAMES[(i + 3) % len(NAMES)]} D, {NAMES[(i + 4) % len(NAMES)]} E. A survey of unrelated results in general medicine. Ann Test Med. 2001;12:1-9.",
-            *([f"{cited.authors[0].split()[-1]} A, {cited.authors[1].split()[-1]} B. {cited.title}. J Test Pap. {cited.year}. doi:{cited.doi}"] if cited else []),
+            f"{NAMES[(i + 3) % len(NAMES)]} D, {NAMES[(i + 4) % len(NAMES)]} E. A survey of unrelated "
+            "results in general medicine. Ann Test Med. 2001;12:1-9.",
+            *(
+                [
+                    f"{cited.authors[0].split()[-1]} A, {cited.authors[1].split()[-1]} B. {cited.title}. J Test Pap. "
+                    f"{cited.year}. doi:{cited.doi}"
+                ]
+                if cited
+                else []
+            ),
             f"{NAMES[(i + 6) % len(NAMES)]} F. Methods for the analysis of clinical cohorts. Stat Test. 1999;4:20-31.",
         ]
     return papers
@@ -112,45 +139,97 @@ def zorbalin_report() -> SamplePaper:
             "Zorbalin is an oral CGRP-pathway modulator developed for the prevention of migraine.",
             "We randomised 412 adults with episodic migraine to zorbalin 40 mg daily or placebo for 12 weeks.",
             "Zorbalin reduced migraine frequency in adults with episodic migraine.",
-            "Monthly migraine days fell by 3.9 with zorbalin and by 1.8 with placebo (difference 2.1 days, 95% CI 1.4 to 2.8).",
-            "Nausea and dizziness were more common with zorbalin than with placebo, and few participants stopped treatment.",
+            "Monthly migraine days fell by 3.9 with zorbalin and by 1.8 with placebo (difference 2.1 days, "
+            "95% CI 1.4 to 2.8).",
+            "Nausea and dizziness were more common with zorbalin than with placebo, and few participants "
+            "stopped treatment.",
         ],
         sections=[
-            ("Introduction", [[
-                "Migraine is a common and disabling neurological disorder that affects about one adult in seven.",
-                "Preventive treatment is offered to people with frequent attacks, yet many stop the available drugs because of side effects.",
-                "Calcitonin gene-related peptide has a central role in migraine, and antibodies against it prevent attacks.",
-            ], [
-                "Zorbalin is a small molecule that modulates the same pathway and is taken by mouth once a day.",
-                "In an earlier dose-finding study, 40 mg daily was well tolerated and lowered the frequency of attacks.",
-                "We report a randomised trial that compared zorbalin 40 mg daily with placebo in adults with episodic migraine.",
-            ]]),
-            ("Methods", [[
-                "Adults aged 18 to 65 years with four to fourteen migraine days a month were eligible.",
-                "Participants kept an electronic headache diary during a four-week baseline period and throughout the trial.",
-                "They were randomly assigned in a one-to-one ratio to zorbalin 40 mg or a matching placebo taken every morning.",
-            ], [
-                "The primary outcome was the change in mean monthly migraine days from baseline to weeks 9 to 12.",
-                "Secondary outcomes were the share of participants whose migraine days halved, the use of acute medication and adverse events.",
-                "Analyses followed the intention-to-treat principle with a mixed model for repeated measures.",
-            ]]),
-            ("Results", [[
-                "Of 468 people screened, 412 were randomised at 23 centres and 389 completed the twelve weeks.",
-                "Baseline characteristics were balanced, with a mean of 8.2 migraine days a month.",
-                "Mean monthly migraine days fell by 3.9 with zorbalin and by 1.8 with placebo.",
-            ], [
-                "Migraine days halved in 47 percent of participants taking zorbalin and in 26 percent of those taking placebo.",
-                "Acute medication was used on 2.3 fewer days a month with zorbalin than with placebo.",
-                "Nausea occurred in 9 percent and dizziness in 6 percent of participants taking zorbalin.",
-            ]]),
-            ("Discussion", [[
-                "In this trial, zorbalin reduced the frequency of migraine attacks in adults with episodic migraine.",
-                "The size of the effect is similar to that reported for injected antibodies against the same pathway.",
-                "Oral dosing may suit people who prefer not to inject themselves.",
-            ], [
-                "The trial was short and excluded people with chronic migraine or medication overuse.",
-                "Longer studies are needed to establish whether the benefit persists and whether rarer harms emerge.",
-            ]]),
+            (
+                "Introduction",
+                [
+                    [
+                        (
+                            "Migraine is a common and disabling neurological "
+                            "disorder that affects about one adult in seven."
+                        ),
+                        "Preventive treatment is offered to people with frequent attacks, yet many stop the "
+                        "available drugs because of side effects.",
+                        "Calcitonin gene-related peptide has a central role in migraine, and antibodies against it "
+                        "prevent attacks.",
+                    ],
+                    [
+                        (
+                            "Zorbalin is a small molecule that modulates the "
+                            "same pathway and is taken by mouth once a day."
+                        ),
+                        "In an earlier dose-finding study, 40 mg daily was well tolerated and lowered the frequency "
+                        "of attacks.",
+                        "We report a randomised trial that compared zorbalin 40 mg daily with placebo in adults with "
+                        "episodic migraine.",
+                    ],
+                ],
+            ),
+            (
+                "Methods",
+                [
+                    [
+                        "Adults aged 18 to 65 years with four to fourteen migraine days a month were eligible.",
+                        "Participants kept an electronic headache diary during a four-week baseline period and "
+                        "throughout the trial.",
+                        "They were randomly assigned in a one-to-one ratio to zorbalin 40 mg or a matching placebo "
+                        "taken every morning.",
+                    ],
+                    [
+                        (
+                            "The primary outcome was the change in mean monthly "
+                            "migraine days from baseline to weeks 9 to 12."
+                        ),
+                        "Secondary outcomes were the share of participants whose migraine days halved, the use of "
+                        "acute medication and adverse events.",
+                        "Analyses followed the intention-to-treat principle with a mixed model for repeated measures.",
+                    ],
+                ],
+            ),
+            (
+                "Results",
+                [
+                    [
+                        "Of 468 people screened, 412 were randomised at 23 centres and 389 completed the twelve weeks.",
+                        "Baseline characteristics were balanced, with a mean of 8.2 migraine days a month.",
+                        "Mean monthly migraine days fell by 3.9 with zorbalin and by 1.8 with placebo.",
+                    ],
+                    [
+                        "Migraine days halved in 47 percent of participants taking zorbalin and in 26 percent of "
+                        "those taking placebo.",
+                        "Acute medication was used on 2.3 fewer days a month with zorbalin than with placebo.",
+                        "Nausea occurred in 9 percent and dizziness in 6 percent of participants taking zorbalin.",
+                    ],
+                ],
+            ),
+            (
+                "Discussion",
+                [
+                    [
+                        (
+                            "In this trial, zorbalin reduced the frequency of "
+                            "migraine attacks in adults with episodic migraine."
+                        ),
+                        (
+                            "The size of the effect is similar to that reported "
+                            "for injected antibodies against the same pathway."
+                        ),
+                        "Oral dosing may suit people who prefer not to inject themselves.",
+                    ],
+                    [
+                        "The trial was short and excluded people with chronic migraine or medication overuse.",
+                        (
+                            "Longer studies are needed to establish whether the "
+                            "benefit persists and whether rarer harms emerge."
+                        ),
+                    ],
+                ],
+            ),
         ],
         references=[
             "Tanaka D, Haddad E. The burden of migraine in working-age adults. Ann Test Med. 2019;12:1-9.",
@@ -205,7 +284,9 @@ def ligate(text: str) -> str:
     return text
 
 
-def _wrap(words: list[str], width: float, font: str, size: float, *, indent: float = 0.0, hyphenate: bool = True) -> list[str]:
+def _wrap(
+    words: list[str], width: float, font: str, size: float, *, indent: float = 0.0, hyphenate: bool = True
+) -> list[str]:
     """Greedy line breaking that hyphenates a long word at the line end whenever a 3+ letter prefix fits."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
@@ -280,7 +361,9 @@ def _image_page(canvas, lines: list[str]) -> None:
     canvas.drawImage(ImageReader(image), 0, 0, PAGE_W, PAGE_H)
 
 
-def write_reportlab(paper: SamplePaper, path: Path, *, scanned_page: bool = False, user_password: str | None = None) -> Path:
+def write_reportlab(
+    paper: SamplePaper, path: Path, *, scanned_page: bool = False, user_password: str | None = None
+) -> Path:
     """Typeset `paper` into `path` (two columns, hyphenation, ligature glyphs); optionally insert an image-only
     page after the first (a scan: no text layer) or encrypt the file with a user password."""
     from reportlab.lib.pdfencrypt import StandardEncryption
@@ -335,8 +418,20 @@ def write_reportlab(paper: SamplePaper, path: Path, *, scanned_page: bool = Fals
 
 
 # ---------------------------------------------------------------------------------------------- LaTeX
-_TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-                "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
+_TEX_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
 
 
 def _tex(text: str) -> str:
@@ -348,8 +443,24 @@ def _unicode_tex(ch: str) -> str:
     import unicodedata
 
     plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
-    return plain or {"α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "κ": r"$\kappa$", "μ": r"$\mu$", "±": r"$\pm$", "×": r"$\times$",
-                     "≥": r"$\geq$", "≤": r"$\leq$", "−": "-", "–": "--", "—": "---", "’": "'", "‘": "`", "“": "``", "”": "''"}.get(ch, "?")
+    return plain or {
+        "α": r"$\alpha$",
+        "β": r"$\beta$",
+        "γ": r"$\gamma$",
+        "κ": r"$\kappa$",
+        "μ": r"$\mu$",
+        "±": r"$\pm$",
+        "×": r"$\times$",
+        "≥": r"$\geq$",
+        "≤": r"$\leq$",
+        "−": "-",
+        "–": "--",
+        "—": "---",
+        "’": "'",
+        "‘": "`",
+        "“": "``",
+        "”": "''",
+    }.get(ch, "?")
 
 
 def latex_available() -> bool:
@@ -357,11 +468,19 @@ def latex_available() -> bool:
 
 
 def latex_source(paper: SamplePaper) -> str:
-    body = [r"\documentclass[twocolumn,10pt]{article}", r"\pdfgentounicode=1", r"\input{glyphtounicode}",
-            r"\usepackage[margin=0.8in]{geometry}" if _has_tex_package("geometry") else "",
-            r"\title{" + _tex(paper.title) + "}", r"\author{" + r" \and ".join(_tex(a) for a in paper.authors) + "}",
-            r"\date{Journal of Test Papers (" + str(paper.year) + r")\quad doi:" + _tex(paper.doi) + "}",
-            r"\begin{document}", r"\maketitle", r"\section*{Abstract}", _tex(" ".join(paper.abstract))]
+    body = [
+        r"\documentclass[twocolumn,10pt]{article}",
+        r"\pdfgentounicode=1",
+        r"\input{glyphtounicode}",
+        r"\usepackage[margin=0.8in]{geometry}" if _has_tex_package("geometry") else "",
+        r"\title{" + _tex(paper.title) + "}",
+        r"\author{" + r" \and ".join(_tex(a) for a in paper.authors) + "}",
+        r"\date{Journal of Test Papers (" + str(paper.year) + r")\quad doi:" + _tex(paper.doi) + "}",
+        r"\begin{document}",
+        r"\maketitle",
+        r"\section*{Abstract}",
+        _tex(" ".join(paper.abstract)),
+    ]
     for name, paragraphs in paper.sections:
         body.append(r"\section{" + name + "}")
         body += [_tex(" ".join(p)) + "\n" for p in paragraphs]
@@ -387,8 +506,13 @@ def write_latex(paper: SamplePaper, path: Path) -> Path | None:
         source = Path(tmp) / "paper.tex"
         source.write_text(latex_source(paper), encoding="utf-8")
         for _ in range(2):  # twice, as LaTeX wants for its references
-            done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp,
-                                  capture_output=True, timeout=120, env={**os.environ, "TEXMFOUTPUT": tmp})
+            done = subprocess.run(
+                ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+                cwd=tmp,
+                capture_output=True,
+                timeout=120,
+                env={**os.environ, "TEXMFOUTPUT": tmp},
+            )
             if done.returncode != 0:
                 return None
         shutil.copy(Path(tmp) / "paper.pdf", path)
@@ -396,12 +520,23 @@ def write_latex(paper: SamplePaper, path: Path) -> Path | None:
 
 
 # ---------------------------------------------------------------------------------------------- Chromium
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run", "--disable-extensions", "--disable-dev-shm-usage")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-extensions",
+    "--disable-dev-shm-usage",
+)
 
 
 def chromium_binary() -> str | None:
-    return next((found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))), None)
+    return next(
+        (found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))), None
+    )
 
 
 def html_source(paper: SamplePaper, *, columns: int = 2) -> str:
@@ -411,15 +546,18 @@ def html_source(paper: SamplePaper, *, columns: int = 2) -> str:
         body.append(f"<h2>{number} {escape(name)}</h2>")
         body += [f"<p>{escape(' '.join(p))}</p>" for p in paragraphs]
     body.append("<h2>References</h2>\n<ol>" + "".join(f"<li>{escape(ref)}</li>" for ref in paper.references) + "</ol>")
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<style>\n"
-            "body { font-family: 'DejaVu Serif', serif; font-size: 10pt; line-height: 1.3; }\n"
-            "h1 { font-size: 18pt; margin: 0 0 6pt; } .authors { font-size: 11pt; margin: 0 0 4pt; }\n"
-            f".body {{ column-count: {columns}; column-gap: 18pt; text-align: justify; }}\n"
-            "h2 { font-size: 12pt; margin: 8pt 0 4pt; } p { margin: 0 0 4pt; text-indent: 1em; } li { margin-bottom: 3pt; }\n"
-            "</style></head><body>\n"
-            f"<h1>{escape(paper.title)}</h1>\n<p class=\"authors\">{escape(', '.join(paper.authors))}</p>\n"
-            f"<p class=\"authors\">Journal of Test Papers ({paper.year}) doi:{escape(paper.doi)}</p>\n"
-            f"<div class=\"body\">\n" + "\n".join(body) + "\n</div>\n</body></html>\n")
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n<style>\n'
+        "body { font-family: 'DejaVu Serif', serif; font-size: 10pt; line-height: 1.3; }\n"
+        "h1 { font-size: 18pt; margin: 0 0 6pt; } .authors { font-size: 11pt; margin: 0 0 4pt; }\n"
+        f".body {{ column-count: {columns}; column-gap: 18pt; text-align: justify; }}\n"
+        "h2 { font-size: 12pt; margin: 8pt 0 4pt; } p { margin: 0 0 4pt; text-indent: 1em; } li { "
+        "margin-bottom: 3pt; }\n"
+        "</style></head><body>\n"
+        f'<h1>{escape(paper.title)}</h1>\n<p class="authors">{escape(", ".join(paper.authors))}</p>\n'
+        f'<p class="authors">Journal of Test Papers ({paper.year}) doi:{escape(paper.doi)}</p>\n'
+        f'<div class="body">\n' + "\n".join(body) + "\n</div>\n</body></html>\n"
+    )
 
 
 def write_chromium(paper: SamplePaper, path: Path, *, columns: int = 2, html: str | None = None) -> Path | None:
@@ -431,8 +569,15 @@ def write_chromium(paper: SamplePaper, path: Path, *, columns: int = 2, html: st
         page = Path(tmp) / f"{paper.key}.html"
         page.write_text(html if html is not None else html_source(paper, columns=columns), encoding="utf-8")
         out = Path(tmp) / "out.pdf"
+
         def command(attempt: int) -> list[str]:  # a fresh profile for each try
-            return [binary, *CHROMIUM_FLAGS, f"--user-data-dir={Path(tmp) / f'profile{attempt}'}", f"--print-to-pdf={out}", page.as_uri()]
+            return [
+                binary,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={Path(tmp) / f'profile{attempt}'}",
+                f"--print-to-pdf={out}",
+                page.as_uri(),
+            ]
 
         if not _run_twice(command, out, 120, tmp):
             return None
@@ -446,28 +591,44 @@ def libreoffice_binary() -> str | None:
 
 
 _FODT_HEAD = """<?xml version="1.0" encoding="UTF-8"?>
-<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"
- xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"
- xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">
-<office:font-face-decls><style:font-face style:name="DejaVu Serif" svg:font-family="'DejaVu Serif'"/></office:font-face-decls>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"
+ xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" office:version="1.3"
+ office:mimetype="application/vnd.oasis.opendocument.text">
+<office:font-face-decls><style:font-face style:name="DejaVu Serif"
+svg:font-family="'DejaVu Serif'"/></office:font-face-decls>
 <office:styles>
- <style:default-style style:family="paragraph"><style:text-properties style:font-name="DejaVu Serif" fo:font-size="10pt" fo:language="en" fo:country="GB"/></style:default-style>
+ <style:default-style style:family="paragraph"><style:text-properties style:font-name="DejaVu Serif" fo:font-size="10pt"
+ fo:language="en" fo:country="GB"/></style:default-style>
  <style:style style:name="Standard" style:family="paragraph"/>
- <style:style style:name="Text_20_body" style:display-name="Text body" style:family="paragraph"><style:paragraph-properties fo:text-align="justify" fo:text-indent="0.15in" fo:margin-bottom="0.04in"/><style:text-properties fo:hyphenate="true"/></style:style>
- <style:style style:name="Title" style:family="paragraph"><style:paragraph-properties fo:margin-bottom="0.1in"/><style:text-properties fo:font-size="18pt" fo:font-weight="bold"/></style:style>
+ <style:style style:name="Text_20_body" style:display-name="Text body"
+ style:family="paragraph"><style:paragraph-properties fo:text-align="justify" fo:text-indent="0.15in"
+ fo:margin-bottom="0.04in"/><style:text-properties fo:hyphenate="true"/></style:style>
+ <style:style style:name="Title" style:family="paragraph"><style:paragraph-properties
+ fo:margin-bottom="0.1in"/><style:text-properties fo:font-size="18pt" fo:font-weight="bold"/></style:style>
  <style:style style:name="Authors" style:family="paragraph"><style:text-properties fo:font-size="11pt"/></style:style>
- <style:style style:name="Heading_20_1" style:display-name="Heading 1" style:family="paragraph" style:default-outline-level="1"><style:paragraph-properties fo:margin-top="0.1in" fo:margin-bottom="0.05in"/><style:text-properties fo:font-size="12pt" fo:font-weight="bold"/></style:style>
- <style:style style:name="Running" style:family="paragraph"><style:paragraph-properties fo:text-align="center"/><style:text-properties fo:font-size="8pt"/></style:style>
+ <style:style style:name="Heading_20_1" style:display-name="Heading 1" style:family="paragraph"
+ style:default-outline-level="1"><style:paragraph-properties fo:margin-top="0.1in"
+ fo:margin-bottom="0.05in"/><style:text-properties fo:font-size="12pt" fo:font-weight="bold"/></style:style>
+ <style:style style:name="Running" style:family="paragraph"><style:paragraph-properties
+ fo:text-align="center"/><style:text-properties fo:font-size="8pt"/></style:style>
 </office:styles>
 <office:automatic-styles>
- <style:page-layout style:name="pm1"><style:page-layout-properties fo:page-width="8.5in" fo:page-height="11in" fo:margin-top="0.6in" fo:margin-bottom="0.6in" fo:margin-left="0.75in" fo:margin-right="0.75in"/>
-  <style:header-style><style:header-footer-properties fo:min-height="0.2in" fo:margin-bottom="0.15in"/></style:header-style>
-  <style:footer-style><style:header-footer-properties fo:min-height="0.2in" fo:margin-top="0.15in"/></style:footer-style></style:page-layout>
- <style:style style:name="Sect1" style:family="section"><style:section-properties><style:columns fo:column-count="2" fo:column-gap="0.25in"/></style:section-properties></style:style>
+ <style:page-layout style:name="pm1"><style:page-layout-properties fo:page-width="8.5in" fo:page-height="11in"
+ fo:margin-top="0.6in" fo:margin-bottom="0.6in" fo:margin-left="0.75in" fo:margin-right="0.75in"/>
+  <style:header-style><style:header-footer-properties fo:min-height="0.2in"
+  fo:margin-bottom="0.15in"/></style:header-style>
+  <style:footer-style><style:header-footer-properties fo:min-height="0.2in"
+  fo:margin-top="0.15in"/></style:footer-style></style:page-layout>
+ <style:style style:name="Sect1" style:family="section"><style:section-properties><style:columns fo:column-count="2"
+ fo:column-gap="0.25in"/></style:section-properties></style:style>
 </office:automatic-styles>
 <office:master-styles><style:master-page style:name="Standard" style:page-layout-name="pm1">
  <style:header><text:p text:style-name="Running">{running}</text:p></style:header>
- <style:footer><text:p text:style-name="Running"><text:page-number text:select-page="current">1</text:page-number></text:p></style:footer>
+ <style:footer><text:p text:style-name="Running"><text:page-number
+ text:select-page="current">1</text:page-number></text:p></style:footer>
 </style:master-page></office:master-styles>
 <office:body><office:text>
 """
@@ -475,18 +636,22 @@ _FODT_HEAD = """<?xml version="1.0" encoding="UTF-8"?>
 
 def fodt_source(paper: SamplePaper) -> str:
     """The paper as a flat OpenDocument text: title block full width, the body in a two-column section."""
-    out = [_FODT_HEAD.replace("{running}", escape(f"Journal of Test Papers {paper.year}")),
-           f'<text:p text:style-name="Title">{escape(paper.title)}</text:p>',
-           f'<text:p text:style-name="Authors">{escape(", ".join(paper.authors))}</text:p>',
-           f'<text:p text:style-name="Authors">doi:{escape(paper.doi)}</text:p>',
-           '<text:section text:style-name="Sect1" text:name="Body">',
-           '<text:h text:style-name="Heading_20_1" text:outline-level="1">Abstract</text:h>',
-           f'<text:p text:style-name="Text_20_body">{escape(" ".join(paper.abstract))}</text:p>']
+    out = [
+        _FODT_HEAD.replace("{running}", escape(f"Journal of Test Papers {paper.year}")),
+        f'<text:p text:style-name="Title">{escape(paper.title)}</text:p>',
+        f'<text:p text:style-name="Authors">{escape(", ".join(paper.authors))}</text:p>',
+        f'<text:p text:style-name="Authors">doi:{escape(paper.doi)}</text:p>',
+        '<text:section text:style-name="Sect1" text:name="Body">',
+        '<text:h text:style-name="Heading_20_1" text:outline-level="1">Abstract</text:h>',
+        f'<text:p text:style-name="Text_20_body">{escape(" ".join(paper.abstract))}</text:p>',
+    ]
     for number, (name, paragraphs) in enumerate(paper.sections, 1):
         out.append(f'<text:h text:style-name="Heading_20_1" text:outline-level="1">{number} {escape(name)}</text:h>')
         out += [f'<text:p text:style-name="Text_20_body">{escape(" ".join(p))}</text:p>' for p in paragraphs]
     out.append('<text:h text:style-name="Heading_20_1" text:outline-level="1">References</text:h>')
-    out += [f'<text:p text:style-name="Standard">[{i}] {escape(ref)}</text:p>' for i, ref in enumerate(paper.references, 1)]
+    out += [
+        f'<text:p text:style-name="Standard">[{i}] {escape(ref)}</text:p>' for i, ref in enumerate(paper.references, 1)
+    ]
     out.append("</text:section>\n</office:text></office:body></office:document>\n")
     return "\n".join(out)
 
@@ -495,31 +660,57 @@ _W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 
 
 def _docx_paragraph(text: str, *, size: int = 20, bold: bool = False, indent: bool = False, section: str = "") -> str:
-    props = ("<w:jc w:val=\"both\"/>" if indent else "") + ("<w:ind w:firstLine=\"216\"/>" if indent else "") + section
-    run = f"<w:rPr><w:rFonts w:ascii=\"DejaVu Serif\" w:hAnsi=\"DejaVu Serif\"/>{'<w:b/>' if bold else ''}<w:sz w:val=\"{size}\"/></w:rPr>"
-    return f"<w:p><w:pPr><w:spacing w:after=\"80\"/>{props}</w:pPr><w:r>{run}<w:t xml:space=\"preserve\">{escape(text)}</w:t></w:r></w:p>"
+    props = ('<w:jc w:val="both"/>' if indent else "") + ('<w:ind w:firstLine="216"/>' if indent else "") + section
+    run = (
+        '<w:rPr><w:rFonts w:ascii="DejaVu Serif" w:hAnsi="DejaVu '
+        f'Serif"/>{"<w:b/>" if bold else ""}<w:sz w:val="{size}"/></w:rPr>'
+    )
+    return (
+        f'<w:p><w:pPr><w:spacing w:after="80"/>{props}</w:pPr><w:r>{run}<w:t '
+        f'xml:space="preserve">{escape(text)}</w:t></w:r></w:p>'
+    )
 
 
 def docx_bytes(paper: SamplePaper) -> bytes:
     """The paper as a minimal Word document: a one-column title block, then a continuous two-column section."""
-    page = '<w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1080" w:right="1080" w:bottom="1080" w:left="1080" w:header="500" w:footer="500" w:gutter="0"/>'
-    paragraphs = [_docx_paragraph(paper.title, size=36, bold=True), _docx_paragraph(", ".join(paper.authors), size=22),
-                  _docx_paragraph(f"doi:{paper.doi}", size=22, section=f'<w:sectPr>{page}<w:cols w:num="1"/></w:sectPr>'),
-                  _docx_paragraph("Abstract", size=24, bold=True), _docx_paragraph(" ".join(paper.abstract), indent=True)]
+    page = (
+        '<w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1080" w:right="1080" w:bottom="1080" '
+        'w:left="1080" w:header="500" w:footer="500" w:gutter="0"/>'
+    )
+    paragraphs = [
+        _docx_paragraph(paper.title, size=36, bold=True),
+        _docx_paragraph(", ".join(paper.authors), size=22),
+        _docx_paragraph(f"doi:{paper.doi}", size=22, section=f'<w:sectPr>{page}<w:cols w:num="1"/></w:sectPr>'),
+        _docx_paragraph("Abstract", size=24, bold=True),
+        _docx_paragraph(" ".join(paper.abstract), indent=True),
+    ]
     for number, (name, body) in enumerate(paper.sections, 1):
         paragraphs.append(_docx_paragraph(f"{number} {name}", size=24, bold=True))
         paragraphs += [_docx_paragraph(" ".join(p), indent=True) for p in body]
     paragraphs.append(_docx_paragraph("References", size=24, bold=True))
     paragraphs += [_docx_paragraph(f"[{i}] {ref}") for i, ref in enumerate(paper.references, 1)]
-    document = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document {_W}><w:body>' + "".join(paragraphs)
-                + f'<w:sectPr><w:type w:val="continuous"/>{page}<w:cols w:num="2" w:space="360"/></w:sectPr></w:body></w:document>')
-    types = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-             '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-             '<Default Extension="xml" ContentType="application/xml"/>'
-             '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')
-    rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-            '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/>'
-            '</Relationships>')
+    document = (
+        f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document {_W}><w:body>'
+        + "".join(paragraphs)
+        + f'<w:sectPr><w:type w:val="continuous"/>{page}<w:cols w:num="2" '
+        'w:space="360"/></w:sectPr></w:body></w:document>'
+    )
+    types = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types '
+        'xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        '<Override PartName="/word/document.xml" '
+        'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'
+    )
+    rels = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships '
+        'xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        '<Relationship Id="rId1" '
+        'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" '
+        'Target="word/document.xml"/>'
+        "</Relationships>"
+    )
     import io
 
     buffer = io.BytesIO()
@@ -531,7 +722,8 @@ def docx_bytes(paper: SamplePaper) -> bytes:
 
 
 def write_libreoffice(paper: SamplePaper, path: Path, *, source: str = "fodt") -> Path | None:
-    """Export `paper` written as `source` ("fodt" or "docx") to PDF with LibreOffice; None when it is missing or fails."""
+    """Export `paper` written as `source` ("fodt" or "docx") to PDF with LibreOffice; None when it is missing or
+    fails."""
     binary = libreoffice_binary()
     if binary is None:
         return None
@@ -542,7 +734,17 @@ def write_libreoffice(paper: SamplePaper, path: Path, *, source: str = "fodt") -
         else:
             document.write_text(fodt_source(paper), encoding="utf-8")
         profile = (Path(tmp) / "profile").as_uri()  # a fresh profile: concurrent exports do not share a lock
-        command = [binary, f"-env:UserInstallation={profile}", "--headless", "--norestore", "--convert-to", "pdf", "--outdir", tmp, str(document)]
+        command = [
+            binary,
+            f"-env:UserInstallation={profile}",
+            "--headless",
+            "--norestore",
+            "--convert-to",
+            "pdf",
+            "--outdir",
+            tmp,
+            str(document),
+        ]
         out = document.with_suffix(".pdf")
         if not _run_twice(lambda _attempt: command, out, 180, tmp):
             return None

@@ -10,10 +10,9 @@ shipped) learns from the even ones, so this is the split on which the two can be
 Two decision rules are scored: `strict` (verdict SUPPORT -> yes, CONTRADICT -> no, NOT_ENOUGH_INFO or
 abstention -> maybe) and `lean` (when the system abstains, the side its court's hypothesis scores favour;
 maybe only when the court saw no evidence either way). `accuracy` is the lean rule's. With `--rule FILE` (a rule
-`evals.pubmedqa_rule` chose by cross-validation on pqal_dev), `accuracy_rule` and its confusion are added. Calibration is
-scored for both: `ece` with the lean rule (the leading answer's confidence when the run abstained but leaned)
-and `ece_strict` with the reported confidence (an abstention's is the probability that "maybe" is right).
-"""
+`evals.pubmedqa_rule` chose by cross-validation on pqal_dev), `accuracy_rule` and its confusion are added. Calibration
+is scored for both: `ece` with the lean rule (the leading answer's confidence when the run abstained but leaned) and
+`ece_strict` with the reported confidence (an abstention's is the probability that "maybe" is right)."""
 
 from __future__ import annotations
 
@@ -84,17 +83,21 @@ def score(items: dict[str, dict], answered: list[Answered], rule: Rule | None = 
     by_rule = {}
     if rule is not None:
         ruled = [rule.decide(*evidence_of(answer.model_dump())) for answer in answers]
-        by_rule = {"accuracy_rule": sum(g == p for g, p in zip(gold, ruled)) / len(gold) if gold else 0.0,
-                   "macro_f1_rule": macro_f1(gold, ruled, LABELS),
-                   "confusion_rule": confusion_of(gold, ruled, LABELS)}
+        by_rule = {
+            "accuracy_rule": sum(g == p for g, p in zip(gold, ruled)) / len(gold) if gold else 0.0,
+            "macro_f1_rule": macro_f1(gold, ruled, LABELS),
+            "confusion_rule": confusion_of(gold, ruled, LABELS),
+        }
     return {
         "questions": len(gold),
         "accuracy": sum(correct) / len(gold) if gold else 0.0,
         "macro_f1": macro_f1(gold, predicted, LABELS),
         "accuracy_strict": sum(g == p for g, p in zip(gold, strict)) / len(gold) if gold else 0.0,
         "macro_f1_strict": macro_f1(gold, strict, LABELS),
-        "ece": ece, "brier": brier,
-        "ece_strict": ece_strict, "brier_strict": brier_strict,
+        "ece": ece,
+        "brier": brier,
+        "ece_strict": ece_strict,
+        "brier_strict": brier_strict,
         "questions_per_second": len(gold) / elapsed if elapsed else 0.0,
         "majority_baseline": max(gold.count(label) for label in LABELS) / len(gold) if gold else 0.0,
         **selective([g == p for g, p in zip(gold, strict)], [p != "maybe" for p in strict]),
@@ -108,15 +111,26 @@ def score(items: dict[str, dict], answered: list[Answered], rule: Rule | None = 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.pubmedqa", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", required=True, type=Path, help="PQA-L JSON (PMID -> QUESTION, CONTEXTS, final_decision)")
-    parser.add_argument("--split", choices=("all", "heldout"), default="all",
-                        help="all: the whole file; heldout: the odd-PMID questions no training run uses")
+    parser.add_argument(
+        "--data", required=True, type=Path, help="PQA-L JSON (PMID -> QUESTION, CONTEXTS, final_decision)"
+    )
+    parser.add_argument(
+        "--split",
+        choices=("all", "heldout"),
+        default="all",
+        help="all: the whole file; heldout: the odd-PMID questions no training run uses",
+    )
     parser.add_argument("--limit", type=int)
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE")
     parser.add_argument("--json", action="store_true")
     add_sweep_arguments(parser)
-    parser.add_argument("--rule", type=Path, metavar="FILE", help="also score a yes / no / maybe rule `evals.pubmedqa_rule --write` stored")
+    parser.add_argument(
+        "--rule",
+        type=Path,
+        metavar="FILE",
+        help="also score a yes / no / maybe rule `evals.pubmedqa_rule --write` stored",
+    )
     add_llm_arguments(parser)
     args = parser.parse_args(argv)
     try:
@@ -135,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     answered = sweep_or_exit(parser, args, ask_item, context, list(items.items()), list(items), fingerprint)
     results = score(items, answered, rule)
     confusions = ("confusion", "confusion_rule")
-    confusion_last = {k: v for k, v in results.items() if k not in confusions} | {k: results[k] for k in confusions if k in results}
+    confusion_last = {k: v for k, v in results.items() if k not in confusions} | {
+        k: results[k] for k in confusions if k in results
+    }
     publish(f"PubMedQA PQA-L reasoning-required, {results['questions']} questions", confusion_last, config, args.json)
     return 0
 

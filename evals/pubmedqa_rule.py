@@ -1,4 +1,4 @@
-"""PubMedQA's yes / no / maybe rule, chosen by cross-validation on pqal_dev (issue 15).
+r"""PubMedQA's yes / no / maybe rule, chosen by cross-validation on pqal_dev (issue 15).
 
 The graph answers a polar question with a verdict or an abstention; PubMedQA wants yes / no / maybe. This maps
 the court's evidence for the question's claim (its weighted support `s` and contradiction `c`, read from the
@@ -12,7 +12,8 @@ other nine, the protocol of the PubMedQA paper), so the reported accuracy and co
 sample; `--write FILE` stores the rule fitted on all questions, for `evals.pubmedqa --rule FILE` on other data.
 
     python -m evals.pubmedqa --data ../shared/data/pubmedqa/pqal_dev.json --answers /tmp/pqa.jsonl
-    python -m evals.pubmedqa_rule --data ../shared/data/pubmedqa/pqal_dev.json --answers /tmp/pqa.jsonl [--write FILE] [--json]
+    python -m evals.pubmedqa_rule --data ../shared/data/pubmedqa/pqal_dev.json \
+        --answers /tmp/pqa.jsonl [--write FILE] [--json]
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from __future__ import annotations
 import argparse
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -80,7 +82,9 @@ def fit(evidence: Sequence[tuple[float, float]], gold: Sequence[str]) -> Rule:
     return best[1]
 
 
-def cross_validate(evidence: Sequence[tuple[float, float]], gold: Sequence[str], folds: int = 10, seed: int = 0) -> tuple[list[str], list[Rule]]:
+def cross_validate(
+    evidence: Sequence[tuple[float, float]], gold: Sequence[str], folds: int = 10, seed: int = 0
+) -> tuple[list[str], list[Rule]]:
     """Out-of-fold predictions and the rule fitted for each fold."""
     fold_of = stratified_folds(gold, folds, seed)
     predicted = [""] * len(gold)
@@ -101,8 +105,12 @@ def load_rule(path: Path) -> Rule:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.pubmedqa_rule", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", required=True, type=Path, help="PQA-L JSON (PMID -> QUESTION, CONTEXTS, final_decision)")
-    parser.add_argument("--answers", required=True, type=Path, help="the answers an `evals.pubmedqa --answers FILE` run wrote")
+    parser.add_argument(
+        "--data", required=True, type=Path, help="PQA-L JSON (PMID -> QUESTION, CONTEXTS, final_decision)"
+    )
+    parser.add_argument(
+        "--answers", required=True, type=Path, help="the answers an `evals.pubmedqa --answers FILE` run wrote"
+    )
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--write", type=Path, metavar="FILE", help="store the rule fitted on all the questions as JSON")
@@ -120,7 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     for answer in answers:
         labels = by_question.get(" ".join(answer["question"].split()))
         if not labels:
-            parser.exit(2, f"evals.pubmedqa_rule: an answer's question is not in {args.data.name}: {answer['question'][:80]!r}\n")
+            parser.exit(
+                2,
+                f"evals.pubmedqa_rule: an answer's question is not in {args.data.name}: {answer['question'][:80]!r}\n",
+            )
         gold.append(labels.pop(0))
         evidence.append(evidence_of(answer))
     if len(set(gold)) < 2 or len(gold) < args.folds:
@@ -139,8 +150,12 @@ def main(argv: list[str] | None = None) -> int:
         "fold_rules": [r.model_dump() for r in rules],
         "confusion": confusion(gold, predicted, LABELS),
     }
-    publish(f"PubMedQA yes / no / maybe rule, {args.folds}-fold cross-validation over {len(gold)} answers", results,
-            {"answers": args.answers.name, "seed": args.seed}, args.json)
+    publish(
+        f"PubMedQA yes / no / maybe rule, {args.folds}-fold cross-validation over {len(gold)} answers",
+        results,
+        {"answers": args.answers.name, "seed": args.seed},
+        args.json,
+    )
     return 0
 
 

@@ -32,8 +32,18 @@ from evals.stance import judge_pairs, print_confusion, score
 
 DATA = Path(__file__).resolve().parent / "data" / "reading_check.jsonl"
 
-Category = Literal["plain_support", "negation", "direction", "comparative", "ratio", "no_difference", "hedge",
-                   "off_target", "subject_change", "requirement"]
+Category = Literal[
+    "plain_support",
+    "negation",
+    "direction",
+    "comparative",
+    "ratio",
+    "no_difference",
+    "hedge",
+    "off_target",
+    "subject_change",
+    "requirement",
+]
 CATEGORIES: tuple[str, ...] = get_args(Category)
 
 
@@ -84,7 +94,9 @@ def print_errors(pairs: list[CheckPair], predicted: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.reading_check", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DATA, help="check set (default: evals/data/reading_check.jsonl)")
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic")
+    parser.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic"
+    )
     parser.add_argument("--errors", action="store_true", help="list the misread pairs")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -93,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"{parser.prog}: no pairs in {args.data}\n")
     overrides = parse_overrides(args.set)
     judge = stance_judge(**overrides)
-    predicted, _ = asyncio.run(judge_pairs(judge, [LabelledPair(p.statement, p.passage, p.label, p.category) for p in pairs]))
+    predicted, _ = asyncio.run(
+        judge_pairs(judge, [LabelledPair(p.statement, p.passage, p.label, p.category) for p in pairs])
+    )
     results = evaluate(pairs, predicted)
     confusion = results.pop("confusion")
     config = {"data": args.data.name, "judge": judge.name, "overrides": overrides}

@@ -79,7 +79,9 @@ def chat_model_usage(answers: Sequence[Any]) -> dict[str, Any]:
         "ledger_judged_by_model": sum(bool(e.judged_by) for e in ledger) / len(ledger) if ledger else 0.0,
         "adjudicated": len(adjudicated),
         "model_abstained": sum(adj.model_choice is None for adj in adjudicated),
-        "model_agrees_with_evidence": sum(adj.model_choice is not None and adj.model_choice == adj.evidence_choice for adj in adjudicated),
+        "model_agrees_with_evidence": sum(
+            adj.model_choice is not None and adj.model_choice == adj.evidence_choice for adj in adjudicated
+        ),
         "contested": sum(adj.contested for adj in adjudicated),
         "followed_blend": sum(followed),
     }

@@ -48,7 +48,9 @@ def features(signals: Mapping[str, np.ndarray]) -> np.ndarray:
     return np.column_stack(columns)
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int = 50) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fit_logistic(
+    x: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int = 50
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """L2-regularised logistic regression by Newton's method on standardised features.
 
     Returns (mean, std, weights with the bias last); score new rows with `logistic_scores`.
@@ -75,7 +77,11 @@ def logistic_scores(model: tuple[np.ndarray, np.ndarray, np.ndarray], x: np.ndar
 
 
 def cross_validated_scores(
-    query_ids: Sequence[str], blocks: Sequence[np.ndarray], labels: Sequence[np.ndarray], folds: Mapping[str, int], l2: float = 1.0
+    query_ids: Sequence[str],
+    blocks: Sequence[np.ndarray],
+    labels: Sequence[np.ndarray],
+    folds: Mapping[str, int],
+    l2: float = 1.0,
 ) -> list[np.ndarray]:
     """Out-of-fold scores per query: each query's candidates scored by a model that never saw its fold."""
     scores: list[np.ndarray] = [np.zeros(len(b)) for b in blocks]

@@ -1,6 +1,7 @@
-"""The abstention threshold chosen for precision, by a stated procedure, from validation answers.
+r"""The abstention threshold chosen for precision, by a stated procedure, from validation answers.
 
-    python -m evals.risk_coverage --claims ../shared/data/scifact/claims_train.jsonl --answers VAL.jsonl [--target 0.85] [--delta 0.1] [--json]
+    python -m evals.risk_coverage --claims ../shared/data/scifact/claims_train.jsonl \
+        --answers VAL.jsonl [--target 0.85] [--delta 0.1] [--json]
 
 `VAL.jsonl` is `python -m evals.scifact --split val --answers VAL.jsonl` (one Answer per validation claim, in the
 split's order). A claim counts as answered when the run gave a verdict (SUPPORT or CONTRADICT), and as right when
@@ -36,15 +37,23 @@ def upper_error_bound(errors: int, n: int, level: float) -> float:
 
 
 def curve(rows: list[tuple[float, bool, bool]], evidence: list[bool] | None = None) -> list[dict[str, Any]]:
-    """(confidence, answered, right) per claim -> per threshold: coverage, precision when answering, answered, errors."""
+    """(confidence, answered, right) per claim -> per threshold: coverage, precision when answering, answered,
+    errors."""
     answered = sorted(((c, r) for c, a, r in rows if a), key=lambda x: -x[0])
     points, right = [], 0
     for k, (confidence, is_right) in enumerate(answered, 1):
         right += is_right
         if k < len(answered) and answered[k][0] == confidence:
             continue  # ties: a threshold keeps all answers of equal confidence
-        points.append({"threshold": round(confidence, 4), "answered": k, "coverage": round(k / len(rows), 4),
-                       "precision": round(right / k, 4), "errors": k - right})
+        points.append(
+            {
+                "threshold": round(confidence, 4),
+                "answered": k,
+                "coverage": round(k / len(rows), 4),
+                "precision": round(right / k, 4),
+                "errors": k - right,
+            }
+        )
     return points
 
 
@@ -61,13 +70,19 @@ def choose(points: list[dict[str, Any]], target: float, delta: float) -> dict[st
 
 def observations(claims: list[dict], answers: list[dict]) -> list[tuple[float, bool, bool]]:
     if len(claims) != len(answers):
-        raise SystemExit(f"{len(answers)} answers for {len(claims)} claims: use the answers of the same split, in its order")
+        raise SystemExit(
+            f"{len(answers)} answers for {len(claims)} claims: use the answers of the same split, in its order"
+        )
     rows = []
     for claim, answer in zip(claims, answers, strict=True):
         gold = gold_of(claim)[2]
         verdict = answer.get("verdict")
         answered = verdict in ("SUPPORT", "CONTRADICT") and not answer.get("abstained")
-        confidence = answer.get("leading_confidence") if answer.get("leading_confidence") is not None else answer.get("confidence", 0.0)
+        confidence = (
+            answer.get("leading_confidence")
+            if answer.get("leading_confidence") is not None
+            else answer.get("confidence", 0.0)
+        )
         rows.append((float(confidence), answered, answered and verdict == gold))
     return rows
 
@@ -75,7 +90,9 @@ def observations(claims: list[dict], answers: list[dict]) -> list[tuple[float, b
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.risk_coverage", description=__doc__.split("\n\n")[0])
     parser.add_argument("--claims", type=Path, required=True)
-    parser.add_argument("--answers", type=Path, required=True, help="answers of `evals.scifact --split val --answers FILE`")
+    parser.add_argument(
+        "--answers", type=Path, required=True, help="answers of `evals.scifact --split val --answers FILE`"
+    )
     parser.add_argument("--split", default="val", choices=["val", "heldout", "all"])
     parser.add_argument("--target", type=float, default=0.85, help="precision when answering to guarantee")
     parser.add_argument("--delta", type=float, default=0.1, help="the guarantee fails with probability at most delta")
@@ -84,17 +101,29 @@ def main(argv: list[str] | None = None) -> int:
     rows = observations(load_claims(args.claims, args.split), read_jsonl(args.answers))
     points = curve(rows)
     chosen = choose(points, args.target, args.delta)
-    result = {"claims": len(rows), "answered": sum(a for _, a, _ in rows), "target": args.target, "delta": args.delta,
-              "chosen": chosen, "curve": points}
+    result = {
+        "claims": len(rows),
+        "answered": sum(a for _, a, _ in rows),
+        "target": args.target,
+        "delta": args.delta,
+        "chosen": chosen,
+        "curve": points,
+    }
     if args.json:
         print(json.dumps(result, indent=1))
         return 0
     print(f"{'threshold':>9} {'answered':>8} {'coverage':>8} {'precision':>9} {'error bound':>11}")
     for p in points:
-        print(f"{p['threshold']:>9.4f} {p['answered']:>8} {p['coverage']:>8.3f} {p['precision']:>9.3f} {p['error_bound']:>11.3f}")
+        print(
+            f"{p['threshold']:>9.4f} {p['answered']:>8} {p['coverage']:>8.3f} {p['precision']:>9.3f} "
+            f"{p['error_bound']:>11.3f}"
+        )
     if chosen:
-        print(f"\nchosen: abstain below {chosen['threshold']} (precision {chosen['precision']} at coverage {chosen['coverage']}, "
-              f"guaranteed >= {args.target} with probability {1 - args.delta})")
+        print(
+            f"\nchosen: abstain below {chosen['threshold']} (precision {chosen['precision']} at coverage "
+            f"{chosen['coverage']}, "
+            f"guaranteed >= {args.target} with probability {1 - args.delta})"
+        )
     else:
         print(f"\nno threshold guarantees precision >= {args.target} at delta {args.delta} on these {len(rows)} claims")
     return 0

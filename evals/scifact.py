@@ -1,9 +1,10 @@
-"""SciFact, open setting: for each claim, retrieve from the whole corpus, predict evidence abstracts and a
+r"""SciFact, open setting: for each claim, retrieve from the whole corpus, predict evidence abstracts and a
 label through the public API (`agent.averify`), and score with SciFact's abstract-level label-only
 precision / recall / F1 (plus rationale selection where sentences are selected, claim-level accuracy,
 calibration and speed).
 
-    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
+    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl \
+        --corpus ../shared/data/scifact/corpus.jsonl
 
 On claims_train the default split is the fixed hold-out that the stance model never saw (see
 benchmarks/splits.py: claim groups containing an id % 5 == 0); `--split all` scores every claim.
@@ -40,7 +41,9 @@ def predictions_of(answer: Any, max_docs: int = 1) -> tuple[dict[str, str], dict
         if entry.hypothesis_id == claim_h and entry.stance == answer.verdict:
             strength[entry.record_id] = max(strength.get(entry.record_id, 0.0), entry.confidence * entry.weight)
             if entry.sentence_index is not None:  # a window's entry covers all its sentences
-                sentences.setdefault(entry.record_id, set()).update(range(entry.sentence_index, entry.sentence_end or entry.sentence_index + 1))
+                sentences.setdefault(entry.record_id, set()).update(
+                    range(entry.sentence_index, entry.sentence_end or entry.sentence_index + 1)
+                )
     top = sorted(strength, key=lambda d: -strength[d])[:max_docs]
     return {d: answer.verdict for d in top}, {d: sentences.get(d, set()) for d in top}
 
@@ -85,14 +88,19 @@ def score(claims: list[dict], answered: list[Answered], max_docs: int = 1) -> di
     total = sum(seconds)
     return {
         "claims": len(claims),
-        "abstract_label_precision": p, "abstract_label_recall": r, "abstract_label_f1": f,
-        "rationale_precision": sp, "rationale_recall": sr, "rationale_f1": sf,
+        "abstract_label_precision": p,
+        "abstract_label_recall": r,
+        "abstract_label_f1": f,
+        "rationale_precision": sp,
+        "rationale_recall": sr,
+        "rationale_f1": sf,
         "claim_label_accuracy": sum(claim_correct) / len(claims) if claims else 0.0,
         **selective(claim_correct, answered_claims),
         "evidence_claims_answered": sum(evidence_answered) / len(evidence_answered) if evidence_answered else 0.0,
         "declined_by_relevance_gate": gate_declined,
         "faithfulness": statistics.mean(faithfulness) if faithfulness else None,
-        "ece": ece, "brier": brier,
+        "ece": ece,
+        "brier": brier,
         "claims_per_second": len(claims) / total if total else 0.0,
         "seconds_per_claim_mean": statistics.mean(seconds) if seconds else 0.0,
         "seconds_per_claim_p95": sorted(seconds)[int(0.95 * (len(seconds) - 1))] if seconds else 0.0,
@@ -105,11 +113,17 @@ def claims_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--claims", required=True, type=Path)
     parser.add_argument("--corpus", required=True, type=Path)
-    parser.add_argument("--split", choices=["heldout", "val", "all"], default="heldout",
-                        help="heldout: the stance models' fixed hold-out; val: their validation part, for tuning (claims_train only)")
+    parser.add_argument(
+        "--split",
+        choices=["heldout", "val", "all"],
+        default="heldout",
+        help="heldout: the stance models' fixed hold-out; val: their validation part, for tuning (claims_train only)",
+    )
     parser.add_argument("--limit", type=int, help="first N items of the split")
     parser.add_argument("--preset", default="fast")
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic (ablations)")
+    parser.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic (ablations)"
+    )
     parser.add_argument("--json", action="store_true")
     add_sweep_arguments(parser)
     add_llm_arguments(parser)
@@ -124,19 +138,32 @@ def corpus_context(args: argparse.Namespace) -> tuple[Context, dict[str, Any]]:
 
 def data_settings(prog: str, args: argparse.Namespace) -> dict[str, Any]:
     """What a SciFact sweep's answers depend on besides its configuration: the eval, the data files, the code."""
-    return {"eval": prog, "claims": str(args.claims.resolve()), "corpus": str(args.corpus.resolve()),
-            "code": code_version()}
+    return {
+        "eval": prog,
+        "claims": str(args.claims.resolve()),
+        "corpus": str(args.corpus.resolve()),
+        "code": code_version(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = claims_parser("python -m evals.scifact", __doc__.split("\n\n")[0])
-    parser.add_argument("--max-docs", type=int, default=1, help="evidence abstracts predicted per claim (strongest first)")
+    parser.add_argument(
+        "--max-docs", type=int, default=1, help="evidence abstracts predicted per claim (strongest first)"
+    )
     args = parser.parse_args(argv)
     claims = read_or_exit(parser, lambda: load_claims(args.claims, args.split, args.limit))
     context, overrides = corpus_context(args)
     config = {"split": args.split, "preset": args.preset, "overrides": overrides, "max_docs": args.max_docs}
-    answered = sweep_or_exit(parser, args, ask_claim, context, claims, [str(c["id"]) for c in claims],
-                             {**config, **data_settings(parser.prog, args)})
+    answered = sweep_or_exit(
+        parser,
+        args,
+        ask_claim,
+        context,
+        claims,
+        [str(c["id"]) for c in claims],
+        {**config, **data_settings(parser.prog, args)},
+    )
     results = score(claims, answered, args.max_docs)
     publish(f"SciFact open setting, {results['claims']} claims ({args.split})", results, config, args.json)
     return 0

@@ -1,6 +1,7 @@
-"""SciFact as multiple choice: which of two statements does the literature support?
+r"""SciFact as multiple choice: which of two statements does the literature support?
 
-    python -m evals.scifact_mcq --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl
+    python -m evals.scifact_mcq --claims ../shared/data/scifact/claims_train.jsonl \
+        --corpus ../shared/data/scifact/corpus.jsonl
 
 Each question pairs a claim that an abstract SUPPORTS with a claim that the same abstract CONTRADICTS (SciFact's
 annotators wrote most contradicting claims by negating or reversing a supported one), so exactly one option is
@@ -67,7 +68,8 @@ def score(questions: list[tuple[list[str], int]], answered: list[Answered]) -> d
         "accuracy": right / n if n else 0.0,
         "precision": right / given if given else 0.0,
         "coverage": given / n if n else 0.0,
-        "ece": ece, "brier": brier,
+        "ece": ece,
+        "brier": brier,
         "seconds_per_question": statistics.mean(a.seconds for a in answered) if answered else 0.0,
         **chat_model_usage(answers),
     }

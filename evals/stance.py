@@ -1,9 +1,11 @@
-"""Pair-level stance eval: how well the judge a context selects reads (statement, passage) pairs.
+r"""Pair-level stance eval: how well the judge a context selects reads (statement, passage) pairs.
 
     python -m evals.stance --data ../shared/data/healthver/healthver_dev.csv --json
     python -m evals.stance --data ../shared/data/stance/check_covid/dev/covidCheck_dev_composed+extracted.json --json
-    python -m evals.stance --data ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl --split heldout
-    python -m evals.stance --data ../shared/data/stance/clinifact/validation_set.csv --set stance_model=heuristic --limit 200
+    python -m evals.stance --data ../shared/data/scifact/claims_train.jsonl \
+        --corpus ../shared/data/scifact/corpus.jsonl --split heldout
+    python -m evals.stance --data ../shared/data/stance/clinifact/validation_set.csv --set stance_model=heuristic \
+        --limit 200
 
 The format (HealthVer CSV, CliniFact CSV, SciFact / MultiVerS claims JSONL with a corpus, Check-COVID JSON lines
 with its corpus.json) is detected from the content (benchmarks/formats.py says how each becomes pairs). Prints a
@@ -35,7 +37,10 @@ BATCH = 256
 
 def score(gold: list[str], predicted: list[str]) -> dict[str, Any]:
     """Accuracy, macro-F1 over the three labels, per-label precision / recall / F1 and the confusion counts."""
-    results: dict[str, Any] = {"pairs": len(gold), "accuracy": sum(g == p for g, p in zip(gold, predicted)) / len(gold) if gold else 0.0}
+    results: dict[str, Any] = {
+        "pairs": len(gold),
+        "accuracy": sum(g == p for g, p in zip(gold, predicted)) / len(gold) if gold else 0.0,
+    }
     f1s = []
     for label in STANCE_LABELS:
         tp = sum(g == label and p == label for g, p in zip(gold, predicted))
@@ -72,10 +77,16 @@ def scifact_split(path: Path, fmt: str, pairs: list[LabelledPair], split: str) -
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.stance", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", required=True, type=Path, help="labelled file (format detected from its content)")
-    parser.add_argument("--corpus", type=Path, help="corpus for SciFact/MultiVerS or Check-COVID claims (default: beside the file)")
-    parser.add_argument("--split", choices=["heldout", "val", "all"], default="heldout", help="SciFact claims_train only")
+    parser.add_argument(
+        "--corpus", type=Path, help="corpus for SciFact/MultiVerS or Check-COVID claims (default: beside the file)"
+    )
+    parser.add_argument(
+        "--split", choices=["heldout", "val", "all"], default="heldout", help="SciFact claims_train only"
+    )
     parser.add_argument("--limit", type=int, help="first N pairs")
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic")
+    parser.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="context override, e.g. stance_model=heuristic"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
@@ -92,7 +103,13 @@ def main(argv: list[str] | None = None) -> int:
     results = score([p.label for p in pairs], predicted)
     results["pairs_per_second"] = len(pairs) / seconds if seconds else 0.0
     confusion = results.pop("confusion")
-    config = {"data": args.data.name, "format": fmt, "judge": judge.name, "overrides": overrides, "split": args.split if fmt == "multivers_jsonl" else "all"}
+    config = {
+        "data": args.data.name,
+        "format": fmt,
+        "judge": judge.name,
+        "overrides": overrides,
+        "split": args.split if fmt == "multivers_jsonl" else "all",
+    }
     print_table(f"Stance, {len(pairs)} pairs of {args.data.name}, {config}", list(results.items()))
     print_confusion(confusion)
     if args.json:

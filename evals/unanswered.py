@@ -1,9 +1,11 @@
-"""Why claims with evidence got no verdict: reads the answers an `evals.scifact --answers FILE` run wrote, beside
+r"""Why claims with evidence got no verdict: reads the answers an `evals.scifact --answers FILE` run wrote, beside
 the claims, and sorts every claim that has gold evidence into where its verdict was lost.
 
-    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl --corpus ../shared/data/scifact/corpus.jsonl \
+    python -m evals.scifact --claims ../shared/data/scifact/claims_train.jsonl \
+        --corpus ../shared/data/scifact/corpus.jsonl \
         --split val --set neutral_kept=16 --answers /tmp/val_answers.jsonl --json
-    python -m evals.unanswered --claims ../shared/data/scifact/claims_train.jsonl --answers /tmp/val_answers.jsonl [--json]
+    python -m evals.unanswered --claims ../shared/data/scifact/claims_train.jsonl \
+        --answers /tmp/val_answers.jsonl [--json]
 
 Issue 16 asks that >= 90 % of such claims get a verdict; this says which part of the pipeline stands in the way:
 - `gate`: the relevance gate declined the question;
@@ -72,8 +74,12 @@ def tally(claims: list[dict], answers: list[dict]) -> dict:
         if where in ("answered", "abstained") and leaning_verdict(answer) == claim_label:
             counts[f"{where}_right"] += 1
     total = sum(counts[o] for o in OUTCOMES)
-    return {"evidence_claims": total, "unmatched_answers": unmatched, **{k: counts[k] for k in (*OUTCOMES, "answered_right", "abstained_right")},
-            "shares": {o: round(counts[o] / total, 4) if total else 0.0 for o in OUTCOMES}}
+    return {
+        "evidence_claims": total,
+        "unmatched_answers": unmatched,
+        **{k: counts[k] for k in (*OUTCOMES, "answered_right", "abstained_right")},
+        "shares": {o: round(counts[o] / total, 4) if total else 0.0 for o in OUTCOMES},
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,12 +91,17 @@ def main(argv: list[str] | None = None) -> int:
     for path in (args.claims, args.answers):
         if not path.is_file():
             parser.error(f"no such file: {path}")
-    claims = read_or_exit(parser, lambda: load_claims(args.claims, "all"))  # answers are matched by claim text, whatever split the eval ran
+    claims = read_or_exit(
+        parser, lambda: load_claims(args.claims, "all")
+    )  # answers are matched by claim text, whatever split the eval ran
     answers = read_or_exit(parser, lambda: read_answers(args.answers))
     result = tally(claims, answers)
     for name in OUTCOMES:
         print(f"{name:<18}{result[name]:>5}  {result['shares'][name]:.3f}")
-    print(f"{'evidence claims':<18}{result['evidence_claims']:>5}  (answered right {result['answered_right']}, abstained leaning right {result['abstained_right']})")
+    print(
+        f"{'evidence claims':<18}{result['evidence_claims']:>5}  (answered right {result['answered_right']}, "
+        f"abstained leaning right {result['abstained_right']})"
+    )
     if args.json:
         print(json.dumps(result, sort_keys=True))
     return 0

@@ -4,28 +4,28 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from dataclasses import replace
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from agent.backend import Backend
-from agent.scoring.calibration import RawScore
 from agent.config import Context, ModelSettings
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, StanceResult
-from agent.llm.model import RoleModel
 from agent.llm.circuit import CircuitBreaker
+from agent.llm.model import RoleModel
 from agent.llm.roles import role_config
 from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import STANCE_LABELS, Record
+from agent.scoring.calibration import RawScore
 from agent.text import content_terms
 
 
@@ -50,7 +50,13 @@ class BagOfWordsEmbedder:
 class ListSource:
     """A literature source over a fixed list of records, ranked by term overlap; can fail on demand."""
 
-    def __init__(self, records: list[Record], name: str = "list", neighbours: dict[str, list[Record]] | None = None, fail: bool = False):
+    def __init__(
+        self,
+        records: list[Record],
+        name: str = "list",
+        neighbours: dict[str, list[Record]] | None = None,
+        fail: bool = False,
+    ):
         self.records = records
         self.name = name
         self._neighbours = neighbours or {}
@@ -67,7 +73,9 @@ class ListSource:
         return [r.model_copy(deep=True) for s, r in sorted(scored, key=lambda x: -x[0]) if s > 0][:limit]
 
     async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
-        return [r.model_copy(deep=True) for r in self._neighbours.get(record.id, []) if gate is None or gate.keeps(r)][:limit]
+        return [r.model_copy(deep=True) for r in self._neighbours.get(record.id, []) if gate is None or gate.keeps(r)][
+            :limit
+        ]
 
 
 class OverlapReranker:
@@ -130,7 +138,7 @@ class FlakyStance(RuleStance):
 class ScriptedChatModel(GenericFakeChatModel):
     """GenericFakeChatModel that accepts bind_tools, so with_structured_output works (langgraph-notes)."""
 
-    def bind_tools(self, tools: Any, **kwargs: Any) -> "ScriptedChatModel":
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
         return self
 
 
@@ -147,7 +155,7 @@ class SchemaChat(BaseChatModel):
     def _llm_type(self) -> str:
         return "schema-fake"
 
-    def bind_tools(self, tools: Any, **kwargs: Any) -> "SchemaChat":
+    def bind_tools(self, tools: Any, **kwargs: Any) -> SchemaChat:
         tool = tools[0]
         return self.model_copy(update={"bound": tool.__name__ if isinstance(tool, type) else str(tool)})
 
@@ -161,13 +169,18 @@ class SchemaChat(BaseChatModel):
         if isinstance(reply, str):
             message = AIMessage(content=reply, usage_metadata=usage)
         else:
-            message = AIMessage(content="", tool_calls=[{"name": self.bound, "args": reply, "id": "call-1"}], usage_metadata=usage)
+            message = AIMessage(
+                content="", tool_calls=[{"name": self.bound, "args": reply, "id": "call-1"}], usage_metadata=usage
+            )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
 def tool_message(name: str, args: dict[str, Any]) -> AIMessage:
-    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call-{name}"}],
-                     usage_metadata={"input_tokens": 100, "output_tokens": 20, "total_tokens": 120})
+    return AIMessage(
+        content="",
+        tool_calls=[{"name": name, "args": args, "id": f"call-{name}"}],
+        usage_metadata={"input_tokens": 100, "output_tokens": 20, "total_tokens": 120},
+    )
 
 
 def scripted_chat(messages: Iterable[AIMessage]) -> ScriptedChatModel:
@@ -178,7 +191,9 @@ def role_model(model: Any, spec: str = "fake:model", **options: Any) -> RoleMode
     """A RoleModel around a (scripted) chat model with the default call settings, its own circuit breaker and the
     class-default structured-output method; `options` override ModelSettings' llm_* fields (without the prefix)."""
     settings = ModelSettings(llm=spec, **{f"llm_{k}" if k != "llm_roles" else k: v for k, v in options.items()})
-    config = replace(role_config(settings, "fast"), structured_output=options.get("structured_output", "function_calling"))
+    config = replace(
+        role_config(settings, "fast"), structured_output=options.get("structured_output", "function_calling")
+    )
     return RoleModel(model, config, CircuitBreaker(config.breaker_failures, config.breaker_cooldown_s))
 
 
@@ -188,8 +203,14 @@ def chat_reasoner(model: Any, embedder: Any = None, spec: str = "fake:model", **
     return ChatReasoner(role, role, ExtractiveReasoner(embedder or BagOfWordsEmbedder()))
 
 
-def make_backend(sources: list[ListSource], stance: Any = None, reasoner: Any = None, second_opinion: Any = None,
-                 calibrator: Any = None, offline_calibrator: Any = None) -> Callable[[Context, Any], Backend]:
+def make_backend(
+    sources: list[ListSource],
+    stance: Any = None,
+    reasoner: Any = None,
+    second_opinion: Any = None,
+    calibrator: Any = None,
+    offline_calibrator: Any = None,
+) -> Callable[[Context, Any], Backend]:
     """A backend factory for register_backend()."""
     embedder = BagOfWordsEmbedder()
 

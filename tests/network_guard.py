@@ -41,7 +41,11 @@ def _check(address: object) -> None:
 
 @contextmanager
 def network_blocked() -> Iterator[None]:
-    real_connect, real_connect_ex, real_getaddrinfo = socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo
+    real_connect, real_connect_ex, real_getaddrinfo = (
+        socket.socket.connect,
+        socket.socket.connect_ex,
+        socket.getaddrinfo,
+    )
 
     def connect(self, address):
         _check(address)

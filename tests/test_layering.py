@@ -9,13 +9,26 @@ from pathlib import Path
 
 import pytest
 
-RUNTIME_MODULES = ["agent", "agent.graph", "agent.cli", "agent.api", "agent.backend", "agent.judges", "agent.judges.cross",
-                   "agent.judges.trained", "agent.judges.heuristic", "agent.reasoners.extractive", "agent.scoring.calibration"]
+RUNTIME_MODULES = [
+    "agent",
+    "agent.graph",
+    "agent.cli",
+    "agent.api",
+    "agent.backend",
+    "agent.judges",
+    "agent.judges.cross",
+    "agent.judges.trained",
+    "agent.judges.heuristic",
+    "agent.reasoners.extractive",
+    "agent.scoring.calibration",
+]
 
 
 def test_runtime_imports_no_training_code():
-    code = "import sys\n" + "".join(f"import {m}\n" for m in RUNTIME_MODULES) + (
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('training', 'evals', 'benchmarks')))"
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in RUNTIME_MODULES)
+        + ("print(sorted(m for m in sys.modules if m.split('.')[0] in ('training', 'evals', 'benchmarks')))")
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
@@ -38,8 +51,9 @@ def imported_packages(package: str) -> dict[str, set[str]]:
     return found
 
 
-@pytest.mark.parametrize(("package", "forbidden"), [("training", {"evals"}), ("evals", {"training"}),
-                                                    ("benchmarks", {"training", "evals"})])
+@pytest.mark.parametrize(
+    ("package", "forbidden"), [("training", {"evals"}), ("evals", {"training"}), ("benchmarks", {"training", "evals"})]
+)
 def test_training_and_evals_share_benchmarks_and_never_import_each_other(package, forbidden):
     offenders = {module: names & forbidden for module, names in imported_packages(package).items() if names & forbidden}
     assert not offenders, offenders
@@ -52,25 +66,50 @@ from agent.backend import backend_for
 from agent.graph import graph
 
 documents = [
-    {"id": "d1", "title": "Vitamin D and fracture risk", "abstract": "Vitamin D supplementation reduced hip fracture risk by 18% in adults over 65."},
-    {"id": "d2", "title": "Coral reef bleaching", "abstract": "Ocean warming drives coral bleaching events across the Pacific."},
+    {"id": "d1", "title": "Vitamin D and fracture risk",
+     "abstract": "Vitamin D supplementation reduced hip fracture risk by 18% in adults over 65."},
+    {"id": "d2", "title": "Coral reef bleaching",
+     "abstract": "Ocean warming drives coral bleaching events across the Pacific."},
 ]
 context = Context(preset="fast", stance_model="heuristic", max_claims=0)
-answer = graph.invoke({"question": "Does vitamin D reduce fracture risk?", "documents": documents}, context=context)["answer"]
+question = "Does vitamin D reduce fracture risk?"
+answer = graph.invoke({"question": question, "documents": documents}, context=context)["answer"]
 assert backend_for(context, documents).name == "offline" and answer.citations, answer
 print(sorted(m for m in sys.modules if m.startswith("agent.tools.")))
 """
-HTTP_CLIENT_MODULES = {"agent.tools.http", "agent.tools.live", "agent.tools.arxiv", "agent.tools.semantic_scholar", "agent.tools.openalex",
-                       "agent.tools.crossref", "agent.tools.brave", "agent.tools.pubchem", "agent.tools.cohere_rerank", "agent.tools.voyage"}
+HTTP_CLIENT_MODULES = {
+    "agent.tools.http",
+    "agent.tools.live",
+    "agent.tools.arxiv",
+    "agent.tools.semantic_scholar",
+    "agent.tools.openalex",
+    "agent.tools.crossref",
+    "agent.tools.brave",
+    "agent.tools.pubchem",
+    "agent.tools.cohere_rerank",
+    "agent.tools.voyage",
+}
 
 
-OFFLINE_PATH_MODULES = ["agent", "agent.api", "agent.graph", "agent.backend", "agent.search", "agent.tools.local_index",
-                        "agent.tools.offline_rerank", "agent.tools.encoder", "agent.judges", "agent.reasoners.extractive"]
+OFFLINE_PATH_MODULES = [
+    "agent",
+    "agent.api",
+    "agent.graph",
+    "agent.backend",
+    "agent.search",
+    "agent.tools.local_index",
+    "agent.tools.offline_rerank",
+    "agent.tools.encoder",
+    "agent.judges",
+    "agent.reasoners.extractive",
+]
 
 
 def test_the_offline_path_imports_no_http_client():
-    code = "import sys\n" + "".join(f"import {m}\n" for m in OFFLINE_PATH_MODULES) + (
-        "print(sorted(m for m in sys.modules if m.startswith('agent.tools.')))"
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in OFFLINE_PATH_MODULES)
+        + ("print(sorted(m for m in sys.modules if m.startswith('agent.tools.')))")
     )
     loaded = set(eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout))
     assert loaded and not loaded & HTTP_CLIENT_MODULES, loaded

@@ -39,7 +39,9 @@ def replay(request: httpx.Request) -> httpx.Response:
         return fixture_response("openalex/works_filter_title.search_2_results.json")
     if host == "api.crossref.org":
         if path.startswith("/works/"):
-            return fixture_response("crossref/work_by_doi_10.1038_s42256-024-00832-8_refs_without_doi_jats_abstract.json")
+            return fixture_response(
+                "crossref/work_by_doi_10.1038_s42256-024-00832-8_refs_without_doi_jats_abstract.json"
+            )
         return fixture_response("crossref/works_query_ecology_rows2.json")
     raise AssertionError(f"unexpected request {request.method} {request.url}")
 
@@ -52,8 +54,14 @@ def live_replay_backend(tmp_path):
     name = unique_backend_name()
 
     def factory(settings, documents=None):
-        tools = build_live_tools(settings.corpus, reranker=settings.retrieval.reranker, transport=httpx.MockTransport(replay), cache_dir=tmp_path / "cache",
-                                 clock=FakeClock(), rng=random.Random(1))
+        tools = build_live_tools(
+            settings.corpus,
+            reranker=settings.retrieval.reranker,
+            transport=httpx.MockTransport(replay),
+            cache_dir=tmp_path / "cache",
+            clock=FakeClock(),
+            rng=random.Random(1),
+        )
         BUILT.append(tools)
         return live_backend(settings, tools)
 
@@ -63,9 +71,14 @@ def live_replay_backend(tmp_path):
 
 @pytest.mark.slow
 def test_live_graph_run_queries_three_sources_and_hops(live_replay_backend):
-    answer = ask("How does the attention mechanism of transformer networks work?", backend=live_replay_backend,
-                 enable_entity_expansion=False, max_claims=2, stance_model="heuristic",
-                 enable_relevance_gate=False)  # plumbing under test; the recorded records are mostly titles without abstracts
+    answer = ask(
+        "How does the attention mechanism of transformer networks work?",
+        backend=live_replay_backend,
+        enable_entity_expansion=False,
+        max_claims=2,
+        stance_model="heuristic",
+        enable_relevance_gate=False,
+    )  # plumbing under test; the recorded records are mostly titles without abstracts
     # the replayed sources hold one paper on the question, the transformer paper, and the run must answer with it
     assert answer.status == Status.ANSWERED and not answer.abstained, answer.answer
     assert answer.hypotheses[0].verdict == "SUPPORTED" and "Attention is All you Need" in answer.answer
@@ -74,15 +87,22 @@ def test_live_graph_run_queries_three_sources_and_hops(live_replay_backend):
     assert len(queried & {"arxiv", "semantic_scholar", "openalex", "crossref"}) >= 3, answer.usage.calls_by_source
     hop_notes = [n for n in answer.notes if n.startswith("citation_hop 1:")]
     assert hop_notes and "0 linked records" not in hop_notes[0], answer.notes
-    assert answer.citations and all(c.source in {"arxiv", "semantic_scholar", "openalex", "crossref"} for c in answer.citations)
+    assert answer.citations and all(
+        c.source in {"arxiv", "semantic_scholar", "openalex", "crossref"} for c in answer.citations
+    )
     assert not answer.usage.source_failures, answer.usage.source_failures
 
 
 @pytest.mark.slow
 def test_the_backend_closes_its_http_clients_when_a_run_ends(live_replay_backend):
     BUILT.clear()
-    ask("How does the attention mechanism of transformer networks work?", backend=live_replay_backend,
-        enable_entity_expansion=False, max_claims=0, stance_model="heuristic")
+    ask(
+        "How does the attention mechanism of transformer networks work?",
+        backend=live_replay_backend,
+        enable_entity_expansion=False,
+        max_claims=0,
+        stance_model="heuristic",
+    )
     (tools,) = BUILT
     clients = [s.http for s in tools.sources]
     assert clients and all(c._client is None for c in clients)  # each was opened by the run, then closed

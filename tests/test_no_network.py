@@ -33,8 +33,14 @@ def refusing_backend(tmp_path):
     name = unique_backend_name()
 
     def factory(settings, documents=None):
-        tools = build_live_tools(settings.corpus, reranker=settings.retrieval.reranker, transport=httpx.MockTransport(refuse), cache_dir=tmp_path / "cache",
-                                 clock=FakeClock(), rng=random.Random(1))
+        tools = build_live_tools(
+            settings.corpus,
+            reranker=settings.retrieval.reranker,
+            transport=httpx.MockTransport(refuse),
+            cache_dir=tmp_path / "cache",
+            clock=FakeClock(),
+            rng=random.Random(1),
+        )
         return live_backend(settings, tools)
 
     register_backend(name, factory)
@@ -43,7 +49,12 @@ def refusing_backend(tmp_path):
 
 def test_no_network_ends_the_run_after_round_one_with_an_error_naming_the_sources(refusing_backend):
     name, attempts = refusing_backend
-    answer = ask("Does hypoglycemia increase the risk of dementia?", backend=name, enable_entity_expansion=False, stance_model="heuristic")
+    answer = ask(
+        "Does hypoglycemia increase the risk of dementia?",
+        backend=name,
+        enable_entity_expansion=False,
+        stance_model="heuristic",
+    )
     assert answer.status == Status.ERROR and answer.confidence == 0.0, answer.answer
     assert answer.stop_reason == NO_NETWORK and NO_NETWORK in answer.answer
     assert set(attempts) == ACADEMIC_HOSTS
@@ -54,8 +65,20 @@ def test_no_network_ends_the_run_after_round_one_with_an_error_naming_the_source
 
 def test_cli_exits_non_zero_without_network(refusing_backend, capsys):
     name, attempts = refusing_backend
-    code = main(["ask", "Does hypoglycemia increase the risk of dementia?", "--set", f"backend={name}", "--set", "enable_entity_expansion=false",
-                 "--set", "stance_model=heuristic", "--no-trace", "--quiet"])
+    code = main(
+        [
+            "ask",
+            "Does hypoglycemia increase the risk of dementia?",
+            "--set",
+            f"backend={name}",
+            "--set",
+            "enable_entity_expansion=false",
+            "--set",
+            "stance_model=heuristic",
+            "--no-trace",
+            "--quiet",
+        ]
+    )
     assert code != 0
     assert NO_NETWORK in capsys.readouterr().out
     assert sum(attempts.values()) == 2 * len(ACADEMIC_HOSTS)

@@ -19,6 +19,7 @@ from tests.conftest import DATA
 
 pytestmark = pytest.mark.slow
 
+
 @pytest.fixture(scope="module")
 def scifact_slice(tmp_path_factory):
     corpus = {}
@@ -73,7 +74,8 @@ def test_open_question_and_mcq(scifact_slice):
     assert answer.task == "open" and answer.status == Status.ANSWERED and not answer.abstained, answer.answer
     assert answer.citations and {c.id for c in answer.citations} <= set(pool)
     assert "13734012" in {c.id for c in answer.citations}, [c.title for c in answer.citations]
-    # nothing in these 155 abstracts is about insulin sensitivity in ageing: the relevance gate declines, naming its best match
+    # nothing in these 155 abstracts is about insulin sensitivity in ageing: the relevance gate declines, naming its
+    # best match
     declined, _ = _run("What happens to insulin sensitivity with aging?", "ask", corpus, index_dir)
     assert declined.status == Status.INSUFFICIENT_EVIDENCE and "does not address the question" in declined.answer
     assert declined.relevance is not None and not declined.relevance["relevant"]

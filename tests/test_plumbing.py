@@ -17,7 +17,16 @@ from agent.backend import register_backend
 from agent.checkpoint import serializer
 from agent.graph import build_graph, graph
 from agent.records import Query, Usage
-from agent.routing import AfterCourt, AfterRerank, AfterRetrieve, AfterVerify, CourtRoute, RerankRoute, RetrieveRoute, VerifyRoute
+from agent.routing import (
+    AfterCourt,
+    AfterRerank,
+    AfterRetrieve,
+    AfterVerify,
+    CourtRoute,
+    RerankRoute,
+    RetrieveRoute,
+    VerifyRoute,
+)
 from agent.state import REDUCERS, ResearchState, apply_update, reducers
 from tests.fakes import ListSource, make_backend, unique_backend_name
 from tests.test_routing import CLAIM, SUPPORTING, run
@@ -40,7 +49,9 @@ def test_a_reducer_added_to_the_schema_is_honoured_without_a_hand_kept_list():
 
 def test_apply_update_reduces_what_has_a_reducer_and_replaces_the_rest():
     state = {"notes": ["a"], "usage": Usage(source_calls=2), "round": 1, "queries": [Query(text="q1")]}
-    view = apply_update(state, {"notes": ["b"], "usage": Usage(source_calls=3), "round": 2, "queries": [], "hopped_ids": ["x"]})
+    view = apply_update(
+        state, {"notes": ["b"], "usage": Usage(source_calls=3), "round": 2, "queries": [], "hopped_ids": ["x"]}
+    )
     assert view["notes"] == ["a", "b"] and view["usage"].source_calls == 5 and view["hopped_ids"] == ["x"]
     assert view["round"] == 2 and view["queries"] == []
     assert state["notes"] == ["a"]  # the state itself is untouched
@@ -55,10 +66,15 @@ def test_a_note_made_again_in_a_later_round_is_kept_once():
     assert build_graph().channels["notes"].operator(view["notes"], [note]) == view["notes"]  # what LangGraph applies
 
 
-@pytest.mark.parametrize(("node", "route", "decision"), [
-    ("retrieve", RetrieveRoute, AfterRetrieve), ("rerank", RerankRoute, AfterRerank),
-    ("court", CourtRoute, AfterCourt), ("verify_claims", VerifyRoute, AfterVerify),
-])
+@pytest.mark.parametrize(
+    ("node", "route", "decision"),
+    [
+        ("retrieve", RetrieveRoute, AfterRetrieve),
+        ("rerank", RerankRoute, AfterRerank),
+        ("court", CourtRoute, AfterCourt),
+        ("verify_claims", VerifyRoute, AfterVerify),
+    ],
+)
 def test_each_edge_is_wired_to_exactly_its_routes(node, route, decision):
     targets = {e.target for e in graph.get_graph().edges if e.source == node and e.conditional}
     assert targets == set(get_args(route))
@@ -83,12 +99,17 @@ def test_nodes_run_under_invoke_inside_a_running_event_loop():
 
 
 def test_the_runtime_uses_no_private_langgraph_module():
-    offenders = [str(p) for p in AGENT.rglob("*.py") if "langgraph._internal" in p.read_text() or "langgraph.pregel._" in p.read_text()]
+    offenders = [
+        str(p)
+        for p in AGENT.rglob("*.py")
+        if "langgraph._internal" in p.read_text() or "langgraph.pregel._" in p.read_text()
+    ]
     assert offenders == []
 
 
 def test_an_api_run_releases_what_its_backend_holds_open():
     """The backend owns its tools (live: HTTP clients, the response cache); an API run closes them when it ends."""
+
     class Tools:
         closed = 0
 
@@ -97,6 +118,8 @@ def test_an_api_run_releases_what_its_backend_holds_open():
 
     tools, scripted = Tools(), make_backend([ListSource(SUPPORTING)])
     name = unique_backend_name()
-    register_backend(name, lambda settings, documents=None: dataclasses.replace(scripted(settings, documents), tools=tools))
+    register_backend(
+        name, lambda settings, documents=None: dataclasses.replace(scripted(settings, documents), tools=tools)
+    )
     answer = ask(CLAIM, backend=name, mode="verify", max_claims=0)
     assert answer.verdict == "SUPPORT" and tools.closed == 1

@@ -16,8 +16,8 @@ from agent.routing import decide_after_court, decide_after_verify
 from tests.fakes import (
     BagOfWordsEmbedder,
     ListSource,
-    chat_reasoner,
     RuleStance,
+    chat_reasoner,
     make_backend,
     record,
     scripted_chat,
@@ -28,13 +28,21 @@ from tests.fakes import (
 CLAIM = "Metformin increases insulin sensitivity in adults"
 
 SUPPORTING = [
-    record(f"s{i}", f"Metformin and insulin sensitivity study {i}",
-           f"Metformin increases insulin sensitivity in adults with prediabetes, cohort {i}.",
-           f"Insulin sensitivity was measured in {100 + i} adults.") for i in range(4)
+    record(
+        f"s{i}",
+        f"Metformin and insulin sensitivity study {i}",
+        f"Metformin increases insulin sensitivity in adults with prediabetes, cohort {i}.",
+        f"Insulin sensitivity was measured in {100 + i} adults.",
+    )
+    for i in range(4)
 ]
 OPPOSING = [
-    record(f"o{i}", f"Metformin insulin sensitivity trial {i}",
-           f"Metformin decreases insulin sensitivity in adults with obesity, trial {i}.") for i in range(4)
+    record(
+        f"o{i}",
+        f"Metformin insulin sensitivity trial {i}",
+        f"Metformin decreases insulin sensitivity in adults with obesity, trial {i}.",
+    )
+    for i in range(4)
 ]
 
 
@@ -42,7 +50,9 @@ def run(question: str, backend, options=None, mode="ask", **settings):
     name = unique_backend_name()
     register_backend(name, backend)
     context = Context(backend=name, **settings)
-    out = graph.invoke({"question": question, "options": options or [], "mode": mode}, {"recursion_limit": 100}, context=context)
+    out = graph.invoke(
+        {"question": question, "options": options or [], "mode": mode}, {"recursion_limit": 100}, context=context
+    )
     return out["answer"]
 
 
@@ -62,7 +72,9 @@ def test_clear_support_ends_after_one_court():
 def test_low_margin_loops_to_discrimination_and_is_bounded():
     source = ListSource(SUPPORTING[:2] + OPPOSING[:2])
     # relevance_decay=0: rank would break the tie between the balanced sides this test needs
-    answer = run(CLAIM, make_backend([source]), mode="verify", max_claims=0, max_discrimination_rounds=2, relevance_decay=0.0)
+    answer = run(
+        CLAIM, make_backend([source]), mode="verify", max_claims=0, max_discrimination_rounds=2, relevance_decay=0.0
+    )
     court = [d for d in answer.decisions if d.at == "court"]
     assert [d.next for d in court] == ["discriminate", "discriminate", "synthesize"]
     assert all(d.margin < 0.06 for d in court)
@@ -78,17 +90,36 @@ def test_low_margin_without_rounds_left_goes_to_synthesis():
 def test_provider_disagreement_triggers_discrimination():
     """A chat model whose hypotheses share nothing with the extractive ones: agreement < 0.35."""
     embedder = BagOfWordsEmbedder()
-    messages = [
-        tool_message("PlanOut", {"queries": ["metformin insulin"], "entities": [], "numbers": []}),
-        tool_message("HypothesesOut", {"hypotheses": ["Quantum chromodynamics explains glueballs"]}),
-    ] + [tool_message("QueriesOut", {"queries": [{"text": "metformin sensitivity", "intent": "confirm", "hypothesis": 1}]})] * 6 \
-      + [tool_message("AnswerOut", {"answer": "Metformin increases insulin sensitivity.", "sentences": [{"text": "Metformin increases insulin sensitivity.", "citations": ["s0"]}]})] * 4
+    messages = (
+        [
+            tool_message("PlanOut", {"queries": ["metformin insulin"], "entities": [], "numbers": []}),
+            tool_message("HypothesesOut", {"hypotheses": ["Quantum chromodynamics explains glueballs"]}),
+        ]
+        + [
+            tool_message(
+                "QueriesOut", {"queries": [{"text": "metformin sensitivity", "intent": "confirm", "hypothesis": 1}]}
+            )
+        ]
+        * 6
+        + [
+            tool_message(
+                "AnswerOut",
+                {
+                    "answer": "Metformin increases insulin sensitivity.",
+                    "sentences": [{"text": "Metformin increases insulin sensitivity.", "citations": ["s0"]}],
+                },
+            )
+        ]
+        * 4
+    )
     register_chat_model("fake:disagree", scripted_chat(messages))
     try:
         extractive = ExtractiveReasoner(embedder)
         chat = chat_reasoner(scripted_chat(messages), embedder, "fake:disagree")
         backend = make_backend([ListSource(SUPPORTING)], reasoner=chat, second_opinion=extractive)
-        answer = run("What does metformin do to insulin sensitivity?", backend, max_claims=0, max_discrimination_rounds=1)
+        answer = run(
+            "What does metformin do to insulin sensitivity?", backend, max_claims=0, max_discrimination_rounds=1
+        )
     finally:
         unregister_chat_model("fake:disagree")
     court = [d for d in answer.decisions if d.at == "court"]
@@ -99,10 +130,22 @@ def test_provider_disagreement_triggers_discrimination():
 
 def test_contested_claims_trigger_one_targeted_round():
     # Every passage mentions both words: claims get support and refutation -> CONTESTED.
-    topics = ["hepatic glucose output", "skeletal muscle uptake", "adipose tissue signalling", "gut microbiome shifts", "mitochondrial respiration"]
-    mixed = [record(f"m{i}", f"Mixed metformin study of {topic}",
-                    f"Metformin increases insulin sensitivity through {topic} in adults.",
-                    f"Insulin sensitivity increases were seen in {i + 2} of 10 sites measuring {topic}.") for i, topic in enumerate(topics)]
+    topics = [
+        "hepatic glucose output",
+        "skeletal muscle uptake",
+        "adipose tissue signalling",
+        "gut microbiome shifts",
+        "mitochondrial respiration",
+    ]
+    mixed = [
+        record(
+            f"m{i}",
+            f"Mixed metformin study of {topic}",
+            f"Metformin increases insulin sensitivity through {topic} in adults.",
+            f"Insulin sensitivity increases were seen in {i + 2} of 10 sites measuring {topic}.",
+        )
+        for i, topic in enumerate(topics)
+    ]
     stance = RuleStance()
 
     async def alternating(pairs):
@@ -122,7 +165,15 @@ def test_contested_claims_trigger_one_targeted_round():
 
 def test_source_budget_stops_the_loop_and_is_recorded():
     source = ListSource(SUPPORTING[:2] + OPPOSING[:2])
-    answer = run(CLAIM, make_backend([source]), mode="verify", max_claims=0, max_discrimination_rounds=5, max_source_calls=3, relevance_decay=0.0)
+    answer = run(
+        CLAIM,
+        make_backend([source]),
+        mode="verify",
+        max_claims=0,
+        max_discrimination_rounds=5,
+        max_source_calls=3,
+        relevance_decay=0.0,
+    )
     assert "budget_exhausted: source_calls" in answer.stop_reason
     assert answer.usage.source_calls <= 3 + 2  # the cap is checked per query batch
 
@@ -130,9 +181,20 @@ def test_source_budget_stops_the_loop_and_is_recorded():
 def test_unit_decisions_cover_each_branch():
     settings = Context()
     assert decide_after_court({"margin": 0.5, "ledger": [1], "pool": {"a": 1}}, settings).next == "synthesize"
-    assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 1}, settings).next == "discriminate"
-    assert decide_after_court({"margin": 0.5, "agreement": 0.1, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 1}, settings).next == "discriminate"
-    assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 3}, settings).next == "synthesize"
+    assert (
+        decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 1}, settings).next
+        == "discriminate"
+    )
+    assert (
+        decide_after_court(
+            {"margin": 0.5, "agreement": 0.1, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 1}, settings
+        ).next
+        == "discriminate"
+    )
+    assert (
+        decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}, "discrimination_rounds": 3}, settings).next
+        == "synthesize"
+    )
     off = Context(enable_discrimination=False)
     assert decide_after_court({"margin": 0.01, "ledger": [1], "pool": {"a": 1}}, off).next == "synthesize"
     assert decide_after_verify({"claims": []}, settings).next == "report"
@@ -142,7 +204,9 @@ def test_a_margin_of_closeness_alone_does_not_resolve_the_question():
     # An MCQ's margin blends in each option's closeness to the passages; when no passage took a side, that margin
     # separated nothing: the court looks for evidence again instead of calling the question resolved.
     options = [Hypothesis(id=f"H{i}", text=t, claim=t, origin="option") for i, t in enumerate(("IL-17", "IL-4"), 1)]
-    neutral = [LedgerEntry(hypothesis_id="H1", record_id="a", stance="NEUTRAL", confidence=0.8, text="Psoriasis plaques.")]
+    neutral = [
+        LedgerEntry(hypothesis_id="H1", record_id="a", stance="NEUTRAL", confidence=0.8, text="Psoriasis plaques.")
+    ]
     state = {"margin": 0.23, "hypotheses": options, "ledger": neutral, "pool": {"a": 1}, "discrimination_rounds": 1}
     looped = decide_after_court(state, Context())
     assert looped.next == "discriminate" and "no passage took a side" in looped.reason
@@ -154,10 +218,15 @@ def test_a_margin_of_closeness_alone_does_not_resolve_the_question():
 
 def test_a_margin_is_printed_so_that_its_comparison_reads_true():
     """Issue 39: a stop reason read "low margin (0.060 < 0.06)"."""
-    sided = {"ledger": [LedgerEntry(hypothesis_id="H1", record_id="a", stance="SUPPORT", confidence=0.8, text="x")], "pool": {"a": 1}}
+    sided = {
+        "ledger": [LedgerEntry(hypothesis_id="H1", record_id="a", stance="SUPPORT", confidence=0.8, text="x")],
+        "pool": {"a": 1},
+    }
     low = decide_after_court({**sided, "margin": 0.0598, "discrimination_rounds": 3}, Context())
     assert low.reason.startswith("low margin (0.0598 < 0.06)")
-    assert decide_after_court({**sided, "margin": 0.05996, "discrimination_rounds": 3}, Context()).reason.startswith("low margin (0.05996 < 0.06)")
+    assert decide_after_court({**sided, "margin": 0.05996, "discrimination_rounds": 3}, Context()).reason.startswith(
+        "low margin (0.05996 < 0.06)"
+    )
     assert decide_after_court({**sided, "margin": 0.25}, Context()).reason == "resolved: margin 0.250 >= 0.06"
     split = decide_after_court({**sided, "margin": 0.5, "agreement": 0.3496, "discrimination_rounds": 3}, Context())
     assert "provider disagreement (0.3496 < 0.35)" in split.reason
@@ -174,19 +243,35 @@ def test_the_recursion_limit_setting_is_what_langgraph_enforces():
 
 
 def test_model_extracted_claims_carry_the_citations_of_the_sentence_they_came_from():
-    draft = Draft(answer="x", sentences=[
-        CitedSentence(text="Metformin increases insulin sensitivity in adults with prediabetes.", citations=["s0"]),
-        CitedSentence(text="Against this, a trial reports metformin decreases insulin sensitivity in obesity.", citations=["o1"]),
-    ])
-    messages = [tool_message("ClaimsOut", {"claims": ["Metformin decreases insulin sensitivity in obesity trials",
-                                                       "Metformin increases insulin sensitivity among prediabetic adults"]})]
+    draft = Draft(
+        answer="x",
+        sentences=[
+            CitedSentence(text="Metformin increases insulin sensitivity in adults with prediabetes.", citations=["s0"]),
+            CitedSentence(
+                text="Against this, a trial reports metformin decreases insulin sensitivity in obesity.",
+                citations=["o1"],
+            ),
+        ],
+    )
+    messages = [
+        tool_message(
+            "ClaimsOut",
+            {
+                "claims": [
+                    "Metformin decreases insulin sensitivity in obesity trials",
+                    "Metformin increases insulin sensitivity among prediabetic adults",
+                ]
+            },
+        )
+    ]
     chat = chat_reasoner(scripted_chat(messages), spec="fake:claims")
     claims = asyncio.run(chat.extract_claims("What does metformin do?", draft, 6))
     assert [(c.text.split()[1], c.sources) for c in claims] == [("decreases", ["o1"]), ("increases", ["s0"])]
 
 
 def test_an_off_topic_court_goes_straight_to_synthesis_on_the_court_edge():
-    """The relevance gate's decision is the court edge's own type (allow-listed for checkpoints, routed by its Literal)."""
+    """The relevance gate's decision is the court edge's own type (allow-listed for checkpoints, routed by its
+    Literal)."""
     from agent.routing import AfterCourt
     from agent.scoring.relevance import RelevanceAssessment
 

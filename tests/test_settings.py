@@ -14,8 +14,16 @@ from agent.config import FLAT_NAMES, GROUPS, LEXICONS_DIR, PACKAGED_PRESETS, PRE
 from agent.errors import InputError
 
 DOCUMENTS = [
-    {"id": "d1", "title": "Vitamin D and fracture risk", "abstract": "Vitamin D supplementation reduced hip fracture risk in adults over 65."},
-    {"id": "d2", "title": "Coral reef bleaching", "abstract": "Ocean warming drives coral bleaching events across the Pacific."},
+    {
+        "id": "d1",
+        "title": "Vitamin D and fracture risk",
+        "abstract": "Vitamin D supplementation reduced hip fracture risk in adults over 65.",
+    },
+    {
+        "id": "d2",
+        "title": "Coral reef bleaching",
+        "abstract": "Ocean warming drives coral bleaching events across the Pacific.",
+    },
 ]
 
 
@@ -27,7 +35,12 @@ def test_backend_for_builds_a_new_reranker_for_an_ablation():
     assert semantic.reranker.semantic is True
     assert lexical is not semantic and lexical.reranker.semantic is False
     # settings no part of the backend reads reuse the cached backend (no second model or index load)
-    assert backend_for(Context(stance_model="heuristic", court={"support_cap": 1}, max_claims=0, rerank_top_k=3), DOCUMENTS) is semantic
+    assert (
+        backend_for(
+            Context(stance_model="heuristic", court={"support_cap": 1}, max_claims=0, rerank_top_k=3), DOCUMENTS
+        )
+        is semantic
+    )
 
 
 def test_a_chat_model_setting_never_reopens_the_index(monkeypatch):
@@ -55,31 +68,57 @@ PART_GROUPS = ("corpus", "models", "judges")
 
 def _changed(value, field):
     changed = {bool: lambda v: not v, int: lambda v: v + 1, float: lambda v: v + 0.5, list: lambda v: v[:1]}
-    special = {"backend": "live", "reranker": "cohere", "stance_model": "heuristic", "calibration": "raw", "use_library": "off"}
+    special = {
+        "backend": "live",
+        "reranker": "cohere",
+        "stance_model": "heuristic",
+        "calibration": "raw",
+        "use_library": "off",
+    }
     return changed[type(value)](value) if type(value) in changed else special.get(field, "x")
 
 
-@pytest.mark.parametrize(("group", "field"), [(g, f) for g in PART_GROUPS for f in GROUPS[g].model_fields]
-                         + [("retrieval", "reranker"), ("retrieval", "enable_semantic_rerank")])
+@pytest.mark.parametrize(
+    ("group", "field"),
+    [(g, f) for g in PART_GROUPS for f in GROUPS[g].model_fields]
+    + [("retrieval", "reranker"), ("retrieval", "enable_semantic_rerank")],
+)
 def test_the_backend_key_changes_with_every_setting_a_part_reads(group, field):
     default = Context()
     section = getattr(default, group)
-    new = default.model_copy(update={group: section.model_copy(update={field: _changed(getattr(section, field), field)})})
+    new = default.model_copy(
+        update={group: section.model_copy(update={field: _changed(getattr(section, field), field)})}
+    )
     assert backend_key(new) != backend_key(default)
 
 
 def test_the_backend_key_ignores_every_setting_no_part_reads():
-    busy = Context(preset="research_max", court={"support_cap": 1}, verification={"max_claims": 0}, ablations={"enable_hypotheses": False},
-                   answer={"abstain_threshold": 0.5}, rerank_top_k=3)
+    busy = Context(
+        preset="research_max",
+        court={"support_cap": 1},
+        verification={"max_claims": 0},
+        ablations={"enable_hypotheses": False},
+        answer={"abstain_threshold": 0.5},
+        rerank_top_k=3,
+    )
     assert backend_key(busy) == backend_key(Context())
 
 
 def test_earlier_spellings_name_the_setting_where_it_lives_now():
     old = Context(**{"backend.llm_deadline_s": 30, "court.abstain_threshold": 0.4, "backend.name": "live"})
     assert (old.models.llm_deadline_s, old.answer.abstain_threshold, old.corpus.backend) == (30, 0.4, "live")
-    grouped = Context(backend={"name": "live", "stance_model": "heuristic", "reranker": "cohere"})  # a trace's settings of before
-    assert (grouped.corpus.backend, grouped.judges.stance_model, grouped.retrieval.reranker) == ("live", "heuristic", "cohere")
-    assert Context(backend="live").corpus.backend == "live" and Context(abstain_threshold=0.2).answer.abstain_threshold == 0.2
+    grouped = Context(
+        backend={"name": "live", "stance_model": "heuristic", "reranker": "cohere"}
+    )  # a trace's settings of before
+    assert (grouped.corpus.backend, grouped.judges.stance_model, grouped.retrieval.reranker) == (
+        "live",
+        "heuristic",
+        "cohere",
+    )
+    assert (
+        Context(backend="live").corpus.backend == "live"
+        and Context(abstain_threshold=0.2).answer.abstain_threshold == 0.2
+    )
     with pytest.raises(ValueError, match="nonsense"):
         Context(**{"backend.nonsense": 1})
 
@@ -102,8 +141,12 @@ def test_descriptions_say_what_a_setting_does_not_how_it_was_measured():
 def test_user_presets_sit_beside_the_packaged_ones(tmp_path, monkeypatch):
     monkeypatch.setenv("SPARKIT_HOME", str(tmp_path))
     (tmp_path / "presets").mkdir()
-    (tmp_path / "presets" / "mine.json").write_text(json.dumps({"description": "My runs.", "court": {"n_hypotheses": 6}}))
-    (tmp_path / "presets" / "fast.json").write_text(json.dumps({"court": {"n_hypotheses": 7}}))  # cannot replace a packaged one
+    (tmp_path / "presets" / "mine.json").write_text(
+        json.dumps({"description": "My runs.", "court": {"n_hypotheses": 6}})
+    )
+    (tmp_path / "presets" / "fast.json").write_text(
+        json.dumps({"court": {"n_hypotheses": 7}})
+    )  # cannot replace a packaged one
     assert Context(preset="mine").court.n_hypotheses == 6 and Context(preset="fast").court.n_hypotheses == 3
     assert Context(preset="mine", n_hypotheses=2).court.n_hypotheses == 2
     assert "mine" in Context.model_json_schema()["properties"]["preset"]["enum"]
@@ -125,7 +168,11 @@ def test_presets_are_data_files_applied_once_at_validation():
 
 
 def test_flat_dotted_and_grouped_names_mean_the_same_setting():
-    spellings = [Context(max_claims=2), Context(**{"verification.max_claims": 2}), Context(verification={"max_claims": 2})]
+    spellings = [
+        Context(max_claims=2),
+        Context(**{"verification.max_claims": 2}),
+        Context(verification={"max_claims": 2}),
+    ]
     assert all(c.verification.max_claims == 2 for c in spellings)
     assert Context(backend="live").corpus.backend == "live"
     assert set(FLAT_NAMES) >= {"max_claims", "support_cap", "enable_semantic_rerank", "recursion_limit", "corpus_path"}
@@ -139,7 +186,7 @@ def test_make_context_layers_overrides_and_reapplies_a_new_preset():
     assert make_context(base, support_cap=2).verification.max_claims == 0  # the caller's setting survives
     assert make_context(base, preset="research_max").court.n_hypotheses == 5  # the new preset fills the rest
     assert make_context({"preset": "fast"}, **{"court.support_cap": 3}).court.support_cap == 3
-    with pytest.raises(InputError, match="invalid setting court.support_cap"):
+    with pytest.raises(InputError, match=r"invalid setting court.support_cap"):
         make_context(None, support_cap="many")
 
 
@@ -152,7 +199,9 @@ def test_every_setting_is_described_and_the_studio_schema_has_no_references():
         for field in model.model_fields:
             prop = section["properties"][field]
             assert prop.get("description"), f"{group}.{field} has no description"
-            assert "default" not in prop and "Default: " in prop["description"], f"{group}.{field}: default not described"
+            assert "default" not in prop and "Default: " in prop["description"], (
+                f"{group}.{field}: default not described"
+            )
 
 
 def test_every_entry_point_runs_the_same_preset_when_none_is_named(monkeypatch, tmp_path):
@@ -167,8 +216,10 @@ def test_every_entry_point_runs_the_same_preset_when_none_is_named(monkeypatch, 
 
     # the MCP tools' schemas, as a client sees them
     tools = {t.name: t for t in asyncio.run(build_server().list_tools())}
-    assert {name: tools[name].input_schema["properties"]["preset"]["default"] for name in ("ask", "verify")} == \
-        {"ask": DEFAULT_PRESET, "verify": DEFAULT_PRESET}
+    assert {name: tools[name].input_schema["properties"]["preset"]["default"] for name in ("ask", "verify")} == {
+        "ask": DEFAULT_PRESET,
+        "verify": DEFAULT_PRESET,
+    }
     # the CLI's settings, for every run subcommand
     for argv in (["ask", "q?"], ["verify", "a claim"], ["resume", "abc"]):
         assert make_context(None, **_settings_overrides(build_parser().parse_args(argv))).preset == DEFAULT_PRESET

@@ -16,12 +16,27 @@ from agent.graph import compile_graph
 from agent.records import Answer, Status
 from tests.fakes import FlakyStance, ListSource, make_backend, record, unique_backend_name
 
-METFORMIN = [record(f"m{i}", f"Metformin and insulin sensitivity study {i}",
-                    f"Metformin increases insulin sensitivity in adults with prediabetes, cohort {i}.") for i in range(3)]
-EXERCISE = [record(f"e{i}", f"Exercise and memory study {i}",
-                   f"Aerobic exercise increases hippocampal volume in older adults, cohort {i}.") for i in range(3)]
-FIRST = {"question": "Metformin increases insulin sensitivity in adults", "mode": "verify",
-         "documents": [{"id": "d1", "title": "Metformin trial", "abstract": "Metformin increases insulin sensitivity."}]}
+METFORMIN = [
+    record(
+        f"m{i}",
+        f"Metformin and insulin sensitivity study {i}",
+        f"Metformin increases insulin sensitivity in adults with prediabetes, cohort {i}.",
+    )
+    for i in range(3)
+]
+EXERCISE = [
+    record(
+        f"e{i}",
+        f"Exercise and memory study {i}",
+        f"Aerobic exercise increases hippocampal volume in older adults, cohort {i}.",
+    )
+    for i in range(3)
+]
+FIRST = {
+    "question": "Metformin increases insulin sensitivity in adults",
+    "mode": "verify",
+    "documents": [{"id": "d1", "title": "Metformin trial", "abstract": "Metformin increases insulin sensitivity."}],
+}
 SECOND = {"question": "Does aerobic exercise increase hippocampal volume in older adults?"}  # no mode, no documents
 
 
@@ -46,7 +61,11 @@ def test_a_second_question_on_a_thread_is_answered_as_on_a_fresh_thread():
     other = {"configurable": {"thread_id": "t2"}, "recursion_limit": 100}
     fresh = app.invoke(SECOND, other, context=context)["answer"]
     assert comparable(second) == comparable(fresh)
-    assert second.task == "polar" and second.status == Status.ANSWERED and {c.id for c in second.citations} <= {"e0", "e1", "e2"}
+    assert (
+        second.task == "polar"
+        and second.status == Status.ANSWERED
+        and {c.id for c in second.citations} <= {"e0", "e1", "e2"}
+    )
     assert second.usage.source_calls == fresh.usage.source_calls and second.usage.llm_calls == fresh.usage.llm_calls
     state = app.get_state(thread).values
     assert state["mode"] is None and state["documents"] is None  # not given with the second question: not inherited
@@ -100,10 +119,26 @@ def test_the_reset_clears_exactly_what_an_earlier_question_left():
     from agent.records import Usage
     from agent.state import leftovers_reset, reset_then
 
-    left = {"question": "q", "options": ["a", "b"], "pool": {"r1": METFORMIN[0]}, "notes": ["old"], "usage": Usage(source_calls=3),
-            "hypotheses": [], "budget_stop": "wall_time", "sent_queries": [], "round": 2}
+    left = {
+        "question": "q",
+        "options": ["a", "b"],
+        "pool": {"r1": METFORMIN[0]},
+        "notes": ["old"],
+        "usage": Usage(source_calls=3),
+        "hypotheses": [],
+        "budget_stop": "wall_time",
+        "sent_queries": [],
+        "round": 2,
+    }
     reset = leftovers_reset(left)
-    assert set(reset) == {"pool", "notes", "usage", "hypotheses", "budget_stop", "round"}  # the input and empty reducers stay
+    assert set(reset) == {
+        "pool",
+        "notes",
+        "usage",
+        "hypotheses",
+        "budget_stop",
+        "round",
+    }  # the input and empty reducers stay
     assert reset["pool"] == Overwrite({}) and reset["budget_stop"] is None and reset["hypotheses"] is None
     merged = reset_then(reset, {"notes": ["new"], "round": 0})
     assert merged["notes"] == Overwrite(["new"]) and merged["round"] == 0 and merged["pool"] == Overwrite({})

@@ -29,15 +29,23 @@ from agent.text import content_terms, is_finding, strip_section_label
 from benchmarks.splits import claim_docs, scifact_splits
 from training.dataset import SentenceRetriever, StancePair, load_scifact, negate_statement
 
-_CONCLUSION_SECTIONS = ("conclusion", "conclusions", "interpretation", "conclusions and relevance", "conclusion and relevance")
+_CONCLUSION_SECTIONS = (
+    "conclusion",
+    "conclusions",
+    "interpretation",
+    "conclusions and relevance",
+    "conclusion and relevance",
+)
 _CONCLUSION_CUE = re.compile(
     r"\b(suggests?|suggested|indicates?|indicated|demonstrates?|demonstrated|shows?|showed|reveals?|revealed|"
-    r"conclude|concluded|establish(?:es|ed)?|provides? evidence|support(?:s|ed)? (?:the|a|our) )\b|^(?:in conclusion|in summary|together|thus|overall)\b",
+    r"conclude|concluded|establish(?:es|ed)?|provides? evidence|support(?:s|ed)? (?:the|a|our) )\b|^(?:in "
+    r"conclusion|in summary|together|thus|overall)\b",
     re.I,
 )
 _LEAD_IN = re.compile(
     r"^(?:(?:in conclusion|in summary|taken together|together|thus|overall|collectively),?\s+)?"
-    r"(?:[^,;:]{0,80}?\b(?:suggest|indicate|demonstrate|show|reveal|establish|conclude|confirm|support|provide evidence)(?:s|ed|d)?\s+that\s+)?",
+    r"(?:[^,;:]{0,80}?\b(?:suggest|indicate|demonstrate|show|reveal|establish|conclude|confirm|support|provide "
+    r"evidence)(?:s|ed|d)?\s+that\s+)?",
     re.I,
 )
 _RESULT_SECTIONS = ("results", "findings", "methods and results", "methods and findings", "results and conclusions")
@@ -89,6 +97,7 @@ def _balanced(built: list[tuple[int, str, str, str]], rng: random.Random) -> lis
     """Keep as many twins whose flip *added* a negation as twins whose flip removed one, so "the statement
     says not" predicts neither label and the judge has to read the sentence (unbalanced, 62 % of the
     CONTRADICT statements carried a negation against 14 % of the SUPPORT ones)."""
+
     def flip(twin: tuple[int, str, str, str]) -> str:
         before, after = bool(NEGATION_MARKER.search(twin[1])), bool(NEGATION_MARKER.search(twin[2]))
         return "added" if after and not before else "removed" if before and not after else "other"

@@ -6,12 +6,13 @@ sentence says, with the label a careful reader would give the edited pair:
 
 | edit | side edited | from | to |
 |---|---|---|---|
-| `direction` | evidence: its one direction word swapped (increased -> decreased, higher -> lower) | SUPPORT | CONTRADICT |
-| `direction` | evidence: the same swap where it disagreed with the claim's direction | CONTRADICT | SUPPORT |
-| `null` | evidence: "significantly reduced" -> "did not significantly reduce" / "was not significantly reduced" | SUPPORT | CONTRADICT |
-| `hedge` | evidence wrapped as an aim, hypothesis, proposal or open question | SUPPORT / CONTRADICT | NEUTRAL |
-| `comparison` | claim: its two compared arms swapped ("A ... than B" -> "B ... than A") | SUPPORT | CONTRADICT |
-| `subject` | claim: its subject turned into its absence ("Smoking increases X" -> "Cessation of smoking increases X") | SUPPORT | CONTRADICT |
+| `direction` | evidence: its one direction word swapped (increased -> decreased, higher -> lower) | SUPPORT |
+CONTRADICT | | `direction` | evidence: the same swap where it disagreed with the claim's direction | CONTRADICT |
+SUPPORT | | `null` | evidence: "significantly reduced" -> "did not significantly reduce" / "was not significantly
+reduced" | SUPPORT | CONTRADICT | | `hedge` | evidence wrapped as an aim, hypothesis, proposal or open question |
+SUPPORT / CONTRADICT | NEUTRAL | | `comparison` | claim: its two compared arms swapped ("A ... than B" -> "B ... than
+A") | SUPPORT | CONTRADICT | | `subject` | claim: its subject turned into its absence ("Smoking increases X" ->
+"Cessation of smoking increases X") | SUPPORT | CONTRADICT |
 
 Only SUPPORT is flipped where the flip of a CONTRADICT is not determined (a refuted "A beats B" may be a tie, so
 "B beats A" need not hold). Pairs of the `heldout` split are never edited. `python -m training.contrast` prints
@@ -31,26 +32,60 @@ from training.dataset import StancePair
 # Direction words of findings and their opposites (both ways). Deliberately narrow: 'more' and 'less' also
 # count things ("more than 50 patients"), so they are not swapped in evidence.
 _ONE_WAY = {
-    "increased": "decreased", "increase": "decrease", "increases": "decreases", "increasing": "decreasing",
-    "higher": "lower", "greater": "smaller", "elevated": "reduced", "improved": "worsened", "improves": "worsens",
-    "enhanced": "impaired", "promoted": "inhibited", "upregulated": "downregulated", "raised": "lowered",
-    "reduced": "increased", "reduces": "increases", "reduce": "increase", "reduction": "increase",
-    "fewer": "more", "shorter": "longer", "accelerated": "slowed", "activated": "suppressed",
+    "increased": "decreased",
+    "increase": "decrease",
+    "increases": "decreases",
+    "increasing": "decreasing",
+    "higher": "lower",
+    "greater": "smaller",
+    "elevated": "reduced",
+    "improved": "worsened",
+    "improves": "worsens",
+    "enhanced": "impaired",
+    "promoted": "inhibited",
+    "upregulated": "downregulated",
+    "raised": "lowered",
+    "reduced": "increased",
+    "reduces": "increases",
+    "reduce": "increase",
+    "reduction": "increase",
+    "fewer": "more",
+    "shorter": "longer",
+    "accelerated": "slowed",
+    "activated": "suppressed",
 }
 EVIDENCE_SWAPS: dict[str, str] = {**_ONE_WAY, **{v: k for k, v in _ONE_WAY.items() if v not in _ONE_WAY}}
-UP_WORDS = frozenset("""increased increase increases increasing higher greater elevated improved improves enhanced promoted
+UP_WORDS = frozenset(
+    """increased increase increases increasing higher greater elevated improved improves enhanced promoted
     upregulated raised more longer accelerated activated promotes promote improve enhances enhance raises raise
-    induces induce stimulates activates""".split())
-DOWN_WORDS = frozenset("""decreased decrease decreases decreasing lower smaller reduced reduces reduce reduction worsened
+    induces induce stimulates activates""".split()
+)
+DOWN_WORDS = frozenset(
+    """decreased decrease decreases decreasing lower smaller reduced reduces reduce reduction worsened
     worsens impaired inhibited downregulated lowered fewer shorter slowed suppressed inhibits inhibit lowers lower
-    prevents prevent suppresses attenuates""".split())
+    prevents prevent suppresses attenuates""".split()
+)
 _NEGATION = re.compile(r"\b(not|no|none|neither|nor|without|never|cannot|fail(?:s|ed)? to|lack of)\b|n't\b", re.I)
 _WORD = re.compile(r"[A-Za-z]+")
 
-_BASE_FORM = {"increased": "increase", "decreased": "decrease", "reduced": "reduce", "improved": "improve",
-              "lowered": "lower", "raised": "raise", "enhanced": "enhance", "inhibited": "inhibit", "prolonged": "prolong",
-              "shortened": "shorten", "attenuated": "attenuate", "suppressed": "suppress", "prevented": "prevent"}
-_SIGNIFICANT_VERB = re.compile(r"\b(?P<aux>(?:was|were|is|are)\s+)?significantly\s+(?P<verb>" + "|".join(_BASE_FORM) + r")\b", re.I)
+_BASE_FORM = {
+    "increased": "increase",
+    "decreased": "decrease",
+    "reduced": "reduce",
+    "improved": "improve",
+    "lowered": "lower",
+    "raised": "raise",
+    "enhanced": "enhance",
+    "inhibited": "inhibit",
+    "prolonged": "prolong",
+    "shortened": "shorten",
+    "attenuated": "attenuate",
+    "suppressed": "suppress",
+    "prevented": "prevent",
+}
+_SIGNIFICANT_VERB = re.compile(
+    r"\b(?P<aux>(?:was|were|is|are)\s+)?significantly\s+(?P<verb>" + "|".join(_BASE_FORM) + r")\b", re.I
+)
 
 HEDGES = (
     "We hypothesized that {p}",
@@ -63,11 +98,16 @@ HEDGES = (
 )
 
 _COMPARISON = re.compile(
-    r"^(?P<a>.+?) (?P<rel>(?:is|are|was|were) (?:more|less) [a-z]+ than|(?:is|are|was|were) (?:superior|inferior|better|worse) "
-    r"(?:to|than)|(?:increases|decreases|reduces|improves|lowers|raises) .+? compared (?:with|to)) (?P<b>.+?)(?P<end>\.?)$")
+    r"^(?P<a>.+?) (?P<rel>(?:is|are|was|were) (?:more|less) [a-z]+ than|(?:is|are|was|were) "
+    r"(?:superior|inferior|better|worse) "
+    r"(?:to|than)|(?:increases|decreases|reduces|improves|lowers|raises) .+? compared (?:with|to)) "
+    r"(?P<b>.+?)(?P<end>\.?)$"
+)
 _SUBJECT_VERB = re.compile(
-    r"^(?P<s>[A-Za-z][\w-]*(?: [a-z][\w-]*){0,2}) (?P<v>increases|decreases|reduces|improves|lowers|raises|causes|prevents|"
-    r"promotes|inhibits|protects|worsens|enhances|impairs) (?P<o>.+)$")
+    r"^(?P<s>[A-Za-z][\w-]*(?: [a-z][\w-]*){0,2}) "
+    r"(?P<v>increases|decreases|reduces|improves|lowers|raises|causes|prevents|"
+    r"promotes|inhibits|protects|worsens|enhances|impairs) (?P<o>.+)$"
+)
 _SUBJECT_ABSENCE = ("Cessation of {s}", "Inhibition of {s}", "Loss of {s}", "Deficiency of {s}")
 
 
@@ -89,11 +129,16 @@ def _match_case(new: str, old: str) -> str:
     return new.capitalize() if old[:1].isupper() else new
 
 
-_LEAD_IN = re.compile(r"^(?:(?:BACKGROUND|OBJECTIVES?|METHODS|RESULTS|FINDINGS|CONCLUSIONS?|INTERPRETATION)S?:?\s+)?"
-                      r"(?:(?:Here,?|In this study,?|Thus,?|Overall,?|Together,?|Taken together,?)\s+)?"
-                      r"(?:(?:we|these data|our (?:results|data|findings))\s+(?:show|showed|found|find|demonstrate|demonstrated|report|"
-                      r"suggest|suggested|reveal|revealed|indicate|indicated|establish)\s+that\s+)?")
-_PRECEDES_ADJECTIVE = frozenset("a an the with of in to revealed showed had has have found demonstrated caused resulted".split())
+_LEAD_IN = re.compile(
+    r"^(?:(?:BACKGROUND|OBJECTIVES?|METHODS|RESULTS|FINDINGS|CONCLUSIONS?|INTERPRETATION)S?:?\s+)?"
+    r"(?:(?:Here,?|In this study,?|Thus,?|Overall,?|Together,?|Taken together,?)\s+)?"
+    r"(?:(?:we|these data|our "
+    r"(?:results|data|findings))\s+(?:show|showed|found|find|demonstrate|demonstrated|report|"
+    r"suggest|suggested|reveal|revealed|indicate|indicated|establish)\s+that\s+)?"
+)
+_PRECEDES_ADJECTIVE = frozenset(
+    "a an the with of in to revealed showed had has have found demonstrated caused resulted".split()
+)
 
 
 def _article(text: str) -> str:
@@ -103,7 +148,8 @@ def _article(text: str) -> str:
 
 
 def swap_evidence_direction(pair: StancePair) -> StancePair | None:
-    """The evidence with its single direction word reversed, when both texts speak of one direction and neither negates."""
+    """The evidence with its single direction word reversed, when both texts speak of one direction and neither
+    negates."""
     if _NEGATION.search(pair.statement) or _NEGATION.search(pair.passage):
         return None
     claim_direction = _direction(_words(pair.statement)[1:])  # a first word is the subject's ('Activated Cdk5 ...')
@@ -118,7 +164,11 @@ def swap_evidence_direction(pair: StancePair) -> StancePair | None:
         label = "SUPPORT"
     else:
         return None
-    passage = pair.passage[: hits[0].start()] + _match_case(EVIDENCE_SWAPS[word.lower()], word) + pair.passage[hits[0].end():]
+    passage = (
+        pair.passage[: hits[0].start()]
+        + _match_case(EVIDENCE_SWAPS[word.lower()], word)
+        + pair.passage[hits[0].end() :]
+    )
     return replace(pair, passage=_article(passage), label=label, kind="contrast:direction")
 
 
@@ -137,7 +187,7 @@ def null_evidence(pair: StancePair) -> StancePair | None:
         edited = f"{match.group('aux')}not significantly {verb}"
     else:
         edited = f"did not significantly {_BASE_FORM[verb.lower()]}"
-    passage = pair.passage[: match.start()] + edited + pair.passage[match.end():]
+    passage = pair.passage[: match.start()] + edited + pair.passage[match.end() :]
     return replace(pair, passage=passage, label="CONTRADICT", kind="contrast:null")
 
 
@@ -164,12 +214,16 @@ def reverse_comparison(pair: StancePair) -> StancePair | None:
     a, b = match.group("a"), match.group("b")
     if a.lower() == b.lower():
         return None
-    statement = f"{_match_case(b, a)} {match.group('rel')} {a[0].lower() + a[1:] if not a.split()[0].isupper() else a}{match.group('end')}"
+    statement = (
+        f"{_match_case(b, a)} {match.group('rel')} "
+        f"{a[0].lower() + a[1:] if not a.split()[0].isupper() else a}{match.group('end')}"
+    )
     return replace(pair, statement=statement, label="CONTRADICT", kind="contrast:comparison")
 
 
 def change_subject(pair: StancePair, rng: random.Random) -> StancePair | None:
-    """'X increases Y' supported: 'Cessation / Inhibition / Loss of X increases Y' is contradicted by the same evidence."""
+    """'X increases Y' supported: 'Cessation / Inhibition / Loss of X increases Y' is contradicted by the same
+    evidence."""
     if pair.label != "SUPPORT" or _NEGATION.search(pair.statement):
         return None
     match = _SUBJECT_VERB.match(pair.statement.strip())
@@ -182,14 +236,21 @@ def change_subject(pair: StancePair, rng: random.Random) -> StancePair | None:
     return replace(pair, statement=statement, label="CONTRADICT", kind="contrast:subject")
 
 
-def contrast_pairs(pairs: list[StancePair], seed: int = 0, hedge_share: float = 0.35, weight: float = 0.7) -> list[StancePair]:
+def contrast_pairs(
+    pairs: list[StancePair], seed: int = 0, hedge_share: float = 0.35, weight: float = 0.7
+) -> list[StancePair]:
     """Every edit that applies to each SUPPORT / CONTRADICT pair outside `heldout` (hedges on `hedge_share` of them)."""
     rng = random.Random(seed)
     out: list[StancePair] = []
     for pair in pairs:
         if pair.split == "heldout" or pair.label == "NEUTRAL":
             continue
-        edits = [swap_evidence_direction(pair), null_evidence(pair), reverse_comparison(pair), change_subject(pair, rng)]
+        edits = [
+            swap_evidence_direction(pair),
+            null_evidence(pair),
+            reverse_comparison(pair),
+            change_subject(pair, rng),
+        ]
         if rng.random() < hedge_share:
             edits.append(hedge_evidence(pair, rng))
         out += [replace(edit, source="contrast", weight=weight) for edit in edits if edit is not None]

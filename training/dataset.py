@@ -141,7 +141,9 @@ def healthver_pairs(data_dir: Path) -> list[StancePair]:
             split = healthver_split(topic)
             claim, evidence = row["claim"].strip(), row["evidence"].strip()
             if claim and evidence:
-                pairs.append(StancePair(claim, evidence, HEALTHVER_LABELS[row["label"]], "healthver", str(topic), split))
+                pairs.append(
+                    StancePair(claim, evidence, HEALTHVER_LABELS[row["label"]], "healthver", str(topic), split)
+                )
     return pairs
 
 
@@ -198,8 +200,6 @@ def negate_statement(text: str) -> tuple[str, str] | None:
     if _AUXILIARY.search(text):
         return _AUXILIARY.sub(lambda m: f"{m.group(1)} not", text, count=1), "negation"
     return None
-
-
 
 
 def negation_augment(pairs: list[StancePair], neutral_per_claim: int = 2) -> list[StancePair]:

@@ -1,7 +1,8 @@
 """The packaged all-MiniLM-L6-v2 packed small enough to travel to a lent GPU machine, and unpacked there.
 
     python -m training.encoder_pack pack --out .gpu/minilm --texts-from-pool .gpu/pool.jsonl.gz --nli-dir ../shared/data
-    python -m training.encoder_pack unpack --pack .gpu/minilm --to /tmp/minilm      # on the GPU; SPARKIT_ENCODER_DIR=/tmp/minilm
+    # on the GPU; SPARKIT_ENCODER_DIR=/tmp/minilm
+    python -m training.encoder_pack unpack --pack .gpu/minilm --to /tmp/minilm
 
 The lent machine has no registry package and takes at most 64 MiB of repository and data per call, and the model is
 91 MB. What training keeps frozen must arrive exact, what it trains need not: the word embeddings (frozen) travel as
@@ -62,7 +63,10 @@ def pack(model_dir: Path, out: Path, texts: Iterable[str]) -> dict[str, float]:
     for name in TOKENIZER_FILES:
         shutil.copy(model_dir / name, out / name)
     np.savez_compressed(out / PACK_FILE, **arrays)
-    return {"pack_mb": round((out / PACK_FILE).stat().st_size / 1e6, 2), "vocab_kept": round(len(rows) / int(arrays["vocab_size"]), 3)}
+    return {
+        "pack_mb": round((out / PACK_FILE).stat().st_size / 1e6, 2),
+        "vocab_kept": round(len(rows) / int(arrays["vocab_size"]), 3),
+    }
 
 
 def unpack(packed: Path, to: Path) -> np.ndarray:

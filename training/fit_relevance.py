@@ -45,13 +45,17 @@ from benchmarks.questions import ASPIRIN, documents_of, load_off_topic
 from benchmarks.splits import pubmedqa_split, scifact_splits
 
 REPO = Path(__file__).resolve().parents[1]
+
+
 async def focus_of(reasoner: ExtractiveReasoner, question: str, mode: str = "ask") -> str:
     """What the product compares with the evidence: the plan's claim, else the question."""
     plan = await reasoner.plan(question, [], mode)
     return plan.claim or question
 
 
-def top_records(index: LocalIndex, reranker: HybridReranker, focus: str, k: int = TOP_RECORDS, depth: int = 20) -> list[Record]:
+def top_records(
+    index: LocalIndex, reranker: HybridReranker, focus: str, k: int = TOP_RECORDS, depth: int = 20
+) -> list[Record]:
     hits = [record for record, _ in index.search(focus, depth)]
     scores = reranker.scores(focus, [r.text for r in hits])
     return [hits[i] for i in np.argsort(-np.asarray(scores))[:k]]
@@ -74,11 +78,19 @@ async def rows(corpus: Path, index_dir: Path | None, claims_path: Path, pubmedqa
     splits = scifact_splits(claims)
     for claim in claims:
         focus = await focus_of(reasoner, claim["claim"], "verify")
-        await add("scifact", "heldout" if splits[claim["id"]] == "heldout" else "fit", claim["claim"],
-                  top_records(index, reranker, focus), "verify", evidence=bool(claim.get("evidence")))
+        await add(
+            "scifact",
+            "heldout" if splits[claim["id"]] == "heldout" else "fit",
+            claim["claim"],
+            top_records(index, reranker, focus),
+            "verify",
+            evidence=bool(claim.get("evidence")),
+        )
     for item in load_off_topic():
         focus = await focus_of(reasoner, item["question"])
-        await add("off_topic", item["split"], item["question"], top_records(index, reranker, focus), domain=item["domain"])
+        await add(
+            "off_topic", item["split"], item["question"], top_records(index, reranker, focus), domain=item["domain"]
+        )
         await add("off_topic_aspirin", item["split"], item["question"], aspirin, domain=item["domain"])
     for pmid, item in json.loads(pubmedqa_path.read_text()).items():
         split = "heldout" if pubmedqa_split(pmid) == "heldout" else "fit"
@@ -104,7 +116,9 @@ async def claim_record_rows(corpus: Path, index_dir: Path | None, claims_path: P
         for rid in dict.fromkeys([*gold, *retrieved]):
             if rid in by_id:
                 features, _, _ = await relevance_features(claim["claim"], [by_id[rid]], encoder)
-                out.append({"claim": claim["id"], "record": rid, "gold": rid in gold, "best_cosine": features["best_cosine"]})
+                out.append(
+                    {"claim": claim["id"], "record": rid, "gold": rid in gold, "best_cosine": features["best_cosine"]}
+                )
     return out
 
 
@@ -130,6 +144,7 @@ def fit(observations: list[dict]) -> LogisticRegression:
 
 def report(observations: list[dict], model: RelevanceModel) -> dict[str, float]:
     """Share passed (answerable) or declined (off-topic) per part, on the fit and the held-back questions."""
+
     def passed(r: dict) -> bool:
         return model.probability(r) >= model.threshold
 
@@ -153,7 +168,9 @@ def report(observations: list[dict], model: RelevanceModel) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "data" / "scifact" / "corpus.jsonl")
-    parser.add_argument("--claims", type=Path, default=REPO.parent / "shared" / "data" / "scifact" / "claims_train.jsonl")
+    parser.add_argument(
+        "--claims", type=Path, default=REPO.parent / "shared" / "data" / "scifact" / "claims_train.jsonl"
+    )
     parser.add_argument("--pubmedqa", type=Path, default=REPO.parent / "shared" / "data" / "pubmedqa" / "pqal_dev.json")
     parser.add_argument("--index", type=Path, help="the corpus' index (default: $SPARKIT_HOME/index/<corpus>)")
     parser.add_argument("--features", type=Path, help="cache of the computed features (JSON); reused when present")
@@ -178,18 +195,26 @@ def main(argv: list[str] | None = None) -> int:
     fitted = [r for r in observations if r["split"] == "fit" and r["kind"] in ("scifact", "pubmedqa", "off_topic")]
     model = RelevanceModel(
         weights={name: round(float(w), 4) for name, w in zip(FEATURES, regression.coef_[0])},
-        intercept=round(float(regression.intercept_[0]), 4), top_records=TOP_RECORDS, encoder=MODEL_NAME,
-        fitted_on="SciFact claims_train outside the held-out groups (answerable, SciFact corpus), PubMedQA pqal_dev even PMIDs "
-                  "(answerable, own abstract), evals/data/off_topic.jsonl split=fit (off-topic, SciFact corpus); class-balanced "
-                  "logistic regression, threshold 0.5",
-        examples=len(fitted), commit=commit(), claim_floor=claim_floor(claim_rows),
+        intercept=round(float(regression.intercept_[0]), 4),
+        top_records=TOP_RECORDS,
+        encoder=MODEL_NAME,
+        fitted_on="SciFact claims_train outside the held-out groups (answerable, SciFact corpus), PubMedQA "
+        "pqal_dev even PMIDs "
+        "(answerable, own abstract), evals/data/off_topic.jsonl split=fit (off-topic, SciFact "
+        "corpus); class-balanced "
+        "logistic regression, threshold 0.5",
+        examples=len(fitted),
+        commit=commit(),
+        claim_floor=claim_floor(claim_rows),
     )
     shares = report(observations, model)
     values = np.array([r["best_cosine"] for r in claim_rows])
     gold = np.array([r["gold"] for r in claim_rows])
-    shares |= {"claim_floor/gold_kept": round(float((values[gold] >= model.claim_floor).mean()), 4),
-               "claim_floor/other_kept": round(float((values[~gold] >= model.claim_floor).mean()), 4),
-               "claim_floor/pairs": len(claim_rows)}
+    shares |= {
+        "claim_floor/gold_kept": round(float((values[gold] >= model.claim_floor).mean()), 4),
+        "claim_floor/other_kept": round(float((values[~gold] >= model.claim_floor).mean()), 4),
+        "claim_floor/pairs": len(claim_rows),
+    }
     print(json.dumps({"model": model.model_dump(), "shares": shares}, indent=1))
     if args.report:
         args.report.write_text(json.dumps({"model": model.model_dump(), "shares": shares}, indent=1))

@@ -1,7 +1,8 @@
 """Train the stance judge's stages on a lent GPU in one call, each stage measured on its own.
 
     python -m training.gpu_stages --pack .gpu/minilm --pool-file .gpu/pool.jsonl.gz --data-dir .gpu/data --out $OUT
-    python -m training.gpu_stages ... --device cpu --max-train 64 --configs pool   # the same script on a tiny slice here
+    # the same script on a tiny slice here
+    python -m training.gpu_stages ... --device cpu --max-train 64 --configs pool
 
 Runs `training.train_judge` once per configuration, all from the packaged all-MiniLM-L6-v2 (every layer but the word
 embeddings trains), in the order that measures what each stage adds: the pool alone; the pool with the in-domain
@@ -27,7 +28,14 @@ CONFIGS: dict[str, tuple[str, ...]] = {
     "pool": ("--epochs", "2"),
     "pool_contrast": ("--epochs", "2", "--contrast", "13000"),
     "nli_pool_contrast": ("--nli-epochs", "1", "--epochs", "2", "--contrast", "13000"),
-    "nli_pool_contrast_indomain": ("--epochs", "0", "--stage2", "scifact,healthver,check_covid", "--stage2-epochs", "1"),
+    "nli_pool_contrast_indomain": (
+        "--epochs",
+        "0",
+        "--stage2",
+        "scifact,healthver,check_covid",
+        "--stage2-epochs",
+        "1",
+    ),
     "nli_pool_contrast_3ep": ("--nli-epochs", "1", "--epochs", "3", "--contrast", "13000"),
     "packaged_pool_contrast": ("--init", "agent/models/stance_cross.npz", "--epochs", "2", "--contrast", "13000"),
 }
@@ -46,7 +54,10 @@ def reading_check_score(weights: Path) -> dict[str, float]:
     by: dict[str, list[bool]] = {}
     for ok, r in zip(right, rows, strict=True):
         by.setdefault(r["category"], []).append(ok)
-    return {"overall": round(sum(right) / len(right), 4), **{c: round(sum(v) / len(v), 3) for c, v in sorted(by.items())}}
+    return {
+        "overall": round(sum(right) / len(right), 4),
+        **{c: round(sum(v) / len(v), 3) for c, v in sorted(by.items())},
+    }
 
 
 def best_epoch_file(checkpoints: Path, report: dict) -> Path:
@@ -57,8 +68,11 @@ def best_epoch_file(checkpoints: Path, report: dict) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.gpu_stages", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m training.gpu_stages",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--pack", type=Path, required=True, help="training.encoder_pack's folder")
     parser.add_argument("--pool-file", type=Path, required=True)
     parser.add_argument("--data-dir", type=Path, required=True, help="a folder with nli/ in it")
@@ -88,7 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
     args.out.mkdir(parents=True, exist_ok=True)
-    merged: dict[str, dict] = {"device": torch.cuda.get_device_name(0) if args.device == "cuda" else "cpu", "runs": {}, "skipped": []}
+    merged: dict[str, dict] = {
+        "device": torch.cuda.get_device_name(0) if args.device == "cuda" else "cpu",
+        "runs": {},
+        "skipped": [],
+    }
     seconds: dict[str, float] = {}
     for name in args.configs.split(","):
         elapsed = time.perf_counter() - started
@@ -102,12 +120,31 @@ def main(argv: list[str] | None = None) -> int:
             if parent is None or "report" not in parent:
                 merged["skipped"].append(name)
                 continue
-            extra = ["--init-checkpoint", str(best_epoch_file(Path(f"/tmp/sparkit-ck/{CONTINUES[name]}"), parent["report"]))]
+            extra = [
+                "--init-checkpoint",
+                str(best_epoch_file(Path(f"/tmp/sparkit-ck/{CONTINUES[name]}"), parent["report"])),
+            ]
         report_path = Path(f"/tmp/sparkit-reports/{name}.json")
         weights = args.out / f"{name}.npz"
-        argv_run = [*COMMON, *CONFIGS[name], *extra, "--device", args.device, "--pool-file", str(args.pool_file),
-                    "--data-dir", str(args.data_dir), "--checkpoint-dir", f"/tmp/sparkit-ck/{name}", "--out", str(weights),
-                    "--report", str(report_path), "--threads", str(os.cpu_count() or 2)]
+        argv_run = [
+            *COMMON,
+            *CONFIGS[name],
+            *extra,
+            "--device",
+            args.device,
+            "--pool-file",
+            str(args.pool_file),
+            "--data-dir",
+            str(args.data_dir),
+            "--checkpoint-dir",
+            f"/tmp/sparkit-ck/{name}",
+            "--out",
+            str(weights),
+            "--report",
+            str(report_path),
+            "--threads",
+            str(os.cpu_count() or 2),
+        ]
         if args.max_train:
             argv_run += ["--max-train", str(args.max_train)]
         if args.max_val:
@@ -117,14 +154,25 @@ def main(argv: list[str] | None = None) -> int:
         try:
             train_judge.main(argv_run)
         except Exception as exc:  # one configuration's failure is recorded and the others still run in this call
-            merged["runs"][name] = {"argv": argv_run, "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
+            merged["runs"][name] = {
+                "argv": argv_run,
+                "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc(),
+            }
             print(merged["runs"][name]["traceback"], flush=True)
             continue
         seconds[name] = time.perf_counter() - t0
-        merged["runs"][name] = {"argv": argv_run, "seconds": round(seconds[name], 1), "report": json.loads(report_path.read_text()),
-                                "reading_check_cross_alone": reading_check_score(weights)}
-        print(f"=== {name}: {seconds[name]:.0f} s, selection {merged['runs'][name]['report']['selection']}, "
-              f"reading check {merged['runs'][name]['reading_check_cross_alone']['overall']}", flush=True)
+        merged["runs"][name] = {
+            "argv": argv_run,
+            "seconds": round(seconds[name], 1),
+            "report": json.loads(report_path.read_text()),
+            "reading_check_cross_alone": reading_check_score(weights),
+        }
+        print(
+            f"=== {name}: {seconds[name]:.0f} s, selection {merged['runs'][name]['report']['selection']}, "
+            f"reading check {merged['runs'][name]['reading_check_cross_alone']['overall']}",
+            flush=True,
+        )
         (args.out / "reports.json").write_text(json.dumps(merged, indent=1))
     (args.out / "reports.json").write_text(json.dumps(merged, indent=1))
     print(f"done in {time.perf_counter() - started:.0f} s; skipped {merged['skipped']}", flush=True)

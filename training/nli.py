@@ -21,7 +21,13 @@ from pathlib import Path
 
 from training.dataset import StancePair, default_data_dir
 
-LABELS = {"entailment": "SUPPORT", "contradiction": "CONTRADICT", "neutral": "NEUTRAL", "supports": "SUPPORT", "refutes": "CONTRADICT"}
+LABELS = {
+    "entailment": "SUPPORT",
+    "contradiction": "CONTRADICT",
+    "neutral": "NEUTRAL",
+    "supports": "SUPPORT",
+    "refutes": "CONTRADICT",
+}
 # (folder, file, split, weight); SciNLI keeps only entailment / neutral (see the module docstring)
 FILES = (
     ("mnli", "dev_matched", "train", 1.0),
@@ -59,8 +65,18 @@ def load_nli(data_dir: Path | None = None) -> list[StancePair]:
             if label is None:
                 raise SystemExit(f"{folder}/{name}: unknown label {row['label']!r}")
             row_split = "val" if folder == "mnli" and _held_out(str(row["id"])) else split
-            pairs.append(StancePair(statement=row["hypothesis"], passage=row["premise"], label=label, kind=folder,  # type: ignore[arg-type]
-                                    group=f"{folder}:{row['id']}", split=row_split, source=f"nli_{folder}", weight=weight))  # type: ignore[arg-type]
+            pairs.append(
+                StancePair(
+                    statement=row["hypothesis"],
+                    passage=row["premise"],
+                    label=label,
+                    kind=folder,  # type: ignore[arg-type]
+                    group=f"{folder}:{row['id']}",
+                    split=row_split,
+                    source=f"nli_{folder}",
+                    weight=weight,
+                )
+            )  # type: ignore[arg-type]
     return pairs
 
 

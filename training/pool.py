@@ -10,16 +10,28 @@ CliniFact test) are not read at all.
 
 | source | pairs | label mapping | split | weight |
 |---|---|---|---|---|
-| scifact | claims_train: each rationale sentence and each rationale set (joined); sentences of cited abstracts without rationale, and BM25-retrieved sentences of abstracts the claim does not cite (hard negatives) -> NEUTRAL | SUPPORT / CONTRADICT | benchmarks/splits.py scifact_splits (341 held-out claims, validation part) | 1.0 |
-| healthver | HealthVer train (MultiVerS format): each rationale set (joined) -> its label; one other sentence of each listed abstract -> NEUTRAL (HealthVer's own neutral evidence is such sentences) | SUPPORT / CONTRADICT / NEI -> NEUTRAL | train; HealthVer dev CSV is `val` | 1.0 |
-| check_covid | claim against its evidence sentences (given for NEI claims too) | SUPPORT / REFUTE -> CONTRADICT / NOTENOUGHINFO -> NEUTRAL | train file -> train, dev file -> val | 1.0 |
-| evidence_inference | EI 2.0 prompts (intervention I, comparator C, outcome O) against each valid evidence span; claims written from the prompt: "I increases O compared with C", "I decreases O ...", "There is no significant difference in O between I and C"; the claim matching the reported direction -> SUPPORT, one of the other two -> CONTRADICT; the claim of another outcome of the same trial -> NEUTRAL | significantly increased / decreased / no significant difference | ev2 article split: train / validation -> val / test -> heldout | 0.7 |
-| clinifact | templated claim ("X is superior to Y in terms of O") against the abstract's last 4 sentences (results and conclusion) | 1 TRUE -> SUPPORT, 0 FALSE (negative or inconclusive) -> CONTRADICT, 2 NONE -> NEUTRAL | train -> train, validation -> val | 0.5 (labels derived from registry p-values: silver) |
-| abstrct | target argument (claim) against source argument (premise) in RCT abstracts | Support -> SUPPORT, Attack -> CONTRADICT, noRel -> NEUTRAL (at most 1 per claim) | neoplasm test -> heldout, the rest train | 0.5 |
-| covidfact | claim against its evidence sentences (joined) | SUPPORTED -> SUPPORT, REFUTED -> CONTRADICT | train | 0.3 (refuted claims are machine word-swaps) |
-| nli4ct | statement against the evidence lines of the trial section(s) | Entailment -> SUPPORT, Contradiction -> CONTRADICT | 2023 train -> train, dev -> val | 0.3 (trial reports, not abstracts) |
-| climate_fever | claim against each Wikipedia evidence sentence | SUPPORTS / REFUTES / NOT_ENOUGH_INFO | heldout only (out-of-domain check) | - |
-| negated | SciFact / HealthVer / Check-COVID training pairs with the claim negated ("does not"), label flipped (SUPPORT <-> CONTRADICT; a refuted claim is only flipped by negation) | flipped | train | 0.5 |
+| scifact | claims_train: each rationale sentence and each rationale set (joined); sentences of cited abstracts without
+rationale, and BM25-retrieved sentences of abstracts the claim does not cite (hard negatives) -> NEUTRAL | SUPPORT /
+CONTRADICT | benchmarks/splits.py scifact_splits (341 held-out claims, validation part) | 1.0 | | healthver | HealthVer
+train (MultiVerS format): each rationale set (joined) -> its label; one other sentence of each listed abstract ->
+NEUTRAL (HealthVer's own neutral evidence is such sentences) | SUPPORT / CONTRADICT / NEI -> NEUTRAL | train; HealthVer
+dev CSV is `val` | 1.0 | | check_covid | claim against its evidence sentences (given for NEI claims too) | SUPPORT /
+REFUTE -> CONTRADICT / NOTENOUGHINFO -> NEUTRAL | train file -> train, dev file -> val | 1.0 | | evidence_inference | EI
+2.0 prompts (intervention I, comparator C, outcome O) against each valid evidence span; claims written from the prompt:
+"I increases O compared with C", "I decreases O ...", "There is no significant difference in O between I and C"; the
+claim matching the reported direction -> SUPPORT, one of the other two -> CONTRADICT; the claim of another outcome of
+the same trial -> NEUTRAL | significantly increased / decreased / no significant difference | ev2 article split: train /
+validation -> val / test -> heldout | 0.7 | | clinifact | templated claim ("X is superior to Y in terms of O") against
+the abstract's last 4 sentences (results and conclusion) | 1 TRUE -> SUPPORT, 0 FALSE (negative or inconclusive) ->
+CONTRADICT, 2 NONE -> NEUTRAL | train -> train, validation -> val | 0.5 (labels derived from registry p-values: silver)
+| | abstrct | target argument (claim) against source argument (premise) in RCT abstracts | Support -> SUPPORT, Attack ->
+CONTRADICT, noRel -> NEUTRAL (at most 1 per claim) | neoplasm test -> heldout, the rest train | 0.5 | | covidfact |
+claim against its evidence sentences (joined) | SUPPORTED -> SUPPORT, REFUTED -> CONTRADICT | train | 0.3 (refuted
+claims are machine word-swaps) | | nli4ct | statement against the evidence lines of the trial section(s) | Entailment ->
+SUPPORT, Contradiction -> CONTRADICT | 2023 train -> train, dev -> val | 0.3 (trial reports, not abstracts) | |
+climate_fever | claim against each Wikipedia evidence sentence | SUPPORTS / REFUTES / NOT_ENOUGH_INFO | heldout only
+(out-of-domain check) | - | | negated | SciFact / HealthVer / Check-COVID training pairs with the claim negated ("does
+not"), label flipped (SUPPORT <-> CONTRADICT; a refuted claim is only flipped by negation) | flipped | train | 0.5 |
 
 Exclusions (../shared/data/stance/README.md): HealthVer train claims 234 (a HealthVer test claim) and 988 (a dev
 claim); Check-COVID's 54 claims on the 11 abstracts shared with HealthVer test (strict); COVID-Fact's 9 lines
@@ -49,11 +61,23 @@ from training.dataset import StancePair, default_data_dir, load_scifact, negatio
 
 STANCE_DIR = "stance"
 HEALTHVER_EXCLUDED = frozenset({234, 988})
-CHECK_COVID_STRICT = frozenset("dlpgq0rm xl07uq0s mo4luyx6 qi1henyy 8ul1rplx 5o9bbspc 53j3ly3v k36rymkv q8l3ra55 i0ijbt7i apj6hgzw".split())
+CHECK_COVID_STRICT = frozenset(
+    "dlpgq0rm xl07uq0s mo4luyx6 qi1henyy 8ul1rplx 5o9bbspc 53j3ly3v k36rymkv q8l3ra55 i0ijbt7i apj6hgzw".split()
+)
 COVIDFACT_STRICT_LINES = frozenset({1845, 1846, 1847, 1848, 1909, 1910, 3968, 3969, 3970})
 CLINIFACT_EXCLUDED_PMIDS = frozenset({"23532866"})
-WEIGHTS = {"scifact": 1.0, "healthver": 1.0, "check_covid": 1.0, "evidence_inference": 0.7, "clinifact": 0.5, "abstrct": 0.5,
-           "covidfact": 0.3, "nli4ct": 0.3, "climate_fever": 0.0, "negated": 0.5}
+WEIGHTS = {
+    "scifact": 1.0,
+    "healthver": 1.0,
+    "check_covid": 1.0,
+    "evidence_inference": 0.7,
+    "clinifact": 0.5,
+    "abstrct": 0.5,
+    "covidfact": 0.3,
+    "nli4ct": 0.3,
+    "climate_fever": 0.0,
+    "negated": 0.5,
+}
 _SPACE = re.compile(r"\s+")
 
 
@@ -63,7 +87,16 @@ def _stable(*parts: object) -> int:
 
 
 def _pair(statement: str, passage: str, label: Stance, kind: str, group: str, split: str, source: str) -> StancePair:
-    return StancePair(_SPACE.sub(" ", statement).strip(), _SPACE.sub(" ", passage).strip(), label, kind, group, split, source, WEIGHTS[source])
+    return StancePair(
+        _SPACE.sub(" ", statement).strip(),
+        _SPACE.sub(" ", passage).strip(),
+        label,
+        kind,
+        group,
+        split,
+        source,
+        WEIGHTS[source],
+    )
 
 
 # ------------------------------------------------------------------------------------------------ sources
@@ -72,8 +105,12 @@ def scifact_source(data: Path) -> list[StancePair]:
     label is the annotators' choice of rationale, not the abstract's stance), plus each multi-sentence rationale set."""
     corpus, claims = load_scifact(data)
     evidence = {(c["claim"], s) for c in claims for doc in c["evidence"] for s in corpus[int(doc)]["abstract"]}
-    pairs = [replace(p, source="scifact", weight=WEIGHTS["scifact"]) for p in scifact_pairs(data)
-             if p.kind in ("rationale", "cited", "retrieved") and not (p.kind == "cited" and (p.statement, p.passage) in evidence)]
+    pairs = [
+        replace(p, source="scifact", weight=WEIGHTS["scifact"])
+        for p in scifact_pairs(data)
+        if p.kind in ("rationale", "cited", "retrieved")
+        and not (p.kind == "cited" and (p.statement, p.passage) in evidence)
+    ]
     by_id = {c["id"]: c for c in claims}
     splits = {p.group: p.split for p in pairs}
     for claim_id, claim in by_id.items():
@@ -81,7 +118,17 @@ def scifact_source(data: Path) -> list[StancePair]:
             for rationale in rationales:
                 if len(rationale["sentences"]) > 1 and str(claim_id) in splits:
                     text = " ".join(corpus[int(doc)]["abstract"][i] for i in sorted(rationale["sentences"]))
-                    pairs.append(_pair(claim["claim"], text, rationale["label"], "rationale_set", str(claim_id), splits[str(claim_id)], "scifact"))
+                    pairs.append(
+                        _pair(
+                            claim["claim"],
+                            text,
+                            rationale["label"],
+                            "rationale_set",
+                            str(claim_id),
+                            splits[str(claim_id)],
+                            "scifact",
+                        )
+                    )
     return pairs
 
 
@@ -103,12 +150,24 @@ def healthver_source(data: Path) -> list[StancePair]:
                 used.update(indices)
                 if indices:
                     label: Stance = "SUPPORT" if rationale["label"] == "SUPPORT" else "CONTRADICT"
-                    pairs.append(_pair(text, " ".join(sentences[i] for i in indices), label, "rationale", group, "train", "healthver"))
+                    pairs.append(
+                        _pair(
+                            text,
+                            " ".join(sentences[i] for i in indices),
+                            label,
+                            "rationale",
+                            group,
+                            "train",
+                            "healthver",
+                        )
+                    )
             others = [i for i in range(len(sentences)) if i not in used and sentences[i]]
             for i in sorted(others, key=lambda i: _stable(group, doc_id, i))[:1]:
                 pairs.append(_pair(text, sentences[i], "NEUTRAL", "sentence", group, "train", "healthver"))
-    pairs += [_pair(p.statement, p.passage, p.label, "evidence", f"hvdev{p.group}", "val", "healthver")
-              for p in healthver_csv(data / "healthver" / "healthver_dev.csv")]
+    pairs += [
+        _pair(p.statement, p.passage, p.label, "evidence", f"hvdev{p.group}", "val", "healthver")
+        for p in healthver_csv(data / "healthver" / "healthver_dev.csv")
+    ]
     return pairs
 
 
@@ -116,14 +175,23 @@ def check_covid_source(data: Path) -> list[StancePair]:
     folder = data / STANCE_DIR / "check_covid"
     corpus = read_corpus(folder / "corpus.json", "cord_id")
     pairs = []
-    for split, path in (("train", folder / "train" / "covidCheck_train_composed+extracted.json"), ("val", folder / "dev" / "covidCheck_dev_composed+extracted.json")):
-        pairs += [_pair(p.statement, p.passage, p.label, "evidence", f"cc{p.group}", split, "check_covid")
-                  for p in check_covid_jsonl(path, corpus, skip_docs=CHECK_COVID_STRICT)]
+    for split, path in (
+        ("train", folder / "train" / "covidCheck_train_composed+extracted.json"),
+        ("val", folder / "dev" / "covidCheck_dev_composed+extracted.json"),
+    ):
+        pairs += [
+            _pair(p.statement, p.passage, p.label, "evidence", f"cc{p.group}", split, "check_covid")
+            for p in check_covid_jsonl(path, corpus, skip_docs=CHECK_COVID_STRICT)
+        ]
     return pairs
 
 
-_EI_DIRECTION = {"significantly increased": "increase", "significantly increase": "increase", "significantly decreased": "decrease",
-                 "no significant difference": "none"}
+_EI_DIRECTION = {
+    "significantly increased": "increase",
+    "significantly increase": "increase",
+    "significantly decreased": "decrease",
+    "no significant difference": "none",
+}
 
 
 def ei_claim(direction: str, intervention: str, comparator: str, outcome: str) -> str:
@@ -136,7 +204,11 @@ def ei_claim(direction: str, intervention: str, comparator: str, outcome: str) -
 
 def _ei_splits(folder: Path) -> dict[str, str]:
     splits = {}
-    for name, split in (("ev2_train_article_ids.txt", "train"), ("ev2_validation_article_ids.txt", "val"), ("ev2_test_article_ids.txt", "heldout")):
+    for name, split in (
+        ("ev2_train_article_ids.txt", "train"),
+        ("ev2_validation_article_ids.txt", "val"),
+        ("ev2_test_article_ids.txt", "heldout"),
+    ):
         for line in (folder / "splits" / name).read_text().split():
             splits[line.strip()] = split
     return splits
@@ -153,7 +225,13 @@ def evidence_inference_source(data: Path) -> list[StancePair]:
         for row in csv.DictReader(handle):
             direction = _EI_DIRECTION.get(row["Label"].strip().lower())
             span = _SPACE.sub(" ", row["Annotations"] or "").strip()
-            if row["Valid Label"] == "True" and row["Valid Reasoning"] == "True" and direction and len(span) >= 20 and row["PromptID"] in prompts:
+            if (
+                row["Valid Label"] == "True"
+                and row["Valid Reasoning"] == "True"
+                and direction
+                and len(span) >= 20
+                and row["PromptID"] in prompts
+            ):
                 spans[row["PromptID"]].setdefault(span, direction)
     by_article: dict[str, list[str]] = defaultdict(list)
     for prompt_id in spans:
@@ -167,9 +245,23 @@ def evidence_inference_source(data: Path) -> list[StancePair]:
         split, group = splits.get(prompt["PMCID"], "train"), f"ei{prompt['PMCID']}"
         for span, direction in evidence.items():
             others = [d for d in ("increase", "decrease", "none") if d != direction]
-            pairs.append(_pair(ei_claim(direction, *parts), span, "SUPPORT", "ei_match", group, split, "evidence_inference"))
-            pairs.append(_pair(ei_claim(others[_stable(prompt_id, span) % 2], *parts), span, "CONTRADICT", "ei_opposite", group, split, "evidence_inference"))
-            siblings = [p for p in by_article[prompt["PMCID"]] if prompts[p]["Outcome"].strip().lower() != parts[2].lower()]
+            pairs.append(
+                _pair(ei_claim(direction, *parts), span, "SUPPORT", "ei_match", group, split, "evidence_inference")
+            )
+            pairs.append(
+                _pair(
+                    ei_claim(others[_stable(prompt_id, span) % 2], *parts),
+                    span,
+                    "CONTRADICT",
+                    "ei_opposite",
+                    group,
+                    split,
+                    "evidence_inference",
+                )
+            )
+            siblings = [
+                p for p in by_article[prompt["PMCID"]] if prompts[p]["Outcome"].strip().lower() != parts[2].lower()
+            ]
             if siblings:  # the claim about another outcome of the same trial says nothing about this span
                 other = prompts[siblings[_stable(prompt_id, span, "n") % len(siblings)]]
                 other_parts = [other["Intervention"].strip(), other["Comparator"].strip(), other["Outcome"].strip()]
@@ -210,7 +302,17 @@ def abstrct_source(data: Path) -> list[StancePair]:
             if label is None or (label == "NEUTRAL" and (neutrals[claim] >= 1 or _stable(path.name, number) % 3)):
                 continue
             neutrals[claim] += label == "NEUTRAL"
-            pairs.append(_pair(claim, premise, label, "argument", f"ab{path.parent.name}:{_stable(claim) % 10**8}", split, "abstrct"))
+            pairs.append(
+                _pair(
+                    claim,
+                    premise,
+                    label,
+                    "argument",
+                    f"ab{path.parent.name}:{_stable(claim) % 10**8}",
+                    split,
+                    "abstrct",
+                )
+            )
     return pairs
 
 
@@ -224,7 +326,11 @@ def covidfact_source(data: Path) -> list[StancePair]:
         item = json.loads(line)
         evidence = " ".join(item.get("evidence") or [])
         if item["label"] in mapping and evidence:
-            pairs.append(_pair(item["claim"], evidence, mapping[item["label"]], "evidence", f"cfact{number}", "train", "covidfact"))
+            pairs.append(
+                _pair(
+                    item["claim"], evidence, mapping[item["label"]], "evidence", f"cfact{number}", "train", "covidfact"
+                )
+            )
     return pairs
 
 
@@ -239,14 +345,21 @@ def nli4ct_source(data: Path) -> list[StancePair]:
             return " ".join(lines[i].strip() for i in indices if i < len(lines))
 
         for split, file in (("train", "train.json"), ("val", "dev.json")):
-            for key, item in json.loads(archive.read(names[file])).items():
+            for item in json.loads(archive.read(names[file])).values():
                 label = mapping.get(item.get("Label", ""))
                 if label is None:
                     continue
                 premise = section(item["Primary_id"], item["Section_id"], item["Primary_evidence_index"])
                 if item.get("Secondary_id"):
-                    premise = f"Primary trial: {premise} Secondary trial: {section(item['Secondary_id'], item['Section_id'], item['Secondary_evidence_index'])}"
-                pairs.append(_pair(item["Statement"], premise, label, "trial_section", f"nli{item['Primary_id']}", split, "nli4ct"))
+                    premise = (
+                        f"Primary trial: {premise} Secondary trial: "
+                        f"{section(item['Secondary_id'], item['Section_id'], item['Secondary_evidence_index'])}"
+                    )
+                pairs.append(
+                    _pair(
+                        item["Statement"], premise, label, "trial_section", f"nli{item['Primary_id']}", split, "nli4ct"
+                    )
+                )
     return pairs
 
 
@@ -256,14 +369,30 @@ def climate_fever_source(data: Path) -> list[StancePair]:
     for line in (data / STANCE_DIR / "climate_fever" / "climate-fever.jsonl").read_text(encoding="utf-8").splitlines():
         item = json.loads(line)
         for evidence in item["evidences"]:
-            pairs.append(_pair(item["claim"], evidence["evidence"], mapping[evidence["evidence_label"]], "wikipedia", f"clim{item['claim_id']}", "heldout", "climate_fever"))
+            pairs.append(
+                _pair(
+                    item["claim"],
+                    evidence["evidence"],
+                    mapping[evidence["evidence_label"]],
+                    "wikipedia",
+                    f"clim{item['claim_id']}",
+                    "heldout",
+                    "climate_fever",
+                )
+            )
     return pairs
 
 
 SOURCES: dict[str, Callable[[Path], list[StancePair]]] = {
-    "scifact": scifact_source, "healthver": healthver_source, "check_covid": check_covid_source,
-    "evidence_inference": evidence_inference_source, "clinifact": clinifact_source, "abstrct": abstrct_source,
-    "covidfact": covidfact_source, "nli4ct": nli4ct_source, "climate_fever": climate_fever_source,
+    "scifact": scifact_source,
+    "healthver": healthver_source,
+    "check_covid": check_covid_source,
+    "evidence_inference": evidence_inference_source,
+    "clinifact": clinifact_source,
+    "abstrct": abstrct_source,
+    "covidfact": covidfact_source,
+    "nli4ct": nli4ct_source,
+    "climate_fever": climate_fever_source,
 }
 
 
@@ -295,16 +424,24 @@ def deduplicate(pairs: list[StancePair]) -> tuple[list[StancePair], dict[str, in
     return kept, dict(removed)
 
 
-def build_pool(data: Path | None = None, sources: list[str] | None = None, negations: bool = True) -> tuple[list[StancePair], dict[str, int]]:
+def build_pool(
+    data: Path | None = None, sources: list[str] | None = None, negations: bool = True
+) -> tuple[list[StancePair], dict[str, int]]:
     """The de-duplicated pool of the named sources (all by default), with negation-augmented training copies."""
     data = data or default_data_dir()
     pairs: list[StancePair] = []
     for name in sources or list(SOURCES):
         pairs += SOURCES[name](data)
     if negations:
-        eligible = [replace(p, kind="rationale") if p.source != "scifact" else p for p in pairs
-                    if p.split == "train" and p.source in ("scifact", "healthver", "check_covid")]
-        pairs += [replace(p, source="negated", weight=WEIGHTS["negated"]) for p in negation_augment(eligible, neutral_per_claim=1)]
+        eligible = [
+            replace(p, kind="rationale") if p.source != "scifact" else p
+            for p in pairs
+            if p.split == "train" and p.source in ("scifact", "healthver", "check_covid")
+        ]
+        pairs += [
+            replace(p, source="negated", weight=WEIGHTS["negated"])
+            for p in negation_augment(eligible, neutral_per_claim=1)
+        ]
     return deduplicate(pairs)
 
 
@@ -312,7 +449,9 @@ def summary(pairs: list[StancePair]) -> list[tuple[str, str, int, int, int]]:
     """(source, split, SUPPORT, CONTRADICT, NEUTRAL) counts."""
     counts = Counter((p.source, p.split, p.label) for p in pairs)
     keys = sorted({(s, sp) for s, sp, _ in counts})
-    return [(s, sp, counts[(s, sp, "SUPPORT")], counts[(s, sp, "CONTRADICT")], counts[(s, sp, "NEUTRAL")]) for s, sp in keys]
+    return [
+        (s, sp, counts[(s, sp, "SUPPORT")], counts[(s, sp, "CONTRADICT")], counts[(s, sp, "NEUTRAL")]) for s, sp in keys
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,8 +1,11 @@
-"""Train the cross-encoder stance judge on the pooled sources (training/pool.py) and write agent/models/stance_cross.npz.
+"""Train the cross-encoder stance judge on the pooled sources (training/pool.py) and write
+agent/models/stance_cross.npz.
 
-    python -m training.train_judge --report evals/runs/judge.json           # the shipped configuration (see its model card)
+    # the shipped configuration (see its model card)
+    python -m training.train_judge --report evals/runs/judge.json
     python -m training.train_judge --max-train 2000 --epochs 1 --no-write   # a smoke run (minutes)
-    python -m training.train_judge --pool-file pool.jsonl.gz --device auto  # pool written on the first run, read after (datasets not needed)
+    # pool written on the first run, read after (datasets not needed)
+    python -m training.train_judge --pool-file pool.jsonl.gz --device auto
 
 The network is the packaged all-MiniLM-L6-v2 read over (statement, passage) jointly, masked mean pooling and a
 linear 3-way head. Every encoder layer is fine-tuned; the word embeddings stay frozen (they come from the
@@ -32,8 +35,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from agent.judges.cross import (
+    SCALE_SUFFIX,
+    build_network,
+    default_cross_weights_path,
+    load_tokenizer,
+    pair_logits,
+    softmax,
+)
 from agent.judges.packaged import weights_digest
-from agent.judges.cross import SCALE_SUFFIX, build_network, default_cross_weights_path, load_tokenizer, pair_logits, softmax
 from agent.records import STANCE_LABELS
 from training.contrast import contrast_pairs
 from training.dataset import StancePair, default_data_dir
@@ -64,7 +74,11 @@ def report_by_source(pairs: list[StancePair], proba: np.ndarray) -> dict[str, di
     out = {}
     for source in dict.fromkeys(sources.tolist()):
         mask = sources == source
-        out[source] = {"macro_f1": round(macro_f1(y[mask], pred[mask]), 4), "accuracy": round(float((y[mask] == pred[mask]).mean()), 4), "pairs": int(mask.sum())}
+        out[source] = {
+            "macro_f1": round(macro_f1(y[mask], pred[mask]), 4),
+            "accuracy": round(float((y[mask] == pred[mask]).mean()), 4),
+            "pairs": int(mask.sum()),
+        }
     return out
 
 
@@ -88,7 +102,10 @@ def batches(pairs: list[StancePair], size: int, rng: random.Random) -> list[list
     """Shuffled batches of similar length (less padding, so faster on CPU)."""
     shuffled = pairs[:]
     rng.shuffle(shuffled)
-    chunks = [sorted(shuffled[i : i + size * 50], key=lambda p: len(p.statement) + len(p.passage)) for i in range(0, len(shuffled), size * 50)]
+    chunks = [
+        sorted(shuffled[i : i + size * 50], key=lambda p: len(p.statement) + len(p.passage))
+        for i in range(0, len(shuffled), size * 50)
+    ]
     out = [chunk[i : i + size] for chunk in chunks for i in range(0, len(chunk), size)]
     rng.shuffle(out)
     return out
@@ -115,23 +132,45 @@ def trainable(network: torch.nn.Module, top_layers: int | None = None) -> list[s
 
 
 def tokenize(tokenizer, batch: list[StancePair], max_len: int):
-    return tokenizer([p.statement for p in batch], [p.passage for p in batch], truncation="longest_first", max_length=max_len,
-                     padding=True, return_tensors="pt")
+    return tokenizer(
+        [p.statement for p in batch],
+        [p.passage for p in batch],
+        truncation="longest_first",
+        max_length=max_len,
+        padding=True,
+        return_tensors="pt",
+    )
 
 
 def logits_of(network, tokenizer, pairs: list[StancePair], max_len: int) -> np.ndarray:
     return pair_logits(network, tokenizer, [(p.statement, p.passage) for p in pairs], batch=64, max_tokens=max_len)
 
 
-def warmup_then_decay(optimiser: torch.optim.Optimizer, steps: int, warmup_share: float) -> torch.optim.lr_scheduler.LambdaLR:
-    """Learning rate rising linearly over the first `warmup_share` of `steps` (at least one), then falling linearly to 0."""
+def warmup_then_decay(
+    optimiser: torch.optim.Optimizer, steps: int, warmup_share: float
+) -> torch.optim.lr_scheduler.LambdaLR:
+    """Learning rate rising linearly over the first `warmup_share` of `steps` (at least one), then falling linearly to
+    0."""
     warmup = max(1, int(steps * warmup_share))
-    return torch.optim.lr_scheduler.LambdaLR(optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
+    return torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
+    )
 
 
-def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePair], args, *, epochs: int, lr: float, label: str,
-                rng: random.Random) -> tuple[dict[str, torch.Tensor], list[dict], float]:
-    """Train for `epochs`, scoring val after each; returns the best epoch's trainable state, the history and its score."""
+def train_stage(
+    network,
+    tokenizer,
+    train: list[StancePair],
+    val: list[StancePair],
+    args,
+    *,
+    epochs: int,
+    lr: float,
+    label: str,
+    rng: random.Random,
+) -> tuple[dict[str, torch.Tensor], list[dict], float]:
+    """Train for `epochs`, scoring val after each; returns the best epoch's trainable state, the history and its
+    score."""
     names = set(trainable(network, args.train_layers))
     body = [p for n, p in network.named_parameters() if n in names and not n.startswith("head.")]
     head = [p for n, p in network.named_parameters() if n.startswith("head.")]
@@ -148,7 +187,9 @@ def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePai
             enc = {k: v.to(args.device) for k, v in tokenize(tokenizer, batch, args.max_len).items()}
             y = torch.tensor([LABEL_INDEX[p.label] for p in batch], device=args.device)
             w = torch.tensor([p.weight for p in batch], dtype=torch.float32, device=args.device) * weights[y]
-            losses = torch.nn.functional.cross_entropy(network(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]), y, reduction="none")
+            losses = torch.nn.functional.cross_entropy(
+                network(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]), y, reduction="none"
+            )
             loss = (losses * w).sum() / w.sum()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(body + head, 1.0)
@@ -157,15 +198,29 @@ def train_stage(network, tokenizer, train: list[StancePair], val: list[StancePai
             optimiser.zero_grad()
             total += float(loss.detach())
             if step % 50 == 0:
-                print(f"  {label} epoch {epoch} step {step}/{len(epoch_batches)} loss {total / step:.4f} "
-                      f"{step * args.batch / (time.perf_counter() - t0):.1f} pairs/s", flush=True)
+                print(
+                    f"  {label} epoch {epoch} step {step}/{len(epoch_batches)} loss {total / step:.4f} "
+                    f"{step * args.batch / (time.perf_counter() - t0):.1f} pairs/s",
+                    flush=True,
+                )
         train_seconds = time.perf_counter() - t0
         report = report_by_source(val, softmax(logits_of(network, tokenizer, val, args.max_len)))
         score = selection_score(report)
-        history.append({"stage": label, "epoch": epoch, "loss": round(total / max(1, len(epoch_batches)), 4), "selection": round(score, 4),
-                        "val": report, "train_seconds": round(train_seconds, 1)})
-        print(f"{label} epoch {epoch}: loss {total / max(1, len(epoch_batches)):.4f} selection {score:.4f} "
-              + " ".join(f"{s}={r['macro_f1']:.3f}" for s, r in report.items()), flush=True)
+        history.append(
+            {
+                "stage": label,
+                "epoch": epoch,
+                "loss": round(total / max(1, len(epoch_batches)), 4),
+                "selection": round(score, 4),
+                "val": report,
+                "train_seconds": round(train_seconds, 1),
+            }
+        )
+        print(
+            f"{label} epoch {epoch}: loss {total / max(1, len(epoch_batches)):.4f} selection {score:.4f} "
+            + " ".join(f"{s}={r['macro_f1']:.3f}" for s, r in report.items()),
+            flush=True,
+        )
         state = {n: p.detach().cpu().clone() for n, p in network.named_parameters() if n in names}
         if args.checkpoint_dir:
             args.checkpoint_dir.mkdir(parents=True, exist_ok=True)
@@ -208,59 +263,127 @@ def quantized(name: str, weight: np.ndarray) -> dict[str, np.ndarray]:
     return {name: np.round(weight / scale[:, None]).astype(np.int8), f"{name}{SCALE_SUFFIX}": scale.astype(np.float16)}
 
 
-def write_weights(path: Path, state: dict[str, torch.Tensor], temperature: float, meta: dict, int8: bool = False) -> None:
+def write_weights(
+    path: Path, state: dict[str, torch.Tensor], temperature: float, meta: dict, int8: bool = False
+) -> None:
     arrays: dict[str, np.ndarray] = {}
     for n, t in state.items():
         arrays.update(quantized(n, t.numpy()) if int8 else {n: t.numpy().astype(np.float16)})
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, **arrays, labels=np.array(STANCE_LABELS), temperature=np.array(temperature),
-                        bias=np.zeros(len(STANCE_LABELS), np.float32), meta=np.array(json.dumps(meta, sort_keys=True)))
+    np.savez_compressed(
+        path,
+        **arrays,
+        labels=np.array(STANCE_LABELS),
+        temperature=np.array(temperature),
+        bias=np.zeros(len(STANCE_LABELS), np.float32),
+        meta=np.array(json.dumps(meta, sort_keys=True)),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.train_judge", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m training.train_judge",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--data-dir", type=Path, default=default_data_dir())
     parser.add_argument("--sources", default=",".join(s for s in SOURCES), help="pooled sources (training/pool.py)")
     parser.add_argument("--no-negations", action="store_true", help="leave out the negation-augmented copies")
-    parser.add_argument("--epochs", type=int, default=2, help="epochs of the pooled stage (0: skip it, with --init or --init-checkpoint)")
+    parser.add_argument(
+        "--epochs",
+        type=int,
+        default=2,
+        help="epochs of the pooled stage (0: skip it, with --init or --init-checkpoint)",
+    )
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--lr", type=float, default=4e-5)
     parser.add_argument("--head-lr", type=float, default=1e-3)
     parser.add_argument("--warmup", type=float, default=0.06, help="share of steps with a linear warm-up")
-    parser.add_argument("--max-len", type=int, default=192, help="tokens per pair (statement + passage), training and inference")
-    parser.add_argument("--class-power", type=float, default=0.5, help="class weight exponent: 0 none, 0.5 inverse sqrt frequency, 1 balanced")
-    parser.add_argument("--nli-epochs", type=int, default=0, help="epochs of a general-NLI warm-up stage before the pooled one "
-                        "(training/nli.py: MNLI, SNLI, counterfactual SNLI, SciNLI; 0: none)")
+    parser.add_argument(
+        "--max-len", type=int, default=192, help="tokens per pair (statement + passage), training and inference"
+    )
+    parser.add_argument(
+        "--class-power",
+        type=float,
+        default=0.5,
+        help="class weight exponent: 0 none, 0.5 inverse sqrt frequency, 1 balanced",
+    )
+    parser.add_argument(
+        "--nli-epochs",
+        type=int,
+        default=0,
+        help="epochs of a general-NLI warm-up stage before the pooled one "
+        "(training/nli.py: MNLI, SNLI, counterfactual SNLI, SciNLI; 0: none)",
+    )
     parser.add_argument("--nli-lr", type=float, default=4e-5)
-    parser.add_argument("--stage2", default="", help="sources of a second, in-domain fine-tuning stage (e.g. scifact,healthver,check_covid)")
+    parser.add_argument(
+        "--stage2",
+        default="",
+        help="sources of a second, in-domain fine-tuning stage (e.g. scifact,healthver,check_covid)",
+    )
     parser.add_argument("--stage2-epochs", type=int, default=1)
     parser.add_argument("--stage2-lr", type=float, default=2e-5)
-    parser.add_argument("--labels", default=",".join(STANCE_LABELS), help="train and score only pairs with these gold labels "
-                        "(SUPPORT,CONTRADICT: a direction reader for the stance_direction_weights setting)")
-    parser.add_argument("--train-layers", type=int, help="train only the top N encoder layers and the head (with --init); the file "
-                        "holds only those and names its --init file and digest, read under it at load time")
-    parser.add_argument("--int8", action="store_true", help="store weight matrices as int8 with a scale per row (half the file)")
+    parser.add_argument(
+        "--labels",
+        default=",".join(STANCE_LABELS),
+        help="train and score only pairs with these gold labels "
+        "(SUPPORT,CONTRADICT: a direction reader for the stance_direction_weights setting)",
+    )
+    parser.add_argument(
+        "--train-layers",
+        type=int,
+        help="train only the top N encoder layers and the head (with --init); the file "
+        "holds only those and names its --init file and digest, read under it at load time",
+    )
+    parser.add_argument(
+        "--int8", action="store_true", help="store weight matrices as int8 with a scale per row (half the file)"
+    )
     parser.add_argument("--max-train", type=int, help="subsample the training pairs, the NLI stage's too (smoke runs)")
-    parser.add_argument("--max-val", type=int, help="subsample the val and heldout pairs (smoke runs; the selection is then noise)")
-    parser.add_argument("--contrast", type=int, default=0, help="add up to N in-domain contrast pairs made from the training "
-                        "rationales (training/contrast.py: direction, null result, hedge, comparison, subject edits)")
+    parser.add_argument(
+        "--max-val", type=int, help="subsample the val and heldout pairs (smoke runs; the selection is then noise)"
+    )
+    parser.add_argument(
+        "--contrast",
+        type=int,
+        default=0,
+        help="add up to N in-domain contrast pairs made from the training "
+        "rationales (training/contrast.py: direction, null result, hedge, comparison, subject edits)",
+    )
     parser.add_argument("--init", type=Path, help="start from these weights (a stance_cross.npz) instead of the base")
-    parser.add_argument("--init-checkpoint", type=Path, help="start from a --checkpoint-dir state (e.g. pooled-epoch1.pt); with --epochs 0 the "
-                        "pooled stage is skipped, so an interrupted run resumes at its second stage or is only exported")
+    parser.add_argument(
+        "--init-checkpoint",
+        type=Path,
+        help="start from a --checkpoint-dir state (e.g. pooled-epoch1.pt); with --epochs 0 the "
+        "pooled stage is skipped, so an interrupted run resumes at its second stage or is "
+        "only exported",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--device", default="cpu", help="cpu, cuda, or auto (cuda when torch sees a GPU); the result is the same network either way")
-    parser.add_argument("--pool-file", type=Path, help="the built pool as gzipped JSON lines: read when it exists, else written after building "
-                        "(lets a run on another machine train on exactly this pool without the datasets)")
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="cpu, cuda, or auto (cuda when torch sees a GPU); the result is the same network either way",
+    )
+    parser.add_argument(
+        "--pool-file",
+        type=Path,
+        help="the built pool as gzipped JSON lines: read when it exists, else written after building "
+        "(lets a run on another machine train on exactly this pool without the datasets)",
+    )
     parser.add_argument("--checkpoint-dir", type=Path, help="save each epoch's trainable state here (resumable)")
     parser.add_argument("--out", type=Path, default=default_cross_weights_path())
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--report", type=Path, help="write the run's numbers as JSON")
-    parser.add_argument("--skip-heldout", action="store_true", help="do not score the heldout split at the end (a quick trial's numbers are the val split's)")
+    parser.add_argument(
+        "--skip-heldout",
+        action="store_true",
+        help="do not score the heldout split at the end (a quick trial's numbers are the val split's)",
+    )
     args = parser.parse_args(argv)
     if args.train_layers is not None and not args.init:
-        raise SystemExit("--train-layers writes only the top layers, so it needs --init: the weights the rest is read from")
+        raise SystemExit(
+            "--train-layers writes only the top layers, so it needs --init: the weights the rest is read from"
+        )
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = random.Random(args.seed)
@@ -281,8 +404,15 @@ def main(argv: list[str] | None = None) -> int:
     val = [p for p in pool if p.split == "val"]
     heldout = [] if args.skip_heldout else [p for p in pool if p.split == "heldout"]
     if args.max_val:
-        val, heldout = rng.sample(val, min(args.max_val, len(val))), rng.sample(heldout, min(args.max_val, len(heldout)))
-    print(f"pool: train {len(train)}, val {len(val)}, heldout {len(heldout)}; removed {removed}; built in {time.perf_counter() - started:.0f}s", flush=True)
+        val, heldout = (
+            rng.sample(val, min(args.max_val, len(val))),
+            rng.sample(heldout, min(args.max_val, len(heldout))),
+        )
+    print(
+        f"pool: train {len(train)}, val {len(val)}, heldout {len(heldout)}; removed {removed}; built in "
+        f"{time.perf_counter() - started:.0f}s",
+        flush=True,
+    )
 
     args.device = resolve_device(args.device)
     network, tokenizer = build_network(), load_tokenizer()
@@ -304,12 +434,21 @@ def main(argv: list[str] | None = None) -> int:
         nli_train, nli_val = [p for p in nli if p.split == "train"], [p for p in nli if p.split == "val"]
         if args.max_train:
             nli_train = rng.sample(nli_train, min(args.max_train, len(nli_train)))
-        state, history, _ = train_stage(network, tokenizer, nli_train, val, args, epochs=args.nli_epochs, lr=args.nli_lr, label="nli", rng=rng)
+        state, history, _ = train_stage(
+            network, tokenizer, nli_train, val, args, epochs=args.nli_epochs, lr=args.nli_lr, label="nli", rng=rng
+        )
         network.load_state_dict({**network.state_dict(), **state})
-        history.append({"stage": "nli", "nli_val": report_by_source(nli_val, softmax(logits_of(network, tokenizer, nli_val, args.max_len)))})
+        history.append(
+            {
+                "stage": "nli",
+                "nli_val": report_by_source(nli_val, softmax(logits_of(network, tokenizer, nli_val, args.max_len))),
+            }
+        )
         print(f"nli stage: {history[-1]}", flush=True)
     if args.epochs > 0:
-        state, pooled_history, score = train_stage(network, tokenizer, train, val, args, epochs=args.epochs, lr=args.lr, label="pooled", rng=rng)
+        state, pooled_history, score = train_stage(
+            network, tokenizer, train, val, args, epochs=args.epochs, lr=args.lr, label="pooled", rng=rng
+        )
         history += pooled_history
         network.load_state_dict({**network.state_dict(), **state})
     else:  # resumed or exported: the starting weights are the first candidate
@@ -317,8 +456,12 @@ def main(argv: list[str] | None = None) -> int:
         score = selection_score(report_by_source(val, softmax(logits_of(network, tokenizer, val, args.max_len))))
     if args.stage2:
         stage2_sources = set(args.stage2.split(","))
-        stage2 = [p for p in train if p.source in stage2_sources or (p.source == "negated" and "scifact" in stage2_sources)]
-        state2, history2, score2 = train_stage(network, tokenizer, stage2, val, args, epochs=args.stage2_epochs, lr=args.stage2_lr, label="stage2", rng=rng)
+        stage2 = [
+            p for p in train if p.source in stage2_sources or (p.source == "negated" and "scifact" in stage2_sources)
+        ]
+        state2, history2, score2 = train_stage(
+            network, tokenizer, stage2, val, args, epochs=args.stage2_epochs, lr=args.stage2_lr, label="stage2", rng=rng
+        )
         history += history2
         if score2 > score:
             state, score = state2, score2
@@ -331,17 +474,43 @@ def main(argv: list[str] | None = None) -> int:
     val_report = report_by_source(val, softmax(val_logits, temperature))
     print(f"selected: selection {score:.4f}, T={temperature}; val {val_report}; heldout {held}", flush=True)
     counts = {s: sum(p.source == s for p in train) for s in dict.fromkeys(p.source for p in train)}
-    results = {"config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}, "history": history, "selection": round(score, 4),
-               "temperature": temperature, "val": val_report, "heldout": held, "train_pairs": len(train), "train_pairs_by_source": counts,
-               "removed": removed, "train_seconds": round(train_seconds, 1), "seconds": round(time.perf_counter() - started, 1)}
+    results = {
+        "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "history": history,
+        "selection": round(score, 4),
+        "temperature": temperature,
+        "val": val_report,
+        "heldout": held,
+        "train_pairs": len(train),
+        "train_pairs_by_source": counts,
+        "removed": removed,
+        "train_seconds": round(train_seconds, 1),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     if not args.no_write:
-        meta = {"train_pairs_by_source": counts, "max_len": args.max_len, "epochs": args.epochs, "stage2": args.stage2, "lr": args.lr,
-                "class_power": args.class_power, "labels": args.labels, "seed": args.seed, "nli_epochs": args.nli_epochs,
-                "contrast": args.contrast, "selection": round(score, 4), "val": val_report, "heldout": held,
-                "train_seconds": round(train_seconds, 1), "pool": "training/pool.py", "int8": args.int8,
-                "init_checkpoint": args.init_checkpoint.name if args.init_checkpoint else None}
+        meta = {
+            "train_pairs_by_source": counts,
+            "max_len": args.max_len,
+            "epochs": args.epochs,
+            "stage2": args.stage2,
+            "lr": args.lr,
+            "class_power": args.class_power,
+            "labels": args.labels,
+            "seed": args.seed,
+            "nli_epochs": args.nli_epochs,
+            "contrast": args.contrast,
+            "selection": round(score, 4),
+            "val": val_report,
+            "heldout": held,
+            "train_seconds": round(train_seconds, 1),
+            "pool": "training/pool.py",
+            "int8": args.int8,
+            "init_checkpoint": args.init_checkpoint.name if args.init_checkpoint else None,
+        }
         if args.train_layers is not None:  # the layers below are the --init file's: the loader reads them from it
-            meta.update(train_layers=args.train_layers, init_weights=args.init.name, init_sha256=weights_digest(args.init))
+            meta.update(
+                train_layers=args.train_layers, init_weights=args.init.name, init_sha256=weights_digest(args.init)
+            )
         write_weights(args.out, state, temperature, meta, int8=args.int8)
         print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
     if args.report:

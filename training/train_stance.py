@@ -22,8 +22,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-
 from agent.judges import heuristic
+from agent.judges.features import CUE_NAMES, FEATURE_NAMES, pair_features
+from agent.judges.packaged import softmax
+from agent.judges.trained import default_weights_path
+from agent.tools.encoder import shared_encoder
 from training.dataset import (
     LABELS,
     StancePair,
@@ -32,10 +35,6 @@ from training.dataset import (
     negation_augment,
     scifact_pairs,
 )
-from agent.judges.features import CUE_NAMES, FEATURE_NAMES, pair_features
-from agent.judges.packaged import softmax
-from agent.judges.trained import default_weights_path
-from agent.tools.encoder import shared_encoder
 
 SLICES = {
     "scifact_sentences": ("rationale", "cited", "retrieved"),
@@ -48,6 +47,7 @@ LABEL_INDEX = {label: i for i, label in enumerate(LABELS)}
 
 
 # --- embeddings --------------------------------------------------------------------------------------
+
 
 class EmbeddingCache:
     """sha256(text) -> MiniLM vector, persisted as an npz so re-runs skip the slow CPU encoding."""
@@ -96,6 +96,7 @@ def featurise(pairs: list[StancePair], cache: EmbeddingCache) -> np.ndarray:
 
 # --- metrics -----------------------------------------------------------------------------------------
 
+
 def metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict:
     """Accuracy, macro-F1 over the classes present in y_true, per-class F1 and the confusion matrix."""
     confusion = np.zeros((len(LABELS), len(LABELS)), dtype=int)
@@ -106,7 +107,7 @@ def metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict:
         per_class[label] = 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else 0.0
     present = [LABELS[i] for i in range(len(LABELS)) if confusion[i].sum()]
     return {
-        "n": int(len(y_true)),
+        "n": len(y_true),
         "accuracy": float((y_true == y_pred).mean()) if len(y_true) else 0.0,
         "macro_f1": float(np.mean([per_class[k] for k in present])) if present else 0.0,
         "f1": {k: round(float(v), 4) for k, v in per_class.items()},
@@ -118,7 +119,11 @@ def slice_report(pairs: list[StancePair], proba: np.ndarray) -> dict[str, dict]:
     y = np.array([LABEL_INDEX[p.label] for p in pairs])
     pred = proba.argmax(axis=1)
     kinds = np.array([p.kind for p in pairs])
-    return {name: metrics(y[np.isin(kinds, ks)], pred[np.isin(kinds, ks)]) for name, ks in SLICES.items() if np.isin(kinds, ks).any()}
+    return {
+        name: metrics(y[np.isin(kinds, ks)], pred[np.isin(kinds, ks)])
+        for name, ks in SLICES.items()
+        if np.isin(kinds, ks).any()
+    }
 
 
 def selection_score(report: dict[str, dict]) -> float:
@@ -127,6 +132,7 @@ def selection_score(report: dict[str, dict]) -> float:
 
 
 # --- models ------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Variant:
@@ -201,8 +207,7 @@ def _network(variant: Variant, n_in: int) -> torch.nn.Sequential:
     return torch.nn.Sequential(*layers)
 
 
-def fit(variant: Variant, x: np.ndarray, y: np.ndarray, epochs: int, seed: int,
-        on_epoch=None) -> Trained:
+def fit(variant: Variant, x: np.ndarray, y: np.ndarray, epochs: int, seed: int, on_epoch=None) -> Trained:
     """Class-balanced cross-entropy with AdamW; `on_epoch(epoch, model)` lets the caller track validation."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -244,6 +249,7 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
 
 # --- heuristic ---------------------------------------------------------------------------------------
 
+
 def heuristic_proba(pairs: list[StancePair], x: np.ndarray) -> np.ndarray:
     cosine = x[:, FEATURE_NAMES.index("cosine")]
     rows = [heuristic.heuristic_probabilities(p.statement, p.passage, float(c)) for p, c in zip(pairs, cosine)]
@@ -261,7 +267,9 @@ def tune_heuristic(pairs: list[StancePair], x: np.ndarray) -> None:
             if score > best[0]:
                 best = (score, (round(float(related), 3), contradict_at))
     heuristic.RELATED_COSINE, heuristic.CONTRADICT_AT = original
-    print(f"heuristic tuning on the training part: best (RELATED_COSINE, CONTRADICT_AT) = {best[1]}, score {best[0]:.4f}")
+    print(
+        f"heuristic tuning on the training part: best (RELATED_COSINE, CONTRADICT_AT) = {best[1]}, score {best[0]:.4f}"
+    )
 
 
 def benchmark(weights: Path, heldout: list[StancePair], n: int = 200) -> dict[str, float]:
@@ -278,11 +286,14 @@ def benchmark(weights: Path, heldout: list[StancePair], n: int = 200) -> dict[st
     for _ in range(5):
         judge.judge_sync(sample)
     warm = (time.perf_counter() - t0) / 5
-    print(f"benchmark: {len(sample)} pairs cold {cold:.2f}s, warm {warm * 1000:.1f} ms ({len(sample) / warm:.0f} pairs/s)")
+    print(
+        f"benchmark: {len(sample)} pairs cold {cold:.2f}s, warm {warm * 1000:.1f} ms ({len(sample) / warm:.0f} pairs/s)"
+    )
     return {"pairs": len(sample), "cold_seconds": round(cold, 3), "warm_seconds": round(warm, 4)}
 
 
 # --- main --------------------------------------------------------------------------------------------
+
 
 def _format(report: dict[str, dict]) -> str:
     return "  ".join(
@@ -326,28 +337,33 @@ def main() -> None:
     train = [p for p in pairs if p.split == "train"]
     val = [p for p in pairs if p.split == "val"]
     heldout = [p for p in pairs if p.split == "heldout"]
-    print(f"pairs: train {len(train)} val {len(val)} heldout {len(heldout)}; negation-augmented "
-          f"{len(augment_train)} (train) / {len(augment_full)} (train+val)")
+    print(
+        f"pairs: train {len(train)} val {len(val)} heldout {len(heldout)}; negation-augmented "
+        f"{len(augment_train)} (train) / {len(augment_full)} (train+val)"
+    )
 
     results: dict[str, dict] = {}
     if args.tune_heuristic:
         tune_heuristic(train, x_of(train))
-    results["heuristic"] = {"heldout": slice_report(heldout, heuristic_proba(heldout, x_of(heldout))),
-                            "val": slice_report(val, heuristic_proba(val, x_of(val)))}
+    results["heuristic"] = {
+        "heldout": slice_report(heldout, heuristic_proba(heldout, x_of(heldout))),
+        "val": slice_report(val, heuristic_proba(val, x_of(val))),
+    }
     print(f"[heuristic] val  {_format(results['heuristic']['val'])}")
     print(f"[heuristic] held {_format(results['heuristic']['heldout'])}", flush=True)
 
     x_val, y_val = x_of(val), y_of(val)
     finals: dict[str, Trained] = {}
     for variant in VARIANTS:
+
         def select(ps: list[StancePair]) -> list[StancePair]:
-            return [p for p in ps if variant.healthver or p.kind != "healthver"]
+            return [p for p in ps if variant.healthver or p.kind != "healthver"]  # noqa: B023 - called in this iteration
 
         fit_pairs = select(train) + (select(augment_train) if variant.augment else [])
         history: list[tuple[float, int]] = []
 
         def track(epoch: int, model: Trained) -> None:
-            history.append((selection_score(slice_report(val, model.proba(x_val))), epoch))
+            history.append((selection_score(slice_report(val, model.proba(x_val))), epoch))  # noqa: B023 - fit calls it now
 
         t0 = time.perf_counter()
         model = fit(variant, x_of(fit_pairs), y_of(fit_pairs), variant.max_epochs, args.seed, on_epoch=track)
@@ -360,12 +376,17 @@ def main() -> None:
         seconds = time.perf_counter() - t0
         finals[variant.name] = final
         results[variant.name] = {
-            "val_score": round(best_score, 4), "epochs": best_epoch, "temperature": temperature,
-            "train_pairs": len(full_pairs), "fit_seconds": round(seconds, 1),
+            "val_score": round(best_score, 4),
+            "epochs": best_epoch,
+            "temperature": temperature,
+            "train_pairs": len(full_pairs),
+            "fit_seconds": round(seconds, 1),
             "heldout": slice_report(heldout, final.proba(x_of(heldout))),
         }
-        print(f"[{variant.name}] val score {best_score:.4f} at epoch {best_epoch}, T={temperature}, "
-              f"{len(full_pairs)} pairs, {seconds:.0f}s (3 fits)")
+        print(
+            f"[{variant.name}] val score {best_score:.4f} at epoch {best_epoch}, T={temperature}, "
+            f"{len(full_pairs)} pairs, {seconds:.0f}s (3 fits)"
+        )
         print(f"[{variant.name}] held {_format(results[variant.name]['heldout'])}", flush=True)
         del model
 
@@ -375,13 +396,23 @@ def main() -> None:
     results["selected"] = chosen
     results["total_seconds"] = round(total, 1)
     if not args.no_write:
-        meta = {"variant": chosen, "seed": args.seed, "epochs": results[chosen]["epochs"],
-                "train_pairs": results[chosen]["train_pairs"], "heldout": results[chosen]["heldout"],
-                "split_rules": "benchmarks/splits.py"}
+        meta = {
+            "variant": chosen,
+            "seed": args.seed,
+            "epochs": results[chosen]["epochs"],
+            "train_pairs": results[chosen]["train_pairs"],
+            "heldout": results[chosen]["heldout"],
+            "split_rules": "benchmarks/splits.py",
+        }
         arrays = finals[chosen].export()
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(args.out, **arrays, feature_names=np.array(FEATURE_NAMES), labels=np.array(LABELS),
-                            meta=np.array(json.dumps(meta, sort_keys=True)))
+        np.savez_compressed(
+            args.out,
+            **arrays,
+            feature_names=np.array(FEATURE_NAMES),
+            labels=np.array(LABELS),
+            meta=np.array(json.dumps(meta, sort_keys=True)),
+        )
         print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
     if args.benchmark:
         results["benchmark"] = benchmark(args.out, heldout)

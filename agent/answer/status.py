@@ -133,8 +133,14 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
     Then two budget rungs override the status: an ANSWERED run whose loop a budget ended below `thresholds.margin`
     is BUDGET_EXHAUSTED, and a run a hard limit cut short (`budget_stop`) is BUDGET_EXHAUSTED with what it found so
     far. The confidence is the calibrator's for an abstention when the run abstains, else the leading answer's."""
-    question, plan, pool, ledger, draft, best = (found.question, found.plan, found.pool, found.ledger, found.draft,
-                                                  found.best)
+    question, plan, pool, ledger, draft, best = (
+        found.question,
+        found.plan,
+        found.pool,
+        found.ledger,
+        found.draft,
+        found.best,
+    )
     decisions, relevance, adjudication, leading = found.decisions, found.relevance, found.adjudication, found.leading
     stop_reason = stop_reason_of(decisions)
     quoted = draft is not None and bool(draft.sentences or draft.answer_citations)
@@ -178,15 +184,18 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         stop_reason = stop_reason_of(decisions, declined)
     elif unaddressed:
         status = Status.INSUFFICIENT_EVIDENCE
-        text = (f"Insufficient evidence: the records found do not mention {listed(unaddressed)}, which the question "
-                "asks about; what they say is about something else.")
+        text = (
+            f"Insufficient evidence: the records found do not mention {listed(unaddressed)}, which the question "
+            "asks about; what they say is about something else."
+        )
         stop_reason = stop_reason_of(decisions, f"the records found do not mention {listed(unaddressed)}")
     elif abstained:
         sides = len({e.record_id for e in ledger if e.stance != "NEUTRAL"})
         # not decided (without a model): no hypothesis reached a verdict, too little evidence took a side
         thin, adjudicated = not decided, adjudication is not None
-        reason = (CONTRARY_REASON if contrary
-                  else abstention_reason(sides, leading, thresholds.abstain, thin, adjudicated))
+        reason = (
+            CONTRARY_REASON if contrary else abstention_reason(sides, leading, thresholds.abstain, thin, adjudicated)
+        )
         status, text = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason)
         stop_reason = stop_reason_of(decisions, reason)
     else:

@@ -59,8 +59,14 @@ _DEGREE_WORDS = frozenset("more less most least much".split())  # 'does time pas
 def _before_noun(words: list[str], i: int) -> bool:
     """words[i] could be a noun and the next word is a noun: a compound ('skin care frequency'), not a verb."""
     following = word_core(words[i + 1]) if i + 1 < len(words) else ""
-    return (can_be_noun_or_adjective(words[i]) and "NOUN" in lemmas_of(following) and following not in DETERMINERS
-            and following not in PREPOSITIONS and following not in PRONOUNS and following not in _DEGREE_WORDS)
+    return (
+        can_be_noun_or_adjective(words[i])
+        and "NOUN" in lemmas_of(following)
+        and following not in DETERMINERS
+        and following not in PREPOSITIONS
+        and following not in PRONOUNS
+        and following not in _DEGREE_WORDS
+    )
 
 
 def _plural_subject(words: list[str], i: int) -> bool:
@@ -74,20 +80,38 @@ def _verb_candidate(words: list[str], i: int, tags: tuple[str, ...], agree: bool
     word = words[i]
     if "(" in word or ")" in word or not any(has_form(word, tag) for tag in tags):
         return None
-    if agree and "VBZ" in tags and not has_form(word, "VBZ") and not has_form(word, "VBD") and not _plural_subject(words, i):
+    if (
+        agree
+        and "VBZ" in tags
+        and not has_form(word, "VBZ")
+        and not has_form(word, "VBD")
+        and not _plural_subject(words, i)
+    ):
         return None  # a bare verb needs a plural subject: 'ethanol stress increases', not 'ethanol does not stress'
     if i > 1 and word_core(words[i - 1]) in ("and", "or") and can_be_noun_or_adjective(word):
         return None  # 'replacement or repair': a noun coordinated with a noun
     before = word_core(words[i - 1]) if i > 0 else ""
-    if i > 0 and (modifies_next(words[i - 1]) or _opens_with_participle(words, i)) and not (before == "that" and i > 1) and word_core(word) != "be":
+    if (
+        i > 0
+        and (modifies_next(words[i - 1]) or _opens_with_participle(words, i))
+        and not (before == "that" and i > 1)
+        and word_core(word) != "be"
+    ):
         return None
     if word_core(word) in AUXILIARIES or not can_be_noun_or_adjective(word):
         return "only"
     if before[:1].isdigit():
         return None  # '40mg/day dosage', '2 cells': a quantity before a noun
     following = word_core(words[i + 1]) if i + 1 < len(words) else ""
-    if "ADJ" in lemmas_of(word_core(word)) and "NOUN" in lemmas_of(following) and following not in DETERMINERS and not is_plural_subject_word(words[i - 1]):
-        return None  # 'tar2 *triple* mutants': an adjective before its noun ('statins *lower* cholesterol' stays a verb)
+    if (
+        "ADJ" in lemmas_of(word_core(word))
+        and "NOUN" in lemmas_of(following)
+        and following not in DETERMINERS
+        and not is_plural_subject_word(words[i - 1])
+    ):
+        return (
+            None  # 'tar2 *triple* mutants': an adjective before its noun ('statins *lower* cholesterol' stays a verb)
+        )
     return "ambiguous"
 
 
@@ -112,7 +136,11 @@ def _pick(words: list[str], start: int, tags: tuple[str, ...], auxiliaries: bool
         if (first_ambiguous is not None or weak is not None) and (core in CONJUNCTIONS or word.endswith(";")):
             break
         negative = core in NEGATIVE_AUXILIARIES
-        kind = "only" if auxiliaries and (negative or core in AUXILIARIES and _is_auxiliary(words, i)) else _verb_candidate(words, i, tags, agree)
+        kind = (
+            "only"
+            if auxiliaries and (negative or (core in AUXILIARIES and _is_auxiliary(words, i)))
+            else _verb_candidate(words, i, tags, agree)
+        )
         if kind is None and auxiliaries and _finite_past(words, i):
             kind = "only"
         if kind is None:
@@ -161,9 +189,18 @@ def finite_verb(statement: str) -> tuple[int, str] | None:
     """(word index, 'aux' or 'lexical') of the statement's main finite verb, or None when none is found."""
     words = statement.split()
     index = _pick(words, 1, ("VBZ", "VB"), auxiliaries=True)
-    if index is not None and index + 1 < len(words) and word_core(words[index]).endswith("s") and can_be_noun_or_adjective(words[index]):
+    if (
+        index is not None
+        and index + 1 < len(words)
+        and word_core(words[index]).endswith("s")
+        and can_be_noun_or_adjective(words[index])
+    ):
         following = words[index + 1]  # 'campaigns changed': the ambiguous word is a plural noun before a past verb
-        if has_form(following, "VBD") and not can_be_noun_or_adjective(following) and word_core(words[index + 2] if index + 2 < len(words) else "") not in PREPOSITIONS:
+        if (
+            has_form(following, "VBD")
+            and not can_be_noun_or_adjective(following)
+            and word_core(words[index + 2] if index + 2 < len(words) else "") not in PREPOSITIONS
+        ):
             return index + 1, "lexical"
     if index is None:
         index = _pick_past(words)
@@ -171,13 +208,20 @@ def finite_verb(statement: str) -> tuple[int, str] | None:
         index = _pick(words, 1, ("VBZ", "VB"), auxiliaries=True, agree=False)
     if index is None:
         return None
-    if (index + 1 < len(words) and can_be_noun_or_adjective(words[index]) and verb_lemma(words[index]) not in RELATION_VERBS
-            and verb_lemma(words[index + 1]) in RELATION_VERBS and has_form(words[index + 1], "VBZ")):
+    if (
+        index + 1 < len(words)
+        and can_be_noun_or_adjective(words[index])
+        and verb_lemma(words[index]) not in RELATION_VERBS
+        and verb_lemma(words[index + 1]) in RELATION_VERBS
+        and has_form(words[index + 1], "VBZ")
+    ):
         index += 1  # 'Eating eggs *raises* cholesterol': the noun before a relation verb is its subject's
     elif has_form(words[index], "VBD") and (present := _present_relation_after(words, index)) is not None:
         index = present  # 'Immune complex triggered cell death *leads* to ...': two finite verbs need a conjunction
     core = word_core(words[index])
-    return index, "aux" if core in NEGATIVE_AUXILIARIES or core in AUXILIARIES and _is_auxiliary(words, index) else "lexical"
+    return index, "aux" if core in NEGATIVE_AUXILIARIES or (
+        core in AUXILIARIES and _is_auxiliary(words, index)
+    ) else "lexical"
 
 
 def _present_relation_after(words: list[str], index: int) -> int | None:
@@ -185,9 +229,15 @@ def _present_relation_after(words: list[str], index: int) -> int | None:
     comma between)."""
     for k in range(index + 1, len(words)):
         core = word_core(words[k])
-        if core in CONJUNCTIONS or core in RELATIVES or core in SUBORDINATORS or core == "where" or words[k - 1].endswith((",", ";")):
+        if (
+            core in CONJUNCTIONS
+            or core in RELATIVES
+            or core in SUBORDINATORS
+            or core == "where"
+            or words[k - 1].endswith((",", ";"))
+        ):
             return None
-        if core in NEGATIVE_AUXILIARIES or core in AUXILIARIES and _is_auxiliary(words, k):
+        if core in NEGATIVE_AUXILIARIES or (core in AUXILIARIES and _is_auxiliary(words, k)):
             return k  # '... triggered cell death *does* not lead to ...'
         if verb_lemma(words[k]) in RELATION_VERBS and has_form(words[k], "VBZ") and not modifies_next(words[k - 1]):
             return k
@@ -200,13 +250,22 @@ def _finite_past(words: list[str], i: int) -> bool:
     following = word_core(words[i + 1]) if i + 1 < len(words) else ""
     first = lemmas_of(word_core(words[0]))
     after_adverb = i == 1 and "ADV" in first and "NOUN" not in first  # 'Even *impaired* fasting glucose levels are ...'
-    return (_verb_candidate(words, i, ("VBD",)) == "only" and following not in PREPOSITIONS and following not in ("as", "")
-            and word_core(words[i - 1]) not in BE | HAVE and not after_adverb)
+    return (
+        _verb_candidate(words, i, ("VBD",)) == "only"
+        and following not in PREPOSITIONS
+        and following not in ("as", "")
+        and word_core(words[i - 1]) not in BE | HAVE
+        and not after_adverb
+    )
 
 
 def _pick_past(words: list[str]) -> int | None:
     """A past-tense main verb, preferably not a participle introducing a phrase ('patients treated with X')."""
-    candidates = [i for i in range(1, len(words)) if _verb_candidate(words, i, ("VBD",)) and word_core(words[i - 1]) not in BE | HAVE]
+    candidates = [
+        i
+        for i in range(1, len(words))
+        if _verb_candidate(words, i, ("VBD",)) and word_core(words[i - 1]) not in BE | HAVE
+    ]
     for i in candidates:
         following = word_core(words[i + 1]) if i + 1 < len(words) else ""
         if following not in PREPOSITIONS and following != "as":
@@ -229,7 +288,7 @@ def negate_claim(statement: str) -> str:
     if not text:
         return text
     if text.startswith(_NOT_THE_CASE):
-        rest = text[len(_NOT_THE_CASE):]
+        rest = text[len(_NOT_THE_CASE) :]
         return rest[:1].upper() + rest[1:]
     words = text.split()
     if word_core(words[0]) == "no" and len(words) > 2:  # 'No difference was found' -> 'A difference was found'
@@ -247,10 +306,17 @@ def negate_claim(statement: str) -> str:
             return _drop_not(words, i)
         if (no := _predicate_no(words, i)) is not None:
             return _drop_no(words, no)
-        if word_core(words[0]) == "there" and core in BE and i + 1 < len(words) and word_core(words[i + 1]) in ("a", "an"):
-            return " ".join([*words[: i + 1], replace_core(words[i + 1], "no"), *words[i + 2:]])  # 'there is no difference'
+        if (
+            word_core(words[0]) == "there"
+            and core in BE
+            and i + 1 < len(words)
+            and word_core(words[i + 1]) in ("a", "an")
+        ):
+            return " ".join(
+                [*words[: i + 1], replace_core(words[i + 1], "no"), *words[i + 2 :]]
+            )  # 'there is no difference'
         new = "cannot" if core == "can" else f"{core} not"
-        return " ".join([*words[:i], replace_core(words[i], new), *words[i + 1:]])
+        return " ".join([*words[:i], replace_core(words[i], new), *words[i + 1 :]])
     if (no := _predicate_no(words, i)) is not None:
         return _drop_no(words, no)
     lemma = verb_lemma(words[i]) or core
@@ -259,21 +325,31 @@ def negate_claim(statement: str) -> str:
     k = i  # 'solely indicates' -> 'does not solely indicate'
     while k > 1 and set(lemmas_of(word_core(words[k - 1]))) == {"ADV"}:
         k -= 1
-    rest = [inflected(w, "VBP") if _coordinated_finite(words, i + 1 + j) and _same_clause(words[i:i + 1 + j]) else w
-            for j, w in enumerate(words[i + 1:])]
+    rest = [
+        inflected(w, "VBP") if _coordinated_finite(words, i + 1 + j) and _same_clause(words[i : i + 1 + j]) else w
+        for j, w in enumerate(words[i + 1 :])
+    ]
     return " ".join([*words[:k], f"{auxiliary} not", *words[k:i], replace_core(words[i], lemma), *rest])
 
 
 def _coordinated_finite(words: list[str], k: int) -> bool:
     """'does not shorten time *and reduce* severity': a verb joined to the negated one takes its bare form too."""
-    return word_core(words[k - 1]) in ("and", "or") and any(has_form(words[k], t) for t in ("VBZ", "VBD")) and not can_be_noun_or_adjective(words[k])
+    return (
+        word_core(words[k - 1]) in ("and", "or")
+        and any(has_form(words[k], t) for t in ("VBZ", "VBD"))
+        and not can_be_noun_or_adjective(words[k])
+    )
 
 
 def _predicate_no(words: list[str], verb: int) -> int | None:
     """Index of a 'no' that negates the main verb's object ('has no effect', 'there is no difference')."""
     for j in range(verb + 1, min(len(words), verb + 4)):
         core = word_core(words[j])
-        if words[j].strip(PUNCT) == "no" and j + 1 < len(words) and word_core(words[j + 1]) not in ("longer", "more", "less"):
+        if (
+            words[j].strip(PUNCT) == "no"
+            and j + 1 < len(words)
+            and word_core(words[j + 1]) not in ("longer", "more", "less")
+        ):
             return j
         if core in RELATIVES or core in CONJUNCTIONS:
             return None
@@ -282,27 +358,38 @@ def _predicate_no(words: list[str], verb: int) -> int | None:
 
 def _drop_no(words: list[str], j: int) -> str:
     """'no effect' -> 'an effect', 'no differences' -> 'differences'."""
-    head = next((w for w in words[j + 1:] if "NOUN" in lemmas_of(word_core(w)) and not {"ADJ", "VERB"} & set(lemmas_of(word_core(w)))), words[j + 1])
+    head = next(
+        (
+            w
+            for w in words[j + 1 :]
+            if "NOUN" in lemmas_of(word_core(w)) and not {"ADJ", "VERB"} & set(lemmas_of(word_core(w)))
+        ),
+        words[j + 1],
+    )
     if is_plural_subject_word(head):
-        rest = words[j + 1:]
+        rest = words[j + 1 :]
         if j == 0:
             rest = [rest[0][:1].upper() + rest[0][1:], *rest[1:]]
         return " ".join([*words[:j], *rest])
-    return " ".join([*words[:j], replace_core(words[j], article_for(words[j + 1])), *words[j + 1:]])
+    return " ".join([*words[:j], replace_core(words[j], article_for(words[j + 1])), *words[j + 1 :]])
 
 
 def _drop_not(words: list[str], i: int) -> str:
     """Remove the 'not' after words[i]; under do-support the verb takes the auxiliary's inflection back."""
     core = word_core(words[i])
-    rest = words[i + 2:]
+    rest = words[i + 2 :]
     if core in DO:
         verb_at = next((k for k, w in enumerate(rest[:3]) if verb_lemma(w) and has_form(w, "VB")), None)
         if verb_at is not None:
             lemma = verb_lemma(rest[verb_at]) or word_core(rest[verb_at])
             verb = lemma if DO[core] == "VBP" else inflect_as(lemma, DO[core])
-            rest = [*rest[:verb_at], replace_core(rest[verb_at], verb), *rest[verb_at + 1:]]
-            rest = [inflected(w, DO[core]) if k > verb_at and _coordinated_verb(rest, k) and _same_clause(rest[verb_at:k]) else w
-                    for k, w in enumerate(rest)]
+            rest = [*rest[:verb_at], replace_core(rest[verb_at], verb), *rest[verb_at + 1 :]]
+            rest = [
+                inflected(w, DO[core])
+                if k > verb_at and _coordinated_verb(rest, k) and _same_clause(rest[verb_at:k])
+                else w
+                for k, w in enumerate(rest)
+            ]
             return " ".join([*words[:i], *rest])
     return " ".join([*words[: i + 1], *rest])
 
@@ -312,13 +399,16 @@ def _restore_auxiliary(words: list[str], i: int) -> str:
     core = word_core(words[i])
     base = "can" if core == "cannot" else {"ca": "can", "wo": "will"}.get(core[:-3], core[:-3])
     if base in DO:
-        expanded = [*words[:i], replace_core(words[i], base), "not", *words[i + 1:]]
+        expanded = [*words[:i], replace_core(words[i], base), "not", *words[i + 1 :]]
         return _drop_not(expanded, i)
-    return " ".join([*words[:i], replace_core(words[i], base), *words[i + 1:]])
+    return " ".join([*words[:i], replace_core(words[i], base), *words[i + 1 :]])
 
 
 # ----------------------------------------------------------------------------------- question -> claim
-_POLAR = re.compile(r"^\s*(?P<aux>does|do|did|is|are|was|were|can|could|will|would|should|shall|has|have|had|may|might|must)\s+(?P<rest>.+?)\s*\??\s*$", re.I | re.S)
+_POLAR = re.compile(
+    r"^\s*(?P<aux>does|do|did|is|are|was|were|can|could|will|would|should|shall|has|have|had|may|might|must)\s+(?P<rest>.+?)\s*\??\s*$",
+    re.I | re.S,
+)
 
 
 def polar_statement(aux: str, rest: str, subject: str | None = None) -> str | None:
@@ -338,24 +428,44 @@ def polar_statement(aux: str, rest: str, subject: str | None = None) -> str | No
         # preposition or determiner ('does patella position *influence* ligament balancing in total knee'), unless the
         # word is a relation verb and the later one is not ('does music *influence* stress'); after a plural noun it
         # is the verb ('do tailored interventions *increase* mammography use')
-        later = next((k for k in range(index + 1, _object_start(words, index)) if _verb_candidate(words, k, tags) and not _before_noun(words, k)), None)
-        if later is not None and (word_core(words[index]) not in RELATION_VERBS or word_core(words[later]) in RELATION_VERBS):
+        later = next(
+            (
+                k
+                for k in range(index + 1, _object_start(words, index))
+                if _verb_candidate(words, k, tags) and not _before_noun(words, k)
+            ),
+            None,
+        )
+        if later is not None and (
+            word_core(words[index]) not in RELATION_VERBS or word_core(words[later]) in RELATION_VERBS
+        ):
             index = later
     if aux in DO and (earlier := _verb_before_object(words, len(words) if index is None else index)) is not None:
         index = earlier
-    if aux in MODALS and (be := _first_be(words)) is not None and (index is None or index > be or can_be_noun_or_adjective(words[index])):
+    if (
+        aux in MODALS
+        and (be := _first_be(words)) is not None
+        and (index is None or index > be or can_be_noun_or_adjective(words[index]))
+    ):
         index = be  # 'should ascitis volume and anthropometric measurements *be* estimated': not 'volume'
     if (aux in DO or aux in MODALS) and index is not None and (relation := _relation_verb(words, index)) is not None:
         index = relation
-    if index is not None and index > 1 and word_core(words[index - 1]) == "help" and not can_be_noun_or_adjective(words[index]):
+    if (
+        index is not None
+        and index > 1
+        and word_core(words[index - 1]) == "help"
+        and not can_be_noun_or_adjective(words[index])
+    ):
         index -= 1  # 'can the condition of the lymph nodes *help* predict the risk'
     if index is None:
         return None
     subject_words = subject.split() if subject else words[:index]
     predicate = words[index:]
     if aux in DO:
-        predicate = [inflected(w, DO[aux]) if k == 0 or _coordinated_verb(predicate, k) and _same_clause(predicate[:k]) else w
-                     for k, w in enumerate(predicate)]
+        predicate = [
+            inflected(w, DO[aux]) if k == 0 or (_coordinated_verb(predicate, k) and _same_clause(predicate[:k])) else w
+            for k, w in enumerate(predicate)
+        ]
         return " ".join([*subject_words, *predicate])
     return " ".join([*subject_words, aux, *predicate])
 
@@ -366,8 +476,13 @@ def _relation_verb(words: list[str], index: int) -> int | None:
     ('do family physicians make *a* ...') or a clause opens ('to', 'that')."""
     if not can_be_noun_or_adjective(words[index]) or word_core(words[index]) in RELATION_VERBS:
         return None
-    before = [k for k in range(1, index) if word_core(words[k]) in RELATION_VERBS and not modifies_next(words[k - 1])
-              and word_core(words[k - 1]) not in CONJUNCTIONS]
+    before = [
+        k
+        for k in range(1, index)
+        if word_core(words[k]) in RELATION_VERBS
+        and not modifies_next(words[k - 1])
+        and word_core(words[k - 1]) not in CONJUNCTIONS
+    ]
     if before:  # 'does Hospital Type *Affect* Cost and Outcomes of Care': the word taken was the object's noun
         return before[-1]
     for k in range(index + 1, len(words)):
@@ -381,7 +496,14 @@ def _relation_verb(words: list[str], index: int) -> int | None:
 
 def _object_start(words: list[str], index: int) -> int:
     """Index of the first preposition or determiner after words[index] (the end when none)."""
-    return next((k for k in range(index + 1, len(words)) if word_core(words[k]) in PREPOSITIONS or word_core(words[k]) in DETERMINERS), len(words))
+    return next(
+        (
+            k
+            for k in range(index + 1, len(words))
+            if word_core(words[k]) in PREPOSITIONS or word_core(words[k]) in DETERMINERS
+        ),
+        len(words),
+    )
 
 
 def _first_be(words: list[str]) -> int | None:
@@ -406,8 +528,17 @@ def _verb_before_object(words: list[str], index: int) -> int | None:
     for k in range(1, min(index, len(words) - 1)):
         before, word, following = word_core(words[k - 1]), word_core(words[k]), word_core(words[k + 1])
         lemmas, previous = lemmas_of(word), lemmas_of(before)
-        if ("VERB" in lemmas and "ADJ" in lemmas and "NOUN" not in lemmas and has_form(words[k], "VB") and ("NOUN" in lemmas_of(following) or not lemmas_of(following) and following.isalpha())
-                and before not in DETERMINERS and before not in PREPOSITIONS and "ADJ" not in previous and "ADV" not in previous):
+        if (
+            "VERB" in lemmas
+            and "ADJ" in lemmas
+            and "NOUN" not in lemmas
+            and has_form(words[k], "VB")
+            and ("NOUN" in lemmas_of(following) or (not lemmas_of(following) and following.isalpha()))
+            and before not in DETERMINERS
+            and before not in PREPOSITIONS
+            and "ADJ" not in previous
+            and "ADV" not in previous
+        ):
             return k
     return None
 
@@ -416,13 +547,29 @@ def predicative_index(words: list[str]) -> int | None:
     """Where the copula goes in 'Is <subject> <adjective> ...?' when no listed predicate opener is found: before
     the first adjective that ends the question or precedes a preposition ('is aspiration of fluid advantageous')."""
     last = len(words) - 1
-    if last >= 1 and is_adjective(words[last]) and "NOUN" not in lemmas_of(word_core(words[last])) and not modifies_next(words[last - 1]):
-        return last  # an adjective-only last word wins over a noun-like word before a preposition ('the square *root* of 2 irrational')
+    if (
+        last >= 1
+        and is_adjective(words[last])
+        and "NOUN" not in lemmas_of(word_core(words[last]))
+        and not modifies_next(words[last - 1])
+    ):
+        # an adjective-only last word wins over a noun-like word before a preposition
+        # ('the square *root* of 2 irrational')
+        return last
     for i in range(1, len(words)):
         following = word_core(words[i + 1]) if i + 1 < len(words) else ""
-        if is_adjective(words[i]) and (not following or following in PREPOSITIONS or following == "to") and not modifies_next(words[i - 1]):
+        if (
+            is_adjective(words[i])
+            and (not following or following in PREPOSITIONS or following == "to")
+            and not modifies_next(words[i - 1])
+        ):
             return i
-    if len(words) == 3 and is_adjective(words[1]) and not is_adjective(words[0]) and word_core(words[0]) not in DETERMINERS:
+    if (
+        len(words) == 3
+        and is_adjective(words[1])
+        and not is_adjective(words[0])
+        and word_core(words[0]) not in DETERMINERS
+    ):
         return 1  # '<noun> <adjective> <noun>': 'are prions infectious proteins'
     if len(words) == 2 and not is_adjective(words[0]) and word_core(words[0]) not in DETERMINERS:
         return 1  # '<noun> <noun>': 'are prions proteins'
@@ -431,7 +578,12 @@ def predicative_index(words: list[str]) -> int | None:
 
 def _coordinated_verb(predicate: list[str], k: int) -> bool:
     """'shorten time to peak *and reduce* its severity': a second bare verb joined to the first by 'and'/'or'."""
-    return k > 1 and word_core(predicate[k - 1]) in ("and", "or") and has_form(predicate[k], "VB") and not can_be_noun_or_adjective(predicate[k])
+    return (
+        k > 1
+        and word_core(predicate[k - 1]) in ("and", "or")
+        and has_form(predicate[k], "VB")
+        and not can_be_noun_or_adjective(predicate[k])
+    )
 
 
 def _same_clause(words: list[str]) -> bool:

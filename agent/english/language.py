@@ -21,6 +21,7 @@ import re
 import threading
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from agent.errors import InputError
 
@@ -28,11 +29,36 @@ ENGLISH_SHARE = 0.6
 MIN_PROBABILITY = 0.3
 _WORD = re.compile(r"[^\W\d_]+")
 _NAMES = {
-    "af": "Afrikaans", "ca": "Catalan", "cs": "Czech", "da": "Danish", "de": "German", "el": "Greek", "es": "Spanish",
-    "fi": "Finnish", "fr": "French", "hu": "Hungarian", "id": "Indonesian", "it": "Italian", "ja": "Japanese",
-    "ko": "Korean", "la": "Latin", "nl": "Dutch", "no": "Norwegian", "pl": "Polish", "pt": "Portuguese", "ro": "Romanian",
-    "ru": "Russian", "sv": "Swedish", "tr": "Turkish", "uk": "Ukrainian", "zh": "Chinese", "ar": "Arabic", "he": "Hebrew",
-    "hi": "Hindi", "fa": "Persian", "vi": "Vietnamese",
+    "af": "Afrikaans",
+    "ca": "Catalan",
+    "cs": "Czech",
+    "da": "Danish",
+    "de": "German",
+    "el": "Greek",
+    "es": "Spanish",
+    "fi": "Finnish",
+    "fr": "French",
+    "hu": "Hungarian",
+    "id": "Indonesian",
+    "it": "Italian",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "la": "Latin",
+    "nl": "Dutch",
+    "no": "Norwegian",
+    "pl": "Polish",
+    "pt": "Portuguese",
+    "ro": "Romanian",
+    "ru": "Russian",
+    "sv": "Swedish",
+    "tr": "Turkish",
+    "uk": "Ukrainian",
+    "zh": "Chinese",
+    "ar": "Arabic",
+    "he": "Hebrew",
+    "hi": "Hindi",
+    "fa": "Persian",
+    "vi": "Vietnamese",
 }
 _lock = threading.Lock()
 
@@ -42,8 +68,10 @@ class LanguageError(InputError):
 
     def __init__(self, language: str):
         self.language = language
-        super().__init__(f"SPARKIT reads questions in English, and this one reads as {language_name(language)}: "
-                         "please ask it in English")
+        super().__init__(
+            f"SPARKIT reads questions in English, and this one reads as {language_name(language)}: "
+            "please ask it in English"
+        )
 
 
 def language_name(code: str) -> str:
@@ -66,7 +94,7 @@ def english_words() -> dict[str, int]:
 
 
 @lru_cache(maxsize=1)
-def _identifier():
+def _identifier() -> Any:  # a py3langid LanguageIdentifier (py3langid ships no types)
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)

@@ -42,12 +42,43 @@ DOWN = frozenset(
     limit limits limited restrict restricts restricted""".split()
 )
 NULL_PHRASES = (
-    "no significant", "not significant", "nonsignificant", "non significant", "insignificant", "no difference",
-    "no differences", "did not differ", "do not differ", "does not differ", "not differ", "no association",
-    "not associated", "no effect", "no effects", "no impact", "no change", "no changes", "no evidence",
-    "no correlation", "not correlated", "was similar", "were similar", "similar between", "comparable",
-    "unchanged", "not affect", "not alter", "not change", "not increase", "not decrease", "not reduce",
-    "not improve", "no benefit", "no relationship", "no link", "not linked",
+    "no significant",
+    "not significant",
+    "nonsignificant",
+    "non significant",
+    "insignificant",
+    "no difference",
+    "no differences",
+    "did not differ",
+    "do not differ",
+    "does not differ",
+    "not differ",
+    "no association",
+    "not associated",
+    "no effect",
+    "no effects",
+    "no impact",
+    "no change",
+    "no changes",
+    "no evidence",
+    "no correlation",
+    "not correlated",
+    "was similar",
+    "were similar",
+    "similar between",
+    "comparable",
+    "unchanged",
+    "not affect",
+    "not alter",
+    "not change",
+    "not increase",
+    "not decrease",
+    "not reduce",
+    "not improve",
+    "no benefit",
+    "no relationship",
+    "no link",
+    "not linked",
 )
 HEDGES = frozenset("may might could possibly potentially suggest suggests suggested likely unclear unknown".split())
 
@@ -55,36 +86,106 @@ HEDGES = frozenset("may might could possibly potentially suggest suggests sugges
 
 # Antonym pairs used to write falsifying queries and to state a claim's negation.
 ANTONYMS = {
-    "increase": "decrease", "increases": "decreases", "increased": "decreased", "increasing": "decreasing",
-    "higher": "lower", "high": "low", "more": "less", "greater": "smaller", "raise": "lower", "raises": "lowers",
-    "promote": "inhibit", "promotes": "inhibits", "promoted": "inhibited", "activate": "suppress", "activates": "suppresses",
-    "positive": "negative", "positively": "negatively", "improve": "worsen", "improves": "worsens", "improved": "worsened",
-    "enhance": "reduce", "enhances": "reduces", "upregulates": "downregulates", "upregulated": "downregulated",
-    "benefit": "harm", "beneficial": "harmful", "protective": "harmful", "protects": "harms", "risk": "protection",
-    "efficient": "inefficient", "effective": "ineffective", "associated": "unassociated", "required": "dispensable",
-    "necessary": "unnecessary", "sufficient": "insufficient", "stable": "unstable", "common": "rare",
+    "increase": "decrease",
+    "increases": "decreases",
+    "increased": "decreased",
+    "increasing": "decreasing",
+    "higher": "lower",
+    "high": "low",
+    "more": "less",
+    "greater": "smaller",
+    "raise": "lower",
+    "raises": "lowers",
+    "promote": "inhibit",
+    "promotes": "inhibits",
+    "promoted": "inhibited",
+    "activate": "suppress",
+    "activates": "suppresses",
+    "positive": "negative",
+    "positively": "negatively",
+    "improve": "worsen",
+    "improves": "worsens",
+    "improved": "worsened",
+    "enhance": "reduce",
+    "enhances": "reduces",
+    "upregulates": "downregulates",
+    "upregulated": "downregulated",
+    "benefit": "harm",
+    "beneficial": "harmful",
+    "protective": "harmful",
+    "protects": "harms",
+    "risk": "protection",
+    "efficient": "inefficient",
+    "effective": "ineffective",
+    "associated": "unassociated",
+    "required": "dispensable",
+    "necessary": "unnecessary",
+    "sufficient": "insufficient",
+    "stable": "unstable",
+    "common": "rare",
 }
 ANTONYMS.update({v: k for k, v in list(ANTONYMS.items()) if v not in ANTONYMS})
 
 # Direction swaps for the training data's negation augmentation (training/dataset.py `negate_statement`), which
 # the shipped cross-encoder was trained with. They share ANTONYMS' direction words but follow SciFact's
 # annotators where they differ: a reduction's opposite is an increase (not "enhances"), an enhancement's an
-# impairment, and the causal verbs (induces / prevents, accelerates / slows) are swapped too; 'lower' goes back to 'higher'
-# (ANTONYMS reads it as the opposite of 'raise').
+# impairment, and the causal verbs (induces / prevents, accelerates / slows) are swapped too; 'lower' goes back to
+# 'higher' (ANTONYMS reads it as the opposite of 'raise').
 DIRECTION_SWAPS: dict[str, str] = {
-    **{word: ANTONYMS[word] for word in (
-        "increases", "increased", "increase", "increasing", "higher", "greater", "more", "promotes", "promote",
-        "inhibits", "inhibit", "improves", "improve", "raises", "lowers", "positively", "negatively",
-        "upregulates", "downregulates", "decreases", "decreased", "decrease", "less",
-    )},
-    "reduces": "increases", "reduced": "increased", "reduce": "increase", "enhances": "impairs", "enhance": "impair",
-    "impairs": "enhances", "activates": "inhibits", "induces": "prevents", "prevents": "induces",
-    "suppresses": "promotes", "accelerates": "slows", "slows": "accelerates", "lower": "higher",
+    **{
+        word: ANTONYMS[word]
+        for word in (
+            "increases",
+            "increased",
+            "increase",
+            "increasing",
+            "higher",
+            "greater",
+            "more",
+            "promotes",
+            "promote",
+            "inhibits",
+            "inhibit",
+            "improves",
+            "improve",
+            "raises",
+            "lowers",
+            "positively",
+            "negatively",
+            "upregulates",
+            "downregulates",
+            "decreases",
+            "decreased",
+            "decrease",
+            "less",
+        )
+    },
+    "reduces": "increases",
+    "reduced": "increased",
+    "reduce": "increase",
+    "enhances": "impairs",
+    "enhance": "impair",
+    "impairs": "enhances",
+    "activates": "inhibits",
+    "induces": "prevents",
+    "prevents": "induces",
+    "suppresses": "promotes",
+    "accelerates": "slows",
+    "slows": "accelerates",
+    "lower": "higher",
 }
 
 # A contracted negation and the positive auxiliary that replaces it when the negation is dropped.
-CONTRACTED_NEGATIONS = {"doesn't": "does", "don't": "do", "didn't": "did", "isn't": "is", "aren't": "are", "wasn't": "was",
-                        "weren't": "were", "cannot": "can"}
+CONTRACTED_NEGATIONS = {
+    "doesn't": "does",
+    "don't": "do",
+    "didn't": "did",
+    "isn't": "is",
+    "aren't": "are",
+    "wasn't": "was",
+    "weren't": "were",
+    "cannot": "can",
+}
 
 # Whether a sentence says "not" at all (training/conclusions.py balances its flipped twins on it).
 NEGATION_MARKER = re.compile(r"\b(not|no|without|neither|nor|cannot)\b|n't\b", re.I)

@@ -14,7 +14,9 @@ from agent.text import content_terms
 _AUX = r"(does|do|did|is|are|was|were|can|could|will|would|should|has|have|had|may|might|must)"
 _POLAR = re.compile(rf"^\s*{_AUX}\b\s+(.*?)\??\s*$", re.I | re.S)
 _WH = re.compile(r"^\s*(what|which|who|whom|whose|when|where|why|how)\b", re.I)
-_NUMBER = re.compile(r"[<>≤≥~]?\d+(?:[.,]\d+)?\s*(?:%|mg|kg|g|ml|mm|cm|nm|μm|um|mmol|mol|m|s|h|min|days?|years?|fold|x)?", re.I)
+_NUMBER = re.compile(
+    r"[<>≤≥~]?\d+(?:[.,]\d+)?\s*(?:%|mg|kg|g|ml|mm|cm|nm|μm|um|mmol|mol|m|s|h|min|days?|years?|fold|x)?", re.I
+)
 _ENTITY = re.compile(r"\b(?:[A-Z][A-Za-z0-9]*[0-9A-Z][A-Za-z0-9\-]*|[A-Z]{2,}[a-z]?|\d{2,7}-\d{2}-\d)\b")
 
 
@@ -49,8 +51,27 @@ _COPULAS = ("is", "are", "was", "were")
 _PRONOUNS = ("it", "they", "this", "these", "that", "those")  # a subject of one word ('Is it time to ...?')
 _THERE = re.compile(rf"^\s*({'|'.join(_COPULAS)})\s+there\s+(.*?)\??\s*$", re.I | re.S)
 _TITLE_SEPARATOR = re.compile(r":\s+|\.\s+(?=[A-Z])|--|\s[-–]\s")
-_TITLED = re.compile(rf"^(?P<topic>[^?]{{3,}}?)(?::\s*|\.\s+|--|\s[-–]\s)(?P<aux>{_AUX})\s+(?P<pronoun>{'|'.join(_PRONOUNS)})\s+(?P<rest>.*?)\??\s*$", re.I | re.S)
-_KEPT_AUX = {"is", "are", "was", "were", "can", "could", "will", "would", "should", "has", "have", "had", "may", "might", "must"}
+_TITLED = re.compile(
+    rf"^(?P<topic>[^?]{{3,}}?)(?::\s*|\.\s+|--|\s[-–]\s)(?P<aux>{_AUX})\s+(?P<pronoun>{'|'.join(_PRONOUNS)})\s+(?P<rest>.*?)\??\s*$",
+    re.I | re.S,
+)
+_KEPT_AUX = {
+    "is",
+    "are",
+    "was",
+    "were",
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "has",
+    "have",
+    "had",
+    "may",
+    "might",
+    "must",
+}
 
 
 # Words that open the predicate of "Is <subject> <predicate>?": the copula goes before the first of them.
@@ -64,8 +85,13 @@ _PREDICATE_OPENERS = frozenset(
     involved sensitive specific consistent good poor true real essential aware viable predictable applicable adherent
     representative justifiable positively negatively significantly directly inversely clinically economically""".split()
 )
-_SUBJECT_LINKS = frozenset("of in for with on at by to from among after before during and or a an the this these that those who which is are was were".split())
-_AFTER_PARTICIPLE = frozenset("with to by in for among at on as from during".split())  # 'underdiagnosed in', 'compromised during'
+_SUBJECT_LINKS = frozenset(
+    "of in for with on at by to from among after before during and or a an the this these that those who which "
+    "is are was were".split()
+)
+_AFTER_PARTICIPLE = frozenset(
+    "with to by in for among at on as from during".split()
+)  # 'underdiagnosed in', 'compromised during'
 _AFTER_GERUND = frozenset("a an the among".split())  # 'making a difference', 'increasing among'
 _QUANTITY = re.compile(r"^[-−+~≈<>≤≥]?\d[\d.,]*(?:%|°c|°f|°)?$", re.I)
 _QUANTITY_WORDS = frozenset("about approximately around roughly nearly almost exactly below above under over".split())
@@ -74,17 +100,27 @@ _UNITS = frozenset(
     seconds s ms mg g kg µg ug ml l nm µm um mm cm m km ev kev mev gev j kj kcal cal mol mmol µmol hz khz mhz ghz pa
     kpa mpa gpa atm bar w kw mw v mv kv times fold ppm ppb au""".split()
 )
-_QUANTIFIED = DETERMINERS | {"half"}  # first words of a subject that "the" continues: "all the evidence", "half the patients"
+_QUANTIFIED = DETERMINERS | {
+    "half"
+}  # first words of a subject that "the" continues: "all the evidence", "half the patients"
 
 
 def _is_measure(words: list[str], i: int) -> bool:
     """A quantity that ends the question: '-196 C', '37 °C', 'about 5730 years', 'below 30 C', '180 degrees' (a
     number followed by nothing or by unit words only; 'type 2 diabetes' is a name, not a quantity)."""
     j = i + 1 if _core_word(words[i]) in _QUANTITY_WORDS else i
-    return j < len(words) and bool(_QUANTITY.match(words[j])) and all(_core_word(w) in _UNITS for w in words[j + 1:]) and len(words) - j <= 3
+    return (
+        j < len(words)
+        and bool(_QUANTITY.match(words[j]))
+        and all(_core_word(w) in _UNITS for w in words[j + 1 :])
+        and len(words) - j <= 3
+    )
 
 
-_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty seventy eighty ninety hundred".split())
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty seventy "
+    "eighty ninety hundred".split()
+)
 
 
 def _bounds_subject(words: list[str], i: int) -> bool:
@@ -124,7 +160,9 @@ def _opens_predicate(words: list[str], i: int) -> bool:
         return following in _AFTER_PARTICIPLE
     if word in PREPOSITIONS:
         return False  # 'monitoring *during* the first transfusion': a preposition, not a gerund
-    return word.endswith("ing") and len(word) > 5 and (following in _AFTER_GERUND or not following)  # '... melanoma *rising*?'
+    return (
+        word.endswith("ing") and len(word) > 5 and (following in _AFTER_GERUND or not following)
+    )  # '... melanoma *rising*?'
 
 
 def _copula_statement(copula: str, rest: str) -> str | None:
@@ -139,17 +177,18 @@ def _copula_statement(copula: str, rest: str) -> str | None:
         if words[i - 1].lower() not in _SUBJECT_LINKS and _opens_predicate(words, i) and not _attributive(words, i):
             i = _before_adverbs(words, i)
             return " ".join([*words[:i], copula, *words[i:]])
-    if (i := predicative_index(words)) is not None:
-        i = _before_adverbs(words, i)
-        return " ".join([*words[:i], copula, *words[i:]])
-    if copula in ("are", "were") and (i := _progressive(words)) is not None:
-        return " ".join([*words[:i], copula, *words[i:]])
+    if (at := predicative_index(words)) is not None:
+        at = _before_adverbs(words, at)
+        return " ".join([*words[:at], copula, *words[at:]])
+    if copula in ("are", "were") and (at := _progressive(words)) is not None:
+        return " ".join([*words[:at], copula, *words[at:]])
     return None
 
 
 def _is_clause(topic: str) -> bool:
     """'Maternal creatine homeostasis is altered during gestation: is this a metabolic adaptation?': a topic that says
-    something (it has a copula of its own) cannot stand in for the pronoun; the statement follows it, as 'This is ...'."""
+    something (it has a copula of its own) cannot stand in for the pronoun; the statement follows it, as 'This is
+    ...'."""
     return any(word.lower() in _COPULAS for word in topic.split()[1:])
 
 
@@ -158,7 +197,13 @@ def _progressive(words: list[str]) -> int | None:
     opens the predicate, is the progressive."""
     for i in range(1, len(words)):
         word, before = words[i].lower(), words[i - 1].lower()
-        if word.endswith("ing") and len(word) > 5 and word not in PREPOSITIONS and before.endswith("s") and is_noun(before):
+        if (
+            word.endswith("ing")
+            and len(word) > 5
+            and word not in PREPOSITIONS
+            and before.endswith("s")
+            and is_noun(before)
+        ):
             return i
     return None
 
@@ -168,14 +213,26 @@ def _attributive(words: list[str], i: int) -> bool:
     that ends on an adjective, belongs to the subject; the copula goes before the last word."""
     following = words[i + 1].lower() if i + 1 < len(words) else ""
     last = words[-1].lower().strip(",;:")
-    return (i + 2 < len(words) and is_adjective(words[i]) and not is_adverb(words[i]) and is_noun(following) and not is_adjective(following)
-            and is_adjective(last))
+    return (
+        i + 2 < len(words)
+        and is_adjective(words[i])
+        and not is_adverb(words[i])
+        and is_noun(following)
+        and not is_adjective(following)
+        and is_adjective(last)
+    )
 
 
 def _before_adverbs(words: list[str], i: int) -> int:
     """The copula goes before the adverbs that open the predicate: 'are Austrian seniors *adequately* protected',
     'is partial prostatectomy *oncologically* adequate' (not 'seniors adequately are protected')."""
-    while i > 1 and words[i - 1].lower().endswith("ly") and is_adverb(words[i - 1]) and not is_adjective(words[i - 1]) and words[i - 2].lower() not in _SUBJECT_LINKS:
+    while (
+        i > 1
+        and words[i - 1].lower().endswith("ly")
+        and is_adverb(words[i - 1])
+        and not is_adjective(words[i - 1])
+        and words[i - 2].lower() not in _SUBJECT_LINKS
+    ):
         i -= 1
     return i
 
@@ -192,7 +249,9 @@ def _capitalised(text: str) -> str:
 
 
 _OR_NOT = re.compile(r",?\s+or\s+not\s*\?$", re.I)
-_IS_IT_TRUE = re.compile(r"^\s*is\s+it\s+(?:really\s+)?(?:true|the\s+case|correct|a\s+fact)\s+that\s+(.+?)\s*\??\s*$", re.I | re.S)
+_IS_IT_TRUE = re.compile(
+    r"^\s*is\s+it\s+(?:really\s+)?(?:true|the\s+case|correct|a\s+fact)\s+that\s+(.+?)\s*\??\s*$", re.I | re.S
+)
 
 
 def polar_to_claim(question: str) -> str:
@@ -207,13 +266,17 @@ def polar_to_claim(question: str) -> str:
     nothing more ('Is aspirin better than placebo or not?' -> 'Aspirin is better than placebo').
     """
     text = _OR_NOT.sub("?", question.strip())
-    if match := _IS_IT_TRUE.match(text):  # 'Is it true that statins cause diabetes?' asks whether statins cause diabetes
+    if match := _IS_IT_TRUE.match(
+        text
+    ):  # 'Is it true that statins cause diabetes?' asks whether statins cause diabetes
         return _capitalised(match.group(1))
     if match := _THERE.match(text):
         return _capitalised(f"there {match.group(1).lower()} {match.group(2)}")
     if (match := _TITLED.match(text)) and not _is_clause(match["topic"]):
         aux = match["aux"].lower()
-        if aux not in _COPULAS and (statement := polar_statement(aux, f"{match['pronoun']} {match['rest']}", subject=match["topic"].strip())):
+        if aux not in _COPULAS and (
+            statement := polar_statement(aux, f"{match['pronoun']} {match['rest']}", subject=match["topic"].strip())
+        ):
             return _capitalised(statement)
         verb = f" {aux}" if aux in _KEPT_AUX else ""
         return _capitalised(f"{match['topic'].strip()}{verb} {match['rest']}")
@@ -257,7 +320,10 @@ def alternative_statements(question: str) -> list[str] | None:
         if len(head.split()) < 3 or not (is_base_verb(left_verb) and is_base_verb(right_verb)) or len(right) < 2:
             return None
         shared = " ".join(right[1:])
-        first, second = polar_to_claim(f"{head} {shared}?"), polar_to_claim(f"{head.rsplit(' ', 1)[0]} {' '.join(right)}?")
+        first, second = (
+            polar_to_claim(f"{head} {shared}?"),
+            polar_to_claim(f"{head.rsplit(' ', 1)[0]} {' '.join(right)}?"),
+        )
         return [first, second] if first != second and f" {shared}" in first and f" {shared}" in second else None
     if aux not in _COPULAS:
         return None
@@ -268,8 +334,13 @@ def alternative_statements(question: str) -> list[str] | None:
     verb = next((k for k, w in enumerate(words) if w.lower() == aux), None)
     if verb is None or verb == 0:
         return None  # no copula placed: the first alternative's statement has no predicate to swap
-    predicate = words[verb + 1: len(words) - len(tail)]
-    if not predicate or len(predicate) > _MAX_ALTERNATIVE_WORDS or len(alternative) > _MAX_ALTERNATIVE_WORDS or abs(len(predicate) - len(alternative)) > 1:
+    predicate = words[verb + 1 : len(words) - len(tail)]
+    if (
+        not predicate
+        or len(predicate) > _MAX_ALTERNATIVE_WORDS
+        or len(alternative) > _MAX_ALTERNATIVE_WORDS
+        or abs(len(predicate) - len(alternative)) > 1
+    ):
         return None
     second = " ".join([*words[: verb + 1], *alternative, *tail])
     return [first, second] if first.lower() != second.lower() else None
@@ -285,7 +356,9 @@ def negate(statement: str) -> str:
 _ATTRIBUTIVE = frozenset({"common", "rare", "high", "low", "positive", "negative", "stable", "unstable"})
 # ANTONYMS reads "lower" as the verb (opposite "raise"); claims mostly compare, as DIRECTION_SWAPS reads it ("higher")
 _CONTRARY_OVERRIDES = {"lower": DIRECTION_SWAPS["lower"]}
-_PREDICATE_BEFORE = frozenset({*_COPULAS, "be", "been", "being", "remain", "remains", "remained", "become", "becomes", "became"})
+_PREDICATE_BEFORE = frozenset(
+    {*_COPULAS, "be", "been", "being", "remain", "remains", "remained", "become", "becomes", "became"}
+)
 
 
 def contrary(statement: str) -> str:
@@ -294,8 +367,12 @@ def contrary(statement: str) -> str:
     than the negation, so it is never a hypothesis. A word that may belong to a term is swapped only as the
     predicate: "Vitamin C prevents the common cold" is not contradicted by "... the rare cold"."""
     words = statement.split()
-    swappable = [(i, core) for i, word in enumerate(words) if (core := word.strip(".,;:()").lower()) in ANTONYMS
-                 and (core not in _ATTRIBUTIVE or i > 0 and words[i - 1].lower() in _PREDICATE_BEFORE)]
+    swappable = [
+        (i, core)
+        for i, word in enumerate(words)
+        if (core := word.strip(".,;:()").lower()) in ANTONYMS
+        and (core not in _ATTRIBUTIVE or (i > 0 and words[i - 1].lower() in _PREDICATE_BEFORE))
+    ]
     if not swappable:
         return negate_claim(statement)
     # "associated with lower mortality": the direction is the comparative's; "unassociated" only when nothing else
@@ -337,17 +414,20 @@ def option_statement(stem: str, option: str, others: tuple[str, ...] = ()) -> st
 
 # "Which is more effective ...", "What drug was approved ...", "Which gene causes ...": the wh-word (and its nouns)
 # is the subject the option replaces. "What is the X?" is answered the other way round: "The X is <option>".
-_WH_COPULA = re.compile(r"^(?:which|what)\s+(?:(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+)?(?P<verb>is|are|was|were)\s+(?P<rest>\S.*)$", re.I | re.S)
+_WH_COPULA = re.compile(
+    r"^(?:which|what)\s+(?:(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+)?(?P<verb>is|are|was|were)\s+(?P<rest>\S.*)$", re.I | re.S
+)
 _COMPARATIVES = frozenset(
     """better worse higher lower greater larger smaller safer faster slower stronger weaker longer shorter earlier later
-    cheaper riskier likelier commoner fewer""".split())
+    cheaper riskier likelier commoner fewer""".split()
+)
 
 
 def answered_stem(stem: str, option: str, others: tuple[str, ...] = ()) -> str | None:
     """The declarative a wh-stem makes with `option` as its answer, or None when the stem is not of that shape."""
     match = _WH_COPULA.match(stem)
     asks_what_the_x_is = match and match.group("noun") is None and stem.lower().startswith("what")
-    if asks_what_the_x_is and match.group("rest").lower().startswith(("the ", "a ", "an ")):
+    if match is not None and asks_what_the_x_is and match.group("rest").lower().startswith(("the ", "a ", "an ")):
         rest = match.group("rest")
         return f"{rest[:1].upper()}{rest[1:]} {agreeing_verb(rest, match.group('verb'))} {option}"
     if match is not None:
@@ -360,7 +440,7 @@ def answered_stem(stem: str, option: str, others: tuple[str, ...] = ()) -> str |
         at = next((k for k in candidates if k + 1 not in candidates), None)
         if words[0].lower() not in ("which", "what") or at is None:
             return None
-        verb, rest = words[at], words[at + 1:]
+        verb, rest = words[at], words[at + 1 :]
     subject = option[:1].upper() + option[1:]
     predicate = _compared(rest, others[0]) if len(others) == 1 else " ".join(rest)
     return f"{subject} {agreeing_verb(option, verb.lower())} {predicate}"
@@ -383,7 +463,9 @@ def entities(text: str) -> list[str]:
 
 
 def numbers(text: str) -> list[str]:
-    return list(dict.fromkeys(m.group(0).strip() for m in _NUMBER.finditer(text) if any(c.isdigit() for c in m.group(0))))
+    return list(
+        dict.fromkeys(m.group(0).strip() for m in _NUMBER.finditer(text) if any(c.isdigit() for c in m.group(0)))
+    )
 
 
 # A question asking for a cause ("What is the main cause of cervical cancer?", "What causes scurvy?", "Why do tumours
@@ -391,8 +473,10 @@ def numbers(text: str) -> list[str]:
 # shares its words and was the answer line.
 _ASKS_CAUSE = re.compile(r"^\s*why\b|\b(?:causes?|caused|causing|aetiology|etiology|origin)\b", re.I)
 CAUSAL = re.compile(
-    r"\b(?:caus(?:e|es|ed|ing|al|ative)|aetiolog\w*|etiolog\w*|responsible for|due to|attributable to|owing to|result(?:s|ed)? from|"
-    r"leads? to|led to|induc(?:e|es|ed|ing)|trigger(?:s|ed)?|drives?|driven by|mediated by|associated with|risk factors?|"
+    r"\b(?:caus(?:e|es|ed|ing|al|ative)|aetiolog\w*|etiolog\w*|responsible for|due to|attributable to|owing "
+    r"to|result(?:s|ed)? from|"
+    r"leads? to|led to|induc(?:e|es|ed|ing)|trigger(?:s|ed)?|drives?|driven by|mediated by|associated "
+    r"with|risk factors?|"
     r"because|underl(?:ie|ies|ying)|contribut(?:e|es|ed|ing) to)\b",
     re.I,
 )
@@ -408,7 +492,10 @@ def asks_cause(question: str) -> bool:
 # ("... by inhibiting hepatic gluconeogenesis"), not the topic's best-scored sentence. "How does X affect / compare
 # with / relate to Y?" asks for an effect or a comparison, and "How many / accurate / effective ...?" for an amount.
 _ASKS_MECHANISM = re.compile(r"^\s*how\s+(?:do|does|did|is|are|was|were|can|could|may|might)\b", re.I)
-_ASKS_EFFECT = re.compile(r"\b(?:affect(?:s|ed)?|influenc(?:e|es|ed)|impact(?:s|ed)?|compar(?:e|es|ed)|relat(?:e|es|ed)|differ(?:s|ed)?|change(?:s|d)?)\b", re.I)
+_ASKS_EFFECT = re.compile(
+    r"\b(?:affect(?:s|ed)?|influenc(?:e|es|ed)|impact(?:s|ed)?|compar(?:e|es|ed)|relat(?:e|es|ed)|differ(?:s|ed)?|change(?:s|d)?)\b",
+    re.I,
+)
 MECHANISM = re.compile(
     r"\b(?:by\s+(?!\d)|through|via|mediat(?:ed|es|ing|ion)|due to|because|owing to|leads? to|led to|result(?:s|ed)? in|"
     r"mechanisms?|pathways?|inhibit(?:s|ed|ing|ion)?|activat(?:es|ed|ing|ion)|suppress(?:es|ed|ing|ion)?|block(?:s|ed|ing)?|"

@@ -4,8 +4,8 @@
 aspect check (agent/scoring/aspect.py) wanted a record naming "asprin"; "Dose metfromin reduse ...?" was read as an
 open question, since "Dose" is not an auxiliary. So before the plan a word of the question that the corpus does not
 know is read as the corpus's most frequent word one edit away (two for words of twelve letters or more) with the same
-first and last letter, and a first word one edit from a question word ("Dose", "Waht") is read as that word when the rest then reads as a question. The
-answer says what was read ("Read 'asprin' as 'aspirin'.").
+first and last letter, and a first word one edit from a question word ("Dose", "Waht") is read as that word when the
+rest then reads as a question. The answer says what was read ("Read 'asprin' as 'aspirin'.").
 
 Conservative on purpose, since a wrong correction changes the question: never touched are words the corpus knows
 (in any inflection: their Snowball stem is a corpus word's stem), words of symspellpy's English word list (82,765
@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from agent.english.language import english_words
 from agent.records import Correction
@@ -73,9 +74,9 @@ class Speller:
         self._word_counts = word_counts
         self._lock = threading.Lock()
         self._known: frozenset[str] | None = None
-        self._symspell = None
+        self._symspell: Any = None  # a symspellpy.SymSpell once built (symspellpy ships no types)
 
-    def _build(self) -> None:
+    def _build(self) -> frozenset[str]:
         from symspellpy import SymSpell
 
         counts = self._word_counts()
@@ -84,6 +85,7 @@ class Speller:
             if count >= MIN_TARGET_COUNT and len(word) >= MIN_LETTERS and word.isalpha():
                 symspell.create_dictionary_entry(word, count)
         self._symspell, self._known = symspell, frozenset(counts)
+        return self._known
 
     def knows(self, word: str) -> bool:
         """Whether the corpus or English knows `word` (lower case) or a regular inflection of it ('phosphorylates'
@@ -93,9 +95,8 @@ class Speller:
         if any(form in english for form in forms):
             return True  # most words of most questions: the corpus's dictionary is not needed (nor built)
         with self._lock:  # built once
-            if self._known is None:
-                self._build()
-        return any(form in self._known for form in forms)
+            known = self._known if self._known is not None else self._build()
+        return any(form in known for form in forms)
 
     def suggestion(self, word: str) -> str | None:
         """The corpus word `word` (lower case) was meant to be, or None when it is known or nothing is close enough."""
@@ -104,8 +105,11 @@ class Speller:
         from symspellpy import Verbosity
 
         distance = 2 if len(word) >= LONG_WORD else 1
-        found = [s for s in self._symspell.lookup(word, Verbosity.ALL, max_edit_distance=distance)
-                 if s.term[0] == word[0] and s.term[-1] == word[-1]]
+        found = [
+            s
+            for s in self._symspell.lookup(word, Verbosity.ALL, max_edit_distance=distance)
+            if s.term[0] == word[0] and s.term[-1] == word[-1]
+        ]
         if not found:
             return None
         return min(found, key=lambda s: (s.distance, -s.count)).term
@@ -118,7 +122,7 @@ class Speller:
             token = match.group(0)
             if any(c.isdigit() for c in token) or not token.replace("-", "").isascii():
                 return token  # 'IL-6', 'COVID-19', 'beta2', 'α-tocopheryl': names, not words
-            if text[match.start() - 1: match.start()] == "(" and text[match.end(): match.end() + 1] == ")":
+            if text[match.start() - 1 : match.start()] == "(" and text[match.end() : match.end() + 1] == ")":
                 return token  # '(polm)': an abbreviation being defined
             parts = token.split("-")
             opens_sentence = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1] in ".?!"
@@ -137,8 +141,8 @@ def read_question_word(question: str) -> tuple[str, Correction | None]:
     """'Dose metformin reduce the risk of cancer?' -> 'Does metformin reduce ...': a first word one edit from a question
     word, in a question (it ends with '?'), read as that word when it is no English word ('Waht', 'Deos') or, being one
     ('Dose', 'Doe'), when the rest has the verb that auxiliary asks for ('does X *reduce* Y'). Between two question
-    words only 'do' and 'does' are chosen from (by the subject's number); 'Hwo' ('who' or 'how'?) is left alone. The question's other
-    words should be corrected first: 'reduse' is no verb."""
+    words only 'do' and 'does' are chosen from (by the subject's number); 'Hwo' ('who' or 'how'?) is left alone. The
+    question's other words should be corrected first: 'reduse' is no verb."""
     from agent.english.grammar import polar_statement
 
     text = question.strip()
@@ -147,7 +151,9 @@ def read_question_word(question: str) -> tuple[str, Correction | None]:
     if not text.endswith("?") or not rest or not word.isalpha() or word in QUESTION_WORDS:
         return question, None
     english = word in english_words()
-    candidates = [(d, q) for q in QUESTION_WORDS if (d := _osa(word, q, 1)) == 1 and (not english or q in _DO_AND_MODALS)]
+    candidates = [
+        (d, q) for q in QUESTION_WORDS if (d := _osa(word, q, 1)) == 1 and (not english or q in _DO_AND_MODALS)
+    ]
     body = rest.rstrip("?").strip()
     fitting = [q for _, q in candidates if not english or polar_statement(q, body) is not None]
     if not fitting:
@@ -160,7 +166,9 @@ def read_question_word(question: str) -> tuple[str, Correction | None]:
     return f"{replaced} {rest}", Correction(original=first, corrected=replaced)
 
 
-def read_question(question: str, options: list[str], speller: Speller | None) -> tuple[str, list[str], list[Correction]]:
+def read_question(
+    question: str, options: list[str], speller: Speller | None
+) -> tuple[str, list[str], list[Correction]]:
     """The question and options as meant: unknown words corrected by the backend's speller (when it has one), then
     the question word. Returns them with the corrections made."""
     corrections: list[Correction] = []

@@ -13,8 +13,13 @@ AUXILIARIES = MODALS | BE | set(DO) | HAVE
 NEGATIVE_AUXILIARIES = frozenset({"cannot"} | {f"{a}n't" for a in AUXILIARIES} | {"can't", "won't"})
 NEGATIONS = frozenset("not never no cannot n't".split())
 PRONOUNS = frozenset("it they this these that those you we i he she there".split())
-DETERMINERS = frozenset("a an the this these those that its their his her our your my some any each every no all both many several".split())
-PREPOSITIONS = frozenset("of in on at by for with from to into onto among between during after before about against via per within without than versus over under through across near".split())
+DETERMINERS = frozenset(
+    "a an the this these those that its their his her our your my some any each every no all both many several".split()
+)
+PREPOSITIONS = frozenset(
+    "of in on at by for with from to into onto among between during after before about against via per within "
+    "without than versus over under through across near".split()
+)
 RELATIVES = frozenset("who which that whom whose".split())
 CONJUNCTIONS = frozenset("and or but ;".split())
 VERB_PREFIXES = ("under", "over", "re", "de", "co", "mis", "out", "up", "pre", "dis", "down", "cross")
@@ -56,7 +61,7 @@ def verb_lemma(word: str) -> str | None:
         if head in VERB_PREFIXES + ("self", "trans") and "VERB" in lemmas_of(tail):
             return f"{head}-{lemmas_of(tail)['VERB'][0]}"
     for prefix in VERB_PREFIXES:
-        rest = core[len(prefix):]
+        rest = core[len(prefix) :]
         if core.startswith(prefix) and len(rest) >= 4 and not lemmas and "VERB" in lemmas_of(rest):
             return prefix + lemmas_of(rest)["VERB"][0]
     return None
@@ -114,7 +119,7 @@ def replace_core(word: str, new: str) -> str:
     """`word` with its letters replaced by `new`, punctuation around it kept."""
     core = word.strip(PUNCT)
     start = word.find(core)
-    return word[:start] + case_like(new, core) + word[start + len(core):]
+    return word[:start] + case_like(new, core) + word[start + len(core) :]
 
 
 def article_for(word: str) -> str:
@@ -135,7 +140,9 @@ def is_base_verb(word: str) -> bool:
 def is_verb_form(word: str, strict: bool = True) -> bool:
     """Whether `word` is a present-tense third-person verb, not an auxiliary ('lowers'; not 'does', not 'statins');
     `strict`: only a verb ('lowers', but not 'increases', which can be a noun)."""
-    return has_form(word, "VBZ") and word_core(word) not in AUXILIARIES and not (strict and can_be_noun_or_adjective(word))
+    return (
+        has_form(word, "VBZ") and word_core(word) not in AUXILIARIES and not (strict and can_be_noun_or_adjective(word))
+    )
 
 
 def agreeing_verb(subject: str, verb: str) -> str:
@@ -174,14 +181,14 @@ def is_adjective(word: str) -> bool:
     'reversible'), by its ending."""
     core = word_core(word)
     lemmas = lemmas_of(core)
-    return "ADJ" in lemmas or not lemmas and len(core) > 5 and core.isalpha() and core.endswith(_ADJECTIVE_ENDINGS)
+    return "ADJ" in lemmas or (not lemmas and len(core) > 5 and core.isalpha() and core.endswith(_ADJECTIVE_ENDINGS))
 
 
 def is_adverb(word: str) -> bool:
     """An adverb by the lexicon ('still', 'physically'), or a word it lacks ending in -ly ('oncologically')."""
     core = word_core(word)
     lemmas = lemmas_of(core)
-    return "ADV" in lemmas or not lemmas and len(core) > 5 and core.isalpha() and core.endswith("ly")
+    return "ADV" in lemmas or (not lemmas and len(core) > 5 and core.isalpha() and core.endswith("ly"))
 
 
 def is_verb_only(word: str) -> bool:
@@ -202,7 +209,9 @@ def inflected(word: str, tag: str) -> str:
     return replace_core(word, lemma if tag == "VBP" else inflect_as(lemma, tag))
 
 
-SUBORDINATORS = frozenset("since because while when whereas although though if unless that which who whom whose".split())
+SUBORDINATORS = frozenset(
+    "since because while when whereas although though if unless that which who whom whose".split()
+)
 
 
 def negation_count(text: str) -> int:

@@ -23,12 +23,21 @@ from agent.judges.ensemble import DirectionFromJudge, MeanStanceJudge
 from agent.judges.heuristic import HeuristicStanceJudge
 from agent.judges.trained import TrainedStanceJudge, default_weights_path
 
-__all__ = ["CrossStanceJudge", "DirectionFromJudge", "HeuristicStanceJudge", "MeanStanceJudge", "TrainedStanceJudge", "offline_stance_judge"]
+__all__ = [
+    "CrossStanceJudge",
+    "DirectionFromJudge",
+    "HeuristicStanceJudge",
+    "MeanStanceJudge",
+    "TrainedStanceJudge",
+    "offline_stance_judge",
+]
 
 OfflineKind = Literal["auto", "cross", "trained", "ensemble", "heuristic"]
 
 
-def offline_stance_judge(kind: OfflineKind = "auto", cross_weights: Path | None = None, direction_weights: Path | None = None) -> StanceJudge:
+def offline_stance_judge(
+    kind: OfflineKind = "auto", cross_weights: Path | None = None, direction_weights: Path | None = None
+) -> StanceJudge:
     """The offline judge for a `Context.stance_model` value.
 
     'cross' and 'trained' load their weights now, so a missing or stale file fails at start-up with a
@@ -40,11 +49,24 @@ def offline_stance_judge(kind: OfflineKind = "auto", cross_weights: Path | None 
     reader file named for another judge is an error.
     """
     if kind == "auto":
-        kind = "ensemble" if (cross_weights or default_cross_weights_path()).is_file() else "trained" if default_weights_path().is_file() else "heuristic"
-    if direction_weights is not None and kind != "ensemble" and direction_weights.resolve() == default_direction_weights_path().resolve():
+        kind = (
+            "ensemble"
+            if (cross_weights or default_cross_weights_path()).is_file()
+            else "trained"
+            if default_weights_path().is_file()
+            else "heuristic"
+        )
+    if (
+        direction_weights is not None
+        and kind != "ensemble"
+        and direction_weights.resolve() == default_direction_weights_path().resolve()
+    ):
         direction_weights = None
     if direction_weights is not None and kind != "ensemble":
-        raise ConfigurationError(f"stance_direction_weights decides the direction of the ensemble judge, not of {kind!r}: use stance_model 'ensemble'")
+        raise ConfigurationError(
+            f"stance_direction_weights decides the direction of the ensemble judge, not of {kind!r}: use "
+            "stance_model 'ensemble'"
+        )
     if kind == "heuristic":
         return HeuristicStanceJudge()
     if kind == "ensemble":
@@ -54,12 +76,16 @@ def offline_stance_judge(kind: OfflineKind = "auto", cross_weights: Path | None 
             return ensemble
         # the side is the three readers' vote: the reader alone, or beside the cross-encoder only, turns plain
         # supporting sentences against (evals/data/plain_pairs.jsonl); the heuristic's cues read them
-        return DirectionFromJudge(ensemble, MeanStanceJudge([heuristic, cross, offline_stance_judge("cross", direction_weights)]))
+        return DirectionFromJudge(
+            ensemble, MeanStanceJudge([heuristic, cross, offline_stance_judge("cross", direction_weights)])
+        )
     if kind == "cross":
         judge: CrossStanceJudge | TrainedStanceJudge = CrossStanceJudge(cross_weights)
     elif kind == "trained":
         judge = TrainedStanceJudge()
     else:
-        raise ConfigurationError(f"unknown offline stance judge {kind!r}: use 'auto', 'cross', 'trained', 'ensemble' or 'heuristic'")
+        raise ConfigurationError(
+            f"unknown offline stance judge {kind!r}: use 'auto', 'cross', 'trained', 'ensemble' or 'heuristic'"
+        )
     _ = judge.model
     return judge

@@ -14,13 +14,18 @@ import json
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agent.errors import ConfigurationError
-from agent.records import STANCE_LABELS as LABELS
 from agent.judges.packaged import PackagedModelJudge, read_weights, weights_digest
+from agent.records import STANCE_LABELS as LABELS
 from agent.tools.encoder import packaged_model_path
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import BatchEncoding, PreTrainedTokenizerBase
 
 WEIGHTS_FILE = "stance_cross.npz"
 DIRECTION_FILE = "stance_direction.npz"  # D4: reads SUPPORT vs CONTRADICT, its top four layers over WEIGHTS_FILE (int8)
@@ -36,7 +41,8 @@ def default_cross_weights_path() -> Path:
 
 
 def default_direction_weights_path() -> Path:
-    """The packaged direction reader (agent/models/stance_direction.npz), chosen with `stance_direction_weights=packaged`."""
+    """The packaged direction reader (agent/models/stance_direction.npz), chosen with
+    `stance_direction_weights=packaged`."""
     return default_cross_weights_path().parent / DIRECTION_FILE
 
 
@@ -45,7 +51,11 @@ def direction_weights_in_use(stance_direction_weights: str | None) -> Path | Non
     any: what a calibration fitted with one is checked against."""
     if stance_direction_weights == "packaged":
         return default_direction_weights_path()
-    return Path(stance_direction_weights).expanduser() if stance_direction_weights and stance_direction_weights != "off" else None
+    return (
+        Path(stance_direction_weights).expanduser()
+        if stance_direction_weights and stance_direction_weights != "off"
+        else None
+    )
 
 
 def cross_weights_in_use(stance_weights: str | None) -> Path:
@@ -54,19 +64,23 @@ def cross_weights_in_use(stance_weights: str | None) -> Path:
     return Path(stance_weights).expanduser() if stance_weights else default_cross_weights_path()
 
 
-def build_network():
+def build_network() -> torch.nn.Module:
     """MiniLM encoder + masked mean pooling + a linear 3-way head (LABELS order), as a torch module."""
     import torch
     from transformers import AutoModel
 
     class CrossStance(torch.nn.Module):
-        def __init__(self):
+        def __init__(self) -> None:
             super().__init__()
             self.encoder = AutoModel.from_pretrained(packaged_model_path())
             self.head = torch.nn.Linear(self.encoder.config.hidden_size, len(LABELS))
 
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+        def forward(
+            self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor
+        ) -> torch.Tensor:
+            hidden = self.encoder(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
             return self.head(pooled)
@@ -74,22 +88,34 @@ def build_network():
     return CrossStance()
 
 
-def load_tokenizer():
+def load_tokenizer() -> PreTrainedTokenizerBase:
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(packaged_model_path())
 
 
-def tokenize(tokenizer, pairs: list[tuple[str, str]], max_tokens: int = MAX_TOKENS):
+def tokenize(
+    tokenizer: PreTrainedTokenizerBase, pairs: list[tuple[str, str]], max_tokens: int = MAX_TOKENS
+) -> BatchEncoding:
     """Statement first, passage second; the longer of the two is cut when the pair is too long (in practice the
     passage: a statement rarely outgrows its passage, and "only_second" would raise on one that fills the budget)."""
     return tokenizer(
-        [s for s, _ in pairs], [p for _, p in pairs], truncation="longest_first", max_length=max_tokens,
-        padding=True, return_tensors="pt",
+        [s for s, _ in pairs],
+        [p for _, p in pairs],
+        truncation="longest_first",
+        max_length=max_tokens,
+        padding=True,
+        return_tensors="pt",
     )
 
 
-def pair_logits(network, tokenizer, pairs: list[tuple[str, str]], batch: int = BATCH, max_tokens: int = MAX_TOKENS) -> np.ndarray:
+def pair_logits(
+    network: torch.nn.Module,
+    tokenizer: PreTrainedTokenizerBase,
+    pairs: list[tuple[str, str]],
+    batch: int = BATCH,
+    max_tokens: int = MAX_TOKENS,
+) -> np.ndarray:
     """Raw logits [n, 3] (LABELS order) for (statement, passage) pairs, in eval mode, batched by length so padding
     stays small; the network's training mode is restored afterwards (the training script scores mid-training)."""
     import torch
@@ -103,7 +129,9 @@ def pair_logits(network, tokenizer, pairs: list[tuple[str, str]], batch: int = B
         for start in range(0, len(order), batch):
             rows = order[start : start + batch]
             enc = tokenize(tokenizer, [pairs[i] for i in rows], max_tokens)
-            logits = network(enc["input_ids"].to(device), enc["attention_mask"].to(device), enc["token_type_ids"].to(device))
+            logits = network(
+                enc["input_ids"].to(device), enc["attention_mask"].to(device), enc["token_type_ids"].to(device)
+            )
             out[rows] = logits.float().cpu().numpy()
     network.train(training)
     return out
@@ -140,8 +168,11 @@ def init_layers(path: Path, meta: dict) -> dict[str, np.ndarray]:
     candidates = [path.parent / name, default_cross_weights_path().parent / name]
     found = next((c for c in candidates if c.is_file() and weights_digest(c) == digest), None)
     if found is None:
-        raise ConfigurationError(f"cross-encoder stance weights at {path} train only the top layers over {name} (sha256 {str(digest)[:12]}…), "
-                                 f"which is in neither {candidates[0].parent} nor the packaged models with that digest")
+        raise ConfigurationError(
+            f"cross-encoder stance weights at {path} train only the top layers over {name} (sha256 "
+            f"{str(digest)[:12]}…), "
+            f"which is in neither {candidates[0].parent} nor the packaged models with that digest"
+        )
     arrays = read_weights(found, "cross-encoder stance", "python -m training.train_judge")
     return dequantized({k: v for k, v in arrays.items() if k.startswith(("encoder.", "head."))})
 
@@ -157,7 +188,9 @@ class CrossStanceModel:
             labels = tuple(str(x) for x in arrays.pop("labels"))
             self.bias = arrays.pop("bias").astype(np.float32) if "bias" in arrays else np.zeros(len(LABELS), np.float32)
         except (KeyError, ValueError) as exc:
-            raise ConfigurationError(f"cross-encoder stance weights at {path} lack meta, temperature or labels: {exc}") from exc
+            raise ConfigurationError(
+                f"cross-encoder stance weights at {path} lack meta, temperature or labels: {exc}"
+            ) from exc
         if labels != LABELS:
             raise ConfigurationError(f"cross-encoder stance weights at {path} have labels {labels}, expected {LABELS}")
         import torch
@@ -167,7 +200,9 @@ class CrossStanceModel:
         for layers in (init_layers(path, self.meta), dequantized(arrays)):  # the file's own layers over its init's
             unknown = [k for k in layers if k not in state]
             if unknown:
-                raise ConfigurationError(f"cross-encoder stance weights at {path} do not fit the network: {unknown[:3]}")
+                raise ConfigurationError(
+                    f"cross-encoder stance weights at {path} do not fit the network: {unknown[:3]}"
+                )
             state.update({k: torch.from_numpy(v) for k, v in layers.items()})  # float32 already (dequantized)
         self.network.load_state_dict(state)
         self.network.eval()
@@ -175,7 +210,11 @@ class CrossStanceModel:
 
     def predict_proba(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """Class probabilities [n, 3] in LABELS order, temperature-scaled and shifted by the packaged log-prior."""
-        return softmax(pair_logits(self.network, self.tokenizer, pairs, max_tokens=int(self.meta.get("max_len", MAX_TOKENS))), self.temperature, self.bias)
+        return softmax(
+            pair_logits(self.network, self.tokenizer, pairs, max_tokens=int(self.meta.get("max_len", MAX_TOKENS))),
+            self.temperature,
+            self.bias,
+        )
 
 
 class CrossStanceJudge(PackagedModelJudge):
@@ -186,11 +225,15 @@ class CrossStanceJudge(PackagedModelJudge):
     def __init__(self, weights: Path | None = None):
         super().__init__(weights)
         self._inference = threading.Lock()  # one intra-op thread pool: judge calls from several threads queue
-        self._recent: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # the direction reader re-asks the ensemble's pairs
+        self._recent: OrderedDict[tuple[str, str], np.ndarray] = (
+            OrderedDict()
+        )  # the direction reader re-asks the ensemble's pairs
         if weights is not None and weights.resolve() == default_direction_weights_path().resolve():
             self.name = "direction"  # the packaged direction reader
         elif weights is not None and weights.resolve() != default_cross_weights_path().resolve():
-            self.name = f"cross({weights.stem})"  # another judge: the calibration fitted for the packaged one does not hold
+            self.name = (
+                f"cross({weights.stem})"  # another judge: the calibration fitted for the packaged one does not hold
+            )
 
     def default_path(self) -> Path:
         return default_cross_weights_path()

@@ -29,7 +29,11 @@ def numbers(text: str) -> set[str]:
     """Numbers in a text, normalised ('1,5' -> '1.5', '50 percent' -> '50%')."""
     found = set()
     for value, unit in _NUMBER.findall(_P_VALUE.sub(" ", text or "")):
-        value = value.replace(",", ".") if value.count(",") == 1 and len(value.split(",")[1]) != 3 else value.replace(",", "")
+        value = (
+            value.replace(",", ".")
+            if value.count(",") == 1 and len(value.split(",")[1]) != 3
+            else value.replace(",", "")
+        )
         found.add(value + ("%" if unit and unit.lower() in ("%", "percent") else ""))
     return found
 

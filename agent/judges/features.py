@@ -18,11 +18,30 @@ from agent.text import content_terms
 
 EMBED_DIM = 384
 CUE_NAMES: tuple[str, ...] = (
-    "cosine", "jaccard", "coverage", "statement_len", "passage_len",
-    "s_neg", "p_neg", "negation_mismatch", "s_polarity", "p_polarity", "direction_conflict", "direction_agree",
-    "s_null", "p_null", "null_mismatch", "s_hedged", "p_hedged",
-    "s_numbers", "p_numbers", "number_overlap", "number_conflict",
-    "cos_x_negation_mismatch", "cos_x_direction_conflict", "cos_x_null_mismatch",
+    "cosine",
+    "jaccard",
+    "coverage",
+    "statement_len",
+    "passage_len",
+    "s_neg",
+    "p_neg",
+    "negation_mismatch",
+    "s_polarity",
+    "p_polarity",
+    "direction_conflict",
+    "direction_agree",
+    "s_null",
+    "p_null",
+    "null_mismatch",
+    "s_hedged",
+    "p_hedged",
+    "s_numbers",
+    "p_numbers",
+    "number_overlap",
+    "number_conflict",
+    "cos_x_negation_mismatch",
+    "cos_x_direction_conflict",
+    "cos_x_null_mismatch",
 )
 EMBED_NAMES: tuple[str, ...] = tuple(f"{block}{i}" for block in ("u", "v", "uv", "absdiff") for i in range(EMBED_DIM))
 FEATURE_NAMES: tuple[str, ...] = EMBED_NAMES + CUE_NAMES
@@ -46,7 +65,11 @@ def cue_features(statement: str, passage: str, cosine: float) -> list[float]:
     pc = pair_cues(s_cues, p_cues)
     shared = len(s_terms & p_terms)
     union = len(s_terms | p_terms)
-    neg_mismatch, dir_conflict, null_mismatch = float(pc.negation_mismatch), float(pc.direction_conflict), float(pc.null_mismatch)
+    neg_mismatch, dir_conflict, null_mismatch = (
+        float(pc.negation_mismatch),
+        float(pc.direction_conflict),
+        float(pc.null_mismatch),
+    )
     return [
         cosine,
         shared / union if union else 0.0,

@@ -24,9 +24,20 @@ from agent.prompts import fence_evidence, prompt
 BATCH = 20
 CACHE_SIZE = 20_000
 _STANCE_WORDS = {
-    "SUPPORT": "SUPPORT", "SUPPORTS": "SUPPORT", "SUPPORTED": "SUPPORT", "ENTAILMENT": "SUPPORT",
-    "CONTRADICT": "CONTRADICT", "CONTRADICTS": "CONTRADICT", "CONTRADICTED": "CONTRADICT", "REFUTE": "CONTRADICT", "REFUTES": "CONTRADICT",
-    "NEUTRAL": "NEUTRAL", "NOT_ENOUGH_INFO": "NEUTRAL", "NEI": "NEUTRAL", "UNRELATED": "NEUTRAL", "INCONCLUSIVE": "NEUTRAL",
+    "SUPPORT": "SUPPORT",
+    "SUPPORTS": "SUPPORT",
+    "SUPPORTED": "SUPPORT",
+    "ENTAILMENT": "SUPPORT",
+    "CONTRADICT": "CONTRADICT",
+    "CONTRADICTS": "CONTRADICT",
+    "CONTRADICTED": "CONTRADICT",
+    "REFUTE": "CONTRADICT",
+    "REFUTES": "CONTRADICT",
+    "NEUTRAL": "NEUTRAL",
+    "NOT_ENOUGH_INFO": "NEUTRAL",
+    "NEI": "NEUTRAL",
+    "UNRELATED": "NEUTRAL",
+    "INCONCLUSIVE": "NEUTRAL",
 }
 
 
@@ -68,7 +79,14 @@ class StanceBatch(BaseModel):
 class LLMStanceJudge:
     name = "llm"
 
-    def __init__(self, role: RoleModel, fallback: StanceJudge, batch: int = BATCH, min_batch: int = 4, prompts_dir: str | None = None):
+    def __init__(
+        self,
+        role: RoleModel,
+        fallback: StanceJudge,
+        batch: int = BATCH,
+        min_batch: int = 4,
+        prompts_dir: str | None = None,
+    ):
         self.role = role
         self.fallback = fallback
         self.batch = batch
@@ -124,7 +142,9 @@ class LLMStanceJudge:
             for i, result in zip(missing, filled, strict=True):
                 results[i] = result
             why = "; ".join(dict.fromkeys(reasons)) or "the reply left them unjudged"
-            current_meter().fallback(f"stance: {self.fallback.name} judged {len(missing)} of {len(pairs)} pairs ({why})")
+            current_meter().fallback(
+                f"stance: {self.fallback.name} judged {len(missing)} of {len(pairs)} pairs ({why})"
+            )
         return [r for r in results if r is not None]
 
     async def _judge_batch(self, chunk: list[tuple[str, str]]) -> StanceBatch:

@@ -20,7 +20,9 @@ from agent.records import STANCE_LABELS as LABELS
 def read_weights(path: Path, what: str, retrain: str) -> dict[str, np.ndarray]:
     """The arrays of an npz weights file (no pickle); ConfigurationError when it is missing or unreadable."""
     if not path.is_file():
-        raise ConfigurationError(f"{what} weights not found at {path}; run `{retrain}` or use another stance_model (e.g. 'heuristic')")
+        raise ConfigurationError(
+            f"{what} weights not found at {path}; run `{retrain}` or use another stance_model (e.g. 'heuristic')"
+        )
     try:
         with np.load(path, allow_pickle=False) as data:
             return {key: data[key] for key in data.files}
@@ -29,7 +31,8 @@ def read_weights(path: Path, what: str, retrain: str) -> dict[str, np.ndarray]:
 
 
 def weights_digest(path: Path) -> str:
-    """sha256 of a weights file ('' when absent): what a calibration fitted for one judge's weights is checked against."""
+    """sha256 of a weights file ('' when absent): what a calibration fitted for one judge's weights is checked
+    against."""
     if not path.is_file():
         return ""
     stat = path.stat()

@@ -17,6 +17,7 @@ from typing import Literal
 from agent.interfaces import StanceJudge, StanceResult
 from agent.judges.cues import cues
 from agent.records import STANCE_LABELS as LABELS
+from agent.records import Stance
 from agent.text import is_tentative, split_sentences
 
 Side = Literal["SUPPORT", "CONTRADICT", "NEUTRAL"]
@@ -31,15 +32,27 @@ class StructureReading:
 
 
 # --- comparisons ---------------------------------------------------------------------------------------------------
-_UP_COMPARATIVES = frozenset("more greater higher larger faster better superior longer outperform outperforms outperformed".split())
-_COMPARATIVE = re.compile(r"\b(?P<rel>(?:more|less)(?:\s+\w+)?|fewer|greater|higher|lower|larger|smaller|faster|slower|better|worse|superior|inferior"
-                          r"|longer|shorter|outperform(?:s|ed)?)\b", re.I)
+_UP_COMPARATIVES = frozenset(
+    "more greater higher larger faster better superior longer outperform outperforms outperformed".split()
+)
+_COMPARATIVE = re.compile(
+    r"\b(?P<rel>(?:more|less)(?:\s+\w+)?|fewer|greater|higher|lower|larger|smaller|faster|slower|better|worse|superior|inferior"
+    r"|longer|shorter|outperform(?:s|ed)?)\b",
+    re.I,
+)
 _LINK = re.compile(r"\b(?:than|compared (?:with|to)|versus|vs\.?)\s", re.I)
 _LINK_TO = re.compile(r"\b(?:than|to|compared (?:with|to)|versus|vs\.?)\s", re.I)  # 'superior to', 'inferior to'
-_VALENCE = re.compile(r"^(?:superior|inferior|better|worse|outperform\w*|(?:more|less) (?:effective|efficacious|beneficial|successful))$", re.I)
-_STOP = frozenset("""the a an of in for with and or to on by at as is are was were be been being that this these those
-    it its their than more less than patients people subjects group groups treatment treated therapy use users who had have
-    has times about""".split())
+_VALENCE = re.compile(
+    r"^(?:superior|inferior|better|worse|outperform\w*|(?:more|less) "
+    r"(?:effective|efficacious|beneficial|successful))$",
+    re.I,
+)
+_STOP = frozenset(
+    """the a an of in for with and or to on by at as is are was were be been being that this these those
+    it its their than more less than patients people subjects group groups treatment treated therapy use users who had
+    have
+    has times about""".split()
+)
 
 
 def _content(text: str) -> list[str]:
@@ -60,11 +73,13 @@ def _arms(text: str) -> list[tuple[list[str], list[str], int, bool]]:
     for match in _COMPARATIVE.finditer(text):
         rel = match.group("rel")
         valence = bool(_VALENCE.match(rel))
-        link = (_LINK_TO if rel.lower() in ("superior", "inferior") else _LINK).search(text, match.end(), match.end() + 60)
+        link = (_LINK_TO if rel.lower() in ("superior", "inferior") else _LINK).search(
+            text, match.end(), match.end() + 60
+        )
         if link is None and not rel.lower().startswith("outperform"):
             continue
-        between = _content(text[match.end(): link.start()]) if link else []
-        after = _content(text[link.end() if link else match.end():])[:6]
+        between = _content(text[match.end() : link.start()]) if link else []
+        after = _content(text[link.end() if link else match.end() :])[:6]
         before = _content(text[: match.start()])[-10:]
         found.append((between + before, after, _sign(rel), valence))
     return found
@@ -76,7 +91,9 @@ def _comparison(statement: str, passage: str) -> StructureReading | None:
     if len(claims) != 1:
         return None
     left, right, claim_sign, claim_valence = claims[0]
-    b = set([w for w in right if w not in left][:1])  # what A is compared with: its first own word ('nicotine' patch, 'women')
+    b = set(
+        [w for w in right if w not in left][:1]
+    )  # what A is compared with: its first own word ('nicotine' patch, 'women')
     a = set(left) - set(right)
     if not a or not b:
         return None
@@ -98,19 +115,39 @@ def _comparison(statement: str, passage: str) -> StructureReading | None:
 
 
 # --- requirement ---------------------------------------------------------------------------------------------------
-_REQUIRED = re.compile(r"\b(?:is|are|was|were)?\s*(?:required|necessary|essential|needed|indispensable|critical|crucial)\s+(?:for|to)\b"
-                       r"|\brequires?\b|\bdepends? on\b|\bdependent on\b|\bmediated by\b|\bthrough\b(?!\s+(?:\d|week|month|year|day|the end))|\bvia\b", re.I)
-_DISPENSABLE = re.compile(r"\bdispensable\b|\bnot (?:required|necessary|essential|needed)\b|\bunnecessary\b|\bindependent(?:ly)? of\b"
-                          r"|\b(?:does|do|did) not (?:require|depend on|need)\b|\bwithout (?:requiring|the need for)\b", re.I)
+_REQUIRED = re.compile(
+    r"\b(?:is|are|was|were)?\s*(?:required|necessary|essential|needed|indispensable|critical|crucial)\s+(?:for|to)\b"
+    r"|\brequires?\b|\bdepends? on\b|\bdependent on\b|\bmediated "
+    r"by\b|\bthrough\b(?!\s+(?:\d|week|month|year|day|the end))|\bvia\b",
+    re.I,
+)
+_DISPENSABLE = re.compile(
+    r"\bdispensable\b|\bnot (?:required|necessary|essential|needed)\b|\bunnecessary\b|\bindependent(?:ly)? of\b"
+    r"|\b(?:does|do|did) not (?:require|depend on|need)\b|\bwithout (?:requiring|the "
+    r"need for)\b",
+    re.I,
+)
 
 
-_ABLATION = re.compile(r"\b(?:knock-?outs?|knock-?down|-null|null|deficient|deficiency|lacking|lack of|deletion|deleted|deleting|depleting|depleted|"
-                       r"depletion|ablat(?:ed|ing|ion)|without|absence of|in the absence|germ-free|lesion(?:ed|s)?|inhibitors?|blocking|blockade|"
-                       r"antagonists?|silenc(?:ed|ing)|removal of|removed|resection|in the dark|-/-)\b|-/-", re.I)
-_LOST = re.compile(r"\b(?:abolish(?:ed|es)?|prevent(?:ed|s)?|blocked|failed to|fail to|no longer|did not|could not|no \w+ (?:formed|activity|effect)|"
-                   r"lost|loss of|impaired|eliminated|absent|small,? underdeveloped|underdeveloped|required)\b", re.I)
-_KEPT = re.compile(r"\b(?:still|maintained|normal|similar|persist(?:ed|s)?|continued|unaffected|intact|remained|comparable|unchanged|"
-                   r"independent|preserved|as well as)\b", re.I)
+_ABLATION = re.compile(
+    r"\b(?:knock-?outs?|knock-?down|-null|null|deficient|deficiency|lacking|lack "
+    r"of|deletion|deleted|deleting|depleting|depleted|"
+    r"depletion|ablat(?:ed|ing|ion)|without|absence of|in the "
+    r"absence|germ-free|lesion(?:ed|s)?|inhibitors?|blocking|blockade|"
+    r"antagonists?|silenc(?:ed|ing)|removal of|removed|resection|in the dark|-/-)\b|-/-",
+    re.I,
+)
+_LOST = re.compile(
+    r"\b(?:abolish(?:ed|es)?|prevent(?:ed|s)?|blocked|failed to|fail to|no longer|did not|could not|no \w+ "
+    r"(?:formed|activity|effect)|"
+    r"lost|loss of|impaired|eliminated|absent|small,? underdeveloped|underdeveloped|required)\b",
+    re.I,
+)
+_KEPT = re.compile(
+    r"\b(?:still|maintained|normal|similar|persist(?:ed|s)?|continued|unaffected|intact|remained|comparable|unchanged|"
+    r"independent|preserved|as well as)\b",
+    re.I,
+)
 
 
 def _requirement(statement: str, passage: str) -> StructureReading | None:
@@ -121,7 +158,9 @@ def _requirement(statement: str, passage: str) -> StructureReading | None:
     if not needs and not spares:
         return None
     claim = 1 if needs else -1
-    if _DISPENSABLE.search(passage) and not re.search(r"\bindependent (?:groups|cohorts|studies|replication)\b", passage, re.I):
+    if _DISPENSABLE.search(passage) and not re.search(
+        r"\bindependent (?:groups|cohorts|studies|replication)\b", passage, re.I
+    ):
         found = -1
     elif _ABLATION.search(passage) and (_LOST.search(passage) or _KEPT.search(passage)):
         lost, kept = bool(_LOST.search(passage)), bool(_KEPT.search(passage))
@@ -134,22 +173,43 @@ def _requirement(statement: str, passage: str) -> StructureReading | None:
 
 
 # --- the subject's sign --------------------------------------------------------------------------------------------
-_LESS_OF = frozenset("""low lower lowering reduced reducing reduction deficiency deficient insufficient inadequate loss lack absence
-    blocking blockade block blocked inhibition inhibitor inhibitors inhibiting cessation quitting stopping eradication eradicating
-    depletion depleting knockout knockdown deletion restricted restriction withdrawal short shortened decreased decreasing
-    limiting less fewer""".split())
-_MORE_OF = frozenset("""high higher elevated raised increased increasing excess excessive restoring restored restoration
-    supplementation supplemented replacement extending extended overexpression overexpressing activation greater more""".split())
-_NOMINAL_ABSENCE = frozenset("""deficiency deficient depletion knockout knockdown deletion cessation withdrawal inhibition blockade loss
-    restriction reduction eradication""".split())
-_GENERIC = frozenset("""intake levels level use expression signalling signaling therapy treatment concentration concentrations diet
-    dietary infection exposure consumption status activity function production being""".split())
-_CAUSAL_UP = re.compile(r"\b(?:causes?|caused|leads? to|led to|triggers?|triggered|damages?|damaged|worsens?|worsened|promotes?)\b", re.I)
-_CAUSAL_DOWN = re.compile(r"\b(?:protects? against|protected against|prevents?|prevented|reverses?|reversed|suppress(?:es|ed)?|abolish(?:es|ed)?)\b", re.I)
-_PREDICATE = re.compile(r"\b(?:increases?|increased|decreases?|decreased|reduces?|reduced|lowers?|lowered|raises?|raised|improves?|improved|"
-                        r"worsens?|worsened|promotes?|promoted|inhibits?|inhibited|prevents?|prevented|causes?|caused|protects?|protected|"
-                        r"suppress(?:es|ed)?|reverse[sd]?|damages?|damaged|leads? to|led to|abolish(?:es|ed)?|was associated|were associated|"
-                        r"is associated|are associated|had|showed)\b", re.I)
+_LESS_OF = frozenset(
+    """low lower lowering reduced reducing reduction deficiency deficient insufficient inadequate loss lack absence
+    blocking blockade block blocked inhibition inhibitor inhibitors inhibiting cessation quitting stopping eradication
+    eradicating
+    depletion depleting knockout knockdown deletion restricted restriction withdrawal short shortened decreased
+    decreasing
+    limiting less fewer""".split()
+)
+_MORE_OF = frozenset(
+    """high higher elevated raised increased increasing excess excessive restoring restored restoration
+    supplementation supplemented replacement extending extended overexpression overexpressing activation greater
+    more""".split()
+)
+_NOMINAL_ABSENCE = frozenset(
+    """deficiency deficient depletion knockout knockdown deletion cessation withdrawal inhibition blockade loss
+    restriction reduction eradication""".split()
+)
+_GENERIC = frozenset(
+    """intake levels level use expression signalling signaling therapy treatment concentration concentrations diet
+    dietary infection exposure consumption status activity function production being""".split()
+)
+_CAUSAL_UP = re.compile(
+    r"\b(?:causes?|caused|leads? to|led to|triggers?|triggered|damages?|damaged|worsens?|worsened|promotes?)\b", re.I
+)
+_CAUSAL_DOWN = re.compile(
+    r"\b(?:protects? against|protected "
+    r"against|prevents?|prevented|reverses?|reversed|suppress(?:es|ed)?|abolish(?:es|ed)?)\b",
+    re.I,
+)
+_PREDICATE = re.compile(
+    r"\b(?:increases?|increased|decreases?|decreased|reduces?|reduced|lowers?|lowered|raises?|raised|improves?|improved|"
+    r"worsens?|worsened|promotes?|promoted|inhibits?|inhibited|prevents?|prevented|causes?|caused|protects?|protected|"
+    r"suppress(?:es|ed)?|reverse[sd]?|damages?|damaged|leads? to|led "
+    r"to|abolish(?:es|ed)?|was associated|were associated|"
+    r"is associated|are associated|had|showed)\b",
+    re.I,
+)
 
 
 def _stem(word: str) -> str:
@@ -176,7 +236,13 @@ def _signed_subject(words: list[str]) -> tuple[int, str | None]:
             continue
         elif head is None and word[:2] in ("in", "un") and word[2:].startswith(("activ", "suffic", "adequa")):
             sign, head = -sign, _stem(word[2:])  # 'inactivity' is less activity
-        elif head is None and word not in _GENERIC and word not in _STOP and len(word) > 2 and word not in ("physically", "physical", "dietary"):
+        elif (
+            head is None
+            and word not in _GENERIC
+            and word not in _STOP
+            and len(word) > 2
+            and word not in ("physically", "physical", "dietary")
+        ):
             head = _stem(word)
     return sign, head
 
@@ -193,29 +259,42 @@ def _subject_sign(statement: str, passage: str) -> StructureReading | None:
     if not 0 < len(claim_words) <= 5:
         return None
     claim_subject, head = _signed_subject(claim_words)
-    claim_direction = _direction_of(statement[claim_verb.start():])
+    claim_direction = _direction_of(statement[claim_verb.start() :])
     if head is None or not claim_direction:
         return None
     passage_words = re.findall(r"[a-z0-9][a-z0-9-]*", passage.lower())
-    at = next((i for i, w in enumerate(passage_words) if _stem(w) == head or (w.startswith(("in", "un")) and _stem(w[2:]) == head)), None)
+    at = next(
+        (
+            i
+            for i, w in enumerate(passage_words)
+            if _stem(w) == head or (w.startswith(("in", "un")) and _stem(w[2:]) == head)
+        ),
+        None,
+    )
     if at is None:
         return None
     before: list[str] = []
-    for word in reversed(passage_words[max(0, at - 4): at]):  # 'reducing dietary sodium', 'inhibition of HDAC6'; not 'weight loss after surgery'
+    for word in reversed(
+        passage_words[max(0, at - 4) : at]
+    ):  # 'reducing dietary sodium', 'inhibition of HDAC6'; not 'weight loss after surgery'
         if word == "of" and not before:
             before.insert(0, word)
             continue
-        if word in _LESS_OF or word in _MORE_OF or word in ("dietary", "physical", "antibodies", "genetic", "variants", "that"):
+        if (
+            word in _LESS_OF
+            or word in _MORE_OF
+            or word in ("dietary", "physical", "antibodies", "genetic", "variants", "that")
+        ):
             before.insert(0, word)
             continue
         break
-    after = [w for w in passage_words[at + 1: at + 3] if w in _NOMINAL_ABSENCE]
+    after = [w for w in passage_words[at + 1 : at + 3] if w in _NOMINAL_ABSENCE]
     passage_subject, _ = _signed_subject([w for w in before if w != "of"] + [passage_words[at]] + after)
     if claim_subject > 0 and passage_subject > 0:
         return None
-    rest = " ".join(passage_words[at + 1:])
+    rest = " ".join(passage_words[at + 1 :])
     verb = _PREDICATE.search(rest)
-    passage_direction = _direction_of(rest[verb.start(): verb.start() + 80] if verb else rest[:80])
+    passage_direction = _direction_of(rest[verb.start() : verb.start() + 80] if verb else rest[:80])
     if not passage_direction:
         return None
     same = claim_subject * claim_direction == passage_subject * passage_direction
@@ -223,12 +302,20 @@ def _subject_sign(statement: str, passage: str) -> StructureReading | None:
 
 
 # --- ratios --------------------------------------------------------------------------------------------------------
-_RATIO = re.compile(r"(?:\b(?-i:a?OR|a?HR|a?RR|IRR)\b|\b(?:odds|hazard|risk|rate) ratios?\b|\brelative risks?\b)[^0-9]{0,24}?"
-                    r"(?P<point>\d+(?:[.·]\d+)?)[^0-9]{1,20}?(?:9[05]\s*%\s*)?(?:CI|CredI|confidence interval|credible interval)[^0-9]{0,12}?"
-                    r"(?P<low>\d+(?:[.·]\d+)?)\s*(?:-|–|—|to|,)\s*(?P<high>\d+(?:[.·]\d+)?)", re.I)
-_RISK_WORDS = re.compile(r"\b(?:risk|odds|incidence|mortality|hazard|rate|rates|events?|occurrence|likelihood|chance)\b", re.I)
+_RATIO = re.compile(
+    r"(?:\b(?-i:a?OR|a?HR|a?RR|IRR)\b|\b(?:odds|hazard|risk|rate) ratios?\b|\brelative risks?\b)[^0-9]{0,24}?"
+    r"(?P<point>\d+(?:[.·]\d+)?)[^0-9]{1,20}?(?:9[05]\s*%\s*)?(?:CI|CredI|confidence "
+    r"interval|credible interval)[^0-9]{0,12}?"
+    r"(?P<low>\d+(?:[.·]\d+)?)\s*(?:-|–|—|to|,)\s*(?P<high>\d+(?:[.·]\d+)?)",
+    re.I,
+)
+_RISK_WORDS = re.compile(
+    r"\b(?:risk|odds|incidence|mortality|hazard|rate|rates|events?|occurrence|likelihood|chance)\b", re.I
+)
 # a ratio of a good outcome, or of the events a good outcome is free of, points the other way: left to the judge
-_GOOD_OUTCOME = re.compile(r"\b(?:survival|free|response|remission|abstinence|cessation|success|recovery|improvement|cure)\b", re.I)
+_GOOD_OUTCOME = re.compile(
+    r"\b(?:survival|free|response|remission|abstinence|cessation|success|recovery|improvement|cure)\b", re.I
+)
 
 
 def _number(text: str) -> float:
@@ -240,7 +327,13 @@ def _ratio(statement: str, passage: str) -> StructureReading | None:
     direction in the passage decide instead when it has any (the ratio may be of the comparator)."""
     match = _RATIO.search(passage)
     claim = cues(statement)
-    if match is None or not claim.polarity or claim.negated or not _RISK_WORDS.search(statement) or _GOOD_OUTCOME.search(statement):
+    if (
+        match is None
+        or not claim.polarity
+        or claim.negated
+        or not _RISK_WORDS.search(statement)
+        or _GOOD_OUTCOME.search(statement)
+    ):
         return None
     if cues(passage).polarity:
         return None
@@ -257,7 +350,9 @@ def _ratio(statement: str, passage: str) -> StructureReading | None:
 
 
 # --- another gene or protein of the same family ---------------------------------------------------------------------
-_NUMBERED = re.compile(r"\b([A-Za-z]*[A-Z][A-Za-z]*-?)(\d+[A-Za-z]?)\b")  # BRCA1, IL-6, CD4, miR-21: a capital, no space
+_NUMBERED = re.compile(
+    r"\b([A-Za-z]*[A-Z][A-Za-z]*-?)(\d+[A-Za-z]?)\b"
+)  # BRCA1, IL-6, CD4, miR-21: a capital, no space
 
 
 def _numbered(text: str) -> set[tuple[str, str]]:
@@ -265,8 +360,8 @@ def _numbered(text: str) -> set[tuple[str, str]]:
 
 
 def _sibling(statement: str, passage: str) -> StructureReading | None:
-    """'BRCA2' is not 'BRCA1', 'IL-10' is not 'IL-6': a passage naming a sibling of the claim's numbered name and not the
-    name itself speaks of something else."""
+    """'BRCA2' is not 'BRCA1', 'IL-10' is not 'IL-6': a passage naming a sibling of the claim's numbered name and not
+    the name itself speaks of something else."""
     claimed = _numbered(statement)
     named = _numbered(passage)
     for stem, number in claimed:
@@ -278,18 +373,29 @@ def _sibling(statement: str, passage: str) -> StructureReading | None:
 
 
 # --- no finding ------------------------------------------------------------------------------------------------------
-_NO_FINDING = re.compile(r"^(?:\W*\w+:?\s+)?(?:we|this study|the present study|our study|the aim of this study)?\s*"
-                         r"(?:aim(?:s|ed)? to|sought to|hypothesi[sz]ed that|will (?:investigate|examine|assess|test))"
-                         r"|\b(?:it )?remains? (?:unknown|unclear|to be determined) whether\b|\bfuture (?:studies|research|work) should\b"
-                         r"|\bhas been (?:proposed|suggested|speculated|hypothesi[sz]ed) that\b|\bhave speculated that\b", re.I)
+_NO_FINDING = re.compile(
+    r"^(?:\W*\w+:?\s+)?(?:we|this study|the present study|our study|the aim of this study)?\s*"
+    r"(?:aim(?:s|ed)? to|sought to|hypothesi[sz]ed that|will (?:investigate|examine|assess|test))"
+    r"|\b(?:it )?remains? (?:unknown|unclear|to be determined) whether\b|\bfuture "
+    r"(?:studies|research|work) should\b"
+    r"|\bhas been (?:proposed|suggested|speculated|hypothesi[sz]ed) that\b|\bhave "
+    r"speculated that\b",
+    re.I,
+)
 
 
 _SPECULATION = re.compile(
-    r"\b(?:has|have) been (?:proposed|suggested|hypothesi[sz]ed|postulated|speculated)\b|\b(?:is|are) (?:thought|believed|proposed|hypothesi[sz]ed|"
-    r"postulated) to\b|\bone hypothesis\b|\bif confirmed\b|\bthe (?:purpose|aim|objective|goal) of (?:this|the present) (?:study|trial|work)\b"
-    r"|\bwill (?:test|assess|determine|examine|evaluate|investigate)\b|\braising (?:concern|the possibility|the question)\b|\bdesigned to "
-    r"(?:test|address|assess|determine|search|evaluate)\b|\b(?:evidence|data) (?:is|are|remains?) (?:limited|lacking|scarce|inconclusive)\b"
-    r"|\bcurrently lacking\b|\bremains? (?:unclear|unknown|controversial|uncertain)\b|\bmay hold promise\b", re.I)
+    r"\b(?:has|have) been (?:proposed|suggested|hypothesi[sz]ed|postulated|speculated)\b|\b(?:is|are) "
+    r"(?:thought|believed|proposed|hypothesi[sz]ed|"
+    r"postulated) to\b|\bone hypothesis\b|\bif confirmed\b|\bthe (?:purpose|aim|objective|goal) of "
+    r"(?:this|the present) (?:study|trial|work)\b"
+    r"|\bwill (?:test|assess|determine|examine|evaluate|investigate)\b|\braising (?:concern|the "
+    r"possibility|the question)\b|\bdesigned to "
+    r"(?:test|address|assess|determine|search|evaluate)\b|\b(?:evidence|data) (?:is|are|remains?) "
+    r"(?:limited|lacking|scarce|inconclusive)\b"
+    r"|\bcurrently lacking\b|\bremains? (?:unclear|unknown|controversial|uncertain)\b|\bmay hold promise\b",
+    re.I,
+)
 
 
 def _no_finding(statement: str, passage: str) -> StructureReading | None:
@@ -325,9 +431,13 @@ def with_structure(result: StanceResult, reading: StructureReading | None) -> St
         return result
     p = {label: result.probabilities.get(label, 0.0) for label in LABELS}
     if reading.side == "NEUTRAL":
-        p = {"SUPPORT": p["SUPPORT"] * 0.1, "CONTRADICT": p["CONTRADICT"] * 0.1, "NEUTRAL": p["NEUTRAL"] + 0.9 * (p["SUPPORT"] + p["CONTRADICT"])}
+        p = {
+            "SUPPORT": p["SUPPORT"] * 0.1,
+            "CONTRADICT": p["CONTRADICT"] * 0.1,
+            "NEUTRAL": p["NEUTRAL"] + 0.9 * (p["SUPPORT"] + p["CONTRADICT"]),
+        }
     else:
-        other = "CONTRADICT" if reading.side == "SUPPORT" else "SUPPORT"
+        other: Stance = "CONTRADICT" if reading.side == "SUPPORT" else "SUPPORT"
         sided = p["SUPPORT"] + p["CONTRADICT"]
         p[reading.side], p[other] = max(p[reading.side], p[other]), min(p[reading.side], p[other])
         if p[reading.side] < 0.8 * sided:

@@ -10,11 +10,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.terminal import Progress, terminal_safe
 
+if TYPE_CHECKING:
+    from agent.library.models import AddReport
+    from agent.library.store import Library
 
-def _library(args: argparse.Namespace):
+
+def _library(args: argparse.Namespace) -> Library:
     from agent.library.store import Library
 
     return Library(args.library) if getattr(args, "library", None) else Library()
@@ -26,7 +31,7 @@ def _progress(args: argparse.Namespace) -> Progress:
     return Progress(enabled=True if getattr(args, "progress", False) else None)  # None: only on a terminal
 
 
-def _print_report(report, args: argparse.Namespace, verb: str) -> int:
+def _print_report(report: AddReport, args: argparse.Namespace, verb: str) -> int:
     if args.json:
         print(terminal_safe(report.model_dump_json(), 10**7))
     else:
@@ -34,9 +39,12 @@ def _print_report(report, args: argparse.Namespace, verb: str) -> int:
             print(terminal_safe(f"skipped {skip.path}: {skip.reason}", 400), file=sys.stderr)
         for note in report.notes:
             print(terminal_safe(f"note: {note}", 400), file=sys.stderr)
-        print(f"{verb} {len(report.added)} document(s), updated {len(report.updated)}, {len(set(report.duplicates))} already in the library, "
-              f"{len(report.skipped)} skipped; {report.passages_added} passage(s) indexed in {report.seconds:.1f} s; "
-              f"the library has {report.documents} document(s)")
+        print(
+            f"{verb} {len(report.added)} document(s), updated {len(report.updated)}, "
+            f"{len(set(report.duplicates))} already in the library, "
+            f"{len(report.skipped)} skipped; {report.passages_added} passage(s) indexed in {report.seconds:.1f} s; "
+            f"the library has {report.documents} document(s)"
+        )
     read_anything = report.added or report.updated or report.duplicates
     return 0 if read_anything or not report.skipped else 2
 
@@ -51,7 +59,11 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
     from agent.library.fetch import fetch_into_library
 
-    report = asyncio.run(fetch_into_library(_library(args), args.query, limit=args.limit, sources=args.source or None, progress=_progress(args)))
+    report = asyncio.run(
+        fetch_into_library(
+            _library(args), args.query, limit=args.limit, sources=args.source or None, progress=_progress(args)
+        )
+    )
     return _print_report(report, args, "fetched")
 
 
@@ -83,27 +95,39 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_library_commands(sub) -> None:
-    library_p = sub.add_parser("library", help="your own papers: add PDFs, bibliographies, Zotero, JSONL; list, remove, stats, fetch")
+def add_library_commands(sub: argparse._SubParsersAction) -> None:
+    library_p = sub.add_parser(
+        "library", help="your own papers: add PDFs, bibliographies, Zotero, JSONL; list, remove, stats, fetch"
+    )
     library_sub = library_p.add_subparsers(dest="library_command", required=True)
 
     def common(parser: argparse.ArgumentParser, *, progress: bool = False) -> None:
         parser.add_argument("--library", metavar="DIR", help="the library folder (default: $SPARKIT_HOME/library)")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         if progress:
-            parser.add_argument("--progress", action="store_true", help="progress bars on stderr even when it is not a terminal")
+            parser.add_argument(
+                "--progress", action="store_true", help="progress bars on stderr even when it is not a terminal"
+            )
             parser.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
 
-    add_p = library_sub.add_parser("add", help="add PDFs, folders, .bib, .ris, Better BibTeX/CSL .json, a Zotero data folder or a JSONL corpus")
+    add_p = library_sub.add_parser(
+        "add", help="add PDFs, folders, .bib, .ris, Better BibTeX/CSL .json, a Zotero data folder or a JSONL corpus"
+    )
     add_p.add_argument("paths", nargs="+", metavar="PATH")
     common(add_p, progress=True)
     add_p.set_defaults(handler=cmd_add)
 
-    fetch_p = library_sub.add_parser("fetch", help="search the live sources and add their records and abstracts (needs network; cached)")
+    fetch_p = library_sub.add_parser(
+        "fetch", help="search the live sources and add their records and abstracts (needs network; cached)"
+    )
     fetch_p.add_argument("query")
     fetch_p.add_argument("--limit", "-n", type=int, default=20, help="documents to add at most (default 20)")
-    fetch_p.add_argument("--source", action="append", choices=["arxiv", "semantic_scholar", "openalex", "crossref"],
-                         help="a live source to ask (repeat; default: all four)")
+    fetch_p.add_argument(
+        "--source",
+        action="append",
+        choices=["arxiv", "semantic_scholar", "openalex", "crossref"],
+        help="a live source to ask (repeat; default: all four)",
+    )
     common(fetch_p, progress=True)
     fetch_p.set_defaults(handler=cmd_fetch)
 

@@ -16,9 +16,9 @@ from typing import Any
 from agent.config import Context
 from agent.library.importers import Item
 from agent.library.models import AddReport, LibraryDocument
-from agent.terminal import Progress
 from agent.library.store import Library
 from agent.records import Record
+from agent.terminal import Progress
 
 
 def interleave(per_source: list[list[Record]], limit: int) -> list[Record]:
@@ -48,13 +48,25 @@ def interleave(per_source: list[list[Record]], limit: int) -> list[Record]:
 
 def as_item(record: Record) -> Item:
     document = LibraryDocument(
-        id="", title=record.title, authors=record.authors, year=record.year, venue=record.venue, doi=record.doi, arxiv_id=record.arxiv_id,
-        pmid=record.pmid, abstract=record.abstract, kind="fetch", source=record.source, oa_pdf_url=record.oa_pdf_url,
+        id="",
+        title=record.title,
+        authors=record.authors,
+        year=record.year,
+        venue=record.venue,
+        doi=record.doi,
+        arxiv_id=record.arxiv_id,
+        pmid=record.pmid,
+        abstract=record.abstract,
+        kind="fetch",
+        source=record.source,
+        oa_pdf_url=record.oa_pdf_url,
     )
     return Item(document=document)
 
 
-async def fetch_records(query: str, *, limit: int, settings: Context, **tool_options: Any) -> tuple[list[Record], list[str]]:
+async def fetch_records(
+    query: str, *, limit: int, settings: Context, **tool_options: Any
+) -> tuple[list[Record], list[str]]:
     """Up to `limit` distinct works for `query` from the configured academic sources, and the failures."""
     from agent.search import WebBudget, search_academic_then_web
     from agent.tools.live import build_live_tools
@@ -63,15 +75,28 @@ async def fetch_records(query: str, *, limit: int, settings: Context, **tool_opt
     async with tools:
         per_source: list[list[Record]] = []
         failures: list[str] = []
-        outcomes = await asyncio.gather(*(search_academic_then_web([s], None, query, limit=limit, web_budget=WebBudget(cap=0)) for s in tools.sources))
+        outcomes = await asyncio.gather(
+            *(
+                search_academic_then_web([s], None, query, limit=limit, web_budget=WebBudget(cap=0))
+                for s in tools.sources
+            )
+        )
         for outcome in outcomes:
             per_source.append([r for r in outcome.records if r.title])
             failures += [str(f) for f in outcome.failures]
     return interleave(per_source, limit), failures
 
 
-async def fetch_into_library(library: Library, query: str, *, limit: int = 20, sources: list[str] | None = None, progress: Progress | None = None,
-                             settings: Context | None = None, **tool_options: Any) -> AddReport:
+async def fetch_into_library(
+    library: Library,
+    query: str,
+    *,
+    limit: int = 20,
+    sources: list[str] | None = None,
+    progress: Progress | None = None,
+    settings: Context | None = None,
+    **tool_options: Any,
+) -> AddReport:
     """Search, then add what is new to `library` (de-duplicated against it like any add)."""
     from agent.errors import InputError
 
@@ -90,5 +115,8 @@ async def fetch_into_library(library: Library, query: str, *, limit: int = 20, s
         report.notes.append(f"{missing} of {len(records)} record(s) came without an abstract (title only)")
     with_pdf = sum(1 for r in records if r.oa_pdf_url)
     if with_pdf:
-        report.notes.append(f"{with_pdf} record(s) list an open-access PDF (kept as oa_pdf_url, not downloaded: download it and `sparkit library add` it)")
+        report.notes.append(
+            f"{with_pdf} record(s) list an open-access PDF (kept as oa_pdf_url, not downloaded: download it and "
+            "`sparkit library add` it)"
+        )
     return report

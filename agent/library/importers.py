@@ -78,13 +78,23 @@ def expand(paths: list[Path]) -> tuple[list[Path], list[Skipped]]:
         elif path.is_dir() and (path / ZOTERO_DB).exists():
             files.append(path / ZOTERO_DB)
         elif path.is_dir():
-            for child in sorted(p for p in path.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)):
+            for child in sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            ):
                 if child.suffix.lower() in known:
                     files.append(child)
         elif path.name == ZOTERO_DB or path.suffix.lower() in known:
             files.append(path)
         else:
-            skipped.append(Skipped(path=str(path), reason=f"unsupported file type {path.suffix or '(none)'!r}: PDF, .bib, .ris, .json, .jsonl or a Zotero folder"))
+            skipped.append(
+                Skipped(
+                    path=str(path),
+                    reason=f"unsupported file type {path.suffix or '(none)'!r}: PDF, .bib, .ris, .json, .jsonl or a "
+                    "Zotero folder",
+                )
+            )
     # bibliographies before PDFs, so a citation key names the document and its metadata comes first
     files = sorted(dict.fromkeys(files), key=lambda f: f.suffix.lower() in PDF_SUFFIXES)
     return files, skipped
@@ -113,9 +123,20 @@ def read_pdf(path: Path) -> Item:
 
     parsed = parse_pdf(path)
     document = LibraryDocument(
-        id="", title=parsed.title or path.stem.replace("_", " "), authors=parsed.authors, year=parsed.year, doi=parsed.doi,
-        arxiv_id=parsed.arxiv_id, abstract=parsed.abstract, references=parsed.references, kind="pdf", files=[str(path.resolve())],
-        full_text=True, pages=parsed.pages, sections=parsed.sections, notes=parsed.notes,
+        id="",
+        title=parsed.title or path.stem.replace("_", " "),
+        authors=parsed.authors,
+        year=parsed.year,
+        doi=parsed.doi,
+        arxiv_id=parsed.arxiv_id,
+        abstract=parsed.abstract,
+        references=parsed.references,
+        kind="pdf",
+        files=[str(path.resolve())],
+        full_text=True,
+        pages=parsed.pages,
+        sections=parsed.sections,
+        notes=parsed.notes,
     )
     return Item(document=document, parsed=parsed)
 
@@ -132,7 +153,9 @@ def _attachment_paths(value: str, base: Path) -> list[Path]:
     found = []
     for part in re.split(r";(?=[^:;]*:|[^;]*\.pdf)", value or ""):
         pieces = [p for p in re.split(r"(?<!\\):", part) if p]
-        candidates = [p for p in pieces if p.lower().endswith(".pdf")] or ([part] if part.lower().endswith(".pdf") else [])
+        candidates = [p for p in pieces if p.lower().endswith(".pdf")] or (
+            [part] if part.lower().endswith(".pdf") else []
+        )
         for candidate in candidates:
             path = Path(candidate.replace("\\:", ":").strip()).expanduser()
             found.append(path if path.is_absolute() else base / path)
@@ -143,32 +166,58 @@ def read_bibtex(path: Path) -> ReadResult:
     import bibtexparser
     from bibtexparser.middlewares import LatexDecodingMiddleware
 
-    logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)  # broken blocks are reported as skipped entries instead
+    logging.getLogger("bibtexparser").setLevel(
+        logging.CRITICAL
+    )  # broken blocks are reported as skipped entries instead
     text = _text(path)
     try:
         library = bibtexparser.parse_string(text, append_middleware=[LatexDecodingMiddleware()])
-    except Exception as exc:  # noqa: BLE001 - the parser's own failure, reported as the file's reason
+    except Exception as exc:
         raise BadFileError(f"broken BibTeX ({type(exc).__name__})") from None
     result = ReadResult()
     for block in library.failed_blocks:
-        result.skipped.append(Skipped(path=f"{path}:{block.start_line + 1}", reason="broken BibTeX entry (unbalanced braces or a missing comma?)"))
+        result.skipped.append(
+            Skipped(
+                path=f"{path}:{(block.start_line or 0) + 1}",
+                reason="broken BibTeX entry (unbalanced braces or a missing comma?)",
+            )
+        )
     if not library.entries:
         if library.failed_blocks:
-            raise BadFileError(f"broken BibTeX: none of its {len(library.failed_blocks)} entr{'y' if len(library.failed_blocks) == 1 else 'ies'} could be read")
+            raise BadFileError(
+                f"broken BibTeX: none of its {len(library.failed_blocks)} "
+                f"entr{'y' if len(library.failed_blocks) == 1 else 'ies'} could be read"
+            )
         raise BadFileError("no BibTeX entries in the file")
     for entry in library.entries:
         fields = {k.lower(): str(v.value).strip() for k, v in entry.fields_dict.items()}
         title = " ".join(fields.get("title", "").replace("{", "").replace("}", "").split())
         if not title:
-            result.skipped.append(Skipped(path=f"{path}:{entry.start_line + 1}", reason=f"BibTeX entry {entry.key!r} has no title"))
+            result.skipped.append(
+                Skipped(path=f"{path}:{(entry.start_line or 0) + 1}", reason=f"BibTeX entry {entry.key!r} has no title")
+            )
             continue
-        arxiv = fields.get("eprint") if fields.get("archiveprefix", "").lower() == "arxiv" or "arxiv" in fields.get("journal", "").lower() else None
-        document = LibraryDocument(
-            id="", title=title, authors=split_authors(fields.get("author", "")), year=year_of(fields.get("year") or fields.get("date")),
-            venue=fields.get("journal") or fields.get("booktitle"), doi=fields.get("doi"), arxiv_id=arxiv, pmid=fields.get("pmid"),
-            abstract=" ".join(fields.get("abstract", "").split()), kind="bibtex", files=[str(path.resolve())],
+        arxiv = (
+            fields.get("eprint")
+            if fields.get("archiveprefix", "").lower() == "arxiv" or "arxiv" in fields.get("journal", "").lower()
+            else None
         )
-        result.items.append(Item(document=document, key=entry.key, attachments=_attachment_paths(fields.get("file", ""), path.parent)))
+        document = LibraryDocument(
+            id="",
+            title=title,
+            authors=split_authors(fields.get("author", "")),
+            year=year_of(fields.get("year") or fields.get("date")),
+            venue=fields.get("journal") or fields.get("booktitle"),
+            doi=fields.get("doi"),
+            arxiv_id=arxiv,
+            pmid=fields.get("pmid"),
+            abstract=" ".join(fields.get("abstract", "").split()),
+            kind="bibtex",
+            files=[str(path.resolve())],
+        )
+        result.items.append(
+            Item(document=document, key=entry.key, attachments=_attachment_paths(fields.get("file", ""), path.parent))
+        )
     return result
 
 
@@ -177,7 +226,7 @@ def read_ris(path: Path) -> ReadResult:
 
     try:
         entries = rispy.loads(_text(path))
-    except Exception as exc:  # noqa: BLE001 - rispy raises plain IOError/ValueError on malformed files
+    except Exception as exc:
         raise BadFileError(f"broken RIS ({type(exc).__name__}: {str(exc)[:80]})") from None
     if not entries:
         raise BadFileError("no RIS records in the file")
@@ -190,13 +239,26 @@ def read_ris(path: Path) -> ReadResult:
         authors = [a for key in ("authors", "first_authors") for a in entry.get(key) or []]
         attachments = [entry[k] for k in ("file_attachments1", "file_attachments2") if isinstance(entry.get(k), str)]
         document = LibraryDocument(
-            id="", title=" ".join(title.split()), authors=split_authors(" and ".join(authors)),
+            id="",
+            title=" ".join(title.split()),
+            authors=split_authors(" and ".join(authors)),
             year=year_of(entry.get("year") or entry.get("publication_year") or entry.get("date")),
-            venue=entry.get("journal_name") or entry.get("secondary_title"), doi=entry.get("doi"),
-            abstract=" ".join((entry.get("abstract") or "").split()), kind="ris", files=[str(path.resolve())],
+            venue=entry.get("journal_name") or entry.get("secondary_title"),
+            doi=entry.get("doi"),
+            abstract=" ".join((entry.get("abstract") or "").split()),
+            kind="ris",
+            files=[str(path.resolve())],
         )
-        result.items.append(Item(document=document, attachments=[p if p.is_absolute() else path.parent / p for p in map(Path, attachments)
-                                                                 if p.suffix.lower() == ".pdf"]))
+        result.items.append(
+            Item(
+                document=document,
+                attachments=[
+                    p if p.is_absolute() else path.parent / p
+                    for p in map(Path, attachments)
+                    if p.suffix.lower() == ".pdf"
+                ],
+            )
+        )
     return result
 
 
@@ -211,12 +273,14 @@ def read_json(path: Path) -> ReadResult:
     elif isinstance(data, list) and all(isinstance(x, dict) for x in data):
         items, kind = data, "csl-json"
     else:
-        raise BadFileError("JSON that is neither a Better BibTeX export ({'items': [...]}) nor CSL JSON (a list of items)")
+        raise BadFileError(
+            "JSON that is neither a Better BibTeX export ({'items': [...]}) nor CSL JSON (a list of items)"
+        )
     result = ReadResult()
     for n, raw in enumerate(items, 1):
         if raw.get("itemType") in ("attachment", "note"):
             continue
-        document, key, attachments = (_zotero_json_item(raw, path) if kind == "zotero" else _csl_item(raw, path))
+        document, key, attachments = _zotero_json_item(raw, path) if kind == "zotero" else _csl_item(raw, path)
         if not document.title:
             result.skipped.append(Skipped(path=f"{path}#{n}", reason="item has no title"))
             continue
@@ -227,23 +291,52 @@ def read_json(path: Path) -> ReadResult:
 
 
 def _zotero_json_item(raw: dict, path: Path) -> tuple[LibraryDocument, str | None, list[Path]]:
-    creators = [" ".join(x for x in (c.get("firstName"), c.get("lastName") or c.get("name")) if x) for c in raw.get("creators") or []]
-    attachments = [Path(a["path"]) for a in raw.get("attachments") or [] if isinstance(a, dict) and str(a.get("path", "")).lower().endswith(".pdf")]
+    creators = [
+        " ".join(x for x in (c.get("firstName"), c.get("lastName") or c.get("name")) if x)
+        for c in raw.get("creators") or []
+    ]
+    attachments = [
+        Path(a["path"])
+        for a in raw.get("attachments") or []
+        if isinstance(a, dict) and str(a.get("path", "")).lower().endswith(".pdf")
+    ]
     document = LibraryDocument(
-        id="", title=" ".join((raw.get("title") or "").split()), authors=[c for c in creators if c], year=year_of(raw.get("date")),
-        venue=raw.get("publicationTitle"), doi=raw.get("DOI"), abstract=" ".join((raw.get("abstractNote") or "").split()),
-        kind="zotero", files=[str(path.resolve())], arxiv_id=_arxiv_from_extra(raw.get("extra")),
+        id="",
+        title=" ".join((raw.get("title") or "").split()),
+        authors=[c for c in creators if c],
+        year=year_of(raw.get("date")),
+        venue=raw.get("publicationTitle"),
+        doi=raw.get("DOI"),
+        abstract=" ".join((raw.get("abstractNote") or "").split()),
+        kind="zotero",
+        files=[str(path.resolve())],
+        arxiv_id=_arxiv_from_extra(raw.get("extra")),
     )
-    return document, raw.get("citationKey") or raw.get("citekey"), [a if a.is_absolute() else path.parent / a for a in attachments]
+    return (
+        document,
+        raw.get("citationKey") or raw.get("citekey"),
+        [a if a.is_absolute() else path.parent / a for a in attachments],
+    )
 
 
 def _csl_item(raw: dict, path: Path) -> tuple[LibraryDocument, str | None, list[Path]]:
-    authors = [" ".join(x for x in (a.get("given"), a.get("family") or a.get("literal")) if x) for a in raw.get("author") or [] if isinstance(a, dict)]
+    authors = [
+        " ".join(x for x in (a.get("given"), a.get("family") or a.get("literal")) if x)
+        for a in raw.get("author") or []
+        if isinstance(a, dict)
+    ]
     parts = (raw.get("issued") or {}).get("date-parts") or [[None]]
     document = LibraryDocument(
-        id="", title=" ".join(str(raw.get("title") or "").split()), authors=[a for a in authors if a], year=year_of(parts[0][0] if parts and parts[0] else None),
-        venue=raw.get("container-title"), doi=raw.get("DOI"), pmid=raw.get("PMID"), abstract=" ".join(str(raw.get("abstract") or "").split()),
-        kind="csl-json", files=[str(path.resolve())],
+        id="",
+        title=" ".join(str(raw.get("title") or "").split()),
+        authors=[a for a in authors if a],
+        year=year_of(parts[0][0] if parts and parts[0] else None),
+        venue=raw.get("container-title"),
+        doi=raw.get("DOI"),
+        pmid=raw.get("PMID"),
+        abstract=" ".join(str(raw.get("abstract") or "").split()),
+        kind="csl-json",
+        files=[str(path.resolve())],
     )
     return document, raw.get("id") if isinstance(raw.get("id"), str) else None, []
 
@@ -264,8 +357,16 @@ def read_jsonl(path: Path) -> ReadResult:
     result = ReadResult()
     for record in records:
         document = LibraryDocument(
-            id=record.id, title=record.title, authors=record.authors, year=record.year, venue=record.venue, doi=record.doi,
-            abstract=record.abstract, references=record.references, kind="jsonl", files=[str(path.resolve())],
+            id=record.id,
+            title=record.title,
+            authors=record.authors,
+            year=record.year,
+            venue=record.venue,
+            doi=record.doi,
+            abstract=record.abstract,
+            references=record.references,
+            kind="jsonl",
+            files=[str(path.resolve())],
         )
         result.items.append(Item(document=document, record=record, key=record.id))
     return result
@@ -294,31 +395,72 @@ def read_zotero(folder: Path) -> ReadResult:
             result.skipped.append(Skipped(path=f"{db}#item{item_id}", reason="Zotero item has no title"))
             continue
         document = LibraryDocument(
-            id="", title=title, authors=creators, year=year_of(values.get("date")), venue=values.get("publicationTitle"), doi=values.get("DOI"),
-            abstract=" ".join((values.get("abstractNote") or "").split()), kind="zotero", files=[str(db.resolve())],
+            id="",
+            title=title,
+            authors=creators,
+            year=year_of(values.get("date")),
+            venue=values.get("publicationTitle"),
+            doi=values.get("DOI"),
+            abstract=" ".join((values.get("abstractNote") or "").split()),
+            kind="zotero",
+            files=[str(db.resolve())],
             arxiv_id=_arxiv_from_extra(values.get("extra")),
         )
-        pdfs = [folder / "storage" / key / stored.removeprefix("storage:") for key, stored in attachments if stored.startswith("storage:")]
-        pdfs += [Path(stored) for _, stored in attachments if not stored.startswith("storage:") and Path(stored).is_absolute()]
-        result.items.append(Item(document=document, key=values.get("citationKey"), attachments=[p for p in pdfs if p.suffix.lower() == ".pdf"]))
+        pdfs = [
+            folder / "storage" / key / stored.removeprefix("storage:")
+            for key, stored in attachments
+            if stored.startswith("storage:")
+        ]
+        pdfs += [
+            Path(stored)
+            for _, stored in attachments
+            if not stored.startswith("storage:") and Path(stored).is_absolute()
+        ]
+        result.items.append(
+            Item(
+                document=document,
+                key=values.get("citationKey"),
+                attachments=[p for p in pdfs if p.suffix.lower() == ".pdf"],
+            )
+        )
     return result
 
 
 def _zotero_rows(conn: sqlite3.Connection) -> Iterator[tuple[int, dict[str, str], list[str], list[tuple[str, str]]]]:
     placeholders = ",".join("?" * len(_ZOTERO_FIELDS))
-    trash = "SELECT itemID FROM deletedItems" if conn.execute("SELECT name FROM sqlite_master WHERE name='deletedItems'").fetchone() else "SELECT -1"
+    trash = (
+        "SELECT itemID FROM deletedItems"
+        if conn.execute("SELECT name FROM sqlite_master WHERE name='deletedItems'").fetchone()
+        else "SELECT -1"
+    )
     items = conn.execute(
         f"SELECT i.itemID FROM items i JOIN itemTypes t ON t.itemTypeID = i.itemTypeID "
         f"WHERE t.typeName NOT IN ('attachment', 'note', 'annotation') AND i.itemID NOT IN ({trash}) ORDER BY i.itemID"
     ).fetchall()
     for (item_id,) in items:
-        values = dict(conn.execute(
-            f"SELECT f.fieldName, v.value FROM itemData d JOIN fields f ON f.fieldID = d.fieldID JOIN itemDataValues v ON v.valueID = d.valueID "
-            f"WHERE d.itemID = ? AND f.fieldName IN ({placeholders})", (item_id, *_ZOTERO_FIELDS)).fetchall())
-        creators = [" ".join(x for x in (first, last) if x) for first, last in conn.execute(
-            "SELECT c.firstName, c.lastName FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID WHERE ic.itemID = ? ORDER BY ic.orderIndex",
-            (item_id,)).fetchall()]
-        attachments = [(key, path) for key, path in conn.execute(
-            "SELECT i.key, a.path FROM itemAttachments a JOIN items i ON i.itemID = a.itemID WHERE a.parentItemID = ? AND a.path IS NOT NULL "
-            f"AND a.itemID NOT IN ({trash})", (item_id,)).fetchall()]
+        values = dict(
+            conn.execute(
+                "SELECT f.fieldName, v.value FROM itemData d JOIN fields f ON f.fieldID = d.fieldID JOIN "
+                "itemDataValues v ON v.valueID = d.valueID "
+                f"WHERE d.itemID = ? AND f.fieldName IN ({placeholders})",
+                (item_id, *_ZOTERO_FIELDS),
+            ).fetchall()
+        )
+        creators = [
+            " ".join(x for x in (first, last) if x)
+            for first, last in conn.execute(
+                "SELECT c.firstName, c.lastName FROM itemCreators ic JOIN creators c ON c.creatorID = "
+                "ic.creatorID WHERE ic.itemID = ? ORDER BY ic.orderIndex",
+                (item_id,),
+            ).fetchall()
+        ]
+        attachments = [
+            (key, path)
+            for key, path in conn.execute(
+                "SELECT i.key, a.path FROM itemAttachments a JOIN items i ON i.itemID = a.itemID WHERE "
+                "a.parentItemID = ? AND a.path IS NOT NULL "
+                f"AND a.itemID NOT IN ({trash})",
+                (item_id,),
+            ).fetchall()
+        ]
         yield item_id, values, [c for c in creators if c], attachments

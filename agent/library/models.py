@@ -45,7 +45,9 @@ class ParsedDocument(BaseModel):
     arxiv_id: str | None = None
     abstract: str = ""
     paragraphs: list[Paragraph] = Field(default_factory=list)
-    references: list[str] = Field(default_factory=list, description="Entries of the references section, one string each.")
+    references: list[str] = Field(
+        default_factory=list, description="Entries of the references section, one string each."
+    )
     pages: int = 0
     sections: list[str] = Field(default_factory=list, description="Headings in reading order.")
     notes: list[str] = Field(default_factory=list, description="Pages without a text layer and the like.")
@@ -63,7 +65,9 @@ class LibraryDocument(BaseModel):
     arxiv_id: str | None = None
     pmid: str | None = None
     abstract: str = ""
-    references: list[str] = Field(default_factory=list, description="Reference entries (strings from a PDF, or ids from a JSONL corpus).")
+    references: list[str] = Field(
+        default_factory=list, description="Reference entries (strings from a PDF, or ids from a JSONL corpus)."
+    )
     kind: DocumentKind = Field(description="What the document first came from.")
     files: list[str] = Field(default_factory=list, description="Source files (absolute paths) it was read from.")
     file_sha256: list[str] = Field(default_factory=list)
@@ -73,7 +77,9 @@ class LibraryDocument(BaseModel):
     sections: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     source: str | None = Field(default=None, description="For fetched records: the API it came from.")
-    oa_pdf_url: str | None = Field(default=None, description="An open-access PDF link a source reported (never fetched).")
+    oa_pdf_url: str | None = Field(
+        default=None, description="An open-access PDF link a source reported (never fetched)."
+    )
     added_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
     def model_post_init(self, __context: object) -> None:
@@ -85,13 +91,16 @@ class LibraryDocument(BaseModel):
             self.arxiv_id = split_arxiv_version(self.arxiv_id)[0]
 
     def dedupe_keys(self) -> list[str]:
-        """DOI, arXiv id without version, normalised title (12+ characters): two documents sharing one are the same work."""
+        """DOI, arXiv id without version, normalised title (12+ characters): two documents sharing one are the same
+        work."""
         return work_keys(self.doi, self.arxiv_id, self.title)
 
     def may_be(self, other: LibraryDocument) -> bool:
         """False when a shared key must be a coincidence: different DOIs or arXiv ids, or two abstracts that share
         under half their words (a generic title such as 'Corresponding author:' names many works)."""
-        if self.doi and other.doi and self.doi != other.doi or self.arxiv_id and other.arxiv_id and self.arxiv_id != other.arxiv_id:
+        if (self.doi and other.doi and self.doi != other.doi) or (
+            self.arxiv_id and other.arxiv_id and self.arxiv_id != other.arxiv_id
+        ):
             return False
         mine, theirs = set(self.abstract.lower().split()), set(other.abstract.lower().split())
         if len(mine) >= 20 and len(theirs) >= 20:
@@ -125,11 +134,15 @@ class AddReport(BaseModel):
     """What an add (or fetch) did."""
 
     added: list[str] = Field(default_factory=list, description="Ids of new documents.")
-    updated: list[str] = Field(default_factory=list, description="Existing documents that gained full text or metadata.")
+    updated: list[str] = Field(
+        default_factory=list, description="Existing documents that gained full text or metadata."
+    )
     duplicates: list[str] = Field(default_factory=list, description="Inputs already in the library, unchanged.")
     skipped: list[Skipped] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     passages_added: int = 0
     documents: int = 0
     seconds: float = 0.0
-    timings: dict[str, float] = Field(default_factory=dict, description="Seconds spent reading files, encoding and indexing, and writing.")
+    timings: dict[str, float] = Field(
+        default_factory=dict, description="Seconds spent reading files, encoding and indexing, and writing."
+    )

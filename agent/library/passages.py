@@ -19,7 +19,9 @@ def document_of(record: Record) -> str:
     return record.location.document_id if record.location else record.id
 
 
-def passages(paragraphs: list[Paragraph], max_words: int = PASSAGE_WORDS, min_words: int = MIN_PASSAGE_WORDS) -> list[Paragraph]:
+def passages(
+    paragraphs: list[Paragraph], max_words: int = PASSAGE_WORDS, min_words: int = MIN_PASSAGE_WORDS
+) -> list[Paragraph]:
     """Paragraphs as index passages: long ones split between sentences, short ones joined to the next in the
     same section (a heading-less fragment says little alone)."""
     out: list[Paragraph] = []
@@ -33,12 +35,20 @@ def passages(paragraphs: list[Paragraph], max_words: int = PASSAGE_WORDS, min_wo
         if current:
             pieces.append(" ".join(current))
         for i, text in enumerate(pieces):
-            piece = paragraph.model_copy(update={"text": text, "page_end": paragraph.page_end if i == len(pieces) - 1 else None})
+            piece = paragraph.model_copy(
+                update={"text": text, "page_end": paragraph.page_end if i == len(pieces) - 1 else None}
+            )
             last = out[-1] if out else None
-            if (last is not None and last.section == piece.section and len(last.text.split()) < min_words
-                    and len(last.text.split()) + len(text.split()) <= max_words):
+            if (
+                last is not None
+                and last.section == piece.section
+                and len(last.text.split()) < min_words
+                and len(last.text.split()) + len(text.split()) <= max_words
+            ):
                 end = piece.page_end or piece.page
-                out[-1] = last.model_copy(update={"text": f"{last.text} {text}", "page_end": end if end != last.page else last.page_end})
+                out[-1] = last.model_copy(
+                    update={"text": f"{last.text} {text}", "page_end": end if end != last.page else last.page_end}
+                )
             else:
                 out.append(piece)
     return out
@@ -52,16 +62,41 @@ def document_records(doc: LibraryDocument, item: Item | None, old: list[Record])
         records, per_page = [], defaultdict(int)
         for passage in passages(item.parsed.paragraphs):
             per_page[passage.page] += 1
-            records.append(Record(
-                id=f"{doc.id}#p{passage.page}.{per_page[passage.page]}", source="local", source_type="local", abstract=passage.text,
-                location=SourceLocation(document_id=doc.id, page=passage.page, page_end=passage.page_end, section=passage.section), **meta,
-            ))
+            records.append(
+                Record(
+                    id=f"{doc.id}#p{passage.page}.{per_page[passage.page]}",
+                    source="local",
+                    source_type="local",
+                    abstract=passage.text,
+                    location=SourceLocation(
+                        document_id=doc.id, page=passage.page, page_end=passage.page_end, section=passage.section
+                    ),
+                    **meta,
+                )
+            )
         if records:
             return records
     if item is not None and item.record is not None:
         record = item.record
-        return [record.model_copy(update={"location": SourceLocation(document_id=doc.id), "title": doc.title, "abstract": strip_controls(record.abstract),
-                                          "sentences": [strip_controls(x) for x in record.sentences]})]
+        return [
+            record.model_copy(
+                update={
+                    "location": SourceLocation(document_id=doc.id),
+                    "title": doc.title,
+                    "abstract": strip_controls(record.abstract),
+                    "sentences": [strip_controls(x) for x in record.sentences],
+                }
+            )
+        ]
     if old and (doc.full_text or old[0].abstract == doc.abstract):
         return [r.model_copy(update=meta) for r in old]
-    return [Record(id=doc.id, source="local", source_type="local", abstract=doc.abstract, location=SourceLocation(document_id=doc.id), **meta)]
+    return [
+        Record(
+            id=doc.id,
+            source="local",
+            source_type="local",
+            abstract=doc.abstract,
+            location=SourceLocation(document_id=doc.id),
+            **meta,
+        )
+    ]

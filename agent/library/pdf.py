@@ -27,16 +27,45 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent.library.models import BadFileError, Paragraph, ParsedDocument
 from agent.library.pdf_text import clean_text, document_words, finish, hyphenating_producer, join_lines, resolve_hyphens
 
 _HEADING_NAMES = (
-    "abstract", "summary", "introduction", "background", "methods", "method", "materials and methods", "methodology",
-    "patients and methods", "results", "findings", "discussion", "results and discussion", "conclusion", "conclusions",
-    "related work", "experiments", "evaluation", "limitations", "acknowledgements", "acknowledgments", "funding",
-    "references", "bibliography", "literature cited", "works cited", "supplementary material", "data availability",
-    "author contributions", "conflict of interest", "conflicts of interest", "competing interests", "appendix",
+    "abstract",
+    "summary",
+    "introduction",
+    "background",
+    "methods",
+    "method",
+    "materials and methods",
+    "methodology",
+    "patients and methods",
+    "results",
+    "findings",
+    "discussion",
+    "results and discussion",
+    "conclusion",
+    "conclusions",
+    "related work",
+    "experiments",
+    "evaluation",
+    "limitations",
+    "acknowledgements",
+    "acknowledgments",
+    "funding",
+    "references",
+    "bibliography",
+    "literature cited",
+    "works cited",
+    "supplementary material",
+    "data availability",
+    "author contributions",
+    "conflict of interest",
+    "conflicts of interest",
+    "competing interests",
+    "appendix",
 )
 REFERENCE_HEADINGS = frozenset({"references", "bibliography", "literature cited", "works cited"})
 _NUMBERED = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+(\S.{0,70})$")
@@ -46,7 +75,9 @@ _ARXIV = re.compile(r"\barXiv:\s*(\d{4}\.\d{4,5})(v\d+)?", re.I)
 _SENTENCE_END = (".", "!", "?", ":", ";")
 _EMPTY_PAGE_TREE = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+0\b|/Count\s+0\b[^>]*?/Type\s*/Pages\b")
 _PAGE_OBJECT = re.compile(rb"/Type\s*/Page\b(?!s)")
-FRONT_MATTER_WORDS = 80  # text above the first heading of page 1 shorter than this is title and authors, not an abstract
+FRONT_MATTER_WORDS = (
+    80  # text above the first heading of page 1 shorter than this is title and authors, not an abstract
+)
 
 
 @dataclass
@@ -66,7 +97,7 @@ class Line:
 
 
 # ---------------------------------------------------------------------------------------------- reading
-def _open(path: Path, password: str | None):
+def _open(path: Path, password: str | None) -> Any:  # a pypdfium2 PdfDocument (pypdfium2 ships no types)
     import pypdfium2 as pdfium
 
     with path.open("rb") as handle:
@@ -98,7 +129,7 @@ def _declares_no_pages(path: Path) -> bool:
     return bool(_EMPTY_PAGE_TREE.search(data)) and not _PAGE_OBJECT.search(data)
 
 
-def page_lines(textpage, page_number: int, width: float) -> list[Line]:
+def page_lines(textpage: Any, page_number: int, width: float) -> list[Line]:
     """The page's text lines as PDFium groups its characters: PDFium's text order, its word spaces and its line
     breaks (the generated characters of FPDFText), each line with the box around its characters' font bounds.
 
@@ -123,7 +154,8 @@ def page_lines(textpage, page_number: int, width: float) -> list[Line]:
     def close() -> None:
         text = clean_text("".join(chars).encode("utf-16", "surrogatepass").decode("utf-16", "replace"))
         if text and box:
-            lines.append(Line(*box, text, page_number))
+            x0, y0, x1, y1 = box
+            lines.append(Line(x0, y0, x1, y1, text, page_number))
         chars.clear()
         box.clear()
 
@@ -138,8 +170,11 @@ def page_lines(textpage, page_number: int, width: float) -> list[Line]:
         left, bottom, right, top = rect.left, rect.bottom, rect.right, rect.top
         if box:
             height = min(box[3] - box[1], top - bottom)
-            if (min(box[3], top) - max(box[1], bottom) < 0.5 * height or left < last_right - 2 * height
-                    or (left - last_right > height and last_right < mid < left)):
+            if (
+                min(box[3], top) - max(box[1], bottom) < 0.5 * height
+                or left < last_right - 2 * height
+                or (left - last_right > height and last_right < mid < left)
+            ):
                 close()
         if box:
             box[:] = min(box[0], left), min(box[1], bottom), max(box[2], right), max(box[3], top)
@@ -153,14 +188,17 @@ def page_lines(textpage, page_number: int, width: float) -> list[Line]:
 
 _PAGE_NUMBER = re.compile(r"(?i)[\divxlc\s\-–—/]{1,12}|page \d+( of \d+)?|\d+ of \d+")
 # what a browser prints in its header and footer: the date and time, the page's title, its address, "n/m"
-_PRINT_FURNITURE = re.compile(r"(?i)\b(?:file|https?)://\S+|^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?$"
-                              r"|^\S+\.(?:html?|xhtml|php|aspx?|pdf|docx?|odt|rtf|txt)$")
+_PRINT_FURNITURE = re.compile(
+    r"(?i)\b(?:file|https?)://\S+|^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?$"
+    r"|^\S+\.(?:html?|xhtml|php|aspx?|pdf|docx?|odt|rtf|txt)$"
+)
 _PAGE_COUNTER = re.compile(r"(?:^|\s)(\d{1,4})\s*/\s*(\d{1,4})$")
 
 
 def drop_margins(pages: list[list[Line]], heights: list[float]) -> list[list[Line]]:
     """Without bare page numbers, a browser's print header and footer (date, page title, address, "n/m") and
     running heads/feet (the same text, digits aside, in a margin band on at least two pages and half of them)."""
+
     def in_margin(line: Line, height: float) -> bool:
         return line.y0 > height * 0.92 or line.y1 < height * 0.08
 
@@ -171,15 +209,27 @@ def drop_margins(pages: list[list[Line]], heights: list[float]) -> list[list[Lin
         found = _PAGE_COUNTER.search(line.text)
         return found is not None and int(found.group(2)) == len(pages) and 1 <= int(found.group(1)) <= len(pages)
 
-    repeated = Counter(key for page, h in zip(pages, heights) for key in {pattern(line) for line in page if in_margin(line, h)})
+    repeated = Counter(
+        key for page, h in zip(pages, heights) for key in {pattern(line) for line in page if in_margin(line, h)}
+    )
     keep_limit = max(2, (len(pages) + 1) // 2)
     out = []
     for page, height in zip(pages, heights):
-        out.append([
-            line for line in page
-            if not (in_margin(line, height) and (_PAGE_NUMBER.fullmatch(line.text) or _PRINT_FURNITURE.search(line.text) or counter(line)
-                                                 or (len(pages) >= 2 and repeated[pattern(line)] >= keep_limit)))
-        ])
+        out.append(
+            [
+                line
+                for line in page
+                if not (
+                    in_margin(line, height)
+                    and (
+                        _PAGE_NUMBER.fullmatch(line.text)
+                        or _PRINT_FURNITURE.search(line.text)
+                        or counter(line)
+                        or (len(pages) >= 2 and repeated[pattern(line)] >= keep_limit)
+                    )
+                )
+            ]
+        )
     return out
 
 
@@ -196,7 +246,9 @@ def reading_order(lines: list[Line], width: float) -> list[tuple[int, Line]]:
 
     def flush() -> None:
         for column in (1, 2):
-            ordered.extend(sorted(((c, ln) for c, ln in band if c == column), key=lambda item: (-item[1].y1, item[1].x0)))
+            ordered.extend(
+                sorted(((c, ln) for c, ln in band if c == column), key=lambda item: (-item[1].y1, item[1].x0))
+            )
         band.clear()
 
     for column, line in sorted(zip(side, lines), key=lambda item: (-item[1].y1, item[1].x0)):
@@ -213,13 +265,19 @@ def heading_of(line: Line, body_height: float) -> str | None:
     """The section name when `line` is a heading: a known name alone on its line, or a numbered title set at
     least as large as body text and not ending like a sentence."""
     text = line.text.strip()
-    if len(text) > 80 or text.endswith((".", ",", ";")) and not _NUMBERED.match(text):
+    if len(text) > 80 or (text.endswith((".", ",", ";")) and not _NUMBERED.match(text)):
         return None
     bare = re.sub(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+", "", text).strip().rstrip(".:")
     if bare.lower() in _HEADING_NAMES:
         return bare
     numbered = _NUMBERED.match(text)
-    if numbered and line.height >= body_height * 1.05 and not text.endswith(".") and bare[:1].isupper() and len(bare.split()) <= 10:
+    if (
+        numbered
+        and line.height >= body_height * 1.05
+        and not text.endswith(".")
+        and bare[:1].isupper()
+        and len(bare.split()) <= 10
+    ):
         return bare
     return None
 
@@ -241,8 +299,11 @@ def parse_pdf(path: Path, *, password: str | None = None) -> ParsedDocument:
         metadata = document.get_metadata_dict()
     finally:
         document.close()
-    notes = [f"page {i} has no text layer (a scan?): its text is not indexed (OCR is not supported)"
-             for i, lines in enumerate(raw_pages, 1) if not lines]
+    notes = [
+        f"page {i} has no text layer (a scan?): its text is not indexed (OCR is not supported)"
+        for i, lines in enumerate(raw_pages, 1)
+        if not lines
+    ]
     if len(notes) == len(raw_pages):
         raise BadFileError(f"no text layer on any of its {len(raw_pages)} page(s) (a scan? OCR is not supported)")
     pages = drop_margins(raw_pages, heights)
@@ -250,7 +311,10 @@ def parse_pdf(path: Path, *, password: str | None = None) -> ParsedDocument:
     paragraphs, references, headings = _paragraphs(pages, widths, body_height)
     words = document_words([ln.text for page in pages for ln in page])
     hyphenating = hyphenating_producer(metadata)
-    paragraphs = [p.model_copy(update={"text": resolve_hyphens(p.text, words, hyphenating_producer=hyphenating)}) for p in paragraphs]
+    paragraphs = [
+        p.model_copy(update={"text": resolve_hyphens(p.text, words, hyphenating_producer=hyphenating)})
+        for p in paragraphs
+    ]
     references = [resolve_hyphens(r, words, hyphenating_producer=hyphenating) for r in references]
     front = [p for p in paragraphs if p.section is None and p.page == 1]
     if headings and sum(len(p.text.split()) for p in front) < FRONT_MATTER_WORDS:
@@ -275,7 +339,9 @@ def parse_pdf(path: Path, *, password: str | None = None) -> ParsedDocument:
     )
 
 
-def _paragraphs(pages: list[list[Line]], widths: list[float], body_height: float) -> tuple[list[Paragraph], list[str], list[str]]:
+def _paragraphs(
+    pages: list[list[Line]], widths: list[float], body_height: float
+) -> tuple[list[Paragraph], list[str], list[str]]:
     paragraphs: list[Paragraph] = []
     references: list[str] = []
     headings: list[str] = []
@@ -291,7 +357,14 @@ def _paragraphs(pages: list[list[Line]], widths: list[float], body_height: float
             if in_references:
                 references.append(body)
             else:
-                paragraphs.append(Paragraph(text=body, page=start_page, page_end=end_page if end_page != start_page else None, section=section))
+                paragraphs.append(
+                    Paragraph(
+                        text=body,
+                        page=start_page,
+                        page_end=end_page if end_page != start_page else None,
+                        section=section,
+                    )
+                )
         text = ""
 
     for page_lines_, width in zip(pages, widths):
@@ -318,8 +391,14 @@ def _paragraphs(pages: list[list[Line]], widths: list[float], body_height: float
     return paragraphs, references, headings
 
 
-def _breaks(previous: tuple[int, Line] | None, current: tuple[int, Line], text: str, body_height: float, in_references: bool,
-            column_left: float) -> bool:
+def _breaks(
+    previous: tuple[int, Line] | None,
+    current: tuple[int, Line],
+    text: str,
+    body_height: float,
+    in_references: bool,
+    column_left: float,
+) -> bool:
     """Whether `current` starts a new paragraph (or, in the references, a new entry); `column_left` is the
     left edge of the current line's column on its page, against which a first-line indent is measured."""
     if in_references:
@@ -333,15 +412,18 @@ def _breaks(previous: tuple[int, Line] | None, current: tuple[int, Line], text: 
     gap = a.y0 - b.y1
     if gap > 0.9 * body_height:
         return True
-    if b.x0 - a.x0 > 0.5 * body_height and ends_sentence:  # first-line indent
-        return True
-    return False
+    return b.x0 - a.x0 > 0.5 * body_height and ends_sentence  # first-line indent
 
 
 # a /Title that names the file rather than the work: a file name, a path or address, "Microsoft Word - x.docx"
-_NOT_A_TITLE = re.compile(r"(?i)^(?:untitled\b|microsoft (?:word|powerpoint|excel)\s*-|document\d*$|slide\s*\d*$|[a-z][a-z0-9+.-]*://|[a-z]:\\|/)"
-                          r"|^\S+\.(?:html?|xhtml|php|aspx?|pdf|docx?|odt|fodt|rtf|txt|md|tex|ps|dvi|indd)$|\.(?:docx?|odt|rtf|tex|pdf)$")
-_NAME = re.compile(r"(?:[A-Z][\w'’.-]*\.?|(?:van|von|der|de|da|del|di|la|le|du|ten|ter|bin|al)\b)(?:\s+(?:[A-Z][\w'’.-]*\.?|(?:van|von|der|de|da|del|di|la|le|du|ten|ter|bin|al)\b)){1,4}")
+_NOT_A_TITLE = re.compile(
+    r"(?i)^(?:untitled\b|microsoft "
+    r"(?:word|powerpoint|excel)\s*-|document\d*$|slide\s*\d*$|[a-z][a-z0-9+.-]*://|[a-z]:\\|/)"
+    r"|^\S+\.(?:html?|xhtml|php|aspx?|pdf|docx?|odt|fodt|rtf|txt|md|tex|ps|dvi|indd)$|\.(?:docx?|odt|rtf|tex|pdf)$"
+)
+_NAME = re.compile(
+    r"(?:[A-Z][\w'’.-]*\.?|(?:van|von|der|de|da|del|di|la|le|du|ten|ter|bin|al)\b)(?:\s+(?:[A-Z][\w'’.-]*\.?|(?:van|von|der|de|da|del|di|la|le|du|ten|ter|bin|al)\b)){1,4}"
+)
 
 
 def metadata_title(metadata: dict) -> str:
@@ -357,7 +439,9 @@ def _title_lines(pages: list[list[Line]], body_height: float) -> list[Line]:
         return []
     tallest = max(ln.height for ln in first)
     block = sorted((ln for ln in first if ln.height >= tallest * 0.9), key=lambda ln: -ln.y1)
-    return [ln for i, ln in enumerate(block) if i == 0 or block[i - 1].y0 - ln.y1 < 2 * ln.height]  # one block, not a later heading
+    return [
+        ln for i, ln in enumerate(block) if i == 0 or block[i - 1].y0 - ln.y1 < 2 * ln.height
+    ]  # one block, not a later heading
 
 
 def _title(metadata: dict, lines: list[Line], words: set[str], hyphenating: bool) -> str:

@@ -7,7 +7,9 @@ import functools
 import re
 from pathlib import Path
 
-LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"})
+LIGATURES = str.maketrans(
+    {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"}
+)
 SOFT_HYPHENS = ("\x02", "\ufffe", "\u00ad")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b\ufeff\ufffd]")
 
@@ -75,7 +77,9 @@ def resolve_hyphens(text: str, words: set[str], *, hyphenating_producer: bool = 
             return f"{head}-{tail}"
         if whole in vocabulary:
             return head + tail
-        if head.lower() in vocabulary and tail.lower() in vocabulary and min(len(head), len(tail)) >= 4:  # not "fast-ing", "ten-fold"
+        if (
+            head.lower() in vocabulary and tail.lower() in vocabulary and min(len(head), len(tail)) >= 4
+        ):  # not "fast-ing", "ten-fold"
             return f"{head}-{tail}"
         if head.isupper() and len(head) >= 2 and (tail[:1].islower() or tail.isupper()):
             return f"{head}-{tail}"
@@ -88,7 +92,9 @@ def resolve_hyphens(text: str, words: set[str], *, hyphenating_producer: bool = 
 # Producers that break lines at hyphens the author wrote and hyphenate only when asked to (CSS `hyphens: auto`,
 # a word processor's automatic hyphenation, off by default): Chromium/Chrome/Edge (Skia), Firefox (cairo),
 # Safari and macOS printing (Quartz), LibreOffice/OpenOffice, Microsoft Word.
-_NON_HYPHENATING = re.compile(r"(?i)\b(skia|cairo|quartz|libreoffice|openoffice|microsoft.{0,3}word|headlesschrome|chrome)\b")
+_NON_HYPHENATING = re.compile(
+    r"(?i)\b(skia|cairo|quartz|libreoffice|openoffice|microsoft.{0,3}word|headlesschrome|chrome)\b"
+)
 
 
 def hyphenating_producer(metadata: dict) -> bool:

@@ -35,10 +35,14 @@ def resolve_references(docs: dict[str, LibraryDocument]) -> dict[str, list[str]]
                 continue
             doi = _DOI.search(ref)
             arxiv = _ARXIV.search(ref)
-            target = (by_doi.get(normalize_doi(doi.group(1).rstrip(".,;)]")) or "") if doi else None) or (by_arxiv.get(arxiv.group(1).lower()) if arxiv else None)
+            target = (by_doi.get(normalize_doi(doi.group(1).rstrip(".,;)]")) or "") if doi else None) or (
+                by_arxiv.get(arxiv.group(1).lower()) if arxiv else None
+            )
             if target is None:
                 text = f" {normalize_title(ref)} "
-                target = next((i for word in set(text.split()) for title, i in titles.get(word, []) if f" {title} " in text), None)
+                target = next(
+                    (i for word in set(text.split()) for title, i in titles.get(word, []) if f" {title} " in text), None
+                )
             if target and target != doc.id:
                 found.append(target)
         resolved[doc.id] = list(dict.fromkeys(found))

@@ -18,7 +18,11 @@ def _library_wanted(settings: CorpusSettings) -> bool:
     explicitly named corpus."""
     if settings.use_library == "off":
         return False
-    return settings.use_library == "on" or not settings.use_corpus or not (settings.corpus_path or os.environ.get("SPARKIT_CORPUS"))
+    return (
+        settings.use_library == "on"
+        or not settings.use_corpus
+        or not (settings.corpus_path or os.environ.get("SPARKIT_CORPUS"))
+    )
 
 
 def library_stamp(settings: CorpusSettings) -> str:
@@ -37,8 +41,14 @@ def library_index(settings: CorpusSettings) -> LibraryIndex | None:
     library = library_for(settings)
     if not library.exists():
         if settings.use_library == "on" or not settings.use_corpus:
-            why = "use_library is 'on'" if settings.use_library == "on" else "the library alone is searched (use_corpus false, --library-only)"
-            raise CorpusError(f"{why} but the library at {library.root} is empty: add papers with `sparkit library add PATH`")
+            why = (
+                "use_library is 'on'"
+                if settings.use_library == "on"
+                else "the library alone is searched (use_corpus false, --library-only)"
+            )
+            raise CorpusError(
+                f"{why} but the library at {library.root} is empty: add papers with `sparkit library add PATH`"
+            )
         return None
     return library.index()
 

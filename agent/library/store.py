@@ -28,8 +28,9 @@ import shutil
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,12 +38,12 @@ from agent.config import sparkit_home
 from agent.errors import CorpusError, InputError
 from agent.library.importers import Item, expand, read
 from agent.library.models import AddReport, BadFileError, LibraryDocument, Skipped
-from agent.terminal import Progress
-from agent.records import Record, normalize_doi
-from agent.tools.encoder import DIM
-from agent.tools.local_index import LocalIndex, file_digest
 from agent.library.passages import document_of, document_records
 from agent.library.references import with_references
+from agent.records import Record, normalize_doi
+from agent.terminal import Progress
+from agent.tools.encoder import DIM
+from agent.tools.local_index import LocalIndex, file_digest
 
 LIBRARY_VERSION = 1
 MANIFEST = "manifest.json"
@@ -70,7 +71,7 @@ class LibraryIndex(LocalIndex):
     """The library's index: the citation hop works per document, not per passage. A passage's neighbours are
     the first record (the abstract) of each library document its paper cites or is cited by."""
 
-    def __init__(self, records: list[Record], bm25, embeddings: np.ndarray, manifest: dict):
+    def __init__(self, records: list[Record], bm25: Any, embeddings: np.ndarray, manifest: dict):
         super().__init__(records, bm25, embeddings, manifest)
         self.record_document = {r.id: document_of(r) for r in records}
         self.first_record: dict[str, str] = {}
@@ -156,7 +157,9 @@ class Library:
     def _cleanup(self, keep: str | None) -> None:
         """Remove index folders no manifest points at (left by an interrupted add) and stray temporary files."""
         for path in self.root.iterdir():
-            if path.is_dir() and (path.name.startswith(".building-") or (path.name.startswith("index-") and path.name != keep)):
+            if path.is_dir() and (
+                path.name.startswith(".building-") or (path.name.startswith("index-") and path.name != keep)
+            ):
                 shutil.rmtree(path, ignore_errors=True)
             elif path.is_file() and path.name.startswith(f".{MANIFEST}.") and path.name.endswith(".tmp"):
                 path.unlink(missing_ok=True)
@@ -169,7 +172,7 @@ class Library:
             self._cleanup(manifest.get("index"))
             yield manifest, {d["id"]: LibraryDocument.model_validate(d) for d in manifest["documents"]}
 
-    def add(self, paths: list[Path | str], *, progress: Progress | None = None) -> AddReport:
+    def add(self, paths: Sequence[Path | str], *, progress: Progress | None = None) -> AddReport:
         """Add files and folders; bad files are skipped with a reason, the rest committed at once."""
         progress = progress or Progress(enabled=False)
         started = time.monotonic()
@@ -210,7 +213,9 @@ class Library:
     def _load(self, manifest: dict) -> LibraryIndex | None:
         return LibraryIndex.load(self.root / manifest["index"]) if manifest.get("index") else None
 
-    def _read(self, files: list[Path], docs: dict[str, LibraryDocument], report: AddReport, progress: Progress) -> list[Item]:
+    def _read(
+        self, files: list[Path], docs: dict[str, LibraryDocument], report: AddReport, progress: Progress
+    ) -> list[Item]:
         known = {sha: doc.id for doc in docs.values() for sha in doc.file_sha256}
         items: list[Item] = []
         with progress.task("reading", len(files)) as bar:
@@ -229,7 +234,9 @@ class Library:
                     report.skipped.append(Skipped(path=str(path), reason=str(exc)))
                     continue
                 except OSError as exc:
-                    report.skipped.append(Skipped(path=str(path), reason=f"cannot read it ({exc.strerror or type(exc).__name__})"))
+                    report.skipped.append(
+                        Skipped(path=str(path), reason=f"cannot read it ({exc.strerror or type(exc).__name__})")
+                    )
                     continue
                 finally:
                     bar.advance(detail=path.name)
@@ -261,14 +268,24 @@ class Library:
                 continue
             known[sha] = "(this add)"
             document = item.document
-            item.document = document.model_copy(update={
-                "full_text": True, "pages": item.parsed.pages, "sections": item.parsed.sections, "notes": item.parsed.notes,
-                "references": document.references or item.parsed.references, "abstract": document.abstract or item.parsed.abstract,
-                "doi": document.doi or item.parsed.doi, "files": [*document.files, str(pdf.resolve())], "file_sha256": [sha],
-            })
+            item.document = document.model_copy(
+                update={
+                    "full_text": True,
+                    "pages": item.parsed.pages,
+                    "sections": item.parsed.sections,
+                    "notes": item.parsed.notes,
+                    "references": document.references or item.parsed.references,
+                    "abstract": document.abstract or item.parsed.abstract,
+                    "doi": document.doi or item.parsed.doi,
+                    "files": [*document.files, str(pdf.resolve())],
+                    "file_sha256": [sha],
+                }
+            )
             return
 
-    def _apply(self, manifest: dict, docs: dict[str, LibraryDocument], items: list[Item], report: AddReport, progress: Progress) -> None:
+    def _apply(
+        self, manifest: dict, docs: dict[str, LibraryDocument], items: list[Item], report: AddReport, progress: Progress
+    ) -> None:
         index = self._load(manifest)
         old_records: dict[str, list[Record]] = defaultdict(list)
         for record in index.records if index else []:
@@ -277,7 +294,14 @@ class Library:
         key_to_id = {key: doc.id for doc in docs.values() for key in doc.dedupe_keys()}
         for item in items:
             incoming = item.document
-            existing = next((key_to_id[k] for k in incoming.dedupe_keys() if k in key_to_id and docs[key_to_id[k]].may_be(incoming)), None)
+            existing = next(
+                (
+                    key_to_id[k]
+                    for k in incoming.dedupe_keys()
+                    if k in key_to_id and docs[key_to_id[k]].may_be(incoming)
+                ),
+                None,
+            )
             if existing is None and item.record is not None and item.record.id in docs:
                 existing = item.record.id
             if existing is None:
@@ -291,7 +315,9 @@ class Library:
                 merged, full_text_arrives = _combine(old, incoming, item)
                 if full_text_arrives:
                     rebuild[existing] = item
-                elif merged.model_dump(exclude={"files", "file_sha256", "added_at"}) == old.model_dump(exclude={"files", "file_sha256", "added_at"}):
+                elif merged.model_dump(exclude={"files", "file_sha256", "added_at"}) == old.model_dump(
+                    exclude={"files", "file_sha256", "added_at"}
+                ):
                     report.duplicates.append(existing)
                     docs[existing] = merged
                     continue
@@ -307,15 +333,25 @@ class Library:
             return
         records: list[Record] = []
         for doc_id, doc in docs.items():
-            records += document_records(doc, rebuild[doc_id], old_records.get(doc_id, [])) if doc_id in rebuild else old_records.get(doc_id, [])
+            records += (
+                document_records(doc, rebuild[doc_id], old_records.get(doc_id, []))
+                if doc_id in rebuild
+                else old_records.get(doc_id, [])
+            )
         for doc_id in report.added + report.updated:
             for note in docs[doc_id].notes:
                 report.notes.append(f"{doc_id}: {note}")
         report.passages_added = self._commit(docs, with_references(docs, records), index, progress, report.timings)
         report.documents = len(docs)
 
-    def _commit(self, docs: dict[str, LibraryDocument], records: list[Record], index: LibraryIndex | None, progress: Progress,
-                timings: dict[str, float] | None = None) -> int:
+    def _commit(
+        self,
+        docs: dict[str, LibraryDocument],
+        records: list[Record],
+        index: LibraryIndex | None,
+        progress: Progress,
+        timings: dict[str, float] | None = None,
+    ) -> int:
         """Write the new index and then the manifest (atomically); returns how many records were new or changed."""
         counts: dict[str, int] = defaultdict(int)
         for record in records:
@@ -324,15 +360,27 @@ class Library:
             doc.passages = counts.get(doc_id, 0)
         name, changed = None, 0
         if records:
-            changed = sum(1 for r in records if index is None or r.id not in index.by_id or index.by_id[r.id].text != r.text)
+            changed = sum(
+                1 for r in records if index is None or r.id not in index.by_id or index.by_id[r.id].text != r.text
+            )
             progress.line(f"indexing: {changed} new or changed passage(s), {len(records)} in all")
             started = time.monotonic()
-            updated = (index or LibraryIndex.empty()).updated(records, {"corpus": "<library>", "library": str(self.root)}, progress=progress.enabled)
+            updated = (index or LibraryIndex.empty()).updated(
+                records, {"corpus": "<library>", "library": str(self.root)}, progress=progress.enabled
+            )
             indexed = time.monotonic()
             name = f"index-{uuid.uuid4().hex[:10]}"
             updated.save(self.root / name)
-        write_json_atomic(self.manifest_path, {"version": LIBRARY_VERSION, "index": name,
-                                               "documents": [d.model_dump(exclude_defaults=True) | {"id": d.id, "kind": d.kind} for d in docs.values()]})
+        write_json_atomic(
+            self.manifest_path,
+            {
+                "version": LIBRARY_VERSION,
+                "index": name,
+                "documents": [
+                    d.model_dump(exclude_defaults=True) | {"id": d.id, "kind": d.kind} for d in docs.values()
+                ],
+            },
+        )
         self._cleanup(name)
         if timings is not None and records:
             timings["indexing"] = round(indexed - started, 3)
@@ -350,7 +398,11 @@ class Library:
         docs = self.documents()
         manifest = self._manifest()
         index_dir = self.root / manifest["index"] if manifest.get("index") else None
-        size = sum(p.stat().st_size for p in index_dir.rglob("*") if p.is_file()) if index_dir and index_dir.exists() else 0
+        size = (
+            sum(p.stat().st_size for p in index_dir.rglob("*") if p.is_file())
+            if index_dir and index_dir.exists()
+            else 0
+        )
         kinds: dict[str, int] = defaultdict(int)
         for doc in docs:
             kinds[doc.kind] += 1
@@ -385,14 +437,23 @@ def _combine(old: LibraryDocument, incoming: LibraryDocument, item: Item) -> tup
     full_text_arrives = item.parsed is not None and not old.full_text
     if old.kind == "pdf" and incoming.kind != "pdf":
         merged = incoming.model_copy(update={"id": old.id, "kind": old.kind}).merge_metadata(old)
-        merged = merged.model_copy(update={k: getattr(old, k) for k in ("full_text", "pages", "sections", "notes", "added_at")})
+        merged = merged.model_copy(
+            update={k: getattr(old, k) for k in ("full_text", "pages", "sections", "notes", "added_at")}
+        )
         if old.references:
             merged.references = old.references
     else:
         merged = old.merge_metadata(incoming)
     if full_text_arrives:
-        merged = merged.model_copy(update={"full_text": True, "pages": incoming.pages, "sections": incoming.sections, "notes": incoming.notes,
-                                           "references": merged.references or incoming.references})
+        merged = merged.model_copy(
+            update={
+                "full_text": True,
+                "pages": incoming.pages,
+                "sections": incoming.sections,
+                "notes": incoming.notes,
+                "references": merged.references or incoming.references,
+            }
+        )
     return merged, full_text_arrives
 
 
@@ -406,11 +467,13 @@ def _unique_id(item: Item, docs: dict[str, LibraryDocument]) -> str:
     if not base:
         surname = _slug(doc.authors[0].split()[-1]) if doc.authors and doc.authors[0].split() else ""
         word = next((w for w in (_slug(w) for w in doc.title.split()) if len(w) >= 4 and w not in _STOP), "")
-        base = f"{surname}{doc.year or ''}{word}" if surname else "-".join(_slug(w) for w in doc.title.split()[:4] if _slug(w))
+        base = (
+            f"{surname}{doc.year or ''}{word}"
+            if surname
+            else "-".join(_slug(w) for w in doc.title.split()[:4] if _slug(w))
+        )
         base = base[:60] or "document"
     candidate, n = base, 2
     while candidate in docs:
         candidate, n = f"{base}-{n}", n + 1
     return candidate
-
-

@@ -13,23 +13,49 @@ from agent.errors import InputError
 
 def add_llm_arguments(parser: argparse.ArgumentParser, with_llm: bool = True) -> None:
     if with_llm:
-        parser.add_argument("--llm", help="chat model for every role as provider:model (e.g. anthropic:claude-haiku-4-5)")
-    parser.add_argument("--llm-fast", help="model for planning, queries, hypotheses and stance batches (default: --llm)")
+        parser.add_argument(
+            "--llm", help="chat model for every role as provider:model (e.g. anthropic:claude-haiku-4-5)"
+        )
+    parser.add_argument(
+        "--llm-fast", help="model for planning, queries, hypotheses and stance batches (default: --llm)"
+    )
     parser.add_argument("--llm-strong", help="model for adjudication and synthesis (default: --llm)")
-    parser.add_argument("--llm-second", help="second provider whose hypotheses are compared with the first's (seed 003)")
-    parser.add_argument("--llm-base-url", help="OpenAI-compatible server for openai: models (e.g. http://127.0.0.1:8080/v1)")
-    parser.add_argument("--llm-structured-output", choices=["auto", "json_schema", "function_calling", "json_mode", "prompt"],
-                        help="how structured output is requested (default auto: per provider)")
-    parser.add_argument("--llm-deadline", type=float, metavar="SECONDS", help="per-call deadline of a role before it falls back offline")
-    parser.add_argument("--llm-role", action="append", metavar="ROLE.KEY=VALUE",
-                        help="a per-role call setting, e.g. --llm-role strong.timeout_s=120 or --llm-role fast.n_ctx=4096 (repeat)")
+    parser.add_argument(
+        "--llm-second", help="second provider whose hypotheses are compared with the first's (seed 003)"
+    )
+    parser.add_argument(
+        "--llm-base-url", help="OpenAI-compatible server for openai: models (e.g. http://127.0.0.1:8080/v1)"
+    )
+    parser.add_argument(
+        "--llm-structured-output",
+        choices=["auto", "json_schema", "function_calling", "json_mode", "prompt"],
+        help="how structured output is requested (default auto: per provider)",
+    )
+    parser.add_argument(
+        "--llm-deadline", type=float, metavar="SECONDS", help="per-call deadline of a role before it falls back offline"
+    )
+    parser.add_argument(
+        "--llm-role",
+        action="append",
+        metavar="ROLE.KEY=VALUE",
+        help="a per-role call setting, e.g. --llm-role strong.timeout_s=120 or --llm-role fast.n_ctx=4096 (repeat)",
+    )
 
 
 def llm_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The settings the options above give (only those set)."""
-    names = {"llm": "llm", "llm_fast": "llm_fast", "llm_strong": "llm_strong", "llm_second": "llm_second",
-             "llm_base_url": "llm_base_url", "llm_structured_output": "llm_structured_output", "llm_deadline": "llm_deadline_s"}
-    overrides = {setting: getattr(args, attr) for attr, setting in names.items() if getattr(args, attr, None) is not None}
+    names = {
+        "llm": "llm",
+        "llm_fast": "llm_fast",
+        "llm_strong": "llm_strong",
+        "llm_second": "llm_second",
+        "llm_base_url": "llm_base_url",
+        "llm_structured_output": "llm_structured_output",
+        "llm_deadline": "llm_deadline_s",
+    }
+    overrides = {
+        setting: getattr(args, attr) for attr, setting in names.items() if getattr(args, attr, None) is not None
+    }
     roles: dict[str, dict[str, Any]] = {}
     for item in getattr(args, "llm_role", None) or []:
         key, sep, raw = item.partition("=")

@@ -28,11 +28,13 @@ def local_gguf(model_path: str, temperature: float, n_ctx: int, max_tokens: int,
         raise ConfigurationError(f"GGUF model file not found: {path}")
     try:
         import llama_cpp  # noqa: F401 - fail here, not at the first call
-        from langchain_community.chat_models import ChatLlamaCpp
+        from langchain_community.chat_models import ChatLlamaCpp  # noqa: F401 - the same: the extra is installed
     except ImportError:
         raise ConfigurationError("a local GGUF model needs the 'local' extra: pip install 'sparkit[local]'") from None
     threads = {"n_threads": n_threads} if n_threads else {}
-    return _local_chat_class()(model_path=str(path), temperature=temperature, n_ctx=n_ctx, max_tokens=max_tokens, verbose=False, **threads)
+    return _local_chat_class()(
+        model_path=str(path), temperature=temperature, n_ctx=n_ctx, max_tokens=max_tokens, verbose=False, **threads
+    )
 
 
 class LocalModelGuard:
@@ -44,7 +46,8 @@ class LocalModelGuard:
         self.lock = threading.Lock()
 
     def run(self, generate: Callable[[list], T], eos: int) -> T:
-        """`generate(logits_processors)` under the lock, with a processor that ends the reply once the deadline passes."""
+        """`generate(logits_processors)` under the lock, with a processor that ends the reply once the deadline
+        passes."""
         deadline = call_deadline.get()
         with self.lock:
             if deadline is not None and time.monotonic() >= deadline:

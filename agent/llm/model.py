@@ -62,9 +62,20 @@ class RoleModel:
         return self.config.spec
 
     @classmethod
-    def build(cls, config: RoleConfig) -> "RoleModel":
-        return cls(chat_model(config.spec, config.temperature, config.timeout_s, config.max_retries, base_url=config.base_url,
-                              n_ctx=config.n_ctx, max_tokens=config.max_tokens, n_threads=config.n_threads), config)
+    def build(cls, config: RoleConfig) -> RoleModel:
+        return cls(
+            chat_model(
+                config.spec,
+                config.temperature,
+                config.timeout_s,
+                config.max_retries,
+                base_url=config.base_url,
+                n_ctx=config.n_ctx,
+                max_tokens=config.max_tokens,
+                n_threads=config.n_threads,
+            ),
+            config,
+        )
 
     def _seconds_left(self) -> float:
         left = wall_time_left()
@@ -86,16 +97,28 @@ class RoleModel:
         for attempt in range(self.config.parse_retries + 1):
             current_meter().reserve_llm_call()
             if attempt:  # a changed prompt: what went wrong, and the schema spelled out
-                messages = [("system", system), ("user", user), ("user", prompt("retry", prompts_dir, error=last_error, schema=schema_text))]
+                messages = [
+                    ("system", system),
+                    ("user", user),
+                    ("user", prompt("retry", prompts_dir, error=last_error, schema=schema_text)),
+                ]
             remaining = deadline - time.monotonic()
             if remaining < MIN_CALL_SECONDS:
                 self.breaker.record(ok=False)
-                raise ModelUnavailable(f"chat model {self.spec}: the {self.config.role} role's deadline ({self.config.deadline_s:.0f} s or the wall budget) passed")
+                raise ModelUnavailable(
+                    f"chat model {self.spec}: the {self.config.role} role's deadline "
+                    f"({self.config.deadline_s:.0f} s or the wall budget) passed"
+                )
             try:
-                result = await asyncio.wait_for(self._attempt(messages, schema, schema_text, prompts_dir), timeout=remaining)
-            except asyncio.TimeoutError:
+                result = await asyncio.wait_for(
+                    self._attempt(messages, schema, schema_text, prompts_dir), timeout=remaining
+                )
+            except TimeoutError:
                 self.breaker.record(ok=False)
-                raise ModelUnavailable(f"chat model {self.spec}: no reply within the {self.config.role} role's deadline ({remaining:.0f} s)") from None
+                raise ModelUnavailable(
+                    f"chat model {self.spec}: no reply within the {self.config.role} role's deadline "
+                    f"({remaining:.0f} s)"
+                ) from None
             except ModelUnavailable as exc:
                 self.breaker.record(ok=False, unreachable=is_connection_failure(exc))
                 raise
@@ -103,9 +126,13 @@ class RoleModel:
             if isinstance(result, schema):
                 return result
             last_error = result
-        raise ValueError(f"chat model gave no valid {schema.__name__} after {self.config.parse_retries + 1} attempts: {last_error}")
+        raise ValueError(
+            f"chat model gave no valid {schema.__name__} after {self.config.parse_retries + 1} attempts: {last_error}"
+        )
 
-    async def _attempt(self, messages: list[tuple[str, str]], schema: type[T], schema_text: str, prompts_dir: str | None) -> T | str:
+    async def _attempt(
+        self, messages: list[tuple[str, str]], schema: type[T], schema_text: str, prompts_dir: str | None
+    ) -> T | str:
         """One request: the schema, or a short description of why the reply was unusable."""
         from agent.prompts import prompt
 
@@ -133,7 +160,10 @@ class RoleModel:
         calls = getattr(raw, "tool_calls", None) or []
         text = json.dumps(calls[0].get("args", {})) if calls else str(getattr(raw, "content", "") or "")
         if not text.strip():
-            return f"empty reply ({type(result.get('parsing_error')).__name__ if result.get('parsing_error') else 'no content'})"
+            return (
+                "empty reply "
+                f"({type(result.get('parsing_error')).__name__ if result.get('parsing_error') else 'no content'})"
+            )
         return parsed_or_reason(text, schema)
 
     async def _invoke(self, runnable: Any, messages: list) -> Any:
@@ -150,7 +180,21 @@ class RoleModel:
 
 async def structured_call(model: Any, spec: str, system: str, user: str, schema: type[T], retries: int = 2) -> T:
     """One structured call outside a role (scripts, tests): the model's class-default method, no deadline."""
-    config = RoleConfig(role="call", spec=spec, temperature=0.0, timeout_s=60.0, max_retries=0, structured_output="function_calling",
-                        base_url=None, deadline_s=3600.0, parse_retries=retries, n_ctx=8192, max_tokens=1024, n_threads=None,
-                        price_per_mtok=PRICES_PER_MTOK.get(spec, (0.0, 0.0)), breaker_failures=1_000_000, breaker_cooldown_s=0.0)
+    config = RoleConfig(
+        role="call",
+        spec=spec,
+        temperature=0.0,
+        timeout_s=60.0,
+        max_retries=0,
+        structured_output="function_calling",
+        base_url=None,
+        deadline_s=3600.0,
+        parse_retries=retries,
+        n_ctx=8192,
+        max_tokens=1024,
+        n_threads=None,
+        price_per_mtok=PRICES_PER_MTOK.get(spec, (0.0, 0.0)),
+        breaker_failures=1_000_000,
+        breaker_cooldown_s=0.0,
+    )
     return await RoleModel(model, config, CircuitBreaker(1_000_000, 0.0)).structured(system, user, schema)

@@ -11,7 +11,9 @@ from agent.llm.local import local_gguf
 
 # Providers whose LangChain chat class takes `timeout` (seconds per request) and `max_retries` (the SDK's own
 # retries, which honour Retry-After on 429 and 5xx). Others get their class defaults.
-_TIMEOUT_AWARE_PROVIDERS = frozenset({"openai", "azure_openai", "anthropic", "google_genai", "mistralai", "groq", "deepseek", "xai", "together"})
+_TIMEOUT_AWARE_PROVIDERS = frozenset(
+    {"openai", "azure_openai", "anthropic", "google_genai", "mistralai", "groq", "deepseek", "xai", "together"}
+)
 _REFUSED_STATUS = {401, 403, 404}
 
 
@@ -33,8 +35,17 @@ def unregister_chat_model(spec: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- models
-def chat_model(spec: str, temperature: float = 0.0, timeout_s: float = 60.0, max_retries: int = 3, *,
-               base_url: str | None = None, n_ctx: int = 8192, max_tokens: int | None = None, n_threads: int | None = None) -> Any:
+def chat_model(
+    spec: str,
+    temperature: float = 0.0,
+    timeout_s: float = 60.0,
+    max_retries: int = 3,
+    *,
+    base_url: str | None = None,
+    n_ctx: int = 8192,
+    max_tokens: int | None = None,
+    n_threads: int | None = None,
+) -> Any:
     """A LangChain chat model for 'provider:model', with a per-request timeout and SDK retries where the
     provider's class takes them (_TIMEOUT_AWARE_PROVIDERS)."""
     if spec in _registry:
@@ -46,7 +57,9 @@ def chat_model(spec: str, temperature: float = 0.0, timeout_s: float = 60.0, max
     try:
         from langchain.chat_models import init_chat_model
     except ImportError:
-        raise ConfigurationError("a chat model needs the 'live' extra: pip install 'sparkit[live]' plus the provider package") from None
+        raise ConfigurationError(
+            "a chat model needs the 'live' extra: pip install 'sparkit[live]' plus the provider package"
+        ) from None
     provider, model = spec.split(":", 1)
     limits = {"timeout": timeout_s, "max_retries": max_retries} if provider in _TIMEOUT_AWARE_PROVIDERS else {}
     if base_url:

@@ -27,9 +27,13 @@ class RoleOptions(BaseModel):
     temperature: float | None = Field(None, description="Sampling temperature.")
     timeout_s: float | None = Field(None, gt=0, description="Per-request timeout (providers whose class takes one).")
     max_retries: int | None = Field(None, ge=0, le=10, description="The provider SDK's retries (Retry-After honoured).")
-    structured_output: str | None = Field(None, pattern="^(auto|json_schema|function_calling|json_mode|prompt)$", description="Structured-output method.")
+    structured_output: str | None = Field(
+        None, pattern="^(auto|json_schema|function_calling|json_mode|prompt)$", description="Structured-output method."
+    )
     base_url: str | None = Field(None, description="OpenAI-compatible server URL.")
-    deadline_s: float | None = Field(None, gt=0, description="Deadline of one role call (all its attempts), capped by the run's wall time left.")
+    deadline_s: float | None = Field(
+        None, gt=0, description="Deadline of one role call (all its attempts), capped by the run's wall time left."
+    )
     parse_retries: int | None = Field(None, ge=0, le=5, description="Attempts after an unusable reply.")
     n_ctx: int | None = Field(None, ge=512, description="Local GGUF: context length.")
     max_tokens: int | None = Field(None, ge=16, description="Output tokens per call.")
@@ -62,7 +66,9 @@ def role_config(settings: Any, role: str) -> RoleConfig | None:
     """The model for `role` ('fast', 'strong', 'second') from ModelSettings: its own spec, else --llm, else the other
     of fast and strong (the second provider has no fallback: unset means none); None when the role has no model."""
     other = {"fast": "strong", "strong": "fast"}.get(role)
-    spec = getattr(settings, f"llm_{role}", None) or (settings.llm or getattr(settings, f"llm_{other}", None) if other else None)
+    spec = getattr(settings, f"llm_{role}", None) or (
+        settings.llm or getattr(settings, f"llm_{other}", None) if other else None
+    )
     if not spec:
         return None
     own = RoleOptions.model_validate(settings.llm_roles.get(role, {}))
@@ -71,13 +77,21 @@ def role_config(settings: Any, role: str) -> RoleConfig | None:
     price = pick("price_per_mtok", None) or PRICES_PER_MTOK.get(spec) or settings.llm_price_per_mtok or (0.0, 0.0)
     method = pick("structured_output", settings.llm_structured_output)
     return RoleConfig(
-        role=role, spec=spec, temperature=pick("temperature", settings.llm_temperature),
-        timeout_s=pick("timeout_s", settings.llm_timeout_s), max_retries=pick("max_retries", settings.llm_max_retries),
-        structured_output=default_method(spec, base_url) if method == "auto" else method, base_url=base_url,
-        deadline_s=pick("deadline_s", settings.llm_deadline_s), parse_retries=pick("parse_retries", settings.llm_parse_retries),
-        n_ctx=pick("n_ctx", settings.llm_n_ctx), max_tokens=pick("max_tokens", settings.llm_max_tokens),
-        n_threads=pick("n_threads", settings.llm_n_threads), price_per_mtok=tuple(price),
-        breaker_failures=settings.llm_breaker_failures, breaker_cooldown_s=settings.llm_breaker_cooldown_s,
+        role=role,
+        spec=spec,
+        temperature=pick("temperature", settings.llm_temperature),
+        timeout_s=pick("timeout_s", settings.llm_timeout_s),
+        max_retries=pick("max_retries", settings.llm_max_retries),
+        structured_output=default_method(spec, base_url) if method == "auto" else method,
+        base_url=base_url,
+        deadline_s=pick("deadline_s", settings.llm_deadline_s),
+        parse_retries=pick("parse_retries", settings.llm_parse_retries),
+        n_ctx=pick("n_ctx", settings.llm_n_ctx),
+        max_tokens=pick("max_tokens", settings.llm_max_tokens),
+        n_threads=pick("n_threads", settings.llm_n_threads),
+        price_per_mtok=tuple(price),
+        breaker_failures=settings.llm_breaker_failures,
+        breaker_cooldown_s=settings.llm_breaker_cooldown_s,
     )
 
 

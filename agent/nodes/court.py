@@ -4,13 +4,13 @@ For each hypothesis the sentences of the reranked records closest to its stateme
 stance model; a hypothesis with polarity -1 (a claim's negation) reads the claim's stances reversed.
 score = sum(top support_cap support conf x weight) - contradiction_weight x sum(top contradict_cap
 contradiction conf x weight) (seeds 001/002); weight = relevance ((rank + 1) ** -relevance_decay, the record's
-place in the reranking; MCQ options use option_relevance_decay) x quantitative (1.5x) x section x (1 + triangulation) and,
-behind a flag, 1.5x for citation-hop passages of the adversarial hypothesis (seed 001 risk).
-A record whose title and abstract do not name both the statement's subject and its object takes no side on it
-(agent/scoring/aspect.py). A passage naming a claim's outcome whose every statistic is non-significant reads as
-against a claim of an effect, whatever the judge read (null_result_reading; court.null_results_contradict). MCQ blends the stance-based net score with the semantic evidence score (court.mcq_stance_share, seed 000: 70 / 30).
-margin = gap between the top two hypotheses' shares of the positive score mass.
-"""
+place in the reranking; MCQ options use option_relevance_decay) x quantitative (1.5x) x section x (1 + triangulation)
+and, behind a flag, 1.5x for citation-hop passages of the adversarial hypothesis (seed 001 risk). A record whose title
+and abstract do not name both the statement's subject and its object takes no side on it (agent/scoring/aspect.py). A
+passage naming a claim's outcome whose every statistic is non-significant reads as against a claim of an effect,
+whatever the judge read (null_result_reading; court.null_results_contradict). MCQ blends the stance-based net score with
+the semantic evidence score (court.mcq_stance_share, seed 000: 70 / 30). margin = gap between the top two hypotheses'
+shares of the positive score mass."""
 
 from __future__ import annotations
 
@@ -19,18 +19,26 @@ from typing import Any
 import numpy as np
 
 from agent.config import Context
-from agent.interfaces import StanceResult
 from agent.english.lexicon import STANCE_FLIP
+from agent.interfaces import StanceResult
 from agent.nodes.parts import RunParts
-from agent.scoring.aspect import NOT_CHECKED, addresses, aspects_of_hypothesis
 from agent.records import Adjudication, Hypothesis, LedgerEntry, Record
 from agent.scoring import adjudication as adjudication_scoring
+from agent.scoring.aspect import NOT_CHECKED, addresses, aspects_of_hypothesis
 from agent.scoring.chunking import section_window_passages, sentence_passages
+from agent.scoring.court import (
+    blend_mcq,
+    margin_of,
+    null_result_reading,
+    passage_weight,
+    score_hypothesis,
+    semantic_shares,
+    source_types_by_record,
+)
 from agent.scoring.relevance import RelevanceAssessment
 from agent.state import ResearchState
 from agent.text import is_finding, is_tentative
 from agent.tracing.progress import emit
-from agent.scoring.court import blend_mcq, margin_of, null_result_reading, passage_weight, score_hypothesis, semantic_shares, source_types_by_record
 
 
 async def court(state: ResearchState, parts: RunParts) -> ResearchState:
@@ -38,8 +46,12 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
     backend = await parts.backend()
     pool: dict[str, Record] = state.get("pool") or {}
     hypotheses: list[Hypothesis] = state.get("hypotheses") or []
-    records = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool][: settings.court.court_records]
-    passages = sentence_passages(records) + (section_window_passages(records) if settings.court.court_section_windows else [])
+    records = [pool[p.record_id] for p in state.get("ranked") or [] if p.record_id in pool][
+        : settings.court.court_records
+    ]
+    passages = sentence_passages(records) + (
+        section_window_passages(records) if settings.court.court_section_windows else []
+    )
     if settings.ablations.enable_section_weight:
         passages = [p for p in passages if is_finding(p.text)]
     relevance = None
@@ -48,11 +60,13 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
         if not relevance.relevant:
             passages = []  # nothing here addresses the question: no stance is judged, the answer declines
     ledger, scored, semantic = [], [], []
-    off_aspect: set[str] = set()  # records whose sides (or, at aspect_scope 'passage', some passages') the aspect check removed
+    off_aspect: set[str] = (
+        set()
+    )  # records whose sides (or, at aspect_scope 'passage', some passages') the aspect check removed
     if passages and hypotheses:
         statements = list(dict.fromkeys(h.statement for h in hypotheses))
         vectors = await backend.embedder.embed(statements + [p.text for p in passages], kind="document")
-        sims = vectors[len(statements):] @ vectors[: len(statements)].T  # [passages, statements]
+        sims = vectors[len(statements) :] @ vectors[: len(statements)].T  # [passages, statements]
         chosen: dict[str, list[int]] = {}
         for j, statement in enumerate(statements):
             chosen[statement] = [int(i) for i in np.argsort(-sims[:, j])[: settings.court.sentences_per_hypothesis]]
@@ -67,26 +81,41 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
             entries = []
             for i in chosen[h.statement]:
                 result = stance_of[(h.statement, passages[i].text)]
-                stance, confidence = result.side_taken(settings.court.stance_min_confidence, settings.court.stance_side_floor)
+                stance, confidence = result.side_taken(
+                    settings.court.stance_min_confidence, settings.court.stance_side_floor
+                )
                 if settings.court.null_results_contradict and h.origin in ("claim", "negation"):
-                    stance, confidence = null_result_reading(h.statement, passages[i].text, result, stance, confidence,
-                                                             settings.court.stance_min_confidence)
+                    stance, confidence = null_result_reading(
+                        h.statement, passages[i].text, result, stance, confidence, settings.court.stance_min_confidence
+                    )
                 if settings.court.tentative_takes_no_side and is_tentative(passages[i].text):
                     stance = "NEUTRAL"  # its point still needs confirming: a qualification, not a finding
                 record = pool[passages[i].record_id]
-                if stance != "NEUTRAL" and not addresses(aspects, record, passages[i].text, settings.court.aspect_scope):
+                if stance != "NEUTRAL" and not addresses(
+                    aspects, record, passages[i].text, settings.court.aspect_scope
+                ):
                     stance = "NEUTRAL"  # the record (or passage) is about something else: it cannot take a side
                     off_aspect.add(record.id)
                 if h.polarity < 0:
                     stance = STANCE_FLIP[stance]
-                entries.append(LedgerEntry(
-                    hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index,
-                    sentence_end=passages[i].sentence_end, text=passages[i].text,
-                    stance=stance, confidence=float(confidence),
-                    weight=float(passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id])),
-                    via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
-                    judged_by=result.judged_by,
-                ))
+                entries.append(
+                    LedgerEntry(
+                        hypothesis_id=h.id,
+                        record_id=record.id,
+                        sentence_index=passages[i].sentence_index,
+                        sentence_end=passages[i].sentence_end,
+                        text=passages[i].text,
+                        stance=stance,
+                        confidence=float(confidence),
+                        weight=float(
+                            passage_weight(
+                                passages[i], record, h, settings, source_types[record.id], rank_of[record.id]
+                            )
+                        ),
+                        via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
+                        judged_by=result.judged_by,
+                    )
+                )
             h_scored, kept = score_hypothesis(h, entries, settings)
             scored.append(h_scored)
             ledger += kept
@@ -94,30 +123,62 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
     else:
         scored = list(hypotheses)
     mcq = state["plan"].task == "mcq"
-    evidence_share = semantic_shares(semantic, len(scored)) if mcq else adjudication_scoring.shares([h.score for h in scored])
+    evidence_share = (
+        semantic_shares(semantic, len(scored)) if mcq else adjudication_scoring.shares([h.score for h in scored])
+    )
     if mcq and scored:
         scored = blend_mcq(scored, semantic, settings.court.mcq_stance_share)
     adjudication = await _adjudicate(backend, state, scored, ledger, evidence_share, settings)
     if adjudication is not None:
         scored = adjudication_scoring.apply(scored, adjudication)
     margin = float(margin_of([h.score for h in scored])) if scored else None
-    emit({"node": "court", "round": state.get("round", 0), "margin": margin, "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored],
-          **({"adjudication": {"model": adjudication.model_choice, "evidence": adjudication.evidence_choice, "blend": adjudication.blend,
-                               "contested": adjudication.contested}} if adjudication else {})})
-    return {"hypotheses": scored, "ledger": ledger, "margin": margin, "relevance": relevance, "adjudication": adjudication,
-              "notes": _aspect_notes(off_aspect) + ([f"adjudication: {note}" for note in adjudication.notes] if adjudication else [])}
+    emit(
+        {
+            "node": "court",
+            "round": state.get("round", 0),
+            "margin": margin,
+            "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored],
+            **(
+                {
+                    "adjudication": {
+                        "model": adjudication.model_choice,
+                        "evidence": adjudication.evidence_choice,
+                        "blend": adjudication.blend,
+                        "contested": adjudication.contested,
+                    }
+                }
+                if adjudication
+                else {}
+            ),
+        }
+    )
+    return {
+        "hypotheses": scored,
+        "ledger": ledger,
+        "margin": margin,
+        "relevance": relevance,
+        "adjudication": adjudication,
+        "notes": _aspect_notes(off_aspect)
+        + ([f"adjudication: {note}" for note in adjudication.notes] if adjudication else []),
+    }
 
 
 def _aspect_notes(off_aspect: set[str]) -> list[str]:
-    """Which records the aspect check kept from taking a side, so a reader of the trace sees why they count as neutral."""
+    """Which records the aspect check kept from taking a side, so a reader of the trace sees why they count as
+    neutral."""
     records = sorted(off_aspect)
     if not records:
         return []
-    return [f"court: {len(records)} record(s) read as neutral: they do not name both the subject and the object of a hypothesis they were "
-            f"judged against (aspect check): {', '.join(records[:8])}{' …' if len(records) > 8 else ''}"]
+    return [
+        f"court: {len(records)} record(s) read as neutral: they do not name both the subject and the object of a "
+        "hypothesis they were "
+        f"judged against (aspect check): {', '.join(records[:8])}{' …' if len(records) > 8 else ''}"
+    ]
 
 
-async def _relevance(backend: Any, state: ResearchState, hypotheses: list[Hypothesis], records: list[Record]) -> RelevanceAssessment:
+async def _relevance(
+    backend: Any, state: ResearchState, hypotheses: list[Hypothesis], records: list[Record]
+) -> RelevanceAssessment:
     """The gate's reading of whether the records address the question: for an MCQ, of its best-addressed option's
     statement (a stem like "Which statement is supported?" names no topic); else of the claim, or the question."""
     plan = state.get("plan")
@@ -129,15 +190,24 @@ async def _relevance(backend: Any, state: ResearchState, hypotheses: list[Hypoth
     return max(assessments, key=lambda a: a.probability)
 
 
-async def _adjudicate(backend: Any, state: ResearchState, scored: list[Hypothesis], ledger: list[LedgerEntry], evidence_share: list[float],
-                      settings: Context) -> Adjudication | None:
-    """With a chat model: its judgement of each hypothesis from the ledger, blended with the evidence (agent/scoring/adjudication.py)."""
+async def _adjudicate(
+    backend: Any,
+    state: ResearchState,
+    scored: list[Hypothesis],
+    ledger: list[LedgerEntry],
+    evidence_share: list[float],
+    settings: Context,
+) -> Adjudication | None:
+    """With a chat model: its judgement of each hypothesis from the ledger, blended with the evidence
+    (agent/scoring/adjudication.py)."""
     if not scored or not ledger:
         return None
-    verdict = await backend.reasoner.adjudicate(state["question"], state["plan"], scored, ledger, settings.court.adjudication_passages)
+    verdict = await backend.reasoner.adjudicate(
+        state["question"], state["plan"], scored, ledger, settings.court.adjudication_passages
+    )
     if verdict is None:
         return None
     court = settings.court
-    return adjudication_scoring.blend(scored, verdict, evidence_share, court.model_share, court.adjudication_abstain_below, court.contested_share)
-
-
+    return adjudication_scoring.blend(
+        scored, verdict, evidence_share, court.model_share, court.adjudication_abstain_below, court.contested_share
+    )

@@ -43,7 +43,9 @@ def hard_stop(node: str, state: Mapping[str, Any], settings: Context, until: flo
     usage = state.get("usage")
     spent = usage.source_calls if usage is not None else 0
     if node == "retrieve" and not state.get("pool") and spent >= settings.budget.max_source_calls:
-        return f"source_calls: max_source_calls={settings.budget.max_source_calls} reached before any record was retrieved"
+        return (
+            f"source_calls: max_source_calls={settings.budget.max_source_calls} reached before any record was retrieved"
+        )
     return None
 
 
@@ -70,7 +72,9 @@ async def _heartbeats(node: str, started: float, activity: Activity) -> None:
         emit({**event, "waiting_for": activity.what} if activity.what else event)
 
 
-async def guarded(node: str, state: Mapping[str, Any], settings: Context, run: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+async def guarded(
+    node: str, state: Mapping[str, Any], settings: Context, run: Callable[[], Awaitable[dict[str, Any]]]
+) -> dict[str, Any]:
     """Run one node inside the hard budget, with start and heartbeat events (module docstring)."""
     until = run_clock(state).deadline(settings)
     if node != ALWAYS_RUNS and (stop := hard_stop(node, state, settings, until)):
@@ -87,13 +91,19 @@ async def guarded(node: str, state: Mapping[str, Any], settings: Context, run: C
         timeout = asyncio.timeout(max(0.0, until - time.time()))
         try:
             async with timeout:
-                with node_deadline(timeout), wall_clock(until), tracking(activity):  # chat-model roles read wall_time_left()
+                with (
+                    node_deadline(timeout),
+                    wall_clock(until),
+                    tracking(activity),
+                ):  # chat-model roles read wall_time_left()
                     return await run()
         except TimeoutError:
             if not timeout.expired():
                 raise  # the node's own timeout (a client's), not the budget's
-            stop = (f"wall_time: max_wall_time_s={settings.budget.max_wall_time_s:g} reached during {node} "
-                    f"(cut after {time.monotonic() - started:.1f} s)")
+            stop = (
+                f"wall_time: max_wall_time_s={settings.budget.max_wall_time_s:g} reached during {node} "
+                f"(cut after {time.monotonic() - started:.1f} s)"
+            )
             emit({"node": node, "event": "cut", "reason": stop})
             return skipped(node, stop)
     finally:

@@ -26,9 +26,17 @@ async def hypothesize(state: ResearchState, parts: RunParts) -> ResearchState:
     agreement = None
     if backend.second_opinion is not None and hypotheses:
         others = await backend.second_opinion.hypothesize(state["question"], state["plan"], evidence, n)
-        agreement = await set_agreement([h.statement for h in own(hypotheses)], [h.statement for h in own(others)], backend.embedder)
+        agreement = await set_agreement(
+            [h.statement for h in own(hypotheses)], [h.statement for h in own(others)], backend.embedder
+        )
         extra = await novel([h for h in others if h.origin == "llm"], hypotheses, backend.embedder)
-        hypotheses = [*hypotheses, *(h.model_copy(update={"id": f"H{len(hypotheses) + i + 1}"}) for i, h in enumerate(extra[: max(1, n // 2)]))]
+        hypotheses = [
+            *hypotheses,
+            *(
+                h.model_copy(update={"id": f"H{len(hypotheses) + i + 1}"})
+                for i, h in enumerate(extra[: max(1, n // 2)])
+            ),
+        ]
     emit({"node": "hypothesize", "hypotheses": [h.text for h in hypotheses], "agreement": agreement})
     notes = [] if hypotheses else ["hypothesize: no evidence to ground a hypothesis"]
     return {"hypotheses": hypotheses, "agreement": agreement, "notes": notes}

@@ -1,5 +1,5 @@
-"""plan: validate the input, read misspelled words as meant (agent/english/spelling.py), classify the task, normalise options (an alternative question's two statements become
-its options), extract entities and write round-1 queries."""
+"""plan: validate the input, read misspelled words as meant (agent/english/spelling.py), classify the task, normalise
+options (an alternative question's two statements become its options), extract entities and write round-1 queries."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import time
 import uuid
 from typing import Any
 
-from agent.inputs import validate_mode, validate_question
-from agent.nodes.parts import RunParts
 from agent.english.questions import alternative_statements
 from agent.english.spelling import read_question
+from agent.inputs import validate_mode, validate_question
+from agent.nodes.parts import RunParts
 from agent.records import Query
 from agent.state import ResearchState
 from agent.tracing.progress import emit
@@ -31,8 +31,14 @@ async def plan(state: ResearchState, parts: RunParts) -> ResearchState:
     queries = list(the_plan.queries)
     if backend.entity_expander is not None and settings.corpus.enable_entity_expansion and the_plan.entities:
         queries += await _expanded_queries(backend.entity_expander, the_plan.entities[:3], queries[0].text)
-    emit({"node": "plan", "task": the_plan.task, "queries": [q.text for q in queries],
-          **({"corrections": [c.model_dump() for c in corrections]} if corrections else {})})
+    emit(
+        {
+            "node": "plan",
+            "task": the_plan.task,
+            "queries": [q.text for q in queries],
+            **({"corrections": [c.model_dump() for c in corrections]} if corrections else {}),
+        }
+    )
     return {
         "question": question,
         "options": options,

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import time
 
-from agent.scoring.calibration import evidence_score
-from agent.config import Context
-from agent.nodes.parts import RunParts
 from agent.answer.compose import with_confidence
 from agent.answer.status import Findings, Thresholds, rule
-from agent.reasoners.extractive import option_label, winner
+from agent.config import Context
 from agent.english.questions import classify_task
 from agent.english.spelling import read_as_sentence
+from agent.nodes.parts import RunParts
+from agent.reasoners.extractive import option_label, winner
 from agent.records import Answer, AnswerSentence, Citation, Hypothesis, Status, Usage
+from agent.scoring.calibration import evidence_score
 from agent.state import ResearchState
 from agent.tracing.progress import emit
 
@@ -35,24 +35,48 @@ def _verdict(plan, best, decided: bool) -> str | None:
 
 def _findings(state: ResearchState, best: Hypothesis | None, leading: float, abstention: float) -> Findings:
     """What the status ladder reads of the run's state (agent.answer.status.rule)."""
-    return Findings(question=state["question"], plan=state["plan"], pool=state.get("pool") or {}, ledger=state.get("ledger") or [],
-                    draft=state.get("draft"), best=best, leading=leading, abstention=abstention, decisions=state.get("decisions") or [],
-                    relevance=state.get("relevance"), adjudication=state.get("adjudication"), outage=state.get("outage"),
-                    margin=state.get("margin"), budget_stop=state.get("budget_stop"))
+    return Findings(
+        question=state["question"],
+        plan=state["plan"],
+        pool=state.get("pool") or {},
+        ledger=state.get("ledger") or [],
+        draft=state.get("draft"),
+        best=best,
+        leading=leading,
+        abstention=abstention,
+        decisions=state.get("decisions") or [],
+        relevance=state.get("relevance"),
+        adjudication=state.get("adjudication"),
+        outage=state.get("outage"),
+        margin=state.get("margin"),
+        budget_stop=state.get("budget_stop"),
+    )
 
 
 def _thresholds(settings: Context) -> Thresholds:
-    return Thresholds(abstain=settings.answer.abstain_threshold, verdict_min_evidence=settings.court.verdict_min_evidence,
-                      margin=settings.court.margin_threshold)
+    return Thresholds(
+        abstain=settings.answer.abstain_threshold,
+        verdict_min_evidence=settings.court.verdict_min_evidence,
+        margin=settings.court.margin_threshold,
+    )
 
 
 def _stopped_before_plan(state: ResearchState, stop: str) -> Answer:
     """The answer of a run the hard budget stopped before it was planned (e.g. max_wall_time_s spent loading models)."""
     task = classify_task(state.get("question") or "", state.get("options") or [], state.get("mode") or "ask")
-    return Answer(status=Status.BUDGET_EXHAUSTED, task=task,
-                  question=state.get("question") or "", answer=f"Budget exhausted before any evidence was gathered ({stop}).",
-                  confidence=0.0, abstained=True, stop_reason=f"budget_exhausted: {stop}", run_id=state.get("run_id", ""),
-                  usage=state.get("usage") or Usage(), notes=state.get("notes") or [], decisions=state.get("decisions") or [])
+    return Answer(
+        status=Status.BUDGET_EXHAUSTED,
+        task=task,
+        question=state.get("question") or "",
+        answer=f"Budget exhausted before any evidence was gathered ({stop}).",
+        confidence=0.0,
+        abstained=True,
+        stop_reason=f"budget_exhausted: {stop}",
+        run_id=state.get("run_id", ""),
+        usage=state.get("usage") or Usage(),
+        notes=state.get("notes") or [],
+        decisions=state.get("decisions") or [],
+    )
 
 
 async def report(state: ResearchState, parts: RunParts) -> ResearchState:
@@ -71,15 +95,25 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
     decisions = state.get("decisions") or []
     best = winner(hypotheses)
     backend = await parts.backend()
-    # the fitted maps hold for the judge they were fitted with: when the chat model judged no passage, the offline judge's apply
+    # the fitted maps hold for the judge they were fitted with: when the chat model judged no passage, the offline
+    # judge's apply
     model_judged = any(e.judged_by for e in ledger)
-    calibrator = backend.calibrator if model_judged or backend.offline_calibrator is None else backend.offline_calibrator
+    calibrator = (
+        backend.calibrator if model_judged or backend.offline_calibrator is None else backend.offline_calibrator
+    )
     score = evidence_score(state.get("margin"), hypotheses, claims, ledger)
-    ruling = rule(_findings(state, best, calibrator.leading(score), calibrator.abstention(score)), _thresholds(settings))
+    ruling = rule(
+        _findings(state, best, calibrator.leading(score), calibrator.abstention(score)), _thresholds(settings)
+    )
     if ruling.unaddressed:  # what the records say supports an answer to another question: no statement of it is shown
         draft, claims = None, []
-    cited = list(dict.fromkeys((draft.answer_citations if draft else []) + [c for s in (draft.sentences if draft else []) for c in s.citations]
-                               + [rid for claim in claims for rid in claim.supporting + claim.refuting]))
+    cited = list(
+        dict.fromkeys(
+            (draft.answer_citations if draft else [])
+            + [c for s in (draft.sentences if draft else []) for c in s.citations]
+            + [rid for claim in claims for rid in claim.supporting + claim.refuting]
+        )
+    )
     citations = [Citation.of(pool[rid]) for rid in cited if rid in pool]
     usage = state.get("usage") or Usage()
     usage = usage.model_copy(update={"wall_time_s": round(time.time() - (state.get("started_at") or time.time()), 3)})
@@ -115,5 +149,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
         corrections=corrections,
         searched=backend.searched,
     )
-    emit({"node": "report", "status": ruling.status.value, "confidence": ruling.confidence, "citations": len(citations)})
+    emit(
+        {"node": "report", "status": ruling.status.value, "confidence": ruling.confidence, "citations": len(citations)}
+    )
     return {"answer": answer}

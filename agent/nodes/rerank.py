@@ -6,8 +6,6 @@ hypothesis, and every hypothesis keeps its own top records so no candidate is st
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from agent.nodes.parts import RunParts
@@ -25,7 +23,7 @@ def _normalise(scores: list[float]) -> np.ndarray:
     return (array - low) / (high - low) if high > low else np.ones_like(array) * 0.5
 
 
-def _focus(state: dict[str, Any]) -> str:
+def _focus(state: ResearchState) -> str:
     plan = state.get("plan")
     return (plan.claim if plan and plan.claim else None) or state["question"]
 
@@ -45,16 +43,31 @@ async def rerank(state: ResearchState, parts: RunParts) -> ResearchState:
     guaranteed: set[int] = set()
     if hypotheses and records:
         per_h = np.stack([_normalise(await backend.reranker.rerank(h.statement, texts)) for h in hypotheses])
-        combined = (1 - retrieval.rerank_hypothesis_share) * combined + retrieval.rerank_hypothesis_share * per_h.max(axis=0)
+        combined = (1 - retrieval.rerank_hypothesis_share) * combined + retrieval.rerank_hypothesis_share * per_h.max(
+            axis=0
+        )
         for row in per_h:
             guaranteed.update(int(i) for i in np.argsort(-row)[: retrieval.rerank_per_hypothesis])
     if settings.ablations.enable_novelty_demotion and len(records) > 1:  # near-duplicate documents yield their slot
         vectors = await backend.embedder.embed(texts, kind="document")
-        combined = np.asarray(novelty_rerank(combined.tolist(), vectors, retrieval.novelty_cosine, retrieval.novelty_penalty).scores)
+        combined = np.asarray(
+            novelty_rerank(combined.tolist(), vectors, retrieval.novelty_cosine, retrieval.novelty_penalty).scores
+        )
     order = [int(i) for i in np.argsort(-combined)]
     keep = [i for i in order if i in guaranteed]
     keep += [i for i in order if i not in guaranteed][: max(0, settings.retrieval.rerank_top_k - len(keep))]
     keep.sort(key=lambda i: -combined[i])
-    ranked = [Passage(record_id=records[i].id, text=records[i].title or records[i].abstract[:200], score=float(combined[i])) for i in keep]
-    emit({"node": "rerank", "round": state.get("round", 0), "pool": len(pool), "kept": len(ranked), "reranker": backend.reranker.name})
+    ranked = [
+        Passage(record_id=records[i].id, text=records[i].title or records[i].abstract[:200], score=float(combined[i]))
+        for i in keep
+    ]
+    emit(
+        {
+            "node": "rerank",
+            "round": state.get("round", 0),
+            "pool": len(pool),
+            "kept": len(ranked),
+            "reranker": backend.reranker.name,
+        }
+    )
     return {"ranked": ranked}

@@ -36,7 +36,9 @@ def check_citations(draft: Draft, retrieved: set[str]) -> tuple[Draft, list[str]
 async def _checked(draft: Draft, pool: dict, backend: Any, settings: Context) -> tuple[Draft, list[str]]:
     """Citations checked against the pool, then faithfulness: sentences their own citations contradict are dropped."""
     draft, notes = check_citations(draft, set(pool))
-    kept, faithfulness, faith_notes = await check_faithfulness(draft.sentences, pool, backend.embedder, backend.stance, settings.court.stance_min_confidence)
+    kept, faithfulness, faith_notes = await check_faithfulness(
+        draft.sentences, pool, backend.embedder, backend.stance, settings.court.stance_min_confidence
+    )
     return draft.model_copy(update={"sentences": kept, "faithfulness": faithfulness}), notes + faith_notes
 
 
@@ -44,10 +46,16 @@ async def synthesize(state: ResearchState, parts: RunParts) -> ResearchState:
     settings = parts.settings
     backend = await parts.backend()
     pool = state.get("pool") or {}
-    draft = await backend.reasoner.synthesize(state["question"], state["plan"], state.get("hypotheses") or [], state.get("ledger") or [], pool)
+    draft = await backend.reasoner.synthesize(
+        state["question"], state["plan"], state.get("hypotheses") or [], state.get("ledger") or [], pool
+    )
     draft, notes = await _checked(draft, pool, backend, settings)
-    if draft.alternative is not None and not draft.sentences:  # every model sentence was dropped: the evidence's own draft
-        parts.meter.fallback("synthesize: extractive (every model sentence was dropped by the citation and faithfulness checks)")
+    if (
+        draft.alternative is not None and not draft.sentences
+    ):  # every model sentence was dropped: the evidence's own draft
+        parts.meter.fallback(
+            "synthesize: extractive (every model sentence was dropped by the citation and faithfulness checks)"
+        )
         draft, more = await _checked(draft.alternative, pool, backend, settings)
         notes += more
     emit({"node": "synthesize", "answer": draft.answer, "sentences": len(draft.sentences)})

@@ -63,8 +63,11 @@ def _templates(directory: str | None) -> dict[str, str]:
             raise PromptError(f"prompt {name}.md: {exc}") from None
         if found != expected:
             missing, unknown = sorted(expected - found), sorted(found - expected)
-            raise PromptError(f"prompt {name}.md: placeholders must be {sorted(expected)}"
-                              + (f"; missing {missing}" if missing else "") + (f"; unknown {unknown}" if unknown else ""))
+            raise PromptError(
+                f"prompt {name}.md: placeholders must be {sorted(expected)}"
+                + (f"; missing {missing}" if missing else "")
+                + (f"; unknown {unknown}" if unknown else "")
+            )
         templates[name] = text
     return templates
 

@@ -1,4 +1,5 @@
-"""The chat-model reasoner: the extractive roles with structured output from a fast and a strong model, every reply checked.
+"""The chat-model reasoner: the extractive roles with structured output from a fast and a strong model, every reply
+checked.
 
 Roles: the fast model plans, writes queries, proposes hypotheses and extracts claims; the strong model adjudicates
 between the hypotheses and writes the answer. A reply that is unusable (parse failures beyond retries, junk the
@@ -78,7 +79,14 @@ class JudgementOut(BaseModel):
     @classmethod
     def _judgement(cls, value: Any) -> str:
         word = str(value).strip().lower()
-        return {"hold": "holds", "true": "holds", "supported": "holds", "fail": "fails", "false": "fails", "refuted": "fails"}.get(word, word if word in ("holds", "fails") else "undecided")
+        return {
+            "hold": "holds",
+            "true": "holds",
+            "supported": "holds",
+            "fail": "fails",
+            "false": "fails",
+            "refuted": "fails",
+        }.get(word, word if word in ("holds", "fails") else "undecided")
 
     @field_validator("probability", mode="before")
     @classmethod
@@ -99,7 +107,9 @@ class AdjudicationOut(BaseModel):
 class ChatReasoner:
     name = "chat"
 
-    def __init__(self, fast: RoleModel, strong: RoleModel, fallback: ExtractiveReasoner, prompts_dir: str | None = None):
+    def __init__(
+        self, fast: RoleModel, strong: RoleModel, fallback: ExtractiveReasoner, prompts_dir: str | None = None
+    ):
         self.fast = fast
         self.strong = strong
         self.fallback = fallback
@@ -121,31 +131,48 @@ class ChatReasoner:
 
     async def plan(self, question: str, options: list[str], mode: str = "ask") -> Plan:
         base = await self.fallback.plan(question, options, mode)
-        out = await self._call("plan", self.fast, self._prompt("plan"), f"Question: {question}\nOptions: {options or 'none'}", PlanOut)
+        out = await self._call(
+            "plan", self.fast, self._prompt("plan"), f"Question: {question}\nOptions: {options or 'none'}", PlanOut
+        )
         if out is None:
             return base
         queries = [q.strip() for q in out.queries if usable_query(q)][:4]
         if not queries:
             current_meter().fallback(f"plan: extractive (no usable query in the reply: {out.queries[:3]!r})"[:300])
             return base
-        return base.model_copy(update={
-            "queries": [*base.queries, *(Query(text=q, intent="primary") for q in queries)],
-            "entities": list(dict.fromkeys([*base.entities, *(e.strip() for e in out.entities if usable_entity(e))])),
-            "numbers": list(dict.fromkeys([*base.numbers, *(n.strip() for n in out.numbers if usable_number(n))])),
-        })
+        return base.model_copy(
+            update={
+                "queries": [*base.queries, *(Query(text=q, intent="primary") for q in queries)],
+                "entities": list(
+                    dict.fromkeys([*base.entities, *(e.strip() for e in out.entities if usable_entity(e))])
+                ),
+                "numbers": list(dict.fromkeys([*base.numbers, *(n.strip() for n in out.numbers if usable_number(n))])),
+            }
+        )
 
     async def hypothesize(self, question: str, plan: Plan, evidence: list[Passage], n: int) -> list[Hypothesis]:
-        grounded = await self.fallback.hypothesize(question, plan, evidence, n)  # seed 000: the evidence statements always compete
+        grounded = await self.fallback.hypothesize(
+            question, plan, evidence, n
+        )  # seed 000: the evidence statements always compete
         if plan.task == "mcq" or plan.claim:
             return grounded
         fenced = fence_evidence([(p.record_id, p.text) for p in evidence[:8]])
-        out = await self._call("hypothesize", self.fast, self._prompt("hypothesize", n=n), f"Question: {question}\n\n{fenced}", HypothesesOut)
+        out = await self._call(
+            "hypothesize",
+            self.fast,
+            self._prompt("hypothesize", n=n),
+            f"Question: {question}\n\n{fenced}",
+            HypothesesOut,
+        )
         if out is None:
             return grounded
         refused = [t for t in out.hypotheses if not usable_hypothesis(t)]
         texts = [t.strip() for t in out.hypotheses if usable_hypothesis(t)]
         if refused:
-            current_meter().fallback(f"hypothesize: refused {len(refused)} of {len(out.hypotheses)} model hypotheses {[t[:40] for t in refused[:3]]!r}"[:300])
+            current_meter().fallback(
+                f"hypothesize: refused {len(refused)} of {len(out.hypotheses)} model hypotheses "
+                f"{[t[:40] for t in refused[:3]]!r}"[:300]
+            )
         texts = await self._novel(texts, [h.statement for h in grounded])
         joined = [*grounded, *(Hypothesis(id="", text=t, origin="llm", claim=t) for t in texts[: max(1, n // 2)])]
         return [h.model_copy(update={"id": f"H{i + 1}"}) for i, h in enumerate(joined)]
@@ -163,7 +190,13 @@ class ChatReasoner:
 
     async def discriminating_queries(self, question: str, hypotheses: list[Hypothesis], cap: int) -> list[Query]:
         listing = "\n".join(f"{i + 1}. {h.statement}" for i, h in enumerate(hypotheses))
-        out = await self._call("discriminate", self.fast, self._prompt("discriminate"), f"Question: {question}\nHypotheses:\n{listing}", QueriesOut)
+        out = await self._call(
+            "discriminate",
+            self.fast,
+            self._prompt("discriminate"),
+            f"Question: {question}\nHypotheses:\n{listing}",
+            QueriesOut,
+        )
         if out is None:
             return await self.fallback.discriminating_queries(question, hypotheses, cap)
         intents = {"confirm", "falsify", "contrast"}
@@ -172,13 +205,17 @@ class ChatReasoner:
             if not usable_query(q.text):
                 continue
             hid = hypotheses[q.hypothesis - 1].id if 1 <= q.hypothesis <= len(hypotheses) else None
-            queries.append(Query(text=q.text.strip(), intent=q.intent if q.intent in intents else "confirm", hypothesis_id=hid))
+            queries.append(
+                Query(text=q.text.strip(), intent=q.intent if q.intent in intents else "confirm", hypothesis_id=hid)
+            )
         if not queries:
             current_meter().fallback("discriminate: extractive (no usable query in the reply)")
             return await self.fallback.discriminating_queries(question, hypotheses, cap)
         return queries[:cap]
 
-    async def adjudicate(self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], passages_each: int) -> ModelVerdict | None:
+    async def adjudicate(
+        self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], passages_each: int
+    ) -> ModelVerdict | None:
         candidates = [h for h in hypotheses if h.origin != "abstain"]
         if len(candidates) < 2 or not ledger:
             return None
@@ -186,14 +223,20 @@ class ChatReasoner:
         sections = []
         for h in candidates:
             entries = [e for e in ledger if e.hypothesis_id == h.id]
-            picked = ([e for e in entries if e.stance == "SUPPORT"][:passages_each] + [e for e in entries if e.stance == "CONTRADICT"][:passages_each])
+            picked = [e for e in entries if e.stance == "SUPPORT"][:passages_each] + [
+                e for e in entries if e.stance == "CONTRADICT"
+            ][:passages_each]
             labels = []
             for e in picked:
                 label = f"E{len(shown) + 1}"
                 shown[label] = e
                 labels.append((label, f"[{'supports' if e.stance == 'SUPPORT' else 'contradicts'} {h.id}] {e.text}"))
             name = f"({option_label(h.option_index)}) " if h.option_index is not None else ""
-            body = fence_evidence(labels, {label: shown[label].record_id for label, _ in labels}) if labels else "(no passage took a side)"
+            body = (
+                fence_evidence(labels, {label: shown[label].record_id for label, _ in labels})
+                if labels
+                else "(no passage took a side)"
+            )
             sections.append(f"{h.id} {name}{h.statement}\n{body}")
         user = f"Question: {question}\n\nHypotheses and their evidence:\n\n" + "\n\n".join(sections)
         out = await self._call("adjudicate", self.strong, self._prompt("adjudicate"), user, AdjudicationOut)
@@ -202,7 +245,12 @@ class ChatReasoner:
         return checked_verdict(out, {h.id for h in candidates}, shown, self.strong.spec)
 
     async def synthesize(
-        self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], records: dict[str, Record]
+        self,
+        question: str,
+        plan: Plan,
+        hypotheses: list[Hypothesis],
+        ledger: list[LedgerEntry],
+        records: dict[str, Record],
     ) -> Draft:
         extractive = await self.fallback.synthesize(question, plan, hypotheses, ledger, records)
         best = winner(hypotheses)
@@ -211,8 +259,13 @@ class ChatReasoner:
         ranking = "\n".join(f"{h.id} score={h.score:.2f} verdict={h.verdict.value}: {h.statement}" for h in hypotheses)
         entries = sorted(ledger, key=lambda e: (e.hypothesis_id != best.id, e.stance == "NEUTRAL"))[:24]
         shown_ids = {e.record_id for e in entries}
-        fenced = fence_evidence([(e.record_id, f"({e.stance.lower()} for {e.hypothesis_id}) {e.text}") for e in entries])
-        user = f"Question: {question}\nHypotheses, best first by the court:\n{ranking}\n\nChosen: {best.id}: {best.statement}\n\nLedger:\n{fenced}"
+        fenced = fence_evidence(
+            [(e.record_id, f"({e.stance.lower()} for {e.hypothesis_id}) {e.text}") for e in entries]
+        )
+        user = (
+            f"Question: {question}\nHypotheses, best first by the court:\n{ranking}\n\nChosen: {best.id}: "
+            f"{best.statement}\n\nLedger:\n{fenced}"
+        )
         out = await self._call("synthesize", self.strong, self._prompt("synthesize"), user, AnswerOut)
         if out is None:
             return extractive
@@ -224,29 +277,53 @@ class ChatReasoner:
             elif s.text.strip():
                 refused.append(s.citations)
         if refused:
-            current_meter().fallback(f"synthesize: dropped {len(refused)} model sentences citing no ledger record shown (cited {refused[:3]!r})"[:300])
+            current_meter().fallback(
+                f"synthesize: dropped {len(refused)} model sentences citing no ledger record shown (cited "
+                f"{refused[:3]!r})"[:300]
+            )
         if not sentences:
             current_meter().fallback("synthesize: extractive (no model sentence cites a ledger record it was shown)")
             return extractive
         answer = extractive.answer
-        if plan.task == "open" and not plan.claim:  # a claim's or an option's answer line is the verdict, written in code
+        if (
+            plan.task == "open" and not plan.claim
+        ):  # a claim's or an option's answer line is the verdict, written in code
             if usable_answer_line(out.answer, question, best.statement):
                 answer = out.answer.strip()
             else:
-                current_meter().fallback(f"synthesize: the model's answer line was refused ({out.answer.strip()[:60]!r}); the chosen hypothesis stands")
-        return Draft(answer=answer, answer_citations=extractive.answer_citations, sentences=sentences,
-                     selected_hypothesis=best.id, alternative=extractive)
+                current_meter().fallback(
+                    f"synthesize: the model's answer line was refused ({out.answer.strip()[:60]!r}); the chosen "
+                    "hypothesis stands"
+                )
+        return Draft(
+            answer=answer,
+            answer_citations=extractive.answer_citations,
+            sentences=sentences,
+            selected_hypothesis=best.id,
+            alternative=extractive,
+        )
 
     async def extract_claims(self, question: str, draft: Draft, max_claims: int) -> list[Claim]:
         text = " ".join(s.text for s in draft.sentences) or draft.answer
-        out = await self._call("extract_claims", self.fast, self._prompt("claims", n=max_claims), f"Question: {question}\nAnswer: {text}", ClaimsOut)
+        out = await self._call(
+            "extract_claims",
+            self.fast,
+            self._prompt("claims", n=max_claims),
+            f"Question: {question}\nAnswer: {text}",
+            ClaimsOut,
+        )
         if out is None:
             return await self.fallback.extract_claims(question, draft, max_claims)
-        probe = Draft(answer=draft.answer, sentences=[CitedSentence(text=c, citations=_closest_citations(c, draft)) for c in out.claims])
+        probe = Draft(
+            answer=draft.answer,
+            sentences=[CitedSentence(text=c, citations=_closest_citations(c, draft)) for c in out.claims],
+        )
         return await self.fallback.extract_claims(question, probe, max_claims)  # same specificity filter for both paths
 
 
-def checked_verdict(out: AdjudicationOut, hypothesis_ids: set[str], shown: dict[str, LedgerEntry], spec: str) -> ModelVerdict:
+def checked_verdict(
+    out: AdjudicationOut, hypothesis_ids: set[str], shown: dict[str, LedgerEntry], spec: str
+) -> ModelVerdict:
     """The model's adjudication with its citations checked against the passages it was shown: an unknown evidence id
     is dropped; a 'holds' or 'fails' judgement left citing nothing shown is not counted (noted)."""
     judgements, notes, seen = [], [], set()
@@ -263,8 +340,15 @@ def checked_verdict(out: AdjudicationOut, hypothesis_ids: set[str], shown: dict[
         if j.judgement != "undecided" and not labels:
             notes.append(f"{hid}: '{j.judgement}' cited no passage it was shown; not counted")
             continue
-        judgements.append(HypothesisJudgement(hypothesis_id=hid, judgement=j.judgement, probability=j.probability,
-                                              evidence=list(dict.fromkeys(shown[label].record_id for label in labels)), reason=j.reason[:300]))
+        judgements.append(
+            HypothesisJudgement(
+                hypothesis_id=hid,
+                judgement=j.judgement,
+                probability=j.probability,
+                evidence=list(dict.fromkeys(shown[label].record_id for label in labels)),
+                reason=j.reason[:300],
+            )
+        )
     choice = out.choice.strip().upper()
     counted = {j.hypothesis_id for j in judgements}
     return ModelVerdict(model=spec, judgements=judgements, choice=choice if choice in counted else None, notes=notes)
@@ -272,5 +356,7 @@ def checked_verdict(out: AdjudicationOut, hypothesis_ids: set[str], shown: dict[
 
 def _closest_citations(claim: str, draft: Draft) -> list[str]:
     """The citations of the answer sentence a model-extracted claim came from (the most similar one)."""
-    overlap, best = max(((jaccard(claim, s.text), s) for s in draft.sentences), key=lambda pair: pair[0], default=(0.0, None))
+    overlap, best = max(
+        ((jaccard(claim, s.text), s) for s in draft.sentences), key=lambda pair: pair[0], default=(0.0, None)
+    )
     return list(best.citations) if best is not None and overlap > 0 else []

@@ -11,7 +11,9 @@ import re
 from agent.text import content_terms
 
 _JUNK = {"", "none", "n/a", "na", "null", "nil", "unknown", "-", "...", "not applicable", "no", "nothing", "tbd"}
-_ROLE_LEAK = re.compile(r"(^|\n)\s*(user|assistant|system|human|ai)\s*[:\n]|winner\s*:|<\|?/?\w*\|?>|\b(?:court ranking|ledger)\s*:", re.I)
+_ROLE_LEAK = re.compile(
+    r"(^|\n)\s*(user|assistant|system|human|ai)\s*[:\n]|winner\s*:|<\|?/?\w*\|?>|\b(?:court ranking|ledger)\s*:", re.I
+)
 _ID_ONLY = re.compile(r"^\s*(\(?[A-H]\)?|H\d+|E\d+|option\s+[A-H])\s*[.:]?\s*$", re.I)
 
 
@@ -22,7 +24,12 @@ def is_junk(text: str) -> bool:
 def usable_query(text: str) -> bool:
     """A search query: some words with letters, not a placeholder, not a leaked prompt."""
     text = text.strip()
-    return 3 <= len(text) <= 300 and not is_junk(text) and bool(re.search(r"[A-Za-z]{3}", text)) and not _ROLE_LEAK.search(text)
+    return (
+        3 <= len(text) <= 300
+        and not is_junk(text)
+        and bool(re.search(r"[A-Za-z]{3}", text))
+        and not _ROLE_LEAK.search(text)
+    )
 
 
 def usable_number(text: str) -> bool:
@@ -38,8 +45,14 @@ def usable_hypothesis(text: str) -> bool:
     are not), on one line, without leaked chat turns."""
     text = text.strip()
     words = re.findall(r"[A-Za-z][A-Za-z\-']+", text)
-    return (15 <= len(text) <= 400 and "\n" not in text and len(words) >= 3 and len(content_terms(text)) >= 2
-            and not _ROLE_LEAK.search(text) and not _ID_ONLY.match(text))
+    return (
+        15 <= len(text) <= 400
+        and "\n" not in text
+        and len(words) >= 3
+        and len(content_terms(text)) >= 2
+        and not _ROLE_LEAK.search(text)
+        and not _ID_ONLY.match(text)
+    )
 
 
 def usable_answer_line(text: str, *about: str) -> bool:

@@ -15,12 +15,33 @@ import re
 
 import numpy as np
 
-from agent.interfaces import Draft, Embedder, Plan
-from agent.scoring.aspect import aspects_of, names_all, words_of
 from agent.answer.compose import evidence_entries, evidence_statement, option_label, restates, verdict_sentence
-from agent.english.questions import CAUSAL, MECHANISM, asks_cause, mechanism_statement, classify_task, contrary, entities, is_polar, negate, numbers, option_statement, polar_to_claim
+from agent.english.questions import (
+    CAUSAL,
+    MECHANISM,
+    asks_cause,
+    classify_task,
+    contrary,
+    entities,
+    is_polar,
+    mechanism_statement,
+    negate,
+    numbers,
+    option_statement,
+    polar_to_claim,
+)
+from agent.interfaces import Draft, Embedder, Plan
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
-from agent.text import content_terms, is_finding, jaccard, opens_on_reference, strip_section_label, tokens, without_connective
+from agent.scoring.aspect import aspects_of, names_all, words_of
+from agent.text import (
+    content_terms,
+    is_finding,
+    jaccard,
+    opens_on_reference,
+    strip_section_label,
+    tokens,
+    without_connective,
+)
 
 CONTRAST_JACCARD = 0.25
 DISTINCT_COSINE = 0.85
@@ -46,16 +67,37 @@ class ExtractiveReasoner:
             claim = polar_to_claim(question)
         queries = [Query(text=claim or question.strip(), intent="primary")]
         terms = content_terms(question)
-        if len(terms) >= 3 and " ".join(terms[:12]) != " ".join(tokens(queries[0].text)):  # not the same query in lower case
+        if len(terms) >= 3 and " ".join(terms[:12]) != " ".join(
+            tokens(queries[0].text)
+        ):  # not the same query in lower case
             queries.append(Query(text=" ".join(terms[:12]), intent="primary"))
         for i, option in enumerate(options):
-            queries.append(Query(text=option_statement(question, option, _others(options, i)), intent="primary", hypothesis_id=f"H{i + 1}"))
-        return Plan(task=task, options=options, entities=entities(question), numbers=numbers(question), queries=queries, claim=claim)
+            queries.append(
+                Query(
+                    text=option_statement(question, option, _others(options, i)),
+                    intent="primary",
+                    hypothesis_id=f"H{i + 1}",
+                )
+            )
+        return Plan(
+            task=task,
+            options=options,
+            entities=entities(question),
+            numbers=numbers(question),
+            queries=queries,
+            claim=claim,
+        )
 
     async def hypothesize(self, question: str, plan: Plan, evidence: list[Passage], n: int) -> list[Hypothesis]:
         if plan.task == "mcq":
             return [
-                Hypothesis(id=f"H{i + 1}", text=option, origin="option", option_index=i, claim=option_statement(question, option, _others(plan.options, i)))
+                Hypothesis(
+                    id=f"H{i + 1}",
+                    text=option,
+                    origin="option",
+                    option_index=i,
+                    claim=option_statement(question, option, _others(plan.options, i)),
+                )
                 for i, option in enumerate(plan.options)
             ]
         if plan.claim:  # the claim and that it does not hold (the court reads the claim's stances reversed)
@@ -68,13 +110,16 @@ class ExtractiveReasoner:
     async def _evidence_hypotheses(self, question: str, evidence: list[Passage], n: int) -> list[Hypothesis]:
         """Open question: the top distinct evidence sentences, best first, at most one per record first."""
         # a finding that stands alone: no "These include ..." (it needs the sentence before), no leading "Thus,"
-        sentences = [p.model_copy(update={"text": without_connective(strip_section_label(p.text))}) for p in evidence
-                     if len(p.text) >= 20 and is_finding(p.text) and not opens_on_reference(p.text)]
+        sentences = [
+            p.model_copy(update={"text": without_connective(strip_section_label(p.text))})
+            for p in evidence
+            if len(p.text) >= 20 and is_finding(p.text) and not opens_on_reference(p.text)
+        ]
         if not sentences:
             return []
         vectors = await self.embedder.embed([question] + [p.text for p in sentences], kind="document")
         sims = vectors[1:] @ vectors[0]
-        order = np.argsort(-(sims + np.array([0.05 * p.score for p in sentences])))
+        order: list[int] = np.argsort(-(sims + np.array([0.05 * p.score for p in sentences]))).tolist()
         # only sentences of records naming every name the question asks about ("DUSP4"), when some do: an answer
         # resting on a record that does not is declined (agent.nodes.report), however well the court supports it
         names = entities(question)
@@ -129,11 +174,18 @@ class ExtractiveReasoner:
                     only_b = [t for t in content_terms(b.statement) if t not in content_terms(a.statement)]
                     shared = [t for t in content_terms(question) if t in content_terms(a.statement)][:4]
                     if only_a and only_b:
-                        add(f"{' '.join(shared)} {' '.join(only_a[:4])} versus {' '.join(only_b[:4])}", "contrast", a.id)
+                        add(
+                            f"{' '.join(shared)} {' '.join(only_a[:4])} versus {' '.join(only_b[:4])}", "contrast", a.id
+                        )
         return queries
 
     async def synthesize(
-        self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], records: dict[str, Record]
+        self,
+        question: str,
+        plan: Plan,
+        hypotheses: list[Hypothesis],
+        ledger: list[LedgerEntry],
+        records: dict[str, Record],
     ) -> Draft:
         best = winner(hypotheses)
         if best is None or not ledger:
@@ -143,14 +195,20 @@ class ExtractiveReasoner:
         else:
             headline = verdict_sentence(best, plan.task, polar=plan.task == "polar")
         sentences = [evidence_statement(entry, records, best) for entry in evidence_entries(ledger, best)]
-        own = [e.record_id for e in ledger if e.hypothesis_id == best.id and e.stance == "SUPPORT" and restates(e, best)]
+        own = [
+            e.record_id for e in ledger if e.hypothesis_id == best.id and e.stance == "SUPPORT" and restates(e, best)
+        ]
         if not own and best.origin == "evidence":
             # an open answer is a record's own sentence: it cites that record even when the court read the sentence
             # among others, not itself (seen: "Migraine, particularly with aura, is a risk factor ..." with no citation)
             own = [rid for rid, record in records.items() if best.text.strip().rstrip(".") in record.text][:1]
-        return Draft(answer=headline, answer_citations=list(dict.fromkeys(own)), sentences=sentences, selected_hypothesis=best.id)
+        return Draft(
+            answer=headline, answer_citations=list(dict.fromkeys(own)), sentences=sentences, selected_hypothesis=best.id
+        )
 
-    async def adjudicate(self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], passages_each: int) -> None:
+    async def adjudicate(
+        self, question: str, plan: Plan, hypotheses: list[Hypothesis], ledger: list[LedgerEntry], passages_each: int
+    ) -> None:
         """No model adjudicates offline: the court's evidence scores decide."""
         return None
 
@@ -171,8 +229,14 @@ class ExtractiveReasoner:
                 continue  # restates the question
             if any(jaccard(text, c.text) > 0.8 for c in claims):
                 continue
-            claims.append(Claim(text=text, key_terms=terms[:8], sources=list(dict.fromkeys(sentence.citations)),
-                                against_answer=sentence.side == "against"))
+            claims.append(
+                Claim(
+                    text=text,
+                    key_terms=terms[:8],
+                    sources=list(dict.fromkeys(sentence.citations)),
+                    against_answer=sentence.side == "against",
+                )
+            )
             if len(claims) >= max_claims:
                 break
         return claims
@@ -191,7 +255,9 @@ def states_mechanism_first(question: str, texts: list[str], order: list[int]) ->
         return list(order)
     subject = aspects_of(statement).subject
     asked = {word.lower() for word in re.findall(r"[A-Za-z]+", question)}
-    stating = [i for i, text in zip(order, texts) if _states_means(text, asked) and (not subject or subject <= words_of(text))]
+    stating = [
+        i for i, text in zip(order, texts) if _states_means(text, asked) and (not subject or subject <= words_of(text))
+    ]
     return stating or list(order)
 
 

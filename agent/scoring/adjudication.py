@@ -24,8 +24,14 @@ def shares(scores: list[float]) -> list[float]:
     return [p / total for p in positive] if total > 0 else [0.0] * len(scores)
 
 
-def blend(hypotheses: list[Hypothesis], verdict: ModelVerdict, evidence_share: list[float], model_share: float,
-          abstain_below: float, contested_share: float) -> Adjudication:
+def blend(
+    hypotheses: list[Hypothesis],
+    verdict: ModelVerdict,
+    evidence_share: list[float],
+    model_share: float,
+    abstain_below: float,
+    contested_share: float,
+) -> Adjudication:
     ids = [h.id for h in hypotheses]
     uninformative = 1.0 / len(ids)
     judged = {j.hypothesis_id: j.probability for j in verdict.judgements}
@@ -38,21 +44,37 @@ def blend(hypotheses: list[Hypothesis], verdict: ModelVerdict, evidence_share: l
     evidence_choice = ids[max(range(len(ids)), key=lambda k: evidence[k])] if has_evidence else None
     model_choice = verdict.choice if verdict.choice in ids else None
     abstained = mixed[best] < abstain_below
-    contested = bool(model_choice and evidence_choice and model_choice != evidence_choice
-                     and model_p[ids.index(model_choice)] >= contested_share and evidence[ids.index(evidence_choice)] >= contested_share)
+    contested = bool(
+        model_choice
+        and evidence_choice
+        and model_choice != evidence_choice
+        and model_p[ids.index(model_choice)] >= contested_share
+        and evidence[ids.index(evidence_choice)] >= contested_share
+    )
     notes = list(verdict.notes)
-    if contested:
-        notes.append(f"contested: the model chose {model_choice} (p={model_p[ids.index(model_choice)]:.2f}), "
-                     f"the evidence {evidence_choice} (share {evidence[ids.index(evidence_choice)]:.2f})")
+    if contested and model_choice and evidence_choice:
+        notes.append(
+            f"contested: the model chose {model_choice} (p={model_p[ids.index(model_choice)]:.2f}), "
+            f"the evidence {evidence_choice} (share {evidence[ids.index(evidence_choice)]:.2f})"
+        )
     return Adjudication(
-        model=verdict.model, judgements=verdict.judgements, model_choice=model_choice, evidence_choice=evidence_choice,
+        model=verdict.model,
+        judgements=verdict.judgements,
+        model_choice=model_choice,
+        evidence_choice=evidence_choice,
         model_probability={i: round(p, 4) for i, p in zip(ids, model_p)},
         evidence_share={i: round(e, 4) for i, e in zip(ids, evidence)},
         blend={i: round(b, 4) for i, b in zip(ids, mixed)},
-        choice=None if abstained else ids[best], abstained=abstained, contested=contested, notes=notes,
+        choice=None if abstained else ids[best],
+        abstained=abstained,
+        contested=contested,
+        notes=notes,
     )
 
 
 def apply(hypotheses: list[Hypothesis], adjudication: Adjudication) -> list[Hypothesis]:
     """The hypotheses scored by the blend (their support, contradiction and verdict stay the evidence's)."""
-    return [h.model_copy(update={"score": adjudication.blend[h.id]}) if h.id in adjudication.blend else h for h in hypotheses]
+    return [
+        h.model_copy(update={"score": adjudication.blend[h.id]}) if h.id in adjudication.blend else h
+        for h in hypotheses
+    ]

@@ -25,7 +25,7 @@ async def set_agreement(first: list[str], second: list[str], embedder: Embedder)
     if not first or not second:
         return None
     vectors = await embedder.embed([*first, *second], kind="document")
-    sims = np.clip(vectors[: len(first)] @ vectors[len(first):].T, 0.0, 1.0)
+    sims = np.clip(vectors[: len(first)] @ vectors[len(first) :].T, 0.0, 1.0)
     return round(float(0.5 * (sims.max(axis=1).mean() + sims.max(axis=0).mean())), 4)
 
 
@@ -35,4 +35,8 @@ async def novel(candidates: list[Hypothesis], existing: list[Hypothesis], embedd
         return []
     vectors = await embedder.embed([h.statement for h in [*existing, *candidates]], kind="document")
     base = vectors[: len(existing)]
-    return [h for i, h in enumerate(candidates) if not len(existing) or float((base @ vectors[len(existing) + i]).max()) < DUPLICATE_COSINE]
+    return [
+        h
+        for i, h in enumerate(candidates)
+        if not len(existing) or float((base @ vectors[len(existing) + i]).max()) < DUPLICATE_COSINE
+    ]

@@ -7,15 +7,15 @@ lets a record take a side on a statement only when its title or abstract names t
 object (`court.aspect_scope` 'passage', opt-in, asks it of the judged passage with its record's title; measured in
 evals/HISTORY.md, stop 34): at least one content word of each side of the statement's finite verb (5-letter
 prefixes, so "fractures" meets "fracture"), words of relation, measure, population and judgement ("risk",
-"increases", "associated", "adults", "safe", ...) left out because most abstracts have them. Where the grammar finds no finite verb, or a side has no
-content word left, nothing is checked.
+"increases", "associated", "adults", "safe", ...) left out because most abstracts have them. Where the grammar finds no
+finite verb, or a side has no content word left, nothing is checked.
 
 Which statement is checked depends on the hypothesis: a claim and its negation, the claim; a short MCQ option under
 its stem ("Which drug increases insulin sensitivity?" answered "Metformin increases insulin sensitivity"), the
-option's own words as the subject, every one of them (the option named whole), and the stem's other words as the object. Not checked: options that are whole
-statements (they compete on the same evidence, and a check that drops a record for one paraphrase and keeps it for
-the other decides between them on wording: on the SciFact two-option questions it cost 3 of 92 answers), and an open
-question's hypotheses (sentences of the retrieved records themselves).
+option's own words as the subject, every one of them (the option named whole), and the stem's other words as the object.
+Not checked: options that are whole statements (they compete on the same evidence, and a check that drops a record for
+one paraphrase and keeps it for the other decides between them on wording: on the SciFact two-option questions it cost 3
+of 92 answers), and an open question's hypotheses (sentences of the retrieved records themselves).
 
 The test is lexical on purpose: it only removes a side, never adds one, and a synonym it cannot see ("chicken" for
 "Galliformes") costs a gold record; measured in evals/HISTORY.md ("Aspect check").
@@ -43,8 +43,14 @@ POPULATION_WORDS = frozenset(
 )
 # Words that state a relation, a measure, a population or a judgement ("is safe", "is worth the effort": PubMedQA's
 # questions) rather than name the thing studied: most abstracts have some, and a judgement is what the study decides.
-RELATION_WORDS = UP | DOWN | NEGATIONS | HEDGES | POPULATION_WORDS | frozenset(
-    """risk risks level levels rate rates ratio amount amounts concentration concentrations number numbers high low
+RELATION_WORDS = (
+    UP
+    | DOWN
+    | NEGATIONS
+    | HEDGES
+    | POPULATION_WORDS
+    | frozenset(
+        """risk risks level levels rate rates ratio amount amounts concentration concentrations number numbers high low
     associated association associations correlated correlation linked related relationship effect effects effective
     efficacy role roles impact influence influences important importance significant significantly significance
     change changes changed alter alters altered affect affects affected regulate regulates regulated mediate
@@ -55,6 +61,7 @@ RELATION_WORDS = UP | DOWN | NEGATIONS | HEDGES | POPULATION_WORDS | frozenset(
     worth effort needed need advantage advantages advantageous beneficial benefit benefits appropriate accurate
     accuracy reliable valid difference making always really reasonable justified improvement room better worse good
     poor adequate sufficient successful success helpful value valuable predictive predictor""".split()
+    )
 )
 
 
@@ -77,7 +84,9 @@ NOT_CHECKED = Aspects(frozenset(), frozenset())
 
 
 # Greek letters spelled out, on both sides: a record's "TNF-α" names a question's "TNF-alpha" and the other way round.
-GREEK = str.maketrans({"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "κ": "kappa", "ε": "epsilon", "λ": "lambda"})
+GREEK = str.maketrans(
+    {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "κ": "kappa", "ε": "epsilon", "λ": "lambda"}
+)
 
 
 # British and American spellings meet: "anaemia" / "anemia", "ischaemic" / "ischemic", "oestrogen" / "estrogen",
@@ -100,7 +109,7 @@ def aspects_of(statement: str) -> Aspects:
     if verb is None:
         return NOT_CHECKED
     words = statement.split()
-    before, after = " ".join(words[: verb[0]]), " ".join(words[verb[0] + 1:])
+    before, after = " ".join(words[: verb[0]]), " ".join(words[verb[0] + 1 :])
     return Aspects(_prefixes(before, RELATION_WORDS), _prefixes(after, RELATION_WORDS))
 
 
@@ -108,15 +117,20 @@ def aspects_of(statement: str) -> Aspects:
 # whose object is only these names nothing a record must share to be about it (seen: a dementia claim "verified" by a
 # paper on children with type 1 diabetes naming "hypoglycemic episodes", "years" and "95% CI", never dementia).
 _STATISTIC_PREFIXES = frozenset(
-    term[:PREFIX] for term in "ci hr hrs or ors rr rrs irr aor ahr p sd se iqr odds ratio ratios hazard confidence mean per year years"
-    " month months week weeks day days hour hours".split()
+    term[:PREFIX]
+    for term in (
+        "ci hr hrs or ors rr rrs irr aor ahr p sd se iqr odds ratio ratios hazard confidence mean per year years"
+        " month months week weeks day days hour hours"
+    ).split()
 )
 
 
 def topical(aspects: Aspects) -> Aspects:
     """The aspects without numbers and statistics (_STATISTIC_PREFIXES): what a record must name to be about them."""
+
     def keep(side: frozenset[str]) -> frozenset[str]:
         return frozenset(w for w in side if w not in _STATISTIC_PREFIXES and not any(c.isdigit() for c in w))
+
     return Aspects(keep(aspects.subject), keep(aspects.object))
 
 

@@ -35,7 +35,7 @@ NO_EVIDENCE_SCORE = 0.05
 def consensus(hypotheses: list[Hypothesis]) -> bool:
     """Exactly one hypothesis has more than twice the runner-up's positive score."""
     scores = sorted((max(h.score, 0.0) for h in hypotheses), reverse=True)
-    return len(scores) >= 2 and scores[0] > 0 and scores[0] > 2 * scores[1] or len(scores) == 1 and scores[0] > 0
+    return (len(scores) >= 2 and scores[0] > 0 and scores[0] > 2 * scores[1]) or (len(scores) == 1 and scores[0] > 0)
 
 
 def verification_rate(claims: list[Claim]) -> float:
@@ -55,7 +55,9 @@ def coverage(hypotheses: list[Hypothesis], ledger: list[LedgerEntry]) -> float:
     return covered / len(hypotheses)
 
 
-def evidence_score(margin: float | None, hypotheses: list[Hypothesis], claims: list[Claim], ledger: list[LedgerEntry]) -> float:
+def evidence_score(
+    margin: float | None, hypotheses: list[Hypothesis], claims: list[Claim], ledger: list[LedgerEntry]
+) -> float:
     """The seeds' uncalibrated blend in [0, 1]; NO_EVIDENCE_SCORE when no passage took a side."""
     if not hypotheses or not any(e.stance != "NEUTRAL" for e in ledger):
         return NO_EVIDENCE_SCORE
@@ -83,9 +85,19 @@ class CalibrationTable(BaseModel):
 
     stance_model: str = Field(description="Name of the stance judge the maps were fitted with; they hold for it only.")
     leading: PlattScale = Field(description="Evidence score -> P(the court's leading answer is right).")
-    abstention: PlattScale = Field(description="Evidence score -> P(abstaining is right), fitted on the runs that abstained.")
-    stance_weights_sha256: str = Field("", description="sha256 of the packaged cross-encoder weights the maps were fitted with ('' for a table older than this check): retrained weights under the same judge name do not inherit the maps.")
-    direction_weights_sha256: str = Field("", description="sha256 of the direction reader's weights the maps were fitted with ('' when none was used, or for a table older than this check).")
+    abstention: PlattScale = Field(
+        description="Evidence score -> P(abstaining is right), fitted on the runs that abstained."
+    )
+    stance_weights_sha256: str = Field(
+        "",
+        description="sha256 of the packaged cross-encoder weights the maps were fitted with ('' for a table "
+        "older than this check): retrained weights under the same judge name do not inherit the maps.",
+    )
+    direction_weights_sha256: str = Field(
+        "",
+        description="sha256 of the direction reader's weights the maps were fitted with ('' when none was used, "
+        "or for a table older than this check).",
+    )
     fitted_on: str = Field(description="The labelled data, split and settings the maps were fitted on.")
     examples: int = Field(ge=1)
     commit: str = ""

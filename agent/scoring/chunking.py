@@ -43,7 +43,14 @@ class Chunk:
 
     def to_passage(self, record_id: str, score: float = 0.0) -> Passage:
         end = self.sentence_end if self.sentence_end - self.sentence_start > 1 else None
-        return Passage(record_id=record_id, sentence_index=self.sentence_start, sentence_end=end, text=self.text, score=score, section=self.section)
+        return Passage(
+            record_id=record_id,
+            sentence_index=self.sentence_start,
+            sentence_end=end,
+            text=self.text,
+            score=score,
+            section=self.section,
+        )
 
 
 def _section_key(name: str) -> str:
@@ -60,11 +67,9 @@ def split_sections(text: str) -> list[tuple[str | None, str]]:
     """(section name, body) pairs from heading lines; one (None, text) pair when the text has none."""
     sections: list[tuple[str | None, list[str]]] = [(None, [])]
     for line in (text or "").splitlines():
-        heading = _HEADING_LINE.match(line)
-        markdown = None if heading else _MARKDOWN_HEADING.match(line)
-        if heading or markdown:
-            name = heading.group(1) if heading else markdown.group(1)
-            sections.append((_section_key(name), []))
+        heading = _HEADING_LINE.match(line) or _MARKDOWN_HEADING.match(line)
+        if heading:
+            sections.append((_section_key(heading.group(1)), []))
         else:
             sections[-1][1].append(line)
     result = [(name, " ".join(" ".join(lines).split())) for name, lines in sections]
@@ -87,7 +92,9 @@ def sentence_sections(sentences: list[str]) -> list[str | None]:
     return [label for label, indexed in _label_sections(sentences) for _ in indexed]
 
 
-def _windows(section: str | None, indexed: list[tuple[int, str]], window: int, stride: int, max_chars: int) -> list[Chunk]:
+def _windows(
+    section: str | None, indexed: list[tuple[int, str]], window: int, stride: int, max_chars: int
+) -> list[Chunk]:
     chunks: list[Chunk] = []
     start = 0
     while start < len(indexed):
@@ -142,7 +149,12 @@ def chunk_record(record: Record, full_text: str | None = None, **options: int) -
 def section_window_passages(records: list[Record]) -> list[Passage]:
     """Windows of two or three consecutive sentences inside each labelled section of structured abstracts (none for
     an unstructured abstract): what a single sentence leaves out when a result is stated over several."""
-    passages = (chunk.to_passage(record.id) for record in records for chunk in chunk_sentences(record.sentences or []) if chunk.section)
+    passages = (
+        chunk.to_passage(record.id)
+        for record in records
+        for chunk in chunk_sentences(record.sentences or [])
+        if chunk.section
+    )
     return [p for p in passages if p.sentence_end is not None]
 
 
@@ -155,5 +167,7 @@ def sentence_passages(records: list[Record], scores: Mapping[str, float] | None 
         sentences = record.sentences or ([record.abstract] if record.abstract else [record.title])
         for i, (sentence, section) in enumerate(zip(sentences, sentence_sections(sentences), strict=True)):
             if sentence:
-                passages.append(Passage(record_id=record.id, sentence_index=i, text=sentence, score=score, section=section))
+                passages.append(
+                    Passage(record_id=record.id, sentence_index=i, text=sentence, score=score, section=section)
+                )
     return passages

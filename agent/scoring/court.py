@@ -45,10 +45,16 @@ def relevance_weight(rank: int, decay: float) -> float:
     return float((rank + 1) ** -decay)
 
 
-def passage_weight(passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str], rank: int) -> float:
+def passage_weight(
+    passage: Passage, record: Record, hypothesis: Hypothesis, settings: Context, source_types: list[str], rank: int
+) -> float:
     decay = settings.court.option_relevance_decay if hypothesis.origin == "option" else settings.court.relevance_decay
     weight = relevance_weight(rank, decay)
-    weight *= quantitative_weight(passage.text, settings.court.quantitative_weight) if settings.ablations.enable_quantitative_weight else 1.0
+    weight *= (
+        quantitative_weight(passage.text, settings.court.quantitative_weight)
+        if settings.ablations.enable_quantitative_weight
+        else 1.0
+    )
     if settings.ablations.enable_section_weight:
         weight *= section_weight(passage.section, settings.court.section_weights)
     if settings.ablations.enable_triangulation:
@@ -68,32 +74,52 @@ def decisive(entries: list[LedgerEntry], floor: float, statement: str = "") -> b
     always true at floor 0."""
     if floor <= 0:
         return True
-    return any(is_finding(e.text) and not is_tentative(e.text) and (e.confidence >= floor or jaccard(e.text, statement) >= RESTATES_CLAIM)
-               for e in entries)
+    return any(
+        is_finding(e.text)
+        and not is_tentative(e.text)
+        and (e.confidence >= floor or jaccard(e.text, statement) >= RESTATES_CLAIM)
+        for e in entries
+    )
 
 
-def score_hypothesis(hypothesis: Hypothesis, entries: list[LedgerEntry], settings: Context) -> tuple[Hypothesis, list[LedgerEntry]]:
+def score_hypothesis(
+    hypothesis: Hypothesis, entries: list[LedgerEntry], settings: Context
+) -> tuple[Hypothesis, list[LedgerEntry]]:
     """Apply the caps and the score formula; returns the scored hypothesis and its kept ledger entries."""
+
     def ranked(stance: str) -> list[LedgerEntry]:
         return sorted((e for e in entries if e.stance == stance), key=lambda e: -e.confidence * e.weight)
 
     court = settings.court
-    support, against, neutral = ranked("SUPPORT")[: court.support_cap], ranked("CONTRADICT")[: court.contradict_cap], ranked("NEUTRAL")[: court.neutral_kept]
+    support, against, neutral = (
+        ranked("SUPPORT")[: court.support_cap],
+        ranked("CONTRADICT")[: court.contradict_cap],
+        ranked("NEUTRAL")[: court.neutral_kept],
+    )
     s = sum(e.confidence * e.weight for e in support)
     c = sum(e.confidence * e.weight for e in against)
     score = s - court.contradiction_weight * c
-    if s >= court.verdict_min_evidence and score > 0 and decisive(support, court.decisive_confidence, hypothesis.statement):
+    if (
+        s >= court.verdict_min_evidence
+        and score > 0
+        and decisive(support, court.decisive_confidence, hypothesis.statement)
+    ):
         verdict = HypothesisVerdict.SUPPORTED
-    elif c >= court.verdict_min_evidence and c > s and decisive(against, court.decisive_confidence, hypothesis.statement):
+    elif (
+        c >= court.verdict_min_evidence and c > s and decisive(against, court.decisive_confidence, hypothesis.statement)
+    ):
         verdict = HypothesisVerdict.CONTRADICTED
     else:
         verdict = HypothesisVerdict.INSUFFICIENT
-    scored = hypothesis.model_copy(update={"support": float(s), "contradiction": float(c), "score": float(score), "verdict": verdict})
+    scored = hypothesis.model_copy(
+        update={"support": float(s), "contradiction": float(c), "score": float(score), "verdict": verdict}
+    )
     return scored, support + against + neutral
 
 
-def null_result_reading(statement: str, passage: str, result: StanceResult, stance: str, confidence: float,
-                        min_confidence: float) -> tuple[str, float]:
+def null_result_reading(
+    statement: str, passage: str, result: StanceResult, stance: str, confidence: float, min_confidence: float
+) -> tuple[str, float]:
     """A claim of an effect against a passage that names its outcome and whose every statistic is non-significant:
     the passage shows no effect, so it reads as CONTRADICT with the judge's probability that it does not support
     the claim (NEUTRAL when that is below `min_confidence`: the judge firmly reads support, which a non-significant
@@ -103,7 +129,9 @@ def null_result_reading(statement: str, passage: str, result: StanceResult, stan
     if not only_non_significant(passage) or not names_object(statement, passage):
         return stance, confidence
     against = 1.0 - result.probabilities.get("SUPPORT", 0.0)
-    return ("CONTRADICT", against) if against >= min_confidence else ("NEUTRAL", result.probabilities.get("NEUTRAL", 0.0))
+    return (
+        ("CONTRADICT", against) if against >= min_confidence else ("NEUTRAL", result.probabilities.get("NEUTRAL", 0.0))
+    )
 
 
 def source_types_by_record(records: list[Record]) -> dict[str, list[str]]:
@@ -118,7 +146,13 @@ def source_types_by_record(records: list[Record]) -> dict[str, list[str]]:
 def semantic_shares(semantic: list[float], n: int) -> list[float]:
     """Each option's share of the semantic evidence (its closest passages' cosine above the weakest option's)."""
     sem = np.asarray(semantic or [0.0] * n)
-    return shares([float(x) for x in sem - sem.min()]) if sem.size and sem.max() > sem.min() else [1.0 / n] * n if n else []
+    return (
+        shares([float(x) for x in sem - sem.min()])
+        if sem.size and sem.max() > sem.min()
+        else [1.0 / n] * n
+        if n
+        else []
+    )
 
 
 def blend_mcq(hypotheses: list[Hypothesis], semantic: list[float], stance_share_weight: float) -> list[Hypothesis]:

@@ -110,7 +110,9 @@ def dedup_claims(
     return [ClaimGroup(g[0], tuple(g)) for g in groups]
 
 
-async def dedup_texts(texts: Sequence[str], embedder: Embedder, threshold: float = DEFAULT_THRESHOLD) -> list[ClaimGroup]:
+async def dedup_texts(
+    texts: Sequence[str], embedder: Embedder, threshold: float = DEFAULT_THRESHOLD
+) -> list[ClaimGroup]:
     """`dedup_claims` with the embeddings computed by `embedder` (e.g. the shared MiniLM encoder)."""
     if not texts:
         return []

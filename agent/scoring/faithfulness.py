@@ -30,8 +30,13 @@ def statement_of(sentence: CitedSentence) -> str:
     return parts[1].rstrip("…").strip() if len(parts) >= 3 else sentence.text
 
 
-async def check_faithfulness(sentences: list[CitedSentence], records: dict[str, Record], embedder: Embedder, judge: StanceJudge,
-                             min_confidence: float) -> tuple[list[CitedSentence], float | None, list[str]]:
+async def check_faithfulness(
+    sentences: list[CitedSentence],
+    records: dict[str, Record],
+    embedder: Embedder,
+    judge: StanceJudge,
+    min_confidence: float,
+) -> tuple[list[CitedSentence], float | None, list[str]]:
     """(kept sentences, faithful share of the checked ones or None when none was checked, notes)."""
     pairs: list[tuple[int, str, str]] = []
     verbatim: set[int] = set()
@@ -58,7 +63,10 @@ async def check_faithfulness(sentences: list[CitedSentence], records: dict[str, 
             contradicted.add(i)
     checked = {i for i, _, _ in pairs} | verbatim
     dropped = contradicted - supported
-    notes = [f"faithfulness: dropped a sentence its own citation contradicts: {sentences[i].text[:80]!r}" for i in sorted(dropped)]
+    notes = [
+        f"faithfulness: dropped a sentence its own citation contradicts: {sentences[i].text[:80]!r}"
+        for i in sorted(dropped)
+    ]
     kept = [s for i, s in enumerate(sentences) if i not in dropped]
     return kept, round(len(supported & checked) / len(checked), 4), notes
 
@@ -68,7 +76,9 @@ def _quoted_verbatim(statement: str, cited: list[Record]) -> bool:
     in the text of one record it cites."""
     parts = [_plain(part) for part in re.split(r"\[…\]|…", statement)]
     parts = [part for part in parts if len(part) >= 12]
-    return bool(parts) and any(all(part in text for part in parts) for text in map(_plain, (record.text for record in cited)))
+    return bool(parts) and any(
+        all(part in text for part in parts) for text in map(_plain, (record.text for record in cited))
+    )
 
 
 def _plain(text: str) -> str:

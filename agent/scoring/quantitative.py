@@ -30,15 +30,30 @@ _NOT_AFTER = r"(?<![\w.\-−–/])"  # a number glued to a word or hyphen ("IL-1
 
 _PATTERNS: dict[str, str] = {
     # Order matters only for documentation; overlaps are settled by PRIORITY below.
-    "confidence_interval": rf"(?:\d{{2}}\s*%\s*)?(?:CI|confidence interval)\s*[:=,]?\s*[\[(]?\s*{_NUM}\s*%?(?:{_DASH}|\s*,\s*){_NUM}\s*%?\s*[\])]?",
-    "p_value": rf"\b[pP]\s*(?:-?\s*value)?\s*(?:of\s*)?(?:[<>=≤≥]|&lt;|&gt;)\s*0?\.\d+(?:\s*[x×]\s*10\s*\^?\s*[-−–]?\d+|[eE][-−–]?\d+)?|\b[pP]\s*(?:[<>=≤≥])\s*{_NUM}",
-    "effect_size": rf"\b(?:a?[OHR]R|IRR|SMD|OR|HR|RR|odds ratio|hazard ratio|relative risk|risk ratio|Cohen'?s\s*d|Hedges'?\s*g|effect size)\s*(?:\(\s*\d{{2}}\s*%\s*CI\s*\))?\s*(?:[:=,]|of|was|is)?\s*{_NUM}",
+    "confidence_interval": rf"(?:\d{{2}}\s*%\s*)?(?:CI|confidence "
+    rf"interval)\s*[:=,]?\s*[\[(]?\s*{_NUM}\s*%?(?:{_DASH}|\s*,\s*){_NUM}\s*%?\s*[\])]?",
+    "p_value": (
+        rf"\b[pP]\s*(?:-?\s*value)?\s*(?:of\s*)?(?:[<>=≤≥]|&lt;|&gt;)\s*0?\.\d+"
+        rf"(?:\s*[x×]\s*10\s*\^?\s*[-−–]?\d+|[eE][-−–]?\d+)?|\b[pP]\s*(?:[<>=≤≥])\s*{_NUM}"
+    ),
+    "effect_size": r"\b(?:a?[OHR]R|IRR|SMD|OR|HR|RR|odds ratio|hazard ratio|relative risk|risk "
+    r"ratio|Cohen'?s\s*d|Hedges'?\s*g|effect "
+    rf"size)\s*(?:\(\s*\d{{2}}\s*%\s*CI\s*\))?\s*(?:[:=,]|of|was|is)?\s*{_NUM}",
     "correlation": rf"\b(?:r|R|rho|ρ|R2|R²|r2|r²|τ|tau)\s*(?:[=≈]|&#61;)\s*{_NUM}",
     "plus_minus": rf"{_NUM}\s*(?:±|\+/-|\+-|\+/−)\s*{_NUM}\s*(?:{_UNITS}\b|%)?",
-    "fold_change": rf"(?:{_NUM}|{_NUMBER_WORDS})\s*-?\s*(?:fold|times)\b|(?:{_NUMBER_WORDS})fold\b|\b{_NUM}\s*[x×](?=\s+(?:higher|lower|more|less|increase|decrease|greater|faster|slower))",
-    "sample_size": r"\b[nN]\s*=\s*\d+(?:,\d{3})*\b|\b\d+(?:,\d{3})*\s+(?:patients|participants|subjects|individuals|women|men|children|adults|cases|controls|mice|rats|animals|volunteers|infants|respondents|samples|cohorts?)\b",
+    "fold_change": (
+        rf"(?:{_NUM}|{_NUMBER_WORDS})\s*-?\s*(?:fold|times)\b|(?:{_NUMBER_WORDS})fold\b"
+        rf"|\b{_NUM}\s*[x×](?=\s+(?:higher|lower|more|less|increase|decrease|greater|faster|slower))"
+    ),
+    "sample_size": (
+        r"\b[nN]\s*=\s*\d+(?:,\d{3})*\b|\b\d+(?:,\d{3})*\s+(?:patients|participants|subjects|individuals|women|men|children"
+        r"|adults|cases|controls|mice|rats|animals|volunteers|infants|respondents|samples|cohorts?)\b"
+    ),
     "ratio": rf"\b\d+(?:\.\d+)?\s*:\s*\d+(?:\.\d+)?\b(?!\s*(?:am|pm))|\bratio\s+(?:of\s+)?{_NUM}",
-    "range": rf"(?:between\s+{_NUM}\s*%?\s*(?:{_UNITS}\b)?\s*and\s+{_NUM}|{_NOT_AFTER}{_NUM}\s*(?:{_DASH}){_NUM}\s*(?:%|{_UNITS}\b))",
+    "range": (
+        rf"(?:between\s+{_NUM}\s*%?\s*(?:{_UNITS}\b)?\s*and\s+{_NUM}"
+        rf"|{_NOT_AFTER}{_NUM}\s*(?:{_DASH}){_NUM}\s*(?:%|{_UNITS}\b))"
+    ),
     "percentage": rf"{_NUM}\s*(?:%|percent\b|per cent\b)",
     "scientific_notation": r"\b\d+(?:\.\d+)?\s*[x×]\s*10\s*(?:\^|\*\*)?\s*[-−–]?\d+\b|\b\d+(?:\.\d+)?[eE][-−–]?\d+\b",
     "value_with_unit": rf"{_NOT_AFTER}{_NUM}\s*{_UNITS}(?![\w])",
@@ -96,9 +111,9 @@ def extract_quantities(text: str) -> list[QuantMatch]:
     # Keep the highest-priority, then longest, match among overlapping ones.
     found.sort(key=lambda m: (-PRIORITY[m.kind], -(m.end - m.start), m.start))
     kept: list[QuantMatch] = []
-    for match in found:
-        if all(match.end <= k.start or match.start >= k.end for k in kept):
-            kept.append(match)
+    for quant in found:
+        if all(quant.end <= k.start or quant.start >= k.end for k in kept):
+            kept.append(quant)
     return sorted(kept, key=lambda m: m.start)
 
 

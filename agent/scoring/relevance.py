@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -38,7 +38,7 @@ PREFIX = 5
 
 
 class Encoder(Protocol):
-    async def embed(self, texts: list[str], *, kind: str = "document") -> np.ndarray: ...
+    async def embed(self, texts: list[str], *, kind: Literal["query", "document"] = "document") -> np.ndarray: ...
 
 
 class RelevanceModel(BaseModel):
@@ -46,10 +46,16 @@ class RelevanceModel(BaseModel):
 
     weights: dict[str, float] = Field(description="Weight of each feature (FEATURES).")
     intercept: float
-    threshold: float = Field(0.5, description="Probability at or above which the evidence counts as addressing the question.")
+    threshold: float = Field(
+        0.5, description="Probability at or above which the evidence counts as addressing the question."
+    )
     top_records: int = Field(TOP_RECORDS, description="How many top-ranked records the features look at.")
     encoder: str = Field("all-MiniLM-L6-v2", description="The encoder the cosines were computed with.")
-    claim_floor: float = Field(0.0, description="Best title/sentence cosine a record needs to count for or against a claim in verification (fitted on SciFact gold evidence vs other retrieved abstracts).")
+    claim_floor: float = Field(
+        0.0,
+        description="Best title/sentence cosine a record needs to count for or against a claim in verification "
+        "(fitted on SciFact gold evidence vs other retrieved abstracts).",
+    )
     fitted_on: str = ""
     examples: int = 0
     commit: str = ""
@@ -72,8 +78,11 @@ class RelevanceAssessment(BaseModel):
         """One line for the reader: the best evidence found and how relevant it is."""
         if self.best_record is None:
             return "no retrieved record to compare with the question"
-        return (f"the retrieved evidence does not address the question (relevance {self.probability:.2f}; best match "
-                f"[{self.best_record}] \"{truncate(strip_section_label(self.best_text), 120)}\", cosine {self.features['best_cosine']:.2f})")
+        return (
+            f"the retrieved evidence does not address the question (relevance {self.probability:.2f}; best match "
+            f'[{self.best_record}] "{truncate(strip_section_label(self.best_text), 120)}", cosine '
+            f"{self.features['best_cosine']:.2f})"
+        )
 
 
 def default_model_path() -> Path:
@@ -95,7 +104,9 @@ def units_of(record: Record) -> list[str]:
     return [u for u in [record.title.strip(), *sentences] if u and u.strip()]
 
 
-async def relevance_features(focus: str, records: list[Record], encoder: Encoder) -> tuple[dict[str, float], str | None, str]:
+async def relevance_features(
+    focus: str, records: list[Record], encoder: Encoder
+) -> tuple[dict[str, float], str | None, str]:
     """(features, id of the best-matching record, its best unit) for `focus` against `records`."""
     units = [(record.id, unit) for record in records for unit in units_of(record)]
     if not units:
@@ -127,6 +138,9 @@ class RelevanceGate:
         features, best_record, best_text = await relevance_features(focus, top, self.encoder)
         probability = self.model.probability(features) if top else 0.0
         return RelevanceAssessment(
-            relevant=bool(top) and probability >= self.model.threshold, probability=round(probability, 4),
-            features={k: round(v, 4) for k, v in features.items()}, best_record=best_record, best_text=best_text,
+            relevant=bool(top) and probability >= self.model.threshold,
+            probability=round(probability, 4),
+            features={k: round(v, 4) for k, v in features.items()},
+            best_record=best_record,
+            best_text=best_text,
         )

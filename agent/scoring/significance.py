@@ -17,12 +17,18 @@ from agent.english.lexicon import NEGATION_MARKER, NULL_PHRASES
 ALPHA = 0.05
 _NUM = r"[-−–]?\d*[.·]?\d+"
 # "p = 0.12", "P<.001", "p-value of 0.3", "P = 2.5 × 10−11" (the exponent marks a tiny p), "P=NS"
-_P_VALUE = re.compile(rf"\b[pP]\s*(?:-?\s*values?\s*(?:of|was|were)?\s*)?(=|<|>|≤|≥|<=|>=|&lt;|&gt;)\s*(\d*[.·]?\d+)(\s*[x×]\s*10|[eE][-−–])?")
+_P_VALUE = re.compile(
+    r"\b[pP]\s*(?:-?\s*values?\s*(?:of|was|were)?\s*)?(=|<|>|≤|≥|<=|>=|&lt;|&gt;)\s*(\d*[.·]?\d+)(\s*[x×]\s*10|[eE][-−–])?"
+)
 _P_NOT_SIGNIFICANT = re.compile(r"\b[pP]\s*=\s*N\.?S\.?(?!\w)|\(\s*N\.?S\.?\s*\)")
-_INTERVAL = re.compile(rf"(?:\bCI|confidence interval)\s*(?:\[\s*CI\s*\])?\s*[:=,]?\s*[\[(]?\s*({_NUM})\s*(?:to|,|[-−–—])\s*({_NUM})")
+_INTERVAL = re.compile(
+    rf"(?:\bCI|confidence interval)\s*(?:\[\s*CI\s*\])?\s*[:=,]?\s*[\[(]?\s*({_NUM})\s*(?:to|,|[-−–—])\s*({_NUM})"
+)
 # The estimate an interval belongs to is the one named last before it: a ratio (null 1) or a difference (null 0).
 _RATIO = re.compile(r"\b(?:a?HR|a?OR|a?RR|IRR|SHR|RRR)\b|\b(?i:hazard|odds|relative risk|risk ratio|rate ratio|ratio)")
-_DIFFERENCE = re.compile(r"\b(?:MD|WMD|SMD)\b|(?i:\bdifferences?\b|\bchanges?\b|\bmean\b|\bbeta\b|β|\bcoefficient|\bslope|\bpoints?\b)")
+_DIFFERENCE = re.compile(
+    r"\b(?:MD|WMD|SMD)\b|(?i:\bdifferences?\b|\bchanges?\b|\bmean\b|\bbeta\b|β|\bcoefficient|\bslope|\bpoints?\b)"
+)
 
 
 def _number(text: str) -> float:
@@ -54,7 +60,9 @@ def _intervals(text: str) -> tuple[int, int]:
     for match in _INTERVAL.finditer(text):
         low, high = sorted((_number(match.group(1)), _number(match.group(2))))
         before = text[: match.start()]
-        ratio, difference = (max((m.end() for m in kind.finditer(before)), default=-1) for kind in (_RATIO, _DIFFERENCE))
+        ratio, difference = (
+            max((m.end() for m in kind.finditer(before)), default=-1) for kind in (_RATIO, _DIFFERENCE)
+        )
         if low < 0 or difference > ratio:
             null = 0.0
         elif ratio > difference:
@@ -77,14 +85,21 @@ def only_non_significant(text: str) -> bool:
 
 # A predicate that denies the effect in one word ("is unrelated to", "fails to reduce", "is ineffective"); not the
 # wider NEGATIONS, whose "absence" or "independent" name things ("an independent predictor of") as often.
-_NULL_PREDICATE = re.compile(r"\b(?:unrelated|unaffected|unchanged|unassociated|uncorrelated|unaltered|ineffective|fail(?:s|ed)? to"
-                             r"|(?:is|are|was|were|remains?|remained) (?:\w+ )?(?:similar|equivalent|equal|identical))\b", re.I)
+_NULL_PREDICATE = re.compile(
+    r"\b(?:unrelated|unaffected|unchanged|unassociated|uncorrelated|unaltered|ineffective|fail(?:s|ed)? to"
+    r"|(?:is|are|was|were|remains?|remained) (?:\w+ "
+    r")?(?:similar|equivalent|equal|identical))\b",
+    re.I,
+)
 
 
 def claims_an_effect(statement: str) -> bool:
     """A statement of an effect or association ("aspirin reduces the risk"), not of its absence ("does not", "no
     difference", "similar", "is unrelated to", "fails to"): the kind that non-significant statistics fail to show."""
     lowered = statement.lower()
-    return (bool(statement) and not NEGATION_MARKER.search(statement) and not _NULL_PREDICATE.search(statement)
-            and not any(phrase in lowered for phrase in NULL_PHRASES))
-
+    return (
+        bool(statement)
+        and not NEGATION_MARKER.search(statement)
+        and not _NULL_PREDICATE.search(statement)
+        and not any(phrase in lowered for phrase in NULL_PHRASES)
+    )

@@ -79,7 +79,9 @@ def entry_to_record(entry: ET.Element, *, query: str | None = None) -> Record:
         (
             link.get("href")
             for link in links
-            if link.get("title") == "pdf" or link.get("type") == "application/pdf" or "/pdf/" in (link.get("href") or "")
+            if link.get("title") == "pdf"
+            or link.get("type") == "application/pdf"
+            or "/pdf/" in (link.get("href") or "")
         ),
         None,
     )
@@ -105,7 +107,9 @@ def entry_to_record(entry: ET.Element, *, query: str | None = None) -> Record:
 
 def parse_feed(root: ET.Element, *, query: str | None = None) -> Feed:
     """Entries, counts and the API's error entry (malformed ids come back as an entry titled 'Error')."""
-    feed = Feed(total_results=_int(root, OPENSEARCH + "totalResults"), start_index=_int(root, OPENSEARCH + "startIndex"))
+    feed = Feed(
+        total_results=_int(root, OPENSEARCH + "totalResults"), start_index=_int(root, OPENSEARCH + "startIndex")
+    )
     for entry in root.findall(ATOM + "entry"):
         if "/api/errors" in _text(entry, ATOM + "id"):
             feed.error = _text(entry, ATOM + "summary") or "error entry"

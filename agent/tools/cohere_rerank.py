@@ -21,13 +21,24 @@ MAX_DOCUMENTS = 1000
 class CohereReranker(ApiClient):
     """Reranker backed by Cohere `POST /v2/rerank`."""
 
-    def __init__(self, *, api_key: str | None = None, model: str = DEFAULT_MODEL, options: HttpOptions | None = None, base_url: str = BASE_URL):
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        model: str = DEFAULT_MODEL,
+        options: HttpOptions | None = None,
+        base_url: str = BASE_URL,
+    ):
         key = require_secret(api_key, KEY_ENV, "The Cohere reranker")
         self.model = model
         self.name = f"cohere:{model}"
         self.http = HttpBase(
-            "cohere", base_url, policy=POLICY, options=options,
-            headers={"Authorization": f"Bearer {key.get_secret_value()}"}, secrets=[key],
+            "cohere",
+            base_url,
+            policy=POLICY,
+            options=options,
+            headers={"Authorization": f"Bearer {key.get_secret_value()}"},
+            secrets=[key],
         )
 
     async def rerank(self, query: str, documents: list[str]) -> list[float]:
@@ -37,6 +48,10 @@ class CohereReranker(ApiClient):
             batch = documents[start : start + MAX_DOCUMENTS]
             body = {"model": self.model, "query": query, "documents": batch, "top_n": len(batch)}
             data = await self.http.post_json("rerank", body)
-            ranked = ((r.get("index", -1), r.get("relevance_score", 0.0)) for r in items_of("cohere", data, "results") if isinstance(r, dict))
+            ranked = (
+                (r.get("index", -1), r.get("relevance_score", 0.0))
+                for r in items_of("cohere", data, "results")
+                if isinstance(r, dict)
+            )
             scores.extend(aligned_scores(len(batch), ranked))
         return scores

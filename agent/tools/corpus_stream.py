@@ -83,12 +83,8 @@ def _jsonl_records(path: Path) -> Iterator[Record]:
     from agent.tools.local_index import record_from_json
 
     try:
-        text = (
-            gzip.open(path, "rt", encoding="utf-8")
-            if path.name.lower().endswith(".gz")
-            else path.open(encoding="utf-8")
-        )
-        with text as handle:
+        gz = path.name.lower().endswith(".gz")
+        with gzip.open(path, "rt", encoding="utf-8") if gz else path.open(encoding="utf-8") as handle:
             for line_no, obj in parse_jsonl(
                 handle, lambda n, msg: CorpusError(f"{path.name} line {n} is not valid JSON: {msg}")
             ):

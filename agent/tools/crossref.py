@@ -17,8 +17,8 @@ from typing import Any
 from urllib.parse import quote
 
 from agent.errors import SourceError
-from agent.records import Provenance, Record, normalize_doi, normalize_title
 from agent.interfaces import HopFilter
+from agent.records import Provenance, Record, normalize_doi, normalize_title
 from agent.tools.citations import filter_hop_records, select_neighbours
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, Pacer, env_secret
 from agent.tools.parsing import arxiv_id_from_doi, collapse_ws, dig, first_str, items_of, strip_markup, unique, year_of
@@ -81,7 +81,11 @@ def item_to_record(item: Any, *, query: str | None = None) -> Record | None:
     doi = normalize_doi(item["DOI"]) or ""
     authors = [a for a in item.get("author") or [] if isinstance(a, dict)]
     pdf = next(
-        (link.get("URL") for link in item.get("link") or [] if isinstance(link, dict) and link.get("content-type") == "application/pdf"),
+        (
+            link.get("URL")
+            for link in item.get("link") or []
+            if isinstance(link, dict) and link.get("content-type") == "application/pdf"
+        ),
         None,
     )
     return Record(
@@ -92,7 +96,9 @@ def item_to_record(item: Any, *, query: str | None = None) -> Record | None:
         abstract=strip_markup(item.get("abstract")),
         year=_year(item),
         authors=unique(_author_name(a) for a in authors),
-        institutions=unique(aff.get("name") for a in authors for aff in a.get("affiliation") or [] if isinstance(aff, dict)),
+        institutions=unique(
+            aff.get("name") for a in authors for aff in a.get("affiliation") or [] if isinstance(aff, dict)
+        ),
         venue=first_str(item.get("container-title")) or None,
         arxiv_id=arxiv_id_from_doi(doi),
         citation_count=item.get("is-referenced-by-count"),
@@ -168,7 +174,9 @@ class CrossrefClient(ApiClient):
             records.extend(self._records(items_of(self.name, data, "message", "items"), None))
         return records
 
-    async def match_title(self, title: str, *, author: str | None = None, year: str | int | None = None) -> Record | None:
+    async def match_title(
+        self, title: str, *, author: str | None = None, year: str | int | None = None
+    ) -> Record | None:
         """The work whose title matches `title` exactly (after normalisation), via one bibliographic query."""
         wanted = normalize_title(title)
         if len(wanted) < 12:
@@ -180,7 +188,9 @@ class CrossrefClient(ApiClient):
         """Resolve a DOI-less reference: by its `article-title` when deposited, else by its `unstructured`
         text, accepting the best hit only when its whole title appears in that text."""
         if reference.get("article-title"):
-            return await self.match_title(reference["article-title"], author=reference.get("author"), year=reference.get("year"))
+            return await self.match_title(
+                reference["article-title"], author=reference.get("author"), year=reference.get("year")
+            )
         text = collapse_ws(reference.get("unstructured"))
         haystack = normalize_title(text)
         if len(haystack) < 20:

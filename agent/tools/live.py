@@ -1,6 +1,7 @@
 """The live backend's tools, built from the backend settings; the live Backend owns them and closes them.
 
-    tools = build_live_tools(settings.corpus, reranker=settings.retrieval.reranker, transport=None, cache_dir=None)   # -> LiveTools
+    # -> LiveTools
+    tools = build_live_tools(settings.corpus, reranker=settings.retrieval.reranker, transport=None, cache_dir=None)
     async with tools:                                                             # closes the HTTP clients
         records = await tools.sources[0].search("query", limit=10)
 

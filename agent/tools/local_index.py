@@ -23,7 +23,7 @@ import tempfile
 import threading
 from collections import defaultdict
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, Self
 
 import numpy as np
 
@@ -112,7 +112,9 @@ def _parse_record(obj: dict, line_no: int) -> Record:
         doi=_optional_text(obj, "doi"),
         authors=_list_field(obj, "authors"),
         references=_list_field(obj, "references"),
-        citation_count=int(count) if isinstance(count, (int, float)) and not isinstance(count, bool) and math.isfinite(count) else None,
+        citation_count=int(count)
+        if isinstance(count, (int, float)) and not isinstance(count, bool) and math.isfinite(count)
+        else None,
         venue=_optional_text(obj, "venue"),
     )
 
@@ -127,12 +129,16 @@ def load_corpus(path: Path) -> list[Record]:
     if not path.exists():
         raise CorpusError(f"corpus not found: {path}")
     if path.is_dir():
-        raise CorpusError(f"corpus {path} is a folder; give a JSONL file (or `sparkit library add` for a folder of papers)")
+        raise CorpusError(
+            f"corpus {path} is a folder; give a JSONL file (or `sparkit library add` for a folder of papers)"
+        )
     records: list[Record] = []
     seen: set[str] = set()
     try:
         with path.open(encoding="utf-8") as handle:
-            for line_no, obj in parse_jsonl(handle, lambda number, msg: CorpusError(f"corpus line {number} is not valid JSON: {msg}")):
+            for line_no, obj in parse_jsonl(
+                handle, lambda number, msg: CorpusError(f"corpus line {number} is not valid JSON: {msg}")
+            ):
                 record = _record_from_json(obj, line_no)
                 if record.id in seen:
                     continue
@@ -169,18 +175,22 @@ def estimated_build_s(documents: int) -> float:
     return 3.0 + documents * (0.03 if bf16_bulk_encoding() else 0.07) / max(1, torch.get_num_threads())
 
 
-def bm25_tokenize(texts: list[str], *, return_ids: bool = True):
+def bm25_tokenize(
+    texts: list[str], *, return_ids: bool = True
+) -> Any:  # bm25s.tokenization.Tokenized (bm25s ships no types)
     """The project's one BM25 tokenisation (English stopwords, Snowball stemming), for the index and the reranker."""
     import bm25s
     import Stemmer
 
-    return bm25s.tokenize(texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False, return_ids=return_ids)
+    return bm25s.tokenize(
+        texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False, return_ids=return_ids
+    )
 
 
 class LocalIndex:
     """Hybrid lexical + dense index over a corpus, with reciprocal-rank fusion."""
 
-    def __init__(self, records: list[Record], bm25, embeddings: np.ndarray, manifest: dict):
+    def __init__(self, records: list[Record], bm25: Any, embeddings: np.ndarray, manifest: dict):
         self.records = records
         self.bm25 = bm25
         self.embeddings = embeddings
@@ -199,9 +209,10 @@ class LocalIndex:
 
     # ------------------------------------------------------------------ build / load
     @classmethod
-    def build(cls, corpus: Path, index_dir: Path, *, progress: bool | None = None) -> "LocalIndex":
+    def build(cls, corpus: Path, index_dir: Path, *, progress: bool | None = None) -> LocalIndex:
         """Index `corpus` into `index_dir`. It reports itself on stderr (`StepProgress`: a start line with an estimate,
-        progress with rate and ETA, an end line), on a terminal or not, unless `progress` is False or SPARKIT_PROGRESS=0."""
+        progress with rate and ETA, an end line), on a terminal or not, unless `progress` is False or
+        SPARKIT_PROGRESS=0."""
         import bm25s
 
         from agent.metering import waiting_for
@@ -209,11 +220,24 @@ class LocalIndex:
 
         records = load_corpus(corpus)
         texts = [r.text for r in records]
-        start = (f"building the offline index of {corpus} ({len(records):,} records) into {index_dir}, once: "
-                 f"about {fmt_duration(estimated_build_s(len(records)))} (later runs load it in seconds) ...")
-        step = StepProgress("encoding", len(records), start=start, done=f"indexed {len(records):,} records in {{elapsed}}: {index_dir}",
-                            enabled=progress)
-        with waiting_for(f"building the offline index ({len(records):,} records)", reports_progress=setup_progress_wanted(progress)), step:
+        start = (
+            f"building the offline index of {corpus} ({len(records):,} records) into {index_dir}, once: "
+            f"about {fmt_duration(estimated_build_s(len(records)))} (later runs load it in seconds) ..."
+        )
+        step = StepProgress(
+            "encoding",
+            len(records),
+            start=start,
+            done=f"indexed {len(records):,} records in {{elapsed}}: {index_dir}",
+            enabled=progress,
+        )
+        with (
+            waiting_for(
+                f"building the offline index ({len(records):,} records)",
+                reports_progress=setup_progress_wanted(progress),
+            ),
+            step,
+        ):
             bm25 = bm25s.BM25()
             bm25.index(bm25_tokenize(texts), show_progress=False)
             embeddings = shared_encoder().encode(texts, on_progress=step.advance, bulk=True)
@@ -221,7 +245,9 @@ class LocalIndex:
         return index
 
     @classmethod
-    def _built(cls, corpus: Path, index_dir: Path, records: list[Record], bm25, embeddings: np.ndarray) -> "LocalIndex":
+    def _built(
+        cls, corpus: Path, index_dir: Path, records: list[Record], bm25: Any, embeddings: np.ndarray
+    ) -> LocalIndex:
         manifest = {
             "version": INDEX_VERSION,
             "corpus": str(corpus.resolve()),
@@ -283,7 +309,7 @@ class LocalIndex:
                         _write_quietly(stored, json.dumps(self._words))
             return self._words
 
-    def updated(self, records: list[Record], manifest: dict, *, progress: bool = False) -> "LocalIndex":
+    def updated(self, records: list[Record], manifest: dict, *, progress: bool = False) -> LocalIndex:
         """A new index over `records` that reuses this one's vectors and BM25 tokens for every record whose id and
         text are unchanged: only new or changed records are encoded. BM25 scores depend on corpus-wide term
         statistics, so its matrix is recomputed from the stored tokens (about a second for 5,000 abstracts)."""
@@ -291,7 +317,12 @@ class LocalIndex:
 
         old_rows = {r.id: i for i, r in enumerate(self.records)}
         old_tokens = self.tokens() if self.records else []
-        keep = [old_rows.get(r.id) if old_rows.get(r.id) is not None and self.records[old_rows[r.id]].text == r.text else None for r in records]
+        keep = [
+            old_rows.get(r.id)
+            if old_rows.get(r.id) is not None and self.records[old_rows[r.id]].text == r.text
+            else None
+            for r in records
+        ]
         fresh = [i for i, row in enumerate(keep) if row is None]
         vectors = shared_encoder().encode([records[i].text for i in fresh], show_progress=progress)
         fresh_tokens = bm25_tokenize([records[i].text for i in fresh], return_ids=False) if fresh else []
@@ -307,12 +338,17 @@ class LocalIndex:
         bm25 = bm25s.BM25()
         if records:
             bm25.index([t or ["<empty>"] for t in tokens], show_progress=False)
-        index = type(self)(records, bm25, embeddings, {**manifest, "version": INDEX_VERSION, "documents": len(records), "model": MODEL_NAME, "dim": DIM})
+        index = type(self)(
+            records,
+            bm25,
+            embeddings,
+            {**manifest, "version": INDEX_VERSION, "documents": len(records), "model": MODEL_NAME, "dim": DIM},
+        )
         index._tokens = tokens
         return index
 
     @classmethod
-    def from_records(cls, records: list[Record]) -> "LocalIndex":
+    def from_records(cls, records: list[Record]) -> LocalIndex:
         """An in-memory index over given records (a user's own documents); nothing is written."""
         import bm25s
 
@@ -321,33 +357,50 @@ class LocalIndex:
         bm25 = bm25s.BM25()
         bm25.index(bm25_tokenize([r.text for r in records]), show_progress=False)
         embeddings = shared_encoder().encode([r.text for r in records])
-        manifest = {"version": INDEX_VERSION, "corpus": "<documents>", "documents": len(records), "model": MODEL_NAME, "dim": DIM}
+        manifest = {
+            "version": INDEX_VERSION,
+            "corpus": "<documents>",
+            "documents": len(records),
+            "model": MODEL_NAME,
+            "dim": DIM,
+        }
         return cls(records, bm25, embeddings, manifest)
 
     @classmethod
-    def load(cls, index_dir: Path) -> "LocalIndex":
+    def load(cls, index_dir: Path) -> Self:
         import bm25s
 
         manifest_path = index_dir / "manifest.json"
         try:
             manifest = json.loads(manifest_path.read_text())
             if manifest.get("version") != INDEX_VERSION:
-                raise CorpusError(f"index at {index_dir} has version {manifest.get('version')}, expected {INDEX_VERSION}: rebuild it with `sparkit index build`")
-            records = [Record.model_validate_json(line) for line in (index_dir / "records.jsonl").read_text(encoding="utf-8").splitlines() if line]
+                raise CorpusError(
+                    f"index at {index_dir} has version {manifest.get('version')}, expected {INDEX_VERSION}: "
+                    "rebuild it with `sparkit index build`"
+                )
+            records = [
+                Record.model_validate_json(line)
+                for line in (index_dir / "records.jsonl").read_text(encoding="utf-8").splitlines()
+                if line
+            ]
             embeddings = np.load(index_dir / "embeddings.npy")
             bm25 = bm25s.BM25.load(str(index_dir / "bm25"))
         except CorpusError:
             raise
         except Exception as exc:  # any unreadable piece means the index is corrupt
-            raise CorpusError(f"index at {index_dir} is corrupt ({type(exc).__name__}): rebuild it with `sparkit index build`") from None
+            raise CorpusError(
+                f"index at {index_dir} is corrupt ({type(exc).__name__}): rebuild it with `sparkit index build`"
+            ) from None
         if embeddings.shape != (len(records), DIM) or manifest.get("documents") != len(records):
-            raise CorpusError(f"index at {index_dir} is corrupt (sizes disagree): rebuild it with `sparkit index build`")
+            raise CorpusError(
+                f"index at {index_dir} is corrupt (sizes disagree): rebuild it with `sparkit index build`"
+            )
         index = cls(records, bm25, embeddings, manifest)
         index.index_dir = index_dir
         return index
 
     @classmethod
-    def open(cls, corpus: Path, index_dir: Path, *, progress: bool | None = None) -> "LocalIndex":
+    def open(cls, corpus: Path, index_dir: Path, *, progress: bool | None = None) -> LocalIndex:
         """Load the index for `corpus`, building it first when absent."""
         if (index_dir / "manifest.json").exists():
             return cls.load(index_dir)
@@ -372,7 +425,8 @@ class LocalIndex:
         return [(record, scores["fused"]) for record, scores in self.search_scored(query, limit, depth=depth)]
 
     def search_scored(self, query: str, limit: int, *, depth: int = 100) -> list[tuple[Record, dict[str, float]]]:
-        """`search` with each hit's reasons: its rank, BM25 score (0 outside BM25's top `depth`), dense cosine and fused score."""
+        """`search` with each hit's reasons: its rank, BM25 score (0 outside BM25's top `depth`), dense cosine and fused
+        score."""
         query_vector = shared_encoder().encode([query])[0]
         fused: dict[int, float] = defaultdict(float)
         bm25: dict[int, float] = {}
@@ -382,9 +436,18 @@ class LocalIndex:
         for rank, (doc, _) in enumerate(self.dense(query_vector, depth)):
             fused[doc] += 1.0 / (_RRF_K + rank + 1)
         ranked = sorted(fused.items(), key=lambda item: -item[1])[:limit]
-        return [(self.records[doc], {"rank": rank + 1, "bm25": round(bm25.get(doc, 0.0), 4),
-                                     "dense": round(float(self.embeddings[doc] @ query_vector), 4), "fused": round(score, 6)})
-                for rank, (doc, score) in enumerate(ranked)]
+        return [
+            (
+                self.records[doc],
+                {
+                    "rank": rank + 1,
+                    "bm25": round(bm25.get(doc, 0.0), 4),
+                    "dense": round(float(self.embeddings[doc] @ query_vector), 4),
+                    "fused": round(score, 6),
+                },
+            )
+            for rank, (doc, score) in enumerate(ranked)
+        ]
 
     def neighbours(self, record_id: str, limit: int | None = None) -> list[Record]:
         """Referenced and citing records inside the corpus (all of them when `limit` is None)."""
@@ -454,12 +517,20 @@ class LocalSource:
 
     async def search(self, query: str, *, limit: int) -> list[Record]:
         """Copies of the hits, each carrying its scores in a provenance entry (the search service adds the query)."""
-        hits = await asyncio.to_thread(lambda: [hit for index in self.indexes for hit in index.search_scored(query, limit)])
-        return [record.model_copy(deep=True, update={"provenance": [*record.provenance, Provenance(source=self.name, scores=scores)]})
-                for record, scores in hits]
+        hits = await asyncio.to_thread(
+            lambda: [hit for index in self.indexes for hit in index.search_scored(query, limit)]
+        )
+        return [
+            record.model_copy(
+                deep=True, update={"provenance": [*record.provenance, Provenance(source=self.name, scores=scores)]}
+            )
+            for record, scores in hits
+        ]
 
     async def neighbours(self, record: Record, *, limit: int, gate: HopFilter | None = None) -> list[Record]:
         if not self.supports_citations:
             return []
-        linked = await asyncio.to_thread(lambda: [r for index in self.indexes if index.has_citations for r in index.neighbours(record.id, None)])
+        linked = await asyncio.to_thread(
+            lambda: [r for index in self.indexes if index.has_citations for r in index.neighbours(record.id, None)]
+        )
         return [r.model_copy(deep=True) for r in linked if gate is None or gate.keeps(r)][:limit]

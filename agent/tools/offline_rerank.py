@@ -16,11 +16,10 @@ unlike min-max, z-scores are not dominated by one outlier, and equal weights wer
 learned by logistic regression in grouped cross-validation (evals/HISTORY.md, "BEIR-SciFact retrieval").
 
 Sentence vectors of corpus records come from a `SentenceStore` precomputed once per index (encoding the ~51k
-titles and sentences of SciFact takes 10-20 minutes on 2 cores; looking them up takes microseconds). Documents outside the store have
-their sentences encoded only while that stays within `max_new_sentences` per call, so a call on ~100
-candidates stays well under a second; past it the sentence signal is dropped for the whole call, never for
-some documents only (z-scores over a mixed list would be biased).
-"""
+titles and sentences of SciFact takes 10-20 minutes on 2 cores; looking them up takes microseconds). Documents outside
+the store have their sentences encoded only while that stays within `max_new_sentences` per call, so a call on ~100
+candidates stays well under a second; past it the sentence signal is dropped for the whole call, never for some
+documents only (z-scores over a mixed list would be biased)."""
 
 from __future__ import annotations
 
@@ -98,7 +97,9 @@ class SentenceStore:
         digest = index.manifest.get("corpus_sha256")
         if not digest:
             return None
-        return (home or sparkit_home()) / "cache" / "rerank" / f"sentences-{digest[:16]}-{MODEL_NAME}-v{STORE_VERSION}.npz"
+        return (
+            (home or sparkit_home()) / "cache" / "rerank" / f"sentences-{digest[:16]}-{MODEL_NAME}-v{STORE_VERSION}.npz"
+        )
 
     @staticmethod
     def _layout(index: LocalIndex) -> tuple[list[str], np.ndarray, dict[str, int]]:
@@ -123,13 +124,22 @@ class SentenceStore:
                 vectors, stored_starts, check = data["vectors"], data["starts"], str(data["check"])
         except (OSError, KeyError, ValueError):
             return None
-        if not np.array_equal(stored_starts, starts) or check != _digest(sentences) or vectors.shape != (len(sentences), DIM):
+        if (
+            not np.array_equal(stored_starts, starts)
+            or check != _digest(sentences)
+            or vectors.shape != (len(sentences), DIM)
+        ):
             return None
         return cls(vectors, starts, rows)
 
     @classmethod
     def build(
-        cls, index: LocalIndex, path: Path | None = None, encoder: MiniLMEncoder | None = None, *, progress: bool = False
+        cls,
+        index: LocalIndex,
+        path: Path | None = None,
+        encoder: MiniLMEncoder | None = None,
+        *,
+        progress: bool = False,
     ) -> SentenceStore:
         """Encode every sentence of the index (minutes on 2 cores for ~50k sentences) and persist it atomically."""
         sentences, starts, rows = cls._layout(index)
@@ -200,7 +210,7 @@ class HybridReranker:
         self,
         semantic: bool = True,
         encoder: MiniLMEncoder | None = None,
-        sentences: SentenceStore | None = None,
+        sentences: SentenceStore | SentenceStores | None = None,
         use_sentences: bool = True,
         max_new_sentences: int = MAX_NEW_SENTENCES,
     ):
@@ -211,12 +221,16 @@ class HybridReranker:
         self.max_new_sentences = max_new_sentences
 
     @classmethod
-    def for_index(cls, index: LocalIndex, *more: LocalIndex, semantic: bool = True, build_sentences: bool = False) -> HybridReranker:
+    def for_index(
+        cls, index: LocalIndex, *more: LocalIndex, semantic: bool = True, build_sentences: bool = False
+    ) -> HybridReranker:
         """A reranker that looks sentence vectors up in the indexes' stores (built first when asked)."""
         if not semantic:
             return cls(semantic=False)
         stores = [s for i in (index, *more) if (s := SentenceStore.open(i, build=build_sentences)) is not None]
-        return cls(semantic=semantic, sentences=stores[0] if len(stores) == 1 else SentenceStores(stores) if stores else None)
+        return cls(
+            semantic=semantic, sentences=stores[0] if len(stores) == 1 else SentenceStores(stores) if stores else None
+        )
 
     def _encoder(self) -> MiniLMEncoder:
         return self.encoder or shared_encoder()

@@ -13,8 +13,8 @@ import asyncio
 import re
 from typing import Any
 
-from agent.records import Provenance, Record, normalize_doi
 from agent.interfaces import HopFilter
+from agent.records import Provenance, Record, normalize_doi
 from agent.tools.citations import select_neighbours
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, env_secret
 from agent.tools.parsing import (
@@ -74,14 +74,18 @@ def work_to_record(work: Any, *, query: str | None = None) -> Record | None:
         abstract=rebuild_abstract(inverted),
         year=year_of(work.get("publication_year")) or year_of(work.get("publication_date")),
         authors=unique(dig(a, "author", "display_name") for a in authorships),
-        institutions=unique(i.get("display_name") for a in authorships for i in a.get("institutions") or [] if isinstance(i, dict)),
+        institutions=unique(
+            i.get("display_name") for a in authorships for i in a.get("institutions") or [] if isinstance(i, dict)
+        ),
         venue=collapse_ws(dig(work, "primary_location", "source", "display_name")) or None,
         doi=doi,
         arxiv_id=arxiv_id_from_doi(doi),
         pmid=pmid.group(1) if pmid else None,
         citation_count=work.get("cited_by_count"),
-        oa_pdf_url=non_empty_url(dig(work, "best_oa_location", "pdf_url")) or non_empty_url(dig(work, "open_access", "oa_url")),
-        url=non_empty_url(dig(work, "primary_location", "landing_page_url")) or (f"https://doi.org/{doi}" if doi else None),
+        oa_pdf_url=non_empty_url(dig(work, "best_oa_location", "pdf_url"))
+        or non_empty_url(dig(work, "open_access", "oa_url")),
+        url=non_empty_url(dig(work, "primary_location", "landing_page_url"))
+        or (f"https://doi.org/{doi}" if doi else None),
         references=unique(short_openalex_id(w) for w in work.get("referenced_works") or []),
         source_type="index",
         provenance=[Provenance(query=query, source="openalex")] if query is not None else [],
@@ -89,7 +93,11 @@ def work_to_record(work: Any, *, query: str | None = None) -> Record | None:
 
 
 def _work_path(identifier: str) -> str:
-    wid = short_openalex_id(identifier) if re.fullmatch(r"(https://openalex\.org/)?W\d+", identifier.strip(), re.I) else None
+    wid = (
+        short_openalex_id(identifier)
+        if re.fullmatch(r"(https://openalex\.org/)?W\d+", identifier.strip(), re.I)
+        else None
+    )
     return f"works/{wid}" if wid else f"works/doi:{normalize_doi(identifier)}"
 
 
@@ -134,7 +142,9 @@ class OpenAlexClient(ApiClient):
         """Resolve W-ids in OR-batches of 50 (`filter=openalex_id:W1|W2…`)."""
         ids = unique(short_openalex_id(w) for w in work_ids)
         batches = [ids[i : i + OR_BATCH] for i in range(0, len(ids), OR_BATCH)]
-        pages = await asyncio.gather(*(self._list({"filter": "openalex_id:" + "|".join(b), "per_page": len(b)}) for b in batches))
+        pages = await asyncio.gather(
+            *(self._list({"filter": "openalex_id:" + "|".join(b), "per_page": len(b)}) for b in batches)
+        )
         return [record for page in pages for record in page]
 
     async def citing(self, work_id: str, *, limit: int) -> list[Record]:

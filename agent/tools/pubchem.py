@@ -43,7 +43,10 @@ def fault_message(body: Any) -> str | None:
     fault = body.get("Fault") if isinstance(body, dict) else None
     if not isinstance(fault, dict):
         return None
-    return " ".join(str(x) for x in [fault.get("Message") or fault.get("Code"), *(fault.get("Details") or [])] if x) or None
+    return (
+        " ".join(str(x) for x in [fault.get("Message") or fault.get("Code"), *(fault.get("Details") or [])] if x)
+        or None
+    )
 
 
 def is_cas_number(text: str) -> bool:
@@ -119,7 +122,9 @@ class PubChemClient(ApiClient):
     name = "pubchem"
 
     def __init__(self, *, options: HttpOptions | None = None, base_url: str = BASE_URL, expansions: int = 3):
-        self.http = HttpBase(self.name, base_url, policy=POLICY, options=options, adapt=follow_throttling, read_error=fault_message)
+        self.http = HttpBase(
+            self.name, base_url, policy=POLICY, options=options, adapt=follow_throttling, read_error=fault_message
+        )
         self.expansions = expansions
 
     async def cids(self, name: str) -> list[int]:
@@ -135,7 +140,11 @@ class PubChemClient(ApiClient):
         data = await self.http.get_json(path)
         if data is None:
             return []
-        return [CompoundProperties.from_property_row(r) for r in items_of(self.name, data, "PropertyTable", "Properties") if isinstance(r, dict) and "CID" in r]
+        return [
+            CompoundProperties.from_property_row(r)
+            for r in items_of(self.name, data, "PropertyTable", "Properties")
+            if isinstance(r, dict) and "CID" in r
+        ]
 
     async def synonyms(self, cid: int) -> list[str]:
         data = await self.http.get_json(f"compound/cid/{cid}/synonyms/JSON")
@@ -144,7 +153,11 @@ class PubChemClient(ApiClient):
     async def full_records(self, name: str) -> list[CompoundProperties]:
         """Identifiers from the full PC_Compounds record (one call, no synonyms)."""
         data = await self._by_name(name, "")
-        return [CompoundProperties.from_pc_compound(c) for c in items_of(self.name, data, "PC_Compounds")] if data is not None else []
+        return (
+            [CompoundProperties.from_pc_compound(c) for c in items_of(self.name, data, "PC_Compounds")]
+            if data is not None
+            else []
+        )
 
     async def describe(self, name: str) -> Compound | None:
         """CID, properties (IUPAC name, SMILES, InChIKey…), synonyms and CAS numbers for a name."""

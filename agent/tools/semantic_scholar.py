@@ -14,16 +14,20 @@ from typing import Any
 from urllib.parse import quote
 
 from agent.errors import SourceError
-from agent.records import Provenance, Record
 from agent.interfaces import HopFilter
+from agent.records import Provenance, Record
 from agent.tools.citations import select_neighbours
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, env_secret
 from agent.tools.parsing import collapse_ws, dig, first_str, items_of, non_empty_url, unique, year_of
 
 BASE_URL = "https://api.semanticscholar.org/graph/v1/"
 KEY_ENV = "SEMANTIC_SCHOLAR_API_KEY"
-KEYED_POLICY = HostPolicy(min_interval_s=1.05, max_concurrency=1, max_attempts=4, backoff_base_s=2.0, backoff_cap_s=30.0)
-KEYLESS_POLICY = HostPolicy(min_interval_s=1.0, max_concurrency=1, max_attempts=5, backoff_base_s=2.0, backoff_cap_s=30.0)
+KEYED_POLICY = HostPolicy(
+    min_interval_s=1.05, max_concurrency=1, max_attempts=4, backoff_base_s=2.0, backoff_cap_s=30.0
+)
+KEYLESS_POLICY = HostPolicy(
+    min_interval_s=1.0, max_concurrency=1, max_attempts=5, backoff_base_s=2.0, backoff_cap_s=30.0
+)
 
 PAPER_FIELDS = (
     "paperId,externalIds,url,title,abstract,venue,publicationVenue,year,publicationDate,journal,"
@@ -54,7 +58,8 @@ def paper_to_record(paper: Any, *, query: str | None = None) -> Record | None:
         year=year_of(paper.get("year")) or year_of(paper.get("publicationDate")),
         authors=unique(a.get("name") for a in authors),
         institutions=unique(aff for a in authors for aff in a.get("affiliations") or []),
-        venue=first_str([paper.get("venue"), dig(paper, "journal", "name"), dig(paper, "publicationVenue", "name")]) or None,
+        venue=first_str([paper.get("venue"), dig(paper, "journal", "name"), dig(paper, "publicationVenue", "name")])
+        or None,
         doi=ext.get("DOI"),
         arxiv_id=ext.get("ArXiv"),
         pmid=str(pmid) if pmid else None,
@@ -154,8 +159,7 @@ class SemanticScholarClient(ApiClient):
             return []
         pool = min(EDGE_PAGE_MAX, max(self.hop_pool, limit))
         refs, cites = await asyncio.gather(self.references(paper_id, limit=pool), self.citations(paper_id, limit=pool))
-        chosen = select_neighbours(record, [_by_citations(refs), _by_citations(cites)], limit=limit, gate=gate
-        )
+        chosen = select_neighbours(record, [_by_citations(refs), _by_citations(cites)], limit=limit, gate=gate)
         missing = [r for r in chosen if not r.abstract and r.s2_id]
         if missing:
             filled = await self.batch([r.s2_id for r in missing if r.s2_id])
@@ -168,7 +172,11 @@ class SemanticScholarClient(ApiClient):
         records: list[Record] = []
         offset: int | None = 0
         while offset is not None and len(records) < limit:
-            params = {"fields": EDGE_FIELDS, "offset": offset, "limit": max(1, min(limit - len(records), EDGE_PAGE_MAX))}
+            params = {
+                "fields": EDGE_FIELDS,
+                "offset": offset,
+                "limit": max(1, min(limit - len(records), EDGE_PAGE_MAX)),
+            }
             data = await self.http.get_json(f"paper/{quote(paper_id, safe='/:')}/{kind}", params=params)
             if data is None:
                 return records

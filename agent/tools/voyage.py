@@ -22,15 +22,21 @@ BASE_URL = "https://api.voyageai.com/v1/"
 KEY_ENV = "VOYAGE_API_KEY"
 DEFAULT_EMBED_MODEL = "voyage-3.5-lite"
 DEFAULT_RERANK_MODEL = "rerank-2.5"
-POLICY = HostPolicy(min_interval_s=0.0, max_concurrency=4, max_attempts=4, retry_statuses=frozenset({429, 500, 502, 503, 504}))
+POLICY = HostPolicy(
+    min_interval_s=0.0, max_concurrency=4, max_attempts=4, retry_statuses=frozenset({429, 500, 502, 503, 504})
+)
 EMBED_BATCH = 128
 
 
 def _voyage_http(api_key: str | None, what: str, options: HttpOptions | None, base_url: str) -> HttpBase:
     key = require_secret(api_key, KEY_ENV, what)
     return HttpBase(
-        "voyage", base_url, policy=POLICY, options=options,
-        headers={"Authorization": f"Bearer {key.get_secret_value()}"}, secrets=[key],
+        "voyage",
+        base_url,
+        policy=POLICY,
+        options=options,
+        headers={"Authorization": f"Bearer {key.get_secret_value()}"},
+        secrets=[key],
     )
 
 
@@ -57,7 +63,14 @@ def l2_normalise(matrix: np.ndarray) -> np.ndarray:
 class VoyageEmbedder(ApiClient):
     """Embedder backed by Voyage `POST /v1/embeddings`."""
 
-    def __init__(self, *, api_key: str | None = None, model: str = DEFAULT_EMBED_MODEL, options: HttpOptions | None = None, base_url: str = BASE_URL):
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        model: str = DEFAULT_EMBED_MODEL,
+        options: HttpOptions | None = None,
+        base_url: str = BASE_URL,
+    ):
         self.model = model
         self.name = f"voyage:{model}"
         self.http = _voyage_http(api_key, "Voyage embeddings", options, base_url)
@@ -67,9 +80,17 @@ class VoyageEmbedder(ApiClient):
         rows: list[np.ndarray] = []
         for start in range(0, len(texts), EMBED_BATCH):
             batch = texts[start : start + EMBED_BATCH]
-            body = {"input": batch, "model": self.model, "input_type": kind, "truncation": True, "encoding_format": "base64"}
+            body = {
+                "input": batch,
+                "model": self.model,
+                "input_type": kind,
+                "truncation": True,
+                "encoding_format": "base64",
+            }
             data = await self.http.post_json("embeddings", body)
-            items = sorted((d for d in items_of("voyage", data, "data") if isinstance(d, dict)), key=lambda d: d.get("index", 0))
+            items = sorted(
+                (d for d in items_of("voyage", data, "data") if isinstance(d, dict)), key=lambda d: d.get("index", 0)
+            )
             if len(items) != len(batch):
                 raise SourceError("voyage", f"expected {len(batch)} embeddings, got {len(items)}")
             vectors = [decode_embedding(d.get("embedding")) for d in items]
@@ -84,7 +105,14 @@ class VoyageEmbedder(ApiClient):
 class VoyageReranker(ApiClient):
     """Reranker backed by Voyage `POST /v1/rerank`."""
 
-    def __init__(self, *, api_key: str | None = None, model: str = DEFAULT_RERANK_MODEL, options: HttpOptions | None = None, base_url: str = BASE_URL):
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        model: str = DEFAULT_RERANK_MODEL,
+        options: HttpOptions | None = None,
+        base_url: str = BASE_URL,
+    ):
         self.model = model
         self.name = f"voyage:{model}"
         self.http = _voyage_http(api_key, "The Voyage reranker", options, base_url)
@@ -93,7 +121,17 @@ class VoyageReranker(ApiClient):
         """Relevance of each document, in input order."""
         if not documents:
             return []
-        body = {"query": query, "documents": documents, "model": self.model, "return_documents": False, "truncation": True}
+        body = {
+            "query": query,
+            "documents": documents,
+            "model": self.model,
+            "return_documents": False,
+            "truncation": True,
+        }
         data = await self.http.post_json("rerank", body)
-        ranked = ((d.get("index", -1), d.get("relevance_score", 0.0)) for d in items_of("voyage", data, "data") if isinstance(d, dict))
+        ranked = (
+            (d.get("index", -1), d.get("relevance_score", 0.0))
+            for d in items_of("voyage", data, "data")
+            if isinstance(d, dict)
+        )
         return aligned_scores(len(documents), ranked)

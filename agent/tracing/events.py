@@ -23,7 +23,7 @@ class CallLog(list):
         super().__init__()
         self.nodes: list[str | None] = []
 
-    def append(self, event: Any) -> None:  # type: ignore[override]
+    def append(self, event: Any) -> None:
         self.nodes.append(_current_node())
         super().append(event)
 
@@ -44,20 +44,22 @@ def source_call_records(log: CallLog) -> list[dict[str, Any]]:
     for event, node in zip(log, log.nodes, strict=True):
         data = event.model_dump() if hasattr(event, "model_dump") else dict(event)
         attempts = int(data.get("attempts") or 0)
-        records.append({
-            "kind": "source_call",
-            "node": node,
-            "source": data.get("source"),
-            "host": data.get("host"),
-            "method": data.get("method"),
-            "path": cut(str(data.get("path") or ""), 300),
-            "status": data.get("status"),
-            "attempts": attempts,
-            "retries": max(0, attempts - 1),
-            "cache_hit": bool(data.get("cache_hit")),
-            "elapsed_s": data.get("elapsed_s"),
-            "error": cut(str(data["error"]), 300) if data.get("error") else None,
-        })
+        records.append(
+            {
+                "kind": "source_call",
+                "node": node,
+                "source": data.get("source"),
+                "host": data.get("host"),
+                "method": data.get("method"),
+                "path": cut(str(data.get("path") or ""), 300),
+                "status": data.get("status"),
+                "attempts": attempts,
+                "retries": max(0, attempts - 1),
+                "cache_hit": bool(data.get("cache_hit")),
+                "elapsed_s": data.get("elapsed_s"),
+                "error": cut(str(data["error"]), 300) if data.get("error") else None,
+            }
+        )
     return records
 
 
@@ -97,16 +99,18 @@ def decision_records(node_runs: list[Any], settings: Context) -> list[dict[str, 
         elapsed = run.end_time.timestamp() - float(started_at) if started_at and run.end_time else None
         for raw in decisions:
             decision = _as_decision(raw)
-            records.append({
-                "kind": "decision",
-                "run": str(run.id),
-                "at": decision.at,
-                "next": decision.next,
-                "reason": cut(decision.reason, 400),
-                "round": decision.round,
-                "margin": decision.margin,
-                "agreement": decision.agreement,
-                "contested": decision.contested,
-                "budget_left": budget_left(spent, settings, elapsed),
-            })
+            records.append(
+                {
+                    "kind": "decision",
+                    "run": str(run.id),
+                    "at": decision.at,
+                    "next": decision.next,
+                    "reason": cut(decision.reason, 400),
+                    "round": decision.round,
+                    "margin": decision.margin,
+                    "agreement": decision.agreement,
+                    "contested": decision.contested,
+                    "budget_left": budget_left(spent, settings, elapsed),
+                }
+            )
     return records

@@ -1,10 +1,10 @@
 """What the API learns from the streamed `updates`: per-node usage and the context progress lines lack.
 
 `NodeUsage` adds each node's Usage (LLM calls, tokens, cost, source calls per source, cache hits,
-fallbacks) and the wall time between graph steps (set-up excluded: it is reported apart), so `answer.usage.by_node` and `sparkit ask` can show where
-a run spent its budget, with or without tracing. `ProgressContext` fills in `round` on custom progress
-events whose node did not say (hypothesize, synthesize, ...), so every progress line can be placed in the run.
-"""
+fallbacks) and the wall time between graph steps (set-up excluded: it is reported apart), so `answer.usage.by_node` and
+`sparkit ask` can show where a run spent its budget, with or without tracing. `ProgressContext` fills in `round` on
+custom progress events whose node did not say (hypothesize, synthesize, ...), so every progress line can be placed in
+the run."""
 
 from __future__ import annotations
 
@@ -19,7 +19,11 @@ def _node_updates(chunk: Any) -> list[tuple[str, Mapping[str, Any]]]:
     """(node, update) pairs of one `updates` chunk, skipping LangGraph's own keys (`__interrupt__`)."""
     if not isinstance(chunk, Mapping):
         return []
-    return [(node, update if isinstance(update, Mapping) else {}) for node, update in chunk.items() if not str(node).startswith("__")]
+    return [
+        (node, update if isinstance(update, Mapping) else {})
+        for node, update in chunk.items()
+        if not str(node).startswith("__")
+    ]
 
 
 class NodeUsage:
@@ -109,5 +113,5 @@ def emit(event: dict[str, Any]) -> None:
         from langgraph.config import get_stream_writer
 
         get_stream_writer()(event)
-    except Exception:  # noqa: BLE001 - no stream context (unit tests, direct calls): nothing to report to
+    except Exception:
         return

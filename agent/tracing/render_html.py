@@ -23,24 +23,32 @@ _SAFE_ANCHOR = re.compile(r"^[A-Za-z0-9_-]+$")
 _NONE = '<p class="muted">none</p>'
 
 STYLE = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 48px;color:#1d232b;background:#fff}
-h1{font-size:20px;margin:18px 0 4px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #dde3ea;padding-bottom:4px}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 48px;
+color:#1d232b;background:#fff}
+h1{font-size:20px;margin:18px 0 4px}
+h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #dde3ea;padding-bottom:4px}
 code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-pre{background:#f5f7fa;border:1px solid #e3e8ee;padding:6px 8px;overflow:auto;max-height:360px;white-space:pre-wrap;word-break:break-word}
-table{border-collapse:collapse;width:100%;margin:4px 0}th,td{border-bottom:1px solid #e8ecf1;padding:3px 6px;text-align:left;vertical-align:top}
+pre{background:#f5f7fa;border:1px solid #e3e8ee;padding:6px 8px;overflow:auto;max-height:360px;white-space:pre-wrap;
+word-break:break-word}
+table{border-collapse:collapse;width:100%;margin:4px 0}
+th,td{border-bottom:1px solid #e8ecf1;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f3f5f8;font-weight:600}td.num,th.num{text-align:right;white-space:nowrap}
 nav a{margin-right:10px}.q{font-size:15px;margin:4px 0 8px}.muted{color:#66707c}
 .badge{display:inline-block;padding:0 6px;border-radius:8px;background:#e8edf3;font-size:12px;margin-left:4px}
 .ok{background:#d9f2e1}.bad{background:#fbdada}.warn{background:#fdf0cf}
-details.run{margin:2px 0 2px 14px;border-left:2px solid #e1e6ec;padding-left:6px}details.run>summary,details.io>summary{cursor:pointer}
+details.run{margin:2px 0 2px 14px;border-left:2px solid #e1e6ec;padding-left:6px}
+details.run>summary,details.io>summary{cursor:pointer}
 .runbody{margin:4px 0 6px 8px}.route{color:#2a5b9e;margin:2px 0}
-.timeline .row{display:flex;align-items:center;margin:2px 0}.timeline .label{width:190px;flex:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.timeline .row{display:flex;align-items:center;margin:2px 0}
+.timeline .label{width:190px;flex:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .timeline .track{position:relative;flex:1;height:14px;background:#f1f4f7;border-radius:3px}
 .timeline .bar{position:absolute;top:0;height:14px;background:#5b8dd6;border-radius:3px;min-width:2px}
 .timeline .ms{width:80px;text-align:right;flex:none}
-article.record{border:1px solid #e3e8ee;border-radius:6px;padding:6px 10px;margin:8px 0}article.record:target{outline:2px solid #5b8dd6}
+article.record{border:1px solid #e3e8ee;border-radius:6px;padding:6px 10px;margin:8px 0}
+article.record:target{outline:2px solid #5b8dd6}
 .ids code{margin-right:10px}
-mark{background:#fff3b0}mark.support{background:#cdeccf}mark.contradict{background:#f7c9c9}mark.neutral{background:#e6e9ee}
+mark{background:#fff3b0}mark.support{background:#cdeccf}mark.contradict{background:#f7c9c9}
+mark.neutral{background:#e6e9ee}
 """
 
 SCRIPT = """
@@ -87,8 +95,11 @@ def _status_class(value: Any) -> str:
 
 def _table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> str:
     numeric = numeric or set()
-    head = "".join(f'<th{" class=num" if i in numeric else ""}>{_e(h)}</th>' for i, h in enumerate(headers))
-    body = "".join("<tr>" + "".join(f'<td{" class=num" if i in numeric else ""}>{c}</td>' for i, c in enumerate(row)) + "</tr>" for row in rows)
+    head = "".join(f"<th{' class=num' if i in numeric else ''}>{_e(h)}</th>" for i, h in enumerate(headers))
+    body = "".join(
+        "<tr>" + "".join(f"<td{' class=num' if i in numeric else ''}>{c}</td>" for i, c in enumerate(row)) + "</tr>"
+        for row in rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -103,12 +114,35 @@ def _json_block(label: str, value: Any, *, collapsed: bool = False) -> str:
 
 def _query_details(query: dict[str, Any], view: TraceView) -> str:
     """One query as a child run of the node that sent it: its hits with the scores that brought them in."""
-    rows = [[_ref(str(h.get("id")), view) if str(h.get("id")) in view.records else f"<code>{_e(h.get('id'))}</code>", _e(h.get("title")),
-             _e(h.get("source")), fmt_num(h.get("rank"), "{}"), fmt_num(h.get("bm25")), fmt_num(h.get("dense")), fmt_num(h.get("fused"), "{:.4f}"),
-             fmt_num(h.get("rerank_rank"), "{}"), fmt_num(h.get("rerank"))] for h in query.get("hits") or []]
-    table = _table(["record", "title", "source", "rank", "BM25", "dense", "fused", "rerank #", "rerank"], rows, {3, 4, 5, 6, 7, 8}) if rows else _NONE
-    return (f'<details class="run query" data-run-type="query"><summary><b class="name">query</b> <span class="badge">{_e(query.get("via"))}</span> '
-            f'<q>{_e(query.get("query"))}</q> <span class="muted">{len(rows)} hits in the pool</span></summary><div class="runbody">{table}</div></details>')
+    rows = [
+        [
+            _ref(str(h.get("id")), view) if str(h.get("id")) in view.records else f"<code>{_e(h.get('id'))}</code>",
+            _e(h.get("title")),
+            _e(h.get("source")),
+            fmt_num(h.get("rank"), "{}"),
+            fmt_num(h.get("bm25")),
+            fmt_num(h.get("dense")),
+            fmt_num(h.get("fused"), "{:.4f}"),
+            fmt_num(h.get("rerank_rank"), "{}"),
+            fmt_num(h.get("rerank")),
+        ]
+        for h in query.get("hits") or []
+    ]
+    table = (
+        _table(
+            ["record", "title", "source", "rank", "BM25", "dense", "fused", "rerank #", "rerank"],
+            rows,
+            {3, 4, 5, 6, 7, 8},
+        )
+        if rows
+        else _NONE
+    )
+    return (
+        '<details class="run query" data-run-type="query"><summary><b class="name">query</b> <span '
+        f'class="badge">{_e(query.get("via"))}</span> '
+        f'<q>{_e(query.get("query"))}</q> <span class="muted">{len(rows)} hits in the '
+        f'pool</span></summary><div class="runbody">{table}</div></details>'
+    )
 
 
 def _run_details(node: RunNode, depth: int, view: TraceView | None = None) -> str:
@@ -131,8 +165,10 @@ def _run_details(node: RunNode, depth: int, view: TraceView | None = None) -> st
     for d in node.decisions:
         body.append(
             f'<div class="route">→ <b>{_e(d["next"])}</b>: {_e(d["reason"])} '
-            f'<span class="muted">(margin {fmt_num(d.get("margin"))}, agreement {fmt_num(d.get("agreement"), "{:.2f}")}, '
-            f'contested {fmt_num(d.get("contested"), "{}")}; budget left {_e(fmt_budget(d.get("budget_left")))})</span></div>'
+            f'<span class="muted">(margin {fmt_num(d.get("margin"))}, agreement '
+            f"{fmt_num(d.get('agreement'), '{:.2f}')}, "
+            f"contested {fmt_num(d.get('contested'), '{}')}; budget left "
+            f"{_e(fmt_budget(d.get('budget_left')))})</span></div>"
         )
     if run.get("error"):
         body.append(f'<div class="muted">error</div><pre>{_e(run["error"])}</pre>')
@@ -142,7 +178,10 @@ def _run_details(node: RunNode, depth: int, view: TraceView | None = None) -> st
         body += [_query_details(q, view) for q in view.queries_of(node)]
     body += [_run_details(child, depth + 1, view) for child in node.children]
     opened = " open" if depth == 0 else ""
-    return f'<details class="run"{attrs}{opened}><summary>{" ".join(bits)}</summary><div class="runbody">{"".join(body)}</div></details>'
+    return (
+        f'<details class="run"{attrs}{opened}><summary>{" ".join(bits)}</summary><div '
+        f'class="runbody">{"".join(body)}</div></details>'
+    )
 
 
 def _timeline(view: TraceView) -> str:
@@ -156,7 +195,8 @@ def _timeline(view: TraceView) -> str:
             rnd = round_of(node)
             label = node.name + (f" · r{rnd}" if rnd is not None else "")
             rows.append(
-                f'<div class="row" data-node="{_e(node.run.get("node") or node.name)}"><span class="label">{_e(label)}</span>'
+                f'<div class="row" data-node="{_e(node.run.get("node") or node.name)}"><span '
+                f'class="label">{_e(label)}</span>'
                 f'<span class="track"><span class="bar" style="left:{left:.2f}%;width:{width:.2f}%"></span></span>'
                 f'<span class="ms">{fmt_seconds(node.latency)}</span></div>'
             )
@@ -169,7 +209,9 @@ def _answer_section(view: TraceView) -> str:
     sentences = answer.get("sentences") or []
     if sentences:
         items = "".join(
-            f"<li>{_e(s.get('text'))} [{', '.join(_ref(c, view) for c in s.get('citations') or [])}]</li>" for s in sentences if isinstance(s, dict)
+            f"<li>{_e(s.get('text'))} [{', '.join(_ref(c, view) for c in s.get('citations') or [])}]</li>"
+            for s in sentences
+            if isinstance(s, dict)
         )
         parts.append(f"<ol>{items}</ol>")
     if answer.get("stop_reason"):
@@ -189,36 +231,74 @@ def _answer_section(view: TraceView) -> str:
 
 def _hypotheses(view: TraceView) -> str:
     rows = [
-        [_e(h.get("id")), _e(h.get("text")), _e(h.get("origin")), fmt_num(h.get("support"), "{:.2f}"), fmt_num(h.get("contradiction"), "{:.2f}"),
-         fmt_num(h.get("score"), "{:+.3f}"), f'<span class="badge {_status_class(h.get("verdict"))}">{_e(h.get("verdict"))}</span>']
+        [
+            _e(h.get("id")),
+            _e(h.get("text")),
+            _e(h.get("origin")),
+            fmt_num(h.get("support"), "{:.2f}"),
+            fmt_num(h.get("contradiction"), "{:.2f}"),
+            fmt_num(h.get("score"), "{:+.3f}"),
+            f'<span class="badge {_status_class(h.get("verdict"))}">{_e(h.get("verdict"))}</span>',
+        ]
         for h in sorted((view.answer or {}).get("hypotheses") or [], key=lambda h: -(h.get("score") or 0))
     ]
-    return _table(["id", "hypothesis", "origin", "support", "contra", "score", "verdict"], rows, {3, 4, 5}) if rows else _NONE
+    return (
+        _table(["id", "hypothesis", "origin", "support", "contra", "score", "verdict"], rows, {3, 4, 5})
+        if rows
+        else _NONE
+    )
 
 
 def _ledger(view: TraceView) -> str:
     rows = [
-        [_e(e.get("hypothesis_id")), _ref(e.get("record_id"), view), f'<span class="badge {_status_class(e.get("stance"))}">{_e(e.get("stance"))}</span>',
-         fmt_num(e.get("confidence"), "{:.2f}"), fmt_num(e.get("weight"), "{:.2f}"), _e(e.get("via")), _e(e.get("text"))]
+        [
+            _e(e.get("hypothesis_id")),
+            _ref(e.get("record_id"), view),
+            f'<span class="badge {_status_class(e.get("stance"))}">{_e(e.get("stance"))}</span>',
+            fmt_num(e.get("confidence"), "{:.2f}"),
+            fmt_num(e.get("weight"), "{:.2f}"),
+            _e(e.get("via")),
+            _e(e.get("text")),
+        ]
         for e in (view.answer or {}).get("ledger") or []
     ]
-    return _table(["hyp.", "record", "stance", "conf.", "weight", "via", "passage"], rows, {3, 4}) if rows else '<p class="muted">empty</p>'
+    return (
+        _table(["hyp.", "record", "stance", "conf.", "weight", "via", "passage"], rows, {3, 4})
+        if rows
+        else '<p class="muted">empty</p>'
+    )
 
 
 def _claims(view: TraceView) -> str:
     rows = [
-        [f'<span class="badge {_status_class(c.get("verdict"))}">{_e(c.get("verdict"))}</span>', _e(c.get("text")),
-         ", ".join(_ref(r, view) for r in c.get("supporting") or []) or "-", ", ".join(_ref(r, view) for r in c.get("refuting") or []) or "-",
-         _e(c.get("independent_sources", 0))]
+        [
+            f'<span class="badge {_status_class(c.get("verdict"))}">{_e(c.get("verdict"))}</span>',
+            _e(c.get("text")),
+            ", ".join(_ref(r, view) for r in c.get("supporting") or []) or "-",
+            ", ".join(_ref(r, view) for r in c.get("refuting") or []) or "-",
+            _e(c.get("independent_sources", 0)),
+        ]
         for c in (view.answer or {}).get("claims") or []
     ]
-    return _table(["verdict", "claim", "supporting", "refuting", "indep. sources"], rows, {4}) if rows else '<p class="muted">no claims checked</p>'
+    return (
+        _table(["verdict", "claim", "supporting", "refuting", "indep. sources"], rows, {4})
+        if rows
+        else '<p class="muted">no claims checked</p>'
+    )
 
 
 def _decisions(view: TraceView) -> str:
     rows = [
-        [_e(d["at"]), _e(d["next"]), _e(d.get("round")), fmt_num(d.get("margin")), fmt_num(d.get("agreement"), "{:.2f}"),
-         fmt_num(d.get("contested"), "{}"), _e(fmt_budget(d.get("budget_left"))), f'<a href="#run-{_e(d.get("run"))}">{_e(d["reason"])}</a>']
+        [
+            _e(d["at"]),
+            _e(d["next"]),
+            _e(d.get("round")),
+            fmt_num(d.get("margin")),
+            fmt_num(d.get("agreement"), "{:.2f}"),
+            fmt_num(d.get("contested"), "{}"),
+            _e(fmt_budget(d.get("budget_left"))),
+            f'<a href="#run-{_e(d.get("run"))}">{_e(d["reason"])}</a>',
+        ]
         for d in view.decisions
     ]
     headers = ["at", "next", "round", "margin", "agreement", "contested", "budget left", "reason"]
@@ -227,9 +307,17 @@ def _decisions(view: TraceView) -> str:
 
 def _usage(view: TraceView) -> str:
     rows = [
-        [_e(node), _e(u.get("runs")), fmt_seconds(float(u.get("seconds") or 0)), _e(u.get("llm_calls")),
-         f"{u.get('tokens_in', 0)}/{u.get('tokens_out', 0)}", f"${float(u.get('cost_usd') or 0):.4f}", _e(u.get("source_calls")),
-         _e(", ".join(f"{k} {v}" for k, v in sorted((u.get("calls_by_source") or {}).items()))), _e(u.get("cache_hits"))]
+        [
+            _e(node),
+            _e(u.get("runs")),
+            fmt_seconds(float(u.get("seconds") or 0)),
+            _e(u.get("llm_calls")),
+            f"{u.get('tokens_in', 0)}/{u.get('tokens_out', 0)}",
+            f"${float(u.get('cost_usd') or 0):.4f}",
+            _e(u.get("source_calls")),
+            _e(", ".join(f"{k} {v}" for k, v in sorted((u.get("calls_by_source") or {}).items()))),
+            _e(u.get("cache_hits")),
+        ]
         for node, u in (view.usage.get("by_node") or {}).items()
     ]
     headers = ["node", "runs", "time", "LLM calls", "tokens in/out", "cost", "source calls", "by source", "cache hits"]
@@ -238,13 +326,24 @@ def _usage(view: TraceView) -> str:
 
 def _source_calls(view: TraceView) -> str:
     rows = [
-        [_e(c.get("node") or "-"), _e(c.get("source")), _e(c.get("host")), f"<code>{_e(c.get('method'))} {_e(c.get('path'))}</code>", _e(c.get("status")),
-         _e(c.get("attempts")), "hit" if c.get("cache_hit") else "-", fmt_seconds(float(c.get("elapsed_s") or 0)), _e(c.get("error") or "")]
+        [
+            _e(c.get("node") or "-"),
+            _e(c.get("source")),
+            _e(c.get("host")),
+            f"<code>{_e(c.get('method'))} {_e(c.get('path'))}</code>",
+            _e(c.get("status")),
+            _e(c.get("attempts")),
+            "hit" if c.get("cache_hit") else "-",
+            fmt_seconds(float(c.get("elapsed_s") or 0)),
+            _e(c.get("error") or ""),
+        ]
         for c in view.source_calls
     ]
     if not rows:
         return '<p class="muted">no HTTP calls (an offline run, or sources that answer without HTTP)</p>'
-    return _table(["node", "source", "host", "request", "status", "attempts", "cache", "time", "error"], rows, {4, 5, 7})
+    return _table(
+        ["node", "source", "host", "request", "status", "attempts", "cache", "time", "error"], rows, {4, 5, 7}
+    )
 
 
 def highlighted(abstract: str, cited: list[dict[str, Any]]) -> str:
@@ -259,13 +358,19 @@ def highlighted(abstract: str, cited: list[dict[str, Any]]) -> str:
     for start, end, passage in sorted(spans, key=lambda s: s[0]):
         stance = str(passage.get("stance") or "").lower()
         out.append(_e(abstract[at:start]))
-        out.append(f'<mark class="{_e(stance)}" title="{_e(passage.get("stance"))} {fmt_num(passage.get("confidence"), "{:.2f}")}">'
-                   f'{_e(abstract[start:end])}</mark>')
+        out.append(
+            f'<mark class="{_e(stance)}" title="{_e(passage.get("stance"))} '
+            f'{fmt_num(passage.get("confidence"), "{:.2f}")}">'
+            f"{_e(abstract[start:end])}</mark>"
+        )
         at = end
     out.append(_e(abstract[at:]))
     missing = [p for p in cited if not any(p is q for _, _, q in spans)]
-    notes = "".join(f'<li><mark class="{_e(str(p.get("stance") or "").lower())}">{_e(p.get("text"))}</mark> '
-                    f'<span class="muted">{_e(p.get("stance"))}</span></li>' for p in missing)
+    notes = "".join(
+        f'<li><mark class="{_e(str(p.get("stance") or "").lower())}">{_e(p.get("text"))}</mark> '
+        f'<span class="muted">{_e(p.get("stance"))}</span></li>'
+        for p in missing
+    )
     return "".join(out) + (f'<ul class="muted">{notes}</ul>' if notes else "")
 
 
@@ -283,7 +388,8 @@ def _records(view: TraceView) -> str:
             ids.append(f"<code>{_e(r['url'])}</code>")
         out.append(
             f'<article class="record" id="{anchor(rid)}"><div><code>{_e(rid)}</code> <b>{_e(r.get("title"))}</b> '
-            f'<span class="muted">({_e(r.get("year") or "n.d.")}) {_e(r.get("venue") or "")} · {_e(r.get("source"))}</span></div>'
+            f'<span class="muted">({_e(r.get("year") or "n.d.")}) {_e(r.get("venue") or "")} · '
+            f"{_e(r.get('source'))}</span></div>"
             f'<div class="muted">{_e(", ".join(r.get("authors") or []))}</div><div class="ids">{"".join(ids)}</div>'
             f'<p class="abstract">{highlighted(str(r.get("abstract") or ""), r.get("cited") or [])}</p></article>'
         )
@@ -297,8 +403,18 @@ def render_html(view: TraceView) -> str:
     by_source = ", ".join(f"{k} {v}" for k, v in sorted(totals["calls_by_source"].items())) or "-"
     summary = _table(
         ["latency", "LLM calls", "tokens in", "tokens out", "cost", "source calls", "by source", "cache hits"],
-        [[fmt_seconds(totals["latency_s"]), _e(totals["llm_calls"]), _e(totals["tokens_in"]), _e(totals["tokens_out"]),
-          f"${totals['cost_usd']:.4f}", _e(totals["source_calls"]), _e(by_source), _e(totals["cache_hits"])]],
+        [
+            [
+                fmt_seconds(totals["latency_s"]),
+                _e(totals["llm_calls"]),
+                _e(totals["tokens_in"]),
+                _e(totals["tokens_out"]),
+                f"${totals['cost_usd']:.4f}",
+                _e(totals["source_calls"]),
+                _e(by_source),
+                _e(totals["cache_hits"]),
+            ]
+        ],
         {0, 1, 2, 3, 4, 5, 7},
     )
     errors = "".join(f'<p class="badge bad">{_e(m["error"])}</p>' for m in view.metas if m.get("error"))
@@ -307,9 +423,13 @@ def render_html(view: TraceView) -> str:
         ("summary", "Totals", summary + errors),
         ("answer", "Answer", _answer_section(view)),
         ("timeline", "Time per node", _timeline(view)),
-        ("tree", "Run tree", '<p><button type="button" onclick="setAll(true)">expand all</button> '
-                             '<button type="button" onclick="setAll(false)">collapse all</button></p>'
-                             + "".join(_run_details(root, 0, view) for root in view.roots)),
+        (
+            "tree",
+            "Run tree",
+            '<p><button type="button" onclick="setAll(true)">expand all</button> '
+            '<button type="button" onclick="setAll(false)">collapse all</button></p>'
+            + "".join(_run_details(root, 0, view) for root in view.roots),
+        ),
         ("decisions", "Route decisions", _decisions(view)),
         ("hypotheses", "Hypotheses", _hypotheses(view)),
         ("ledger", "Evidence ledger", _ledger(view)),
@@ -321,9 +441,13 @@ def render_html(view: TraceView) -> str:
     ]
     nav = "".join(f'<a href="#{sid}">{_e(title)}</a>' for sid, title, _ in sections)
     body = "".join(f'<section id="{sid}"><h2>{_e(title)}</h2>{html}</section>' for sid, title, html in sections)
-    verdict = f'<span class="badge {_status_class(answer.get("verdict"))}">{_e(answer.get("verdict"))}</span>' if answer.get("verdict") else ""
+    verdict = (
+        f'<span class="badge {_status_class(answer.get("verdict"))}">{_e(answer.get("verdict"))}</span>'
+        if answer.get("verdict")
+        else ""
+    )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>SPARKIT trace {_e(view.run_id)}</title><style>{STYLE}</style></head><body>"
@@ -331,6 +455,7 @@ def render_html(view: TraceView) -> str:
         f'<p class="q">{_e(view.question)}</p>'
         f'<p><span class="badge {_status_class(status)}">{_e(status)}</span>{verdict}'
         f'<span class="badge">confidence {fmt_num(answer.get("confidence"), "{:.2f}")}</span>'
-        f'<span class="badge">{_e(meta.get("mode") or "ask")}</span><span class="badge">started {_e(str(meta.get("started_at") or "")[:19])}</span></p>'
+        f'<span class="badge">{_e(meta.get("mode") or "ask")}</span><span class="badge">started '
+        f"{_e(str(meta.get('started_at') or '')[:19])}</span></p>"
         f"<nav>{nav}</nav></header>{body}<script>{SCRIPT}</script></body></html>\n"
     )

@@ -74,7 +74,9 @@ def llm_tokens(run: Any) -> tuple[int, int] | None:
     found: list[tuple[int, int]] = []
     for batch in outputs.get("generations") or []:
         for generation in batch or []:
-            message = generation.get("message") if isinstance(generation, Mapping) else getattr(generation, "message", None)
+            message = (
+                generation.get("message") if isinstance(generation, Mapping) else getattr(generation, "message", None)
+            )
             usage = _usage_from(message)
             if usage:
                 found.append(usage)
@@ -153,7 +155,11 @@ def run_records(root: Any) -> list[dict[str, Any]]:
             for key in ("inputs", "outputs"):
                 if record[key] and _fingerprint(record[key]) == _fingerprint(parent_values[key]):
                     record[key] = {"same_as_parent": True}
-        if run.name == meta.get("langgraph_node") and isinstance(run.inputs, Mapping) and record["inputs"] != {"same_as_parent": True}:
+        if (
+            run.name == meta.get("langgraph_node")
+            and isinstance(run.inputs, Mapping)
+            and record["inputs"] != {"same_as_parent": True}
+        ):
             record["inputs"] = state_keys(run.inputs)
         if run.run_type in ("llm", "chat_model"):
             model = model_of(run)

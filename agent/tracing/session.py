@@ -73,24 +73,30 @@ class TraceSession:
             call_events.reset(token)
 
     def record_progress(self, event: Any) -> None:
-        self.progress.append({"kind": "progress", "t": round(time.perf_counter() - self._t0, 4), "event": summarize(event)})
+        self.progress.append(
+            {"kind": "progress", "t": round(time.perf_counter() - self._t0, 4), "event": summarize(event)}
+        )
 
-    def records(self, answer: Answer | None, by_node: Mapping[str, Any], error: str | None = None) -> list[dict[str, Any]]:
+    def records(
+        self, answer: Answer | None, by_node: Mapping[str, Any], error: str | None = None
+    ) -> list[dict[str, Any]]:
         """Everything the trace file holds for this segment, in reading order."""
         question = self.graph_input.get("question") or (answer.question if answer else "")
-        out: list[dict[str, Any]] = [{
-            "kind": "meta",
-            "version": 1,
-            "run_id": self.run_id,
-            "started_at": self.started.isoformat(),
-            "resumed": self.resumed,
-            "question": cut(str(question), 2000),
-            "mode": self.graph_input.get("mode"),
-            "options": summarize(self.graph_input.get("options")),
-            "documents": len(self.graph_input.get("documents") or []),
-            "settings": summarize(self.settings.model_dump(mode="json"), Limits(max_items=200, head_items=200)),
-            "error": cut(error, 1000) if error else None,
-        }]
+        out: list[dict[str, Any]] = [
+            {
+                "kind": "meta",
+                "version": 1,
+                "run_id": self.run_id,
+                "started_at": self.started.isoformat(),
+                "resumed": self.resumed,
+                "question": cut(str(question), 2000),
+                "mode": self.graph_input.get("mode"),
+                "options": summarize(self.graph_input.get("options")),
+                "documents": len(self.graph_input.get("documents") or []),
+                "settings": summarize(self.settings.model_dump(mode="json"), Limits(max_items=200, head_items=200)),
+                "error": cut(error, 1000) if error else None,
+            }
+        ]
         for root in self.tracer.roots:
             out += run_records(root)
             out += decision_records(sorted(root.child_runs or [], key=lambda r: r.start_time), self.settings)
@@ -100,7 +106,12 @@ class TraceSession:
         total = answer.usage.model_dump(mode="json", exclude={"by_node"}) if answer else {}
         out.append({"kind": "usage", "total": total, "by_node": dict(by_node)})
         if answer is not None:
-            out.append({"kind": "answer", "answer": summarize(answer.model_dump(mode="json", exclude={"usage"}), ANSWER_LIMITS)})
+            out.append(
+                {
+                    "kind": "answer",
+                    "answer": summarize(answer.model_dump(mode="json", exclude={"usage"}), ANSWER_LIMITS),
+                }
+            )
             out += cited_record_records(answer, self.final_state.get("pool") or {})
         return out
 
@@ -110,23 +121,27 @@ class TraceSession:
         records = self.records(answer, by_node, error)
         path = write_trace(self.run_id, records, append=self.resumed and trace_path(self.run_id).exists())
         setup = answer.usage.setup_s if answer else 0.0  # models and a first index build: not the run's time
-        latency = max(0.0, sum(r["latency_s"] or 0.0 for r in records if r["kind"] == "run" and r["parent_id"] is None) - setup)
-        add_to_index({
-            "run_id": self.run_id,
-            "started_at": self.started.isoformat(),
-            "question": cut(str(records[0]["question"]), 160),
-            "mode": self.graph_input.get("mode"),
-            "status": answer.status.value if answer else "ERROR",
-            "verdict": answer.verdict if answer else None,
-            "confidence": answer.confidence if answer else None,
-            "cost_usd": round(answer.usage.cost_usd, 6) if answer else None,
-            "llm_calls": answer.usage.llm_calls if answer else None,
-            "source_calls": answer.usage.source_calls if answer else None,
-            "latency_s": round(latency, 3),
-            "setup_s": round(setup, 3),
-            "resumed": self.resumed,
-            "bytes": path.stat().st_size,
-        })
+        latency = max(
+            0.0, sum(r["latency_s"] or 0.0 for r in records if r["kind"] == "run" and r["parent_id"] is None) - setup
+        )
+        add_to_index(
+            {
+                "run_id": self.run_id,
+                "started_at": self.started.isoformat(),
+                "question": cut(str(records[0]["question"]), 160),
+                "mode": self.graph_input.get("mode"),
+                "status": answer.status.value if answer else "ERROR",
+                "verdict": answer.verdict if answer else None,
+                "confidence": answer.confidence if answer else None,
+                "cost_usd": round(answer.usage.cost_usd, 6) if answer else None,
+                "llm_calls": answer.usage.llm_calls if answer else None,
+                "source_calls": answer.usage.source_calls if answer else None,
+                "latency_s": round(latency, 3),
+                "setup_s": round(setup, 3),
+                "resumed": self.resumed,
+                "bytes": path.stat().st_size,
+            }
+        )
         return path
 
 
@@ -163,7 +178,16 @@ def query_records(state: Mapping[str, Any]) -> list[dict[str, Any]]:
     out = []
     for (round_, text, via), hits in sorted(queries.items(), key=lambda item: (item[0][0], item[0][2], item[0][1])):
         hits.sort(key=lambda h: (h.get("rank") is None, h.get("rank") or 0, h.get("rerank_rank") or 10**6))
-        out.append({"kind": "query", "round": round_, "query": cut(text, 300), "via": via, "node": QUERY_NODE[via], "hits": hits[:50]})
+        out.append(
+            {
+                "kind": "query",
+                "round": round_,
+                "query": cut(text, 300),
+                "via": via,
+                "node": QUERY_NODE[via],
+                "hits": hits[:50],
+            }
+        )
     return out
 
 
@@ -174,7 +198,9 @@ def cited_passages(answer: Answer) -> dict[str, list[dict[str, Any]]]:
     for entry in [*answer.ledger, *(e for claim in answer.claims for e in claim.dossier)]:
         passages = out.setdefault(entry.record_id, [])
         if all(p["text"] != entry.text for p in passages):
-            passages.append({"text": cut(entry.text, 2000), "stance": entry.stance, "confidence": round(entry.confidence, 3)})
+            passages.append(
+                {"text": cut(entry.text, 2000), "stance": entry.stance, "confidence": round(entry.confidence, 3)}
+            )
     return out
 
 

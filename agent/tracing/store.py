@@ -70,7 +70,9 @@ def list_traces() -> list[dict[str, Any]]:
         return []
     latest: dict[str, dict[str, Any]] = {}
     lines = path.read_text(encoding="utf-8").splitlines()
-    for _, entry in parse_jsonl(lines, lambda number, msg: InputError(f"trace index {path} is corrupt at line {number}: {msg}")):
+    for _, entry in parse_jsonl(
+        lines, lambda number, msg: InputError(f"trace index {path} is corrupt at line {number}: {msg}")
+    ):
         run_id = str(entry.get("run_id", ""))
         if _SAFE_ID.match(run_id) and (traces_dir() / f"{run_id}.jsonl").exists():
             latest[run_id] = entry
@@ -104,4 +106,9 @@ def load_trace(run_id: str) -> list[dict[str, Any]]:
     if not path.exists():
         raise InputError(f"no trace for run {run_id!r} in {traces_dir()}")
     lines = path.read_text(encoding="utf-8").splitlines()
-    return [record for _, record in parse_jsonl(lines, lambda number, msg: InputError(f"trace {path} is corrupt at line {number}: {msg}"))]
+    return [
+        record
+        for _, record in parse_jsonl(
+            lines, lambda number, msg: InputError(f"trace {path} is corrupt at line {number}: {msg}")
+        )
+    ]

@@ -82,7 +82,11 @@ def _summarize_mapping(value: Mapping[Any, Any], limits: Limits, depth: int) -> 
             out[name] = MASK
         elif name in POOL_KEYS and isinstance(item, Mapping):
             ids = [str(k) for k in item]
-            out[name] = {"count": len(ids), "ids": ids[: limits.max_ids], **({"more_ids": len(ids) - limits.max_ids} if len(ids) > limits.max_ids else {})}
+            out[name] = {
+                "count": len(ids),
+                "ids": ids[: limits.max_ids],
+                **({"more_ids": len(ids) - limits.max_ids} if len(ids) > limits.max_ids else {}),
+            }
         elif name in ID_LIST_KEYS and isinstance(item, list):
             ids = [str(getattr(x, "record_id", x)) for x in item]
             out[name] = {"count": len(ids), "ids": ids[: limits.max_ids]}

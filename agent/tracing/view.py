@@ -117,7 +117,7 @@ def build_view(run_id: str, records: list[dict[str, Any]]) -> TraceView:
         return node
 
     roots = [visible(run) for run in children.get(None, [])]
-    usage = next((r for r in reversed(records) if r.get("kind") == "usage"), {})
+    usage: dict[str, Any] = next((r for r in reversed(records) if r.get("kind") == "usage"), {})
     answer = next((r["answer"] for r in reversed(records) if r.get("kind") == "answer"), None)
     return TraceView(
         run_id=run_id,
@@ -161,7 +161,11 @@ def fmt_seconds(seconds: float) -> str:
 def fmt_budget(left: dict[str, Any] | None) -> str:
     if not left:
         return ""
-    parts = [f"llm {left.get('llm_calls')}", f"sources {left.get('source_calls')}", f"${float(left.get('cost_usd') or 0):.3f}"]
+    parts = [
+        f"llm {left.get('llm_calls')}",
+        f"sources {left.get('source_calls')}",
+        f"${float(left.get('cost_usd') or 0):.3f}",
+    ]
     if left.get("wall_time_s") is not None:
         parts.append(f"{float(left['wall_time_s']):.0f} s")
     return ", ".join(parts)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from agent.cli import render
 from agent.records import Status
+from tests.answer.test_trust import _answer, gated_runtime
 from tests.fakes import record
 from tests.nodes.test_nodes import FixedCalibrator, _reported
-from tests.answer.test_trust import _answer, gated_runtime
 
 
 def test_an_abstention_says_it_abstained_and_what_its_confidence_is_in():
@@ -15,7 +15,9 @@ def test_an_abstention_says_it_abstained_and_what_its_confidence_is_in():
     assert abstained.status == Status.INSUFFICIENT_EVIDENCE and abstained.confidence == 0.7
     # the court went on to write the answer (its margin was 1.000), the answer then declined: the stop reason says so
     assert [d.reason for d in abstained.decisions if d.at == "court"][-1].startswith("resolved")
-    assert abstained.stop_reason.startswith("insufficient evidence: the leading answer's confidence is 0.25, below the 0.30")
+    assert abstained.stop_reason.startswith(
+        "insufficient evidence: the leading answer's confidence is 0.25, below the 0.30"
+    )
     assert "resolved" not in abstained.stop_reason
     status = render(abstained).splitlines()[0]
     assert "confidence that the evidence is insufficient 0.70" in status and "   confidence 0.70" not in status
@@ -25,10 +27,20 @@ def test_an_abstention_says_it_abstained_and_what_its_confidence_is_in():
 
 
 def test_an_off_topic_decline_lists_no_hypotheses():
-    aspirin = [record("asp", "Aspirin and colorectal cancer", "Aspirin reduces colorectal cancer risk in trials.",
-                      "Regular aspirin use increases bleeding risk.")]
+    aspirin = [
+        record(
+            "asp",
+            "Aspirin and colorectal cancer",
+            "Aspirin reduces colorectal cancer risk in trials.",
+            "Regular aspirin use increases bleeding risk.",
+        )
+    ]
     state, answer = _answer(gated_runtime(aspirin), "What is the capital city of France in colorectal trials?")
-    assert state["relevance"].relevant is False and state["hypotheses"], "the open question had hypotheses from the records"
-    assert answer.status == Status.INSUFFICIENT_EVIDENCE and answer.hypotheses == [] and answer.leading_confidence is None
+    assert state["relevance"].relevant is False and state["hypotheses"], (
+        "the open question had hypotheses from the records"
+    )
+    assert (
+        answer.status == Status.INSUFFICIENT_EVIDENCE and answer.hypotheses == [] and answer.leading_confidence is None
+    )
     assert "Hypotheses weighed" not in render(answer)
     assert "relevance gate" in answer.stop_reason

@@ -60,7 +60,9 @@ def test_multivers_rationale_sets_and_neutral_sentences(tmp_path):
     path.write_text(json.dumps(with_evidence) + "\n")
     fmt, pairs = read_pairs(path, folder / "corpus.jsonl")
     assert fmt == "multivers_jsonl"
-    corpus = {json.loads(line)["doc_id"]: json.loads(line) for line in (folder / "corpus.jsonl").read_text().splitlines()}
+    corpus = {
+        json.loads(line)["doc_id"]: json.loads(line) for line in (folder / "corpus.jsonl").read_text().splitlines()
+    }
     doc_id, rationales = next(iter(with_evidence["evidence"].items()))
     expected = " ".join(corpus[int(doc_id)]["abstract"][i] for i in sorted(rationales[0]["sentences"]))
     rationale_pairs = [p for p in pairs if p.kind == "rationale"]
@@ -82,7 +84,9 @@ def test_check_covid_needs_and_finds_its_corpus(tmp_path):
     fmt, pairs = read_pairs(path, STANCE / "check_covid" / "corpus.json")
     assert fmt == "check_covid_jsonl"
     gold = [json.loads(line)["label"] for line in lines]
-    assert [p.label for p in pairs] == [{"SUPPORT": "SUPPORT", "REFUTE": "CONTRADICT", "NOTENOUGHINFO": "NEUTRAL"}[g] for g in gold]
+    assert [p.label for p in pairs] == [
+        {"SUPPORT": "SUPPORT", "REFUTE": "CONTRADICT", "NOTENOUGHINFO": "NEUTRAL"}[g] for g in gold
+    ]
     (tmp_path / "corpus.json").write_text((STANCE / "check_covid" / "corpus.json").read_text())
     assert len(read_pairs(path)[1]) == len(pairs)  # corpus.json one folder up is found
 
@@ -99,17 +103,25 @@ def test_unknown_formats_are_refused(tmp_path):
 
 
 def test_labelled_pairs_one_per_line(tmp_path):
-    """The project's own check sets (evals/data/plain_pairs.jsonl) are read as they are written; a bad row says where."""
+    """The project's own check sets (evals/data/plain_pairs.jsonl) are read as they are written; a bad row says
+    where."""
     from pathlib import Path
 
     fmt, pairs = read_pairs(Path(__file__).resolve().parents[2] / "evals" / "data" / "plain_pairs.jsonl")
     assert fmt == "pairs_jsonl" and len(pairs) == 50
     assert {p.label for p in pairs} == {"SUPPORT", "CONTRADICT", "NEUTRAL"}
-    assert (pairs[0].statement, pairs[0].passage, pairs[0].label) == ("Aspirin lowers fever.", "Fever fell after aspirin.", "SUPPORT")
+    assert (pairs[0].statement, pairs[0].passage, pairs[0].label) == (
+        "Aspirin lowers fever.",
+        "Fever fell after aspirin.",
+        "SUPPORT",
+    )
     bad = tmp_path / "pairs.jsonl"
-    bad.write_text('{"statement": "A lowers B", "passage": "B fell.", "label": "SUPPORT"}\n{"statement": "A lowers B", "passage": "B rose.", "label": "REFUTES"}\n')
+    bad.write_text(
+        '{"statement": "A lowers B", "passage": "B fell.", "label": "SUPPORT"}\n{"statement": "A lowers B", '
+        '"passage": "B rose.", "label": "REFUTES"}\n'
+    )
     with pytest.raises(FormatError, match=r"pairs.jsonl:2: unknown label 'REFUTES'"):
         read_pairs(bad)
     bad.write_text('{"statement": "A lowers B", "passage": " ", "label": "SUPPORT"}\n')
-    with pytest.raises(FormatError, match="pairs.jsonl:1: a pair needs"):
+    with pytest.raises(FormatError, match=r"pairs.jsonl:1: a pair needs"):
         read_pairs(bad)

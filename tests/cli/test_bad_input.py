@@ -65,8 +65,14 @@ def test_malformed_corpus_line_names_the_line(capsys, tmp_path):
 
 def test_process_level_no_traceback():
     env = {**os.environ, "LANGSMITH_TRACING": "false"}
-    proc = subprocess.run([sys.executable, "-m", "agent.cli", "ask", "  "], capture_output=True, text=True, env=env, timeout=120,
-                          cwd=Path(__file__).resolve().parents[2])
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent.cli", "ask", "  "],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stdout == ""
 
 
@@ -74,7 +80,10 @@ def test_a_question_in_another_language_exits_2_saying_sparkit_reads_english(cap
     """Seen: a Spanish question was answered 'the retrieved evidence does not address the question'."""
     assert main(["ask", "¿La suplementación con vitamina D reduce el riesgo de fracturas óseas?"]) == 2
     err = _errors(capsys.readouterr().err)
-    assert err == ["sparkit: error: SPARKIT reads questions in English, and this one reads as Spanish (es): please ask it in English"]
+    assert err == [
+        "sparkit: error: SPARKIT reads questions in English, and this one reads as Spanish (es): please ask it "
+        "in English"
+    ]
 
 
 def _json_subcommands() -> list[list[str]]:
@@ -102,7 +111,9 @@ JSON_ERRORS = [
     (["verify", "  ", "--json"], "the question is empty", 2),
     (["ask", "Is water wet?", "--preset", "turbo", "--json"], "invalid setting preset", 2),
     (["resume", "0123456789ab", "--json"], "no checkpointed run", 2),
-] + [([*path, "--json", "--no-such-flag"], "arguments", 2) for path in _json_subcommands()]  # required / unrecognized arguments
+] + [
+    ([*path, "--json", "--no-such-flag"], "arguments", 2) for path in _json_subcommands()
+]  # required / unrecognized arguments
 
 
 @pytest.mark.parametrize("argv,message,code", JSON_ERRORS)
@@ -111,12 +122,23 @@ def test_with_json_an_error_is_a_json_object_on_stdout_too(argv, message, code, 
     monkeypatch.setenv("SPARKIT_HOME", str(tmp_path))
     assert main(argv) == code
     out, err = capsys.readouterr()
-    assert json.loads(out) == {"error": json.loads(out)["error"], "exit_code": code} and message in json.loads(out)["error"]
+    assert (
+        json.loads(out) == {"error": json.loads(out)["error"], "exit_code": code}
+        and message in json.loads(out)["error"]
+    )
     assert message in _errors(err)[-1] and "error" in _errors(err)[-1]
 
 
 def test_every_subcommand_that_prints_json_is_covered():
-    assert {" ".join(p) for p in _json_subcommands()} >= {"ask", "verify", "resume", "trace list", "library add", "library list", "library stats"}
+    assert {" ".join(p) for p in _json_subcommands()} >= {
+        "ask",
+        "verify",
+        "resume",
+        "trace list",
+        "library add",
+        "library list",
+        "library stats",
+    }
 
 
 def test_without_json_an_error_leaves_stdout_empty(capsys):

@@ -15,8 +15,7 @@ import pytest
 import agent.corpus as corpus_module
 from agent.cli import main
 from agent.config import CorpusSettings
-from agent.corpus import corpus_of
-from agent.corpus import SCIFACT_HOST, SCIFACT_MEMBER, download_scifact, downloaded_corpus_path, sha256_of
+from agent.corpus import SCIFACT_HOST, SCIFACT_MEMBER, corpus_of, download_scifact, downloaded_corpus_path, sha256_of
 from agent.errors import CorpusError
 from agent.tools.http import HttpOptions
 from tests.tools.helpers import FakeClock
@@ -88,7 +87,10 @@ def test_scifact_is_downloaded_once_over_the_http_base_and_checked(tmp_path, mon
     options = replay([httpx.Response(503, headers={"Retry-After": "1"}), httpx.Response(200, content=body)], seen)
     path = asyncio.run(download_scifact(tmp_path, options=options))
     assert path == downloaded_corpus_path(tmp_path) and path.read_bytes() == CORPUS
-    assert [r.url.host for r in seen] == [SCIFACT_HOST, SCIFACT_HOST]  # retried after the 503, the allowlisted host only
+    assert [r.url.host for r in seen] == [
+        SCIFACT_HOST,
+        SCIFACT_HOST,
+    ]  # retried after the 503, the allowlisted host only
     assert asyncio.run(download_scifact(tmp_path, options=replay([], seen))) == path and len(seen) == 2  # once
 
 
@@ -102,7 +104,7 @@ def test_a_download_with_the_wrong_checksum_is_refused(tmp_path):
 
 def test_an_archive_without_the_corpus_is_refused(tmp_path):
     options = replay([httpx.Response(200, content=archive({"data/other.jsonl": CORPUS}))], [])
-    with pytest.raises(CorpusError, match="has no data/corpus.jsonl"):
+    with pytest.raises(CorpusError, match=r"has no data/corpus.jsonl"):
         asyncio.run(download_scifact(tmp_path, options=options))
 
 

@@ -22,8 +22,15 @@ def test_first_run_with_stderr_to_a_file_names_the_index_build_in_under_40_lines
     env = {**os.environ, "SPARKIT_HOME": str(tmp_path / "home"), "SPARKIT_CORPUS": str(corpus), "PYTHONPATH": str(ROOT)}
     env.pop("SPARKIT_PROGRESS", None)
     with (tmp_path / "stderr.txt").open("w") as err:
-        done = subprocess.run([sys.executable, "-m", "agent.cli", "ask", "Does hypoglycemia increase the risk of dementia?"],
-                              stdout=subprocess.PIPE, stderr=err, env=env, cwd=tmp_path, text=True, timeout=3600)
+        done = subprocess.run(
+            [sys.executable, "-m", "agent.cli", "ask", "Does hypoglycemia increase the risk of dementia?"],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            env=env,
+            cwd=tmp_path,
+            text=True,
+            timeout=3600,
+        )
     lines = (tmp_path / "stderr.txt").read_text().splitlines()
     assert done.returncode == 0, lines[-5:]
     assert len(lines) < 40, "\n".join(lines)

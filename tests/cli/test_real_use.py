@@ -38,8 +38,14 @@ from tests.fakes import (
 )
 
 CLAIM = "Exercise increases hippocampal volume in older adults"
-DOCS = [record(f"r{i}", f"Exercise and memory study {i}", f"Aerobic exercise increases hippocampal volume in older adults, cohort {i}.")
-        for i in range(3)]
+DOCS = [
+    record(
+        f"r{i}",
+        f"Exercise and memory study {i}",
+        f"Aerobic exercise increases hippocampal volume in older adults, cohort {i}.",
+    )
+    for i in range(3)
+]
 
 
 def backend(docs=None, **kwargs) -> str:
@@ -69,8 +75,11 @@ def test_conditional_edges_are_drawn_with_their_reason():
 def test_a_form_that_sends_every_schema_default_keeps_the_preset():
     """Studio's form sends every `default` in the schema; those values must not override the chosen preset."""
     schema = Context.model_json_schema()
-    form = {group: {field: prop["default"] for field, prop in section.get("properties", {}).items() if "default" in prop}
-            for group, section in schema["properties"].items() if section.get("type") == "object"}
+    form = {
+        group: {field: prop["default"] for field, prop in section.get("properties", {}).items() if "default" in prop}
+        for group, section in schema["properties"].items()
+        if section.get("type") == "object"
+    }
     context = Context.model_validate({**form, "preset": "fast"})
     assert context.court.n_hypotheses == PRESETS["fast"]["court"]["n_hypotheses"] == 3
     assert context.court.max_discrimination_rounds == 0
@@ -100,9 +109,15 @@ def test_the_server_graph_streams_each_nodes_real_update():
     from agent.server import graph_for_runs
 
     async def stream():
-        return [part async for part in graph_for_runs().astream(
-            {"question": CLAIM, "mode": "verify"}, context={"backend": backend(), "max_claims": 0},
-            stream_mode=["updates", "values"], output_keys=graph_for_runs().output_channels)]  # as langgraph-api calls it
+        return [
+            part
+            async for part in graph_for_runs().astream(
+                {"question": CLAIM, "mode": "verify"},
+                context={"backend": backend(), "max_claims": 0},
+                stream_mode=["updates", "values"],
+                output_keys=graph_for_runs().output_channels,
+            )
+        ]  # as langgraph-api calls it
 
     parts = asyncio.run(stream())
     updates = [chunk for mode, chunk in parts if mode == "updates"]
@@ -154,8 +169,10 @@ def test_concurrent_runs_build_a_backend_once_and_never_at_the_same_time():
     register_backend(name, slow_factory)
 
     async def two_runs():
-        return await asyncio.gather(aask(CLAIM, mode="verify", backend=name, max_claims=0),
-                                    aask(CLAIM, mode="verify", backend=name, max_claims=0))
+        return await asyncio.gather(
+            aask(CLAIM, mode="verify", backend=name, max_claims=0),
+            aask(CLAIM, mode="verify", backend=name, max_claims=0),
+        )
 
     answers = asyncio.run(two_runs())
     assert [a.status for a in answers] == [Status.ANSWERED, Status.ANSWERED]
@@ -175,6 +192,7 @@ def test_different_backends_are_not_built_concurrently():
             with lock:
                 active[0] -= 1
             return inner(settings, documents)
+
         return build
 
     names = []
@@ -208,12 +226,15 @@ def test_invalid_utf8_question_is_refused_at_once(capsys, tmp_path, monkeypatch)
     assert not list((tmp_path / "sparkit-home").glob("traces/*.tmp"))
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    ({"id": "d1", "title": "T", "abstract": "A sentence.", "references": 5}, "'references' must be a list"),
-    ({"id": "d1", "title": "T", "abstract": "A sentence.", "year": float("nan")}, "'year' must be a number"),
-    ({"id": "d1", "title": "T", "abstract": {"x": 1}}, "abstract must be text"),
-    ({"id": ["d1"], "title": "T", "abstract": "A sentence."}, "id must be a string or a number"),
-])
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ({"id": "d1", "title": "T", "abstract": "A sentence.", "references": 5}, "'references' must be a list"),
+        ({"id": "d1", "title": "T", "abstract": "A sentence.", "year": float("nan")}, "'year' must be a number"),
+        ({"id": "d1", "title": "T", "abstract": {"x": 1}}, "abstract must be text"),
+        ({"id": ["d1"], "title": "T", "abstract": "A sentence."}, "id must be a string or a number"),
+    ],
+)
 def test_wrongly_typed_document_fields_are_one_line_errors(line, message, capsys, tmp_path):
     path = tmp_path / "docs.jsonl"
     path.write_text(json.dumps(line) + "\n")
@@ -258,7 +279,13 @@ def test_a_sparkit_home_that_is_a_file_is_a_one_line_error(capsys, tmp_path, mon
 # ------------------------------------------------------------------------------------------ CLI: terminal safety
 def test_escape_sequences_from_data_never_reach_the_terminal(capsys, monkeypatch):
     monkeypatch.setenv("SPARKIT_TRACE", "1")
-    hostile = [record("evil", "\x1b]0;pwned\x07Exercise\x1b[2J study \x9b31m", "Aerobic exercise increases hippocampal volume in older adults.\x1b[8m")]
+    hostile = [
+        record(
+            "evil",
+            "\x1b]0;pwned\x07Exercise\x1b[2J study \x9b31m",
+            "Aerobic exercise increases hippocampal volume in older adults.\x1b[8m",
+        )
+    ]
     name = backend(docs=hostile + DOCS)
     question = "Exercise\x1b[2J increases hippocampal volume in older adults"
     assert main(["verify", question, "--set", f"backend={name}", "--set", "max_claims=0"]) == 0
@@ -294,7 +321,11 @@ def test_resume_continues_with_the_runs_own_settings():
     resumed = resume(first.run_id, trace=True)  # no settings given: the run's own (its backend, preset and max_claims)
     assert resumed.status == Status.ANSWERED
     settings = [r["settings"] for r in load_trace(first.run_id) if r["kind"] == "meta"][-1]
-    assert settings["preset"] == "fast" and settings["verification"]["max_claims"] == 1 and settings["corpus"]["backend"] == name
+    assert (
+        settings["preset"] == "fast"
+        and settings["verification"]["max_claims"] == 1
+        and settings["corpus"]["backend"] == name
+    )
     again = resume(first.run_id, max_claims=0)  # overrides on the resume apply on top
     assert again.run_id == first.run_id
 
@@ -324,10 +355,12 @@ def test_a_node_still_working_at_the_deadline_is_cut_with_heartbeats_meanwhile(m
         return {"margin": 1.0}
 
     state = {"started_at": time.time(), "round": 2}
-    update = asyncio.run(run_step(dataclasses.replace(STEPS["court"], work=court), state, Context(max_wall_time_s=0.3), RunPins()))
+    update = asyncio.run(
+        run_step(dataclasses.replace(STEPS["court"], work=court), state, Context(max_wall_time_s=0.3), RunPins())
+    )
     assert update["budget_stop"].startswith("wall_time: max_wall_time_s=0.3 reached during court (cut after")
     assert update["decisions"][0].next == "synthesize" and "budget_exhausted" in update["decisions"][0].reason
-    assert [e["event"] for e in events][0] == "start" and events[-1]["event"] == "cut"
+    assert events[0]["event"] == "start" and events[-1]["event"] == "cut"
     assert any(e["event"] == "heartbeat" for e in events)
 
 
@@ -341,7 +374,11 @@ def test_once_stopped_every_node_but_report_is_skipped():
     async def retrieve(state, parts):
         raise AssertionError("a node ran after the budget stopped the run")
 
-    update = asyncio.run(run_step(dataclasses.replace(STEPS["retrieve"], work=retrieve), {"budget_stop": "wall_time: x"}, Context(), RunPins()))
+    update = asyncio.run(
+        run_step(
+            dataclasses.replace(STEPS["retrieve"], work=retrieve), {"budget_stop": "wall_time: x"}, Context(), RunPins()
+        )
+    )
     assert update["decisions"][0].next == "rerank" and update["budget_stop"] == "wall_time: x"
 
 
@@ -365,10 +402,18 @@ def test_the_routing_reads_the_same_wall_clock_as_the_node_guard():
     from agent.routing import decide_after_court
 
     settings = Context(max_wall_time_s=5)
-    state = {"started_at": time.time() - 10, "margin": 0.0, "ledger": [], "pool": {"a": object()}, "discrimination_rounds": 1,
-             "hypotheses": [Hypothesis(id="H1", text="x")]}
+    state = {
+        "started_at": time.time() - 10,
+        "margin": 0.0,
+        "ledger": [],
+        "pool": {"a": object()},
+        "discrimination_rounds": 1,
+        "hypotheses": [Hypothesis(id="H1", text="x")],
+    }
     for setup_s, expected in ((20.0, "discriminate"), (0.0, "synthesize")):
-        token = var_child_runnable_config.set({"configurable": {RUN_CLOCK_KEY: RunClock(start=time.time() - 10, setup_s=setup_s)}})
+        token = var_child_runnable_config.set(
+            {"configurable": {RUN_CLOCK_KEY: RunClock(start=time.time() - 10, setup_s=setup_s)}}
+        )
         try:
             decision = decide_after_court(state, settings)
         finally:
@@ -414,7 +459,11 @@ def test_cli_progress_shows_node_starts_and_heartbeats(capsys):
     _progress({"node": "court", "event": "start"})
     _progress({"node": "court", "event": "heartbeat", "elapsed_s": 6.2})
     _progress({"node": "retrieve", "round": 1, "queries": ["a\x1b]0;x\x07b"]})
-    assert capsys.readouterr().err.splitlines() == ["  [court] ...", "  [court] still working (6 s)", "  [retrieve] round=1, queries=[ab]"]
+    assert capsys.readouterr().err.splitlines() == [
+        "  [court] ...",
+        "  [court] still working (6 s)",
+        "  [retrieve] round=1, queries=[ab]",
+    ]
 
 
 def test_concurrent_runs_release_the_shared_connections_only_when_the_last_ends():

@@ -9,20 +9,38 @@ import re
 import pytest
 
 from agent.english.grammar import finite_verb, negate_claim
-from agent.english.words import negation_count
 from agent.english.questions import is_polar, polar_to_claim
+from agent.english.words import negation_count
 from tests.conftest import DATA
 
 QUESTIONS = [
     ("Does hypoglycemia increase the risk of dementia?", "Hypoglycemia increases the risk of dementia"),
     ("Does aspirin reduce colorectal cancer risk?", "Aspirin reduces colorectal cancer risk"),
     ("Do statins reduce mortality?", "Statins reduce mortality"),
-    ("Can D-dimer become a new diagnostic parameter for acute appendicitis?", "D-dimer can become a new diagnostic parameter for acute appendicitis"),
-    ("Has the prevalence of obesity increased over the decade?", "The prevalence of obesity has increased over the decade"),
-    ("The English antibiotic awareness campaigns: did they change the public's knowledge?", "The English antibiotic awareness campaigns changed the public's knowledge"),
-    ("Does high blood pressure reduce the risk of chronic low back pain?", "High blood pressure reduces the risk of chronic low back pain"),
-    ("Do primary care physicians underprescribe antibiotics for peptic ulcer disease?", "Primary care physicians underprescribe antibiotics for peptic ulcer disease"),
-    ("Are women who are treated for hypothyroidism at risk for pregnancy complications?", "Women who are treated for hypothyroidism are at risk for pregnancy complications"),
+    (
+        "Can D-dimer become a new diagnostic parameter for acute appendicitis?",
+        "D-dimer can become a new diagnostic parameter for acute appendicitis",
+    ),
+    (
+        "Has the prevalence of obesity increased over the decade?",
+        "The prevalence of obesity has increased over the decade",
+    ),
+    (
+        "The English antibiotic awareness campaigns: did they change the public's knowledge?",
+        "The English antibiotic awareness campaigns changed the public's knowledge",
+    ),
+    (
+        "Does high blood pressure reduce the risk of chronic low back pain?",
+        "High blood pressure reduces the risk of chronic low back pain",
+    ),
+    (
+        "Do primary care physicians underprescribe antibiotics for peptic ulcer disease?",
+        "Primary care physicians underprescribe antibiotics for peptic ulcer disease",
+    ),
+    (
+        "Are women who are treated for hypothyroidism at risk for pregnancy complications?",
+        "Women who are treated for hypothyroidism are at risk for pregnancy complications",
+    ),
     ("Is aspiration of ethanol-mixed fluid advantageous?", "Aspiration of ethanol-mixed fluid is advantageous"),
     # beyond PubMedQA's shapes: a quantity, a comparative, 'the' after a one-word subject, adjectives the lexicon
     # lacks, a progressive, 'cost effective' (each was verbless, or had its copula misplaced, before stop 32)
@@ -30,7 +48,10 @@ QUESTIONS = [
     ("Is the half-life of carbon-14 about 5730 years?", "The half-life of carbon-14 is about 5730 years"),
     ("Is the melting point of gallium below 30 C?", "The melting point of gallium is below 30 C"),
     ("Is type 2 diabetes reversible?", "Type 2 diabetes is reversible"),
-    ("Is the Earth's core hotter than the surface of the Sun?", "The Earth's core is hotter than the surface of the Sun"),
+    (
+        "Is the Earth's core hotter than the surface of the Sun?",
+        "The Earth's core is hotter than the surface of the Sun",
+    ),
     ("Are mitochondria the powerhouse of the cell?", "Mitochondria are the powerhouse of the cell"),
     ("Is DNA replication semiconservative?", "DNA replication is semiconservative"),
     ("Are neutrinos massless?", "Neutrinos are massless"),
@@ -39,13 +60,22 @@ QUESTIONS = [
     ("Is the incidence of melanoma rising?", "The incidence of melanoma is rising"),
     # a comparative bounding the subject by a number is part of it; the copula goes after it (issue 39: "Every even
     # integer is greater than 2 the sum of two primes")
-    ("Is every even integer greater than 2 the sum of two primes?", "Every even integer greater than 2 is the sum of two primes"),
+    (
+        "Is every even integer greater than 2 the sum of two primes?",
+        "Every even integer greater than 2 is the sum of two primes",
+    ),
     ("Are patients older than 65 at higher risk of falls?", "Patients older than 65 are at higher risk of falls"),
     ("Are adults older than 65 years more likely to fall?", "Adults older than 65 years are more likely to fall"),
     ("Are women older than forty less fertile?", "Women older than forty are less fertile"),
     ("Is a prime number greater than 2 always odd?", "A prime number greater than 2 is always odd"),
-    ("Are patients with diabetes older than 65 at risk of stroke?", "Patients with diabetes older than 65 are at risk of stroke"),
-    ("Are people with diabetes more likely to develop dementia?", "People with diabetes are more likely to develop dementia"),
+    (
+        "Are patients with diabetes older than 65 at risk of stroke?",
+        "Patients with diabetes older than 65 are at risk of stroke",
+    ),
+    (
+        "Are people with diabetes more likely to develop dementia?",
+        "People with diabetes are more likely to develop dementia",
+    ),
     ("Is the Earth's core hotter than 5000 K?", "The Earth's core is hotter than 5000 K"),
     ("Is the number of patients greater than 100?", "The number of patients is greater than 100"),
     ("Is aspirin better than 2 tablets of paracetamol?", "Aspirin is better than 2 tablets of paracetamol"),
@@ -58,29 +88,89 @@ QUESTIONS = [
     ("Does sea level rise when floating sea ice melts?", "Sea level rises when floating sea ice melts"),
     # PubMedQA questions read wrong until stop 33: the verb taken from a noun beside it ('count', 'culture', 'knee'),
     # a modal put after the verb, a copula after an adverb or before a preposition, a name capitalised
-    ("Does the leukocyte count correlate with the severity of injury?", "The leukocyte count correlates with the severity of injury"),
-    ("Does music influence stress in mechanically ventilated patients?", "Music influences stress in mechanically ventilated patients"),
-    ("Does solid culture for tuberculosis influence clinical decision making in India?", "Solid culture for tuberculosis influences clinical decision making in India"),
-    ("Does hippocampal atrophy on MRI predict cognitive decline?", "Hippocampal atrophy on MRI predicts cognitive decline"),
-    ("Does patella position influence ligament balancing in total knee arthroplasty?", "Patella position influences ligament balancing in total knee arthroplasty"),
-    ("Does short-term treatment with proton pump inhibitors cause rebound aggravation of symptoms?", "Short-term treatment with proton pump inhibitors causes rebound aggravation of symptoms"),
-    ("Inpatient Pediatric Tonsillectomy: Does Hospital Type Affect Cost and Outcomes of Care?", "Inpatient Pediatric Tonsillectomy: Hospital Type Affects Cost and Outcomes of Care"),
+    (
+        "Does the leukocyte count correlate with the severity of injury?",
+        "The leukocyte count correlates with the severity of injury",
+    ),
+    (
+        "Does music influence stress in mechanically ventilated patients?",
+        "Music influences stress in mechanically ventilated patients",
+    ),
+    (
+        "Does solid culture for tuberculosis influence clinical decision making in India?",
+        "Solid culture for tuberculosis influences clinical decision making in India",
+    ),
+    (
+        "Does hippocampal atrophy on MRI predict cognitive decline?",
+        "Hippocampal atrophy on MRI predicts cognitive decline",
+    ),
+    (
+        "Does patella position influence ligament balancing in total knee arthroplasty?",
+        "Patella position influences ligament balancing in total knee arthroplasty",
+    ),
+    (
+        "Does short-term treatment with proton pump inhibitors cause rebound aggravation of symptoms?",
+        "Short-term treatment with proton pump inhibitors causes rebound aggravation of symptoms",
+    ),
+    (
+        "Inpatient Pediatric Tonsillectomy: Does Hospital Type Affect Cost and Outcomes of Care?",
+        "Inpatient Pediatric Tonsillectomy: Hospital Type Affects Cost and Outcomes of Care",
+    ),
     ("Does smoking double lung cancer risk?", "Smoking doubles lung cancer risk"),
-    ("Can tailored interventions increase mammography use among HMO women?", "Tailored interventions can increase mammography use among HMO women"),
-    ("Should ascitis volume and anthropometric measurements be estimated?", "Ascitis volume and anthropometric measurements should be estimated"),
-    ("Can the condition of mediastinal lymph nodes help predict the risk of metastases?", "The condition of mediastinal lymph nodes can help predict the risk of metastases"),
-    ("Can Ambu self-inflating bag and Neopuff infant resuscitator provide adequate inflations?", "Ambu self-inflating bag and Neopuff infant resuscitator can provide adequate inflations"),
-    ("Type II supracondylar humerus fractures: can some be treated nonoperatively?", "Type II supracondylar humerus fractures: Some can be treated nonoperatively"),
-    ("Are Austrian seniors adequately protected by vaccinations?", "Austrian seniors are adequately protected by vaccinations"),
+    (
+        "Can tailored interventions increase mammography use among HMO women?",
+        "Tailored interventions can increase mammography use among HMO women",
+    ),
+    (
+        "Should ascitis volume and anthropometric measurements be estimated?",
+        "Ascitis volume and anthropometric measurements should be estimated",
+    ),
+    (
+        "Can the condition of mediastinal lymph nodes help predict the risk of metastases?",
+        "The condition of mediastinal lymph nodes can help predict the risk of metastases",
+    ),
+    (
+        "Can Ambu self-inflating bag and Neopuff infant resuscitator provide adequate inflations?",
+        "Ambu self-inflating bag and Neopuff infant resuscitator can provide adequate inflations",
+    ),
+    (
+        "Type II supracondylar humerus fractures: can some be treated nonoperatively?",
+        "Type II supracondylar humerus fractures: Some can be treated nonoperatively",
+    ),
+    (
+        "Are Austrian seniors adequately protected by vaccinations?",
+        "Austrian seniors are adequately protected by vaccinations",
+    ),
     ("Is partial prostatectomy oncologically adequate?", "Partial prostatectomy is oncologically adequate"),
-    ("Is intensive monitoring during the first transfusion in pediatric patients necessary?", "Intensive monitoring during the first transfusion in pediatric patients is necessary"),
-    ("Are head and neck specific quality of life measures necessary?", "Head and neck specific quality of life measures are necessary"),
-    ("Are laboratories reporting serum quantitative hCG results correctly?", "Laboratories are reporting serum quantitative hCG results correctly"),
-    ("Creatine homeostasis is altered in the spiny mouse: is this a metabolic adaptation?", "Creatine homeostasis is altered in the spiny mouse: This is a metabolic adaptation"),
-    ("Can p53 alterations be used to predict tumour response?", "p53 alterations can be used to predict tumour response"),
+    (
+        "Is intensive monitoring during the first transfusion in pediatric patients necessary?",
+        "Intensive monitoring during the first transfusion in pediatric patients is necessary",
+    ),
+    (
+        "Are head and neck specific quality of life measures necessary?",
+        "Head and neck specific quality of life measures are necessary",
+    ),
+    (
+        "Are laboratories reporting serum quantitative hCG results correctly?",
+        "Laboratories are reporting serum quantitative hCG results correctly",
+    ),
+    (
+        "Creatine homeostasis is altered in the spiny mouse: is this a metabolic adaptation?",
+        "Creatine homeostasis is altered in the spiny mouse: This is a metabolic adaptation",
+    ),
+    (
+        "Can p53 alterations be used to predict tumour response?",
+        "p53 alterations can be used to predict tumour response",
+    ),
     ("Does β-catenin have a role in sebaceous cell carcinoma?", "β-catenin has a role in sebaceous cell carcinoma"),
-    ("Is endothelin-1 an aggravating factor in acute pancreatitis?", "Endothelin-1 is an aggravating factor in acute pancreatitis"),
-    ("Is it true that statins cause diabetes?", "Statins cause diabetes"),  # not 'It is true that statins cause diabetes'
+    (
+        "Is endothelin-1 an aggravating factor in acute pancreatitis?",
+        "Endothelin-1 is an aggravating factor in acute pancreatitis",
+    ),
+    (
+        "Is it true that statins cause diabetes?",
+        "Statins cause diabetes",
+    ),  # not 'It is true that statins cause diabetes'
 ]
 
 NEGATIONS = [
@@ -92,21 +182,48 @@ NEGATIONS = [
     ("Klf4 is not required for myeloid differentiation.", "Klf4 is required for myeloid differentiation"),
     ("Taking vitamin E does not prevent prostate cancer.", "Taking vitamin E prevents prostate cancer"),
     ("There is no difference between the two arms.", "There is a difference between the two arms"),
-    ("A diminished ovarian reserve solely indicates infertility.", "A diminished ovarian reserve does not solely indicate infertility"),
-    ("Women who are treated for hypothyroidism are at risk", "Women who are treated for hypothyroidism are not at risk"),
-    ("Statins are associated with lower mortality than placebo", "Statins are not associated with lower mortality than placebo"),
+    (
+        "A diminished ovarian reserve solely indicates infertility.",
+        "A diminished ovarian reserve does not solely indicate infertility",
+    ),
+    (
+        "Women who are treated for hypothyroidism are at risk",
+        "Women who are treated for hypothyroidism are not at risk",
+    ),
+    (
+        "Statins are associated with lower mortality than placebo",
+        "Statins are not associated with lower mortality than placebo",
+    ),
     ("The minor G allele of FOXO3 up-regulates IL-10.", "The minor G allele of FOXO3 does not up-regulate IL-10"),
     ("The boiling point of liquid nitrogen is -196 C", "The boiling point of liquid nitrogen is not -196 C"),
     ("The incidence of melanoma is rising", "The incidence of melanoma is not rising"),
-    ("Low nucleosome occupancy correlates with high methylation levels across species.", "Low nucleosome occupancy does not correlate with high methylation levels across species"),
-    ("Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory receptors are required for T cell activation.",
-     "Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory receptors are not required for T cell activation"),
-    ("Even impaired fasting glucose levels are associated with mortality", "Even impaired fasting glucose levels are not associated with mortality"),
+    (
+        "Low nucleosome occupancy correlates with high methylation levels across species.",
+        "Low nucleosome occupancy does not correlate with high methylation levels across species",
+    ),
+    (
+        "Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory "
+        "receptors are required for T cell activation.",
+        "Major antigen-induced signals from the T cell receptor and secondary signals from costimulatory "
+        "receptors are not required for T cell activation",
+    ),
+    (
+        "Even impaired fasting glucose levels are associated with mortality",
+        "Even impaired fasting glucose levels are not associated with mortality",
+    ),
     ("Eating eggs raises cholesterol", "Eating eggs does not raise cholesterol"),
-    ("Immune complex triggered cell death leads to sequestration of oxidized mitochondrial DNA.",  # the sample's #26
-     "Immune complex triggered cell death does not lead to sequestration of oxidized mitochondrial DNA"),  # was 'Eating does not egg raises ...'
-    ("Consumption of whole fruits increases the risk of type 2 diabetes.", "Consumption of whole fruits does not increase the risk of type 2 diabetes"),
-    ("Patients with vaso-occlusive crisis show increased morphine use.", "Patients with vaso-occlusive crisis do not show increased morphine use"),
+    (
+        "Immune complex triggered cell death leads to sequestration of oxidized mitochondrial DNA.",  # the sample's #26
+        "Immune complex triggered cell death does not lead to sequestration of oxidized mitochondrial DNA",
+    ),  # was 'Eating does not egg raises ...'
+    (
+        "Consumption of whole fruits increases the risk of type 2 diabetes.",
+        "Consumption of whole fruits does not increase the risk of type 2 diabetes",
+    ),
+    (
+        "Patients with vaso-occlusive crisis show increased morphine use.",
+        "Patients with vaso-occlusive crisis do not show increased morphine use",
+    ),
 ]
 
 
@@ -123,7 +240,9 @@ def test_the_negation_says_the_claim_does_not_hold(claim, negation):
 
 _DOUBLED = re.compile(
     r"\b(does|do|did|is|are|was|were|can|could|will|would|should|may|might|must)\s+(not\s+)?"
-    r"(does|do|did|is|are|was|were|can|could|will|would|should|may|might|must)\b", re.I)
+    r"(does|do|did|is|are|was|were|can|could|will|would|should|may|might|must)\b",
+    re.I,
+)
 
 
 def _statements() -> list[tuple[str, str]]:
@@ -148,4 +267,8 @@ def test_every_pubmedqa_question_and_scifact_claim_rewrites_cleanly():
         assert abs(negation_count(negation) - negation_count(statement)) == 1, (statement, negation)
         back = negate_claim(negation)
         expected = " ".join(statement.split()).rstrip(".").strip().replace("n't", " not").replace("do  not", "do not")
-        assert back == expected or (" no " in f" {expected} " and negation_count(back) == 1), (statement, negation, back)
+        assert back == expected or (" no " in f" {expected} " and negation_count(back) == 1), (
+            statement,
+            negation,
+            back,
+        )

@@ -10,13 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from agent.english.language import LanguageError, foreign_language, require_english
 from agent.errors import InputError
 from agent.inputs import validate_question
-from agent.english.language import LanguageError, foreign_language, require_english
 from tests.conftest import DATA
 
 HERE = Path(__file__).resolve().parent.parent
-FOREIGN = [json.loads(line) for line in (HERE / "data" / "non_english_questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
+FOREIGN = [
+    json.loads(line)
+    for line in (HERE / "data" / "non_english_questions.jsonl").read_text(encoding="utf-8").splitlines()
+    if line
+]
 EVALS = HERE.parent / "evals" / "data"
 
 
@@ -35,7 +39,10 @@ def test_a_question_in_another_language_is_named_as_such(item):
 def test_the_message_names_the_language():
     with pytest.raises(LanguageError) as raised:
         require_english("Aspirin senkt das Risiko für Darmkrebs.")
-    assert str(raised.value) == "SPARKIT reads questions in English, and this one reads as German (de): please ask it in English"
+    assert (
+        str(raised.value)
+        == "SPARKIT reads questions in English, and this one reads as German (de): please ask it in English"
+    )
 
 
 ENGLISH_WITH_NAMES = [
@@ -58,14 +65,22 @@ def test_english_with_latin_gene_and_chemical_names_is_english(question):
 
 
 def test_no_question_of_the_projects_english_question_sets_is_refused():
-    questions = [json.loads(line)["question"] for name in ("off_topic.jsonl", "open_questions.jsonl")
-                 for line in (EVALS / name).read_text(encoding="utf-8").splitlines() if line]
+    questions = [
+        json.loads(line)["question"]
+        for name in ("off_topic.jsonl", "open_questions.jsonl")
+        for line in (EVALS / name).read_text(encoding="utf-8").splitlines()
+        if line
+    ]
     assert len(questions) > 150
     assert [q for q in questions if foreign_language(q)] == []
 
 
 @pytest.mark.skipif(not (DATA / "scifact" / "claims_train.jsonl").exists(), reason=f"SciFact not found under {DATA}")
 def test_no_scifact_claim_is_refused():
-    claims = [json.loads(line)["claim"] for line in (DATA / "scifact" / "claims_train.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    claims = [
+        json.loads(line)["claim"]
+        for line in (DATA / "scifact" / "claims_train.jsonl").read_text(encoding="utf-8").splitlines()
+        if line
+    ]
     assert len(claims) == 809
     assert [c for c in claims if foreign_language(c)] == []

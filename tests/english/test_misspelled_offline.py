@@ -12,19 +12,27 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.config import Context
-from agent.graph import compile_graph
 from agent.english.spelling import read_as_sentence
+from agent.graph import compile_graph
 from tests.conftest import DATA
 from tests.english.test_spelling import MISSPELLED
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not (DATA / "scifact" / "corpus.jsonl").exists(), reason=f"SciFact not found under {DATA}")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (DATA / "scifact" / "corpus.jsonl").exists(), reason=f"SciFact not found under {DATA}"),
+]
 
-SUBSET = [item for item in MISSPELLED if item["question"] in (
-    "Does asprin reduce the risk of colorectal cancer?",
-    "Dose metfromin reduse the risk of cancr in diabetis?",
-    "Does hypoglycemia increase the risk of dementa?",
-    "Do statins lower cholestrol?",
-)]
+SUBSET = [
+    item
+    for item in MISSPELLED
+    if item["question"]
+    in (
+        "Does asprin reduce the risk of colorectal cancer?",
+        "Dose metfromin reduse the risk of cancr in diabetis?",
+        "Does hypoglycemia increase the risk of dementa?",
+        "Do statins lower cholestrol?",
+    )
+]
 TOPICS = ("aspirin", "metformin", "hypoglycemia", "statin")
 
 

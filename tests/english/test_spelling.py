@@ -10,13 +10,17 @@ from pathlib import Path
 import pytest
 
 from agent.checkpoint import serializer
-from agent.records import Correction
 from agent.english.spelling import Speller, read_as_sentence, read_question, read_question_word
+from agent.records import Correction
 from agent.tools.local_index import load_corpus, word_counts
 from tests.conftest import DATA
 
 HERE = Path(__file__).resolve().parents[1]
-MISSPELLED = [json.loads(line) for line in (HERE / "data" / "misspelled_questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
+MISSPELLED = [
+    json.loads(line)
+    for line in (HERE / "data" / "misspelled_questions.jsonl").read_text(encoding="utf-8").splitlines()
+    if line
+]
 SCIFACT = DATA / "scifact" / "corpus.jsonl"
 
 
@@ -40,41 +44,68 @@ def test_a_misspelled_question_is_read_as_meant_over_the_scifact_vocabulary(item
 
 
 def test_the_issue_questions(scifact_speller):
-    assert read_question("Does asprin reduce the risk of colorectal cancer?", [], scifact_speller)[2] == [Correction(original="asprin", corrected="aspirin")]
+    assert read_question("Does asprin reduce the risk of colorectal cancer?", [], scifact_speller)[2] == [
+        Correction(original="asprin", corrected="aspirin")
+    ]
     _, _, corrections = read_question("Dose metfromin reduse the risk of cancr in diabetis?", [], scifact_speller)
-    assert read_as_sentence(corrections) == ("Read 'Dose' as 'Does', 'metfromin' as 'metformin', 'reduse' as 'reduce', 'cancr' as 'cancer' "
-                                             "and 'diabetis' as 'diabetes'.")
+    assert read_as_sentence(corrections) == (
+        "Read 'Dose' as 'Does', 'metfromin' as 'metformin', 'reduse' as 'reduce', 'cancr' as 'cancer' "
+        "and 'diabetis' as 'diabetes'."
+    )
 
 
-COUNTS = {"aspirin": 70, "colorectal": 170, "cancer": 2700, "reduce": 200, "risk": 900, "stroma": 40, "palm": 5,
-          "tocopherol": 9, "mortality": 300, "colonization": 30, "rare": 2, "phosphorylated": 12, "bacteria": 50}
+COUNTS = {
+    "aspirin": 70,
+    "colorectal": 170,
+    "cancer": 2700,
+    "reduce": 200,
+    "risk": 900,
+    "stroma": 40,
+    "palm": 5,
+    "tocopherol": 9,
+    "mortality": 300,
+    "colonization": 30,
+    "rare": 2,
+    "phosphorylated": 12,
+    "bacteria": 50,
+}
 
 
 def speller(counts=COUNTS) -> Speller:
     return Speller(lambda: counts)
 
 
-@pytest.mark.parametrize("text", [
-    "Does aspirin reduce the risk of colorectal cancer?",  # known to the corpus
-    "Is the dose of aspirin relevant?",  # English words ('dose' is English, and here is no typo)
-    "Does BRCA1 or IL-6 or mTOR or hCG or TP53 change mortality?",  # gene symbols: capitals, digits
-    "Does 5-fluorouracil at 400mg reduce mortality?",  # numbers
-    "Does rsk or canc or colo matter?",  # shorter than four letters, or no corpus word near enough
-    "Is the Higgs boson heavier than Aspirn Calmette?",  # names inside a sentence
-    "Does α-tocopheryl or (polm) reduce mortality?",  # Greek letters, an abbreviation in parentheses
-    "Does the neutropenic patient rarely have bacterium?",  # another last letter: another word, not a typo
-    "Does conization affect mortality?",  # two edits in a word of fewer than twelve letters
-    "Does JNK phosphorylates tau?",  # an inflection of a corpus word ('phosphorylated')
-    "Does tumour raree matter?",  # the nearest corpus word ('rare') is too rare to correct towards
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Does aspirin reduce the risk of colorectal cancer?",  # known to the corpus
+        "Is the dose of aspirin relevant?",  # English words ('dose' is English, and here is no typo)
+        "Does BRCA1 or IL-6 or mTOR or hCG or TP53 change mortality?",  # gene symbols: capitals, digits
+        "Does 5-fluorouracil at 400mg reduce mortality?",  # numbers
+        "Does rsk or canc or colo matter?",  # shorter than four letters, or no corpus word near enough
+        "Is the Higgs boson heavier than Aspirn Calmette?",  # names inside a sentence
+        "Does α-tocopheryl or (polm) reduce mortality?",  # Greek letters, an abbreviation in parentheses
+        "Does the neutropenic patient rarely have bacterium?",  # another last letter: another word, not a typo
+        "Does conization affect mortality?",  # two edits in a word of fewer than twelve letters
+        "Does JNK phosphorylates tau?",  # an inflection of a corpus word ('phosphorylated')
+        "Does tumour raree matter?",  # the nearest corpus word ('rare') is too rare to correct towards
+    ],
+)
 def test_what_is_never_corrected(text):
     assert read_question(text, [], speller()) == (text, [], [])
 
 
 def test_corrections_keep_case_and_hyphens_and_reach_options():
-    question, options, corrections = read_question("Asprin or anti-cancr drugs: which lowers mortallity?", ["asprin", "Tocopherol"], speller())
+    question, options, corrections = read_question(
+        "Asprin or anti-cancr drugs: which lowers mortallity?", ["asprin", "Tocopherol"], speller()
+    )
     assert question == "Aspirin or anti-cancer drugs: which lowers mortality?" and options == ["aspirin", "Tocopherol"]
-    assert [(c.original, c.corrected) for c in corrections] == [("Asprin", "Aspirin"), ("cancr", "cancer"), ("mortallity", "mortality"), ("asprin", "aspirin")]
+    assert [(c.original, c.corrected) for c in corrections] == [
+        ("Asprin", "Aspirin"),
+        ("cancr", "cancer"),
+        ("mortallity", "mortality"),
+        ("asprin", "aspirin"),
+    ]
 
 
 def test_two_edits_in_a_long_word():
@@ -104,18 +135,27 @@ def test_the_dictionary_is_built_once_and_only_when_a_word_is_unknown():
     assert built == [1]
 
 
-@pytest.mark.parametrize(("question", "read"), [
-    ("Dose metformin reduce the risk of cancer?", "Does metformin reduce the risk of cancer?"),
-    ("Deos aspirin prevent stroke?", "Does aspirin prevent stroke?"),
-    ("Waht causes scurvy?", "What causes scurvy?"),
-    ("Whta causes scurvy?", "What causes scurvy?"),
-    ("Hwo does insulin work?", "Hwo does insulin work?"),  # 'who' or 'how': not guessed
-    ("Dos statins lower cholesterol?", "Do statins lower cholesterol?"),
-    ("Dose escalation of cisplatin improves survival.", "Dose escalation of cisplatin improves survival."),  # no question
-    ("Dose escalation of cisplatin in children?", "Dose escalation of cisplatin in children?"),  # no verb for 'does'
-    ("Does the dose matter?", "Does the dose matter?"),
-    ("Bose-Einstein condensates at room temperature?", "Bose-Einstein condensates at room temperature?"),
-])
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        ("Dose metformin reduce the risk of cancer?", "Does metformin reduce the risk of cancer?"),
+        ("Deos aspirin prevent stroke?", "Does aspirin prevent stroke?"),
+        ("Waht causes scurvy?", "What causes scurvy?"),
+        ("Whta causes scurvy?", "What causes scurvy?"),
+        ("Hwo does insulin work?", "Hwo does insulin work?"),  # 'who' or 'how': not guessed
+        ("Dos statins lower cholesterol?", "Do statins lower cholesterol?"),
+        (
+            "Dose escalation of cisplatin improves survival.",
+            "Dose escalation of cisplatin improves survival.",
+        ),  # no question
+        (
+            "Dose escalation of cisplatin in children?",
+            "Dose escalation of cisplatin in children?",
+        ),  # no verb for 'does'
+        ("Does the dose matter?", "Does the dose matter?"),
+        ("Bose-Einstein condensates at room temperature?", "Bose-Einstein condensates at room temperature?"),
+    ],
+)
 def test_the_question_word(question, read):
     assert read_question_word(question)[0] == read
     assert read_question(question, [], None)[0] == read  # without a corpus vocabulary (live) too
@@ -125,7 +165,9 @@ def test_the_question_word_makes_the_task_polar():
     """Seen: 'Dose metfromin reduse ...?' was an open question because of 'Dose'."""
     from agent.english.questions import classify_task
 
-    question, _, _ = read_question("Dose metfromin reduse the risk of cancr?", [], speller({"metformin": 100, "reduce": 200, "cancer": 2700}))
+    question, _, _ = read_question(
+        "Dose metfromin reduse the risk of cancr?", [], speller({"metformin": 100, "reduce": 200, "cancer": 2700})
+    )
     assert question == "Does metformin reduce the risk of cancer?" and classify_task(question, []) == "polar"
 
 

@@ -60,7 +60,9 @@ def test_cross_validation_scores_each_query_with_a_model_that_never_saw_it() -> 
     folds = {"a1": 0, "a2": 0, "b1": 1, "b2": 1}
     blocks = [np.array([[1.0], [0.0], [-1.0]]) for _ in queries]
     labels = [np.array([1.0, 0.0, 0.0]) if folds[q] == 0 else np.array([0.0, 0.0, 1.0]) for q in queries]
-    for q, block, label, scores in zip(queries, blocks, labels, cross_validated_scores(queries, blocks, labels, folds)):
+    for q, _block, label, scores in zip(
+        queries, blocks, labels, cross_validated_scores(queries, blocks, labels, folds)
+    ):
         assert label[int(np.argmax(scores))] == 0.0, q
 
 

@@ -8,7 +8,9 @@ from evals import scifact, scifact_mcq, unanswered
 @pytest.mark.parametrize("module", [scifact, scifact_mcq])
 def test_a_broken_claims_file_is_one_line_and_exit_2(module, tmp_path, capsys):
     claims = tmp_path / "claims.jsonl"
-    claims.write_text('{"id": 1, "claim": "Aspirin reduces colorectal cancer risk."}\n{"id": 2, "claim": \n', encoding="utf-8")
+    claims.write_text(
+        '{"id": 1, "claim": "Aspirin reduces colorectal cancer risk."}\n{"id": 2, "claim": \n', encoding="utf-8"
+    )
     with pytest.raises(SystemExit) as stopped:
         module.main(["--claims", str(claims), "--corpus", str(tmp_path / "corpus.jsonl")])
     assert stopped.value.code == 2
@@ -18,7 +20,9 @@ def test_a_broken_claims_file_is_one_line_and_exit_2(module, tmp_path, capsys):
 
 def test_a_broken_answers_file_is_one_line_and_exit_2(tmp_path, capsys):
     claims, answers = tmp_path / "claims.jsonl", tmp_path / "answers.jsonl"
-    claims.write_text('{"id": 1, "claim": "Aspirin reduces colorectal cancer risk.", "evidence": {}}\n', encoding="utf-8")
+    claims.write_text(
+        '{"id": 1, "claim": "Aspirin reduces colorectal cancer risk.", "evidence": {}}\n', encoding="utf-8"
+    )
     answers.write_text("not json\n", encoding="utf-8")
     with pytest.raises(SystemExit) as stopped:
         unanswered.main(["--claims", str(claims), "--answers", str(answers)])

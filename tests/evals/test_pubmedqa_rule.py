@@ -81,7 +81,12 @@ def test_cross_validation_scores_each_item_with_a_rule_fitted_without_it(monkeyp
 
 
 def test_evidence_of_reads_the_claims_hypothesis_and_the_gate():
-    answer = {"hypotheses": [{"polarity": -1, "support": 0.9, "contradiction": 0.1}, {"polarity": 1, "support": 0.3, "contradiction": 0.7}]}
+    answer = {
+        "hypotheses": [
+            {"polarity": -1, "support": 0.9, "contradiction": 0.1},
+            {"polarity": 1, "support": 0.3, "contradiction": 0.7},
+        ]
+    }
     assert evidence_of(answer) == (0.3, 0.7)
     assert evidence_of({**answer, "relevance": {"relevant": False}}) == (0.0, 0.0)
     assert evidence_of({"hypotheses": []}) == (0.0, 0.0)
@@ -89,9 +94,14 @@ def test_evidence_of_reads_the_claims_hypothesis_and_the_gate():
 
 def write_inputs(tmp_path, n=60):
     evidence, gold = planted(n, seed=3)
-    items = {str(i): {"QUESTION": f"Does treatment {i}  work?", "CONTEXTS": ["x"], "final_decision": g} for i, g in enumerate(gold)}
-    answers = [{"question": f"Does treatment {i} work?", "hypotheses": [{"polarity": 1, "support": s, "contradiction": c}]}
-               for i, (s, c) in enumerate(evidence)]
+    items = {
+        str(i): {"QUESTION": f"Does treatment {i}  work?", "CONTEXTS": ["x"], "final_decision": g}
+        for i, g in enumerate(gold)
+    }
+    answers = [
+        {"question": f"Does treatment {i} work?", "hypotheses": [{"polarity": 1, "support": s, "contradiction": c}]}
+        for i, (s, c) in enumerate(evidence)
+    ]
     data = tmp_path / "pqal.json"
     data.write_text(json.dumps(items))
     path = tmp_path / "answers.jsonl"
@@ -129,13 +139,24 @@ def test_the_pubmedqa_eval_scores_a_stored_rule_beside_its_own(monkeypatch, tmp_
 
     async def fake_aask(question, **_):
         s, c = evidence[question]
-        return Answer(status=Status.INSUFFICIENT_EVIDENCE, task="open", question=question, answer="x", confidence=0.5, abstained=True,
-                      hypotheses=[Hypothesis(id="H1", text=question, polarity=1, support=s, contradiction=c, score=s - c)])
+        return Answer(
+            status=Status.INSUFFICIENT_EVIDENCE,
+            task="open",
+            question=question,
+            answer="x",
+            confidence=0.5,
+            abstained=True,
+            hypotheses=[Hypothesis(id="H1", text=question, polarity=1, support=s, contradiction=c, score=s - c)],
+        )
 
     monkeypatch.setattr(pubmedqa, "aask", fake_aask)
-    items = {str(i): {"QUESTION": q, "CONTEXTS": ["x"], "final_decision": g}
-             for i, (q, g) in enumerate(zip(evidence, ["yes", "no", "maybe"]))}
-    answered = run(Sweep(ask=pubmedqa.ask_item, context=Context(), items=list(items.items()), ids=list(items), settings={}))
+    items = {
+        str(i): {"QUESTION": q, "CONTEXTS": ["x"], "final_decision": g}
+        for i, (q, g) in enumerate(zip(evidence, ["yes", "no", "maybe"]))
+    }
+    answered = run(
+        Sweep(ask=pubmedqa.ask_item, context=Context(), items=list(items.items()), ids=list(items), settings={})
+    )
     results = pubmedqa.score(items, answered, rule=Rule(threshold=0.0, mixed=1.0))
     assert results["accuracy_rule"] == 1.0 and results["confusion_rule"]["maybe->maybe"] == 1
     assert "accuracy_rule" not in pubmedqa.score(items, answered)

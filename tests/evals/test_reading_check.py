@@ -36,12 +36,20 @@ def test_the_check_set_labels_fit_their_categories():
             assert labels["NEUTRAL"] == 0 and labels["CONTRADICT"] > labels["SUPPORT"] > 0, labels
         else:  # both sides, neither under a third of the category
             total = sum(labels.values())
-            assert labels["NEUTRAL"] == 0 and min(labels["SUPPORT"], labels["CONTRADICT"]) * 3 >= total, (category, labels)
+            assert labels["NEUTRAL"] == 0 and min(labels["SUPPORT"], labels["CONTRADICT"]) * 3 >= total, (
+                category,
+                labels,
+            )
 
 
 def test_a_bad_row_is_an_input_error_naming_the_line(tmp_path):
     data = tmp_path / "pairs.jsonl"
-    good = {"statement": "Aspirin lowers fever.", "passage": "Fever fell after aspirin.", "label": "SUPPORT", "category": "plain_support"}
+    good = {
+        "statement": "Aspirin lowers fever.",
+        "passage": "Fever fell after aspirin.",
+        "label": "SUPPORT",
+        "category": "plain_support",
+    }
     data.write_text(json.dumps(good) + "\n" + json.dumps({**good, "category": "sarcasm"}) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"pairs.jsonl line 2: \('category',\)"):
         load_pairs(data)
@@ -55,8 +63,12 @@ def _pair(label: str, category: str, n: int) -> CheckPair:
 
 
 def test_evaluate_scores_overall_and_per_category():
-    pairs = [_pair("SUPPORT", "plain_support", 0), _pair("SUPPORT", "plain_support", 1),
-             _pair("NEUTRAL", "hedge", 2), _pair("CONTRADICT", "ratio", 3)]
+    pairs = [
+        _pair("SUPPORT", "plain_support", 0),
+        _pair("SUPPORT", "plain_support", 1),
+        _pair("NEUTRAL", "hedge", 2),
+        _pair("CONTRADICT", "ratio", 3),
+    ]
     results = evaluate(pairs, ["SUPPORT", "CONTRADICT", "SUPPORT", "CONTRADICT"])
     assert results["accuracy"] == 0.5
     assert results["accuracy/plain_support"] == 0.5 and results["pairs/plain_support"] == 2
@@ -71,14 +83,34 @@ class KeywordJudge:
     name = "keyword"
 
     async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
-        return [StanceResult(stance="CONTRADICT" if " not " in passage else "SUPPORT", confidence=0.9) for _, passage in pairs]
+        return [
+            StanceResult(stance="CONTRADICT" if " not " in passage else "SUPPORT", confidence=0.9)
+            for _, passage in pairs
+        ]
 
 
 def test_main_runs_the_selected_judge_and_prints_the_json_line(tmp_path, monkeypatch, capsys):
     data = tmp_path / "pairs.jsonl"
-    rows = [{"statement": "Drug A lowers X.", "passage": "Drug A lowered X.", "label": "SUPPORT", "category": "plain_support"},
-            {"statement": "Drug A lowers X.", "passage": "Drug A did not lower X.", "label": "CONTRADICT", "category": "negation"},
-            {"statement": "Drug A lowers Y.", "passage": "Whether drug A lowers Y is not known.", "label": "NEUTRAL", "category": "hedge"}]
+    rows = [
+        {
+            "statement": "Drug A lowers X.",
+            "passage": "Drug A lowered X.",
+            "label": "SUPPORT",
+            "category": "plain_support",
+        },
+        {
+            "statement": "Drug A lowers X.",
+            "passage": "Drug A did not lower X.",
+            "label": "CONTRADICT",
+            "category": "negation",
+        },
+        {
+            "statement": "Drug A lowers Y.",
+            "passage": "Whether drug A lowers Y is not known.",
+            "label": "NEUTRAL",
+            "category": "hedge",
+        },
+    ]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     asked: dict = {}
     monkeypatch.setattr(reading_check, "stance_judge", lambda **overrides: asked.update(overrides) or KeywordJudge())
@@ -88,7 +120,11 @@ def test_main_runs_the_selected_judge_and_prints_the_json_line(tmp_path, monkeyp
     assert asked == {"stance_model": "heuristic"} and line["judge"] == "keyword"
     assert line["pairs"] == 3 and abs(line["accuracy"] - 2 / 3) < 1e-9
     assert line["accuracy/plain_support"] == 1.0 and line["accuracy/negation"] == 1.0 and line["accuracy/hedge"] == 0.0
-    assert line["confusion"]["NEUTRAL->CONTRADICT"] == 1 and line["gold"] == {"SUPPORT": 1, "CONTRADICT": 1, "NEUTRAL": 1}
+    assert line["confusion"]["NEUTRAL->CONTRADICT"] == 1 and line["gold"] == {
+        "SUPPORT": 1,
+        "CONTRADICT": 1,
+        "NEUTRAL": 1,
+    }
     assert "hedge: NEUTRAL -> CONTRADICT" in out  # --errors lists the misread pair
 
 

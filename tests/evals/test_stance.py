@@ -20,7 +20,17 @@ def test_score_counts_per_label():
 
 
 def test_main_prints_the_metrics_line(capsys):
-    code = main(["--data", str(DATA / "healthver" / "healthver_dev.csv"), "--limit", "12", "--set", "stance_model=heuristic", "--json"])
+    code = main(
+        [
+            "--data",
+            str(DATA / "healthver" / "healthver_dev.csv"),
+            "--limit",
+            "12",
+            "--set",
+            "stance_model=heuristic",
+            "--json",
+        ]
+    )
     assert code == 0
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert line["pairs"] == 12 and line["judge"] == "heuristic+structure" and line["format"] == "healthver_csv"

@@ -14,13 +14,25 @@ def claim(i: int, label: str | None) -> dict:
     return {"id": i, "claim": f"Claim {i}.", "evidence": evidence}
 
 
-def answer(i: int, status: str, text: str = "", verdict: str | None = None, ledger=(), relevant: bool = True, scores=(0.0, 0.0)) -> dict:
+def answer(
+    i: int, status: str, text: str = "", verdict: str | None = None, ledger=(), relevant: bool = True, scores=(0.0, 0.0)
+) -> dict:
     hypotheses = [{"polarity": 1, "score": scores[0]}, {"polarity": -1, "score": scores[1]}]
-    return {"question": f"Claim {i}.", "status": status, "answer": text, "verdict": verdict, "hypotheses": hypotheses,
-            "ledger": [{"record_id": r} for r in ledger], "relevance": {"relevant": relevant}}
+    return {
+        "question": f"Claim {i}.",
+        "status": status,
+        "answer": text,
+        "verdict": verdict,
+        "hypotheses": hypotheses,
+        "ledger": [{"record_id": r} for r in ledger],
+        "relevance": {"relevant": relevant},
+    }
 
 
-CLAIMS = [claim(i, label) for i, label in enumerate(["SUPPORT", "SUPPORT", "CONTRADICT", "SUPPORT", "CONTRADICT", "SUPPORT", None])]
+CLAIMS = [
+    claim(i, label)
+    for i, label in enumerate(["SUPPORT", "SUPPORT", "CONTRADICT", "SUPPORT", "CONTRADICT", "SUPPORT", None])
+]
 ANSWERS = [
     answer(0, "ANSWERED", "Yes.", "SUPPORT"),
     answer(1, "ANSWERED", "No.", "CONTRADICT"),
@@ -37,8 +49,26 @@ ANSWERS = [
 def test_each_claim_with_evidence_lands_where_its_verdict_was_lost():
     result = tally(CLAIMS, ANSWERS)
     assert result["evidence_claims"] == 6 and result["unmatched_answers"] == 1
-    assert {k: result[k] for k in ("answered", "answered_right", "abstained", "abstained_right", "judge_neutral", "gold_not_judged", "gate")} == {
-        "answered": 2, "answered_right": 1, "abstained": 1, "abstained_right": 1, "judge_neutral": 1, "gold_not_judged": 1, "gate": 1}
+    assert {
+        k: result[k]
+        for k in (
+            "answered",
+            "answered_right",
+            "abstained",
+            "abstained_right",
+            "judge_neutral",
+            "gold_not_judged",
+            "gate",
+        )
+    } == {
+        "answered": 2,
+        "answered_right": 1,
+        "abstained": 1,
+        "abstained_right": 1,
+        "judge_neutral": 1,
+        "gold_not_judged": 1,
+        "gate": 1,
+    }
     assert result["shares"]["answered"] == round(2 / 6, 4)
 
 

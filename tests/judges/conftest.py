@@ -14,7 +14,9 @@ from training.dataset import LABELS, load_scifact
 
 # tests/judges/<this file> -> parents[3] is the folder holding the repository and shared/
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-needs_data = pytest.mark.skipif(not (DATA / "scifact" / "corpus.jsonl").exists(), reason=f"SciFact not found under {DATA}")
+needs_data = pytest.mark.skipif(
+    not (DATA / "scifact" / "corpus.jsonl").exists(), reason=f"SciFact not found under {DATA}"
+)
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +39,9 @@ def held_out() -> list[tuple[str, str, str]]:
     return examples
 
 
-async def assert_held_out_floors(judge: StanceJudge, held_out: list[tuple[str, str, str]],
-                                 min_recall: dict[str, float], min_balanced_accuracy: float) -> None:
+async def assert_held_out_floors(
+    judge: StanceJudge, held_out: list[tuple[str, str, str]], min_recall: dict[str, float], min_balanced_accuracy: float
+) -> None:
     """Recall per label of `judge` on the held-out sample, and its mean, are at least the regression floors."""
     gold = np.array([LABELS.index(label) for _, _, label in held_out])
     results = await judge.judge([(claim, sentence) for claim, sentence, _ in held_out])

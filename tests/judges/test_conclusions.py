@@ -3,20 +3,21 @@ negation balanced between the labels, and no held-out or validation document use
 
 from __future__ import annotations
 
-import pytest
-
 import collections
 import random
 
+import pytest
+
 from agent.english.lexicon import NEGATION_MARKER
+from tests.judges.conftest import needs_data
 from training.conclusions import _balanced, conclusion_of, conclusion_pairs, evidence_for, excluded_docs
 from training.dataset import default_data_dir, load_scifact
-from tests.judges.conftest import needs_data
 
 STRUCTURED = [
     "BACKGROUND Statins lower cholesterol but their effect on sepsis mortality is debated.",
     "METHODS We randomised 400 patients with sepsis to simvastatin or placebo.",
-    "RESULTS Mortality at 28 days did not differ between simvastatin and placebo groups in patients with sepsis (21% vs 22%, p=0.71).",
+    "RESULTS Mortality at 28 days did not differ between simvastatin and placebo groups in patients with "
+    "sepsis (21% vs 22%, p=0.71).",
     "Length of stay was similar.",
     "CONCLUSIONS These results suggest that simvastatin does not reduce mortality in patients with sepsis.",
 ]
@@ -41,7 +42,9 @@ def test_plain_abstract_uses_a_last_sentence_that_reads_as_a_conclusion():
 
 def test_evidence_is_the_best_overlapping_result_sentence_before_the_conclusion():
     index, statement = conclusion_of(STRUCTURED)
-    assert evidence_for(statement, STRUCTURED, index) == [STRUCTURED[2].removeprefix("RESULTS ")]  # methods and background skipped
+    assert evidence_for(statement, STRUCTURED, index) == [
+        STRUCTURED[2].removeprefix("RESULTS ")
+    ]  # methods and background skipped
     index, statement = conclusion_of(PLAIN)
     assert evidence_for(statement, PLAIN, index, k=1) == [PLAIN[1]]
 
@@ -61,12 +64,15 @@ def test_balance_keeps_as_many_added_as_removed_negations():
 @pytest.mark.slow
 def test_pairs_skip_held_out_documents_and_are_balanced():
     data_dir = default_data_dir()
-    corpus, claims = load_scifact(data_dir)
+    _corpus, claims = load_scifact(data_dir)
     skip = excluded_docs(claims)
     pairs = conclusion_pairs(data_dir)
     labels = collections.Counter(p.label for p in pairs)
     assert labels["SUPPORT"] == labels["CONTRADICT"] > 300
     assert all(p.split == "train" and p.kind == "conclusion" for p in pairs)
     assert not {int(p.group.removeprefix("doc")) for p in pairs} & skip
-    negated = {label: sum(bool(NEGATION_MARKER.search(p.statement)) for p in pairs if p.label == label) for label in ("SUPPORT", "CONTRADICT")}
+    negated = {
+        label: sum(bool(NEGATION_MARKER.search(p.statement)) for p in pairs if p.label == label)
+        for label in ("SUPPORT", "CONTRADICT")
+    }
     assert negated["SUPPORT"] == negated["CONTRADICT"]

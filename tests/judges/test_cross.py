@@ -30,7 +30,9 @@ def test_packaged_weights_are_small_and_the_default():
     path = cross.default_cross_weights_path()
     assert path.is_file() and path.stat().st_size <= 20 * 1024 * 1024
     assert offline_stance_judge("cross").name == "cross"
-    assert offline_stance_judge("auto").name == "ensemble(heuristic+cross)"  # best end to end on validation claims (evals/HISTORY.md)
+    assert (
+        offline_stance_judge("auto").name == "ensemble(heuristic+cross)"
+    )  # best end to end on validation claims (evals/HISTORY.md)
 
 
 @needs_data
@@ -41,11 +43,20 @@ async def test_held_out_sample_quality(judge, held_out):
 
 async def test_output_schema_and_obvious_cases(judge):
     statement = "Regular aerobic exercise improves insulin sensitivity in adults with type 2 diabetes."
-    results = await judge.judge([
-        (statement, "Twelve weeks of aerobic training significantly improved insulin sensitivity in adults with type 2 diabetes."),
-        (statement, "Twelve weeks of aerobic training did not change insulin sensitivity in adults with type 2 diabetes."),
-        (statement, "The galaxy cluster emits X-rays detected by the Chandra observatory."),
-    ])
+    results = await judge.judge(
+        [
+            (
+                statement,
+                "Twelve weeks of aerobic training significantly improved insulin sensitivity in adults with type 2 "
+                "diabetes.",
+            ),
+            (
+                statement,
+                "Twelve weeks of aerobic training did not change insulin sensitivity in adults with type 2 diabetes.",
+            ),
+            (statement, "The galaxy cluster emits X-rays detected by the Chandra observatory."),
+        ]
+    )
     assert_well_formed(results, 3)
     agree, refute, unrelated = (r.probabilities for r in results)
     # Measured P(S) 0.47 / 0.47 / 0.08 and P(C) 0.08 / 0.20 / 0.01: "did not change" is told apart from "improved"
@@ -72,7 +83,9 @@ async def test_missing_weights_raise_configuration_error(tmp_path, monkeypatch):
 
 
 def _packaged_arrays() -> dict[str, np.ndarray]:
-    return read_weights(cross.default_cross_weights_path(), "cross-encoder stance", "python -m training.train_cross_stance")
+    return read_weights(
+        cross.default_cross_weights_path(), "cross-encoder stance", "python -m training.train_cross_stance"
+    )
 
 
 def test_mismatched_weights_raise(tmp_path):
@@ -107,9 +120,14 @@ def test_stance_weights_setting_loads_another_judge(tmp_path):
     shutil.copy(cross.default_cross_weights_path(), trained)
     context = Context(stance_model="cross", stance_weights=str(trained))
     assert stance_judge(context).name == "cross(my_judge)+structure"
-    assert stance_judge(stance_model="ensemble", stance_weights=str(trained)).name == \
-        "ensemble(heuristic+cross(my_judge))/direction(ensemble(heuristic+cross(my_judge)+direction))+structure"
-    assert stance_judge(stance_model="ensemble", stance_weights=str(trained), stance_direction_weights="off").name == "ensemble(heuristic+cross(my_judge))+structure"
+    assert (
+        stance_judge(stance_model="ensemble", stance_weights=str(trained)).name
+        == "ensemble(heuristic+cross(my_judge))/direction(ensemble(heuristic+cross(my_judge)+direction))+structure"
+    )
+    assert (
+        stance_judge(stance_model="ensemble", stance_weights=str(trained), stance_direction_weights="off").name
+        == "ensemble(heuristic+cross(my_judge))+structure"
+    )
     assert backend_key(context) != backend_key(Context(stance_model="cross"))
     with pytest.raises(ConfigurationError):
         stance_judge(stance_model="cross", stance_weights=str(tmp_path / "absent.npz"))
@@ -140,14 +158,25 @@ def test_the_packaged_direction_reader_loads_over_the_packaged_judge_and_is_the_
     assert direction.is_file() and direction.stat().st_size <= 8 * 1024 * 1024
     model, packaged = CrossStanceModel(direction), CrossStanceModel(cross.default_cross_weights_path())
     state, below = model.network.state_dict(), packaged.network.state_dict()
-    assert (state["encoder.encoder.layer.1.output.dense.weight"] == below["encoder.encoder.layer.1.output.dense.weight"]).all()
-    assert not (state["encoder.encoder.layer.5.output.dense.weight"] == below["encoder.encoder.layer.5.output.dense.weight"]).all()
-    assert offline_stance(Context().judges)[0].name == "ensemble(heuristic+cross)/direction(ensemble(heuristic+cross+direction))+structure"
-    assert offline_stance(Context(stance_direction_weights="off").judges)[0].name == "ensemble(heuristic+cross)+structure"
+    assert (
+        state["encoder.encoder.layer.1.output.dense.weight"] == below["encoder.encoder.layer.1.output.dense.weight"]
+    ).all()
+    assert not (
+        state["encoder.encoder.layer.5.output.dense.weight"] == below["encoder.encoder.layer.5.output.dense.weight"]
+    ).all()
+    assert (
+        offline_stance(Context().judges)[0].name
+        == "ensemble(heuristic+cross)/direction(ensemble(heuristic+cross+direction))+structure"
+    )
+    assert (
+        offline_stance(Context(stance_direction_weights="off").judges)[0].name == "ensemble(heuristic+cross)+structure"
+    )
     # the packaged reader goes with the ensemble: another judge runs without it, a reader named for one is refused
     assert offline_stance(Context(stance_model="heuristic").judges)[0].name == "heuristic+structure"
     with pytest.raises(ConfigurationError, match="ensemble judge"):
-        offline_stance(Context(stance_model="heuristic", stance_direction_weights=str(cross.default_cross_weights_path())).judges)
+        offline_stance(
+            Context(stance_model="heuristic", stance_direction_weights=str(cross.default_cross_weights_path())).judges
+        )
     assert sum(p.stat().st_size for p in direction.parent.glob("*.npz")) <= 25 * 1024 * 1024  # issue 15's budget
 
 
@@ -162,8 +191,14 @@ async def test_the_default_judge_reads_plain_sentences_on_both_sides():
     _, pairs = read_pairs(Path(__file__).resolve().parents[2] / "evals" / "data" / "plain_pairs.jsonl")
     sided = [p for p in pairs if p.label != "NEUTRAL"]
     results = await offline_stance(Context().judges)[0].judge([(p.statement, p.passage) for p in sided])
-    right = {label: [(r.probabilities["SUPPORT"] > r.probabilities["CONTRADICT"]) == (p.label == "SUPPORT")
-                     for p, r in zip(sided, results, strict=True) if p.label == label] for label in ("SUPPORT", "CONTRADICT")}
+    right = {
+        label: [
+            (r.probabilities["SUPPORT"] > r.probabilities["CONTRADICT"]) == (p.label == "SUPPORT")
+            for p, r in zip(sided, results, strict=True)
+            if p.label == label
+        ]
+        for label in ("SUPPORT", "CONTRADICT")
+    }
     assert all(len(r) == 20 for r in right.values())
     assert sum(map(sum, right.values())) >= 32, right  # 0.80 of 40
     assert min(sum(r) for r in right.values()) >= 15, right  # 0.75 of each side

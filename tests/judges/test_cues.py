@@ -19,7 +19,9 @@ def test_direction_conflict_between_increase_and_reduce():
 
 
 def test_association_versus_no_association():
-    pc = pair_cues(cues("Smoking is associated with lung cancer."), cues("Smoking was not associated with lung cancer."))
+    pc = pair_cues(
+        cues("Smoking is associated with lung cancer."), cues("Smoking was not associated with lung cancer.")
+    )
     assert pc.negation_mismatch and pc.null_mismatch
 
 
@@ -27,7 +29,9 @@ def test_without_negates_an_effect_not_the_people_studied():
     """Seen in an answer: "In patients without established cardiovascular disease ..., statin use was associated with
     significantly improved survival" was quoted as contradicting "Statins reduce mortality" (the heuristic: CONTRADICT
     0.93, from the 'without' alone)."""
-    population = cues("In patients without established cardiovascular disease, statin use was associated with improved survival.")
+    population = cues(
+        "In patients without established cardiovascular disease, statin use was associated with improved survival."
+    )
     assert not population.negated
     assert not pair_cues(cues("Statin use is associated with improved survival."), population).negation_mismatch
     assert not cues("Outcomes were compared with those without.").negated
@@ -50,5 +54,8 @@ def test_numbers_ignore_p_values_and_normalise_units():
 def test_negate_statement_rules():
     assert negate_statement("Aspirin does not prevent stroke.") == ("Aspirin does prevent stroke.", "negation")
     assert negate_statement("Exercise increases bone density.") == ("Exercise decreases bone density.", "antonym")
-    assert negate_statement("Obesity is a risk factor for gout.") == ("Obesity is not a risk factor for gout.", "negation")
+    assert negate_statement("Obesity is a risk factor for gout.") == (
+        "Obesity is not a risk factor for gout.",
+        "negation",
+    )
     assert negate_statement("Gout arthritis") is None

@@ -35,10 +35,14 @@ async def test_a_second_reader_decides_the_direction_and_nothing_else():
     contradicting = FixedJudge("reader", [0.2, 0.5, 0.3])
     judge = DirectionFromJudge(base, contradicting)
     [result] = await judge.judge([("Risedronate increases fractures", "Risedronate decreased new fractures by 41%.")])
-    assert result.stance == "CONTRADICT" and result.confidence == pytest.approx(0.6)  # the base's confidence, the reader's side
+    assert result.stance == "CONTRADICT" and result.confidence == pytest.approx(
+        0.6
+    )  # the base's confidence, the reader's side
     assert result.probabilities["NEUTRAL"] == pytest.approx(0.3)
     [agreed] = await DirectionFromJudge(base, FixedJudge("r", [0.4, 0.1, 0.5])).judge([("c", "p")])
-    assert agreed.stance == "SUPPORT" and agreed.probabilities == pytest.approx({"SUPPORT": 0.6, "CONTRADICT": 0.1, "NEUTRAL": 0.3})
+    assert agreed.stance == "SUPPORT" and agreed.probabilities == pytest.approx(
+        {"SUPPORT": 0.6, "CONTRADICT": 0.1, "NEUTRAL": 0.3}
+    )
     neutral = await DirectionFromJudge(FixedJudge("n", [0.1, 0.05, 0.85]), contradicting).judge([("c", "p")])
     assert neutral[0].stance == "NEUTRAL"  # the reader never makes a side where the base took none
     assert judge.name == "base/direction(reader)" and await judge.judge([]) == []

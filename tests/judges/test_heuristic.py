@@ -7,8 +7,8 @@ import math
 import pytest
 
 from agent.interfaces import StanceResult
-from agent.records import STANCE_LABELS as LABELS
 from agent.judges.heuristic import HeuristicStanceJudge, heuristic_probabilities
+from agent.records import STANCE_LABELS as LABELS
 
 CLAIM = "Aspirin increases the risk of gastrointestinal bleeding."
 
@@ -31,10 +31,12 @@ async def test_support_contradiction_and_neutral(judge):
 
 async def test_associated_versus_not_associated(judge):
     claim = "Vitamin D deficiency is associated with severe COVID-19."
-    results = await judge.judge([
-        (claim, "Vitamin D deficiency was associated with severe COVID-19 in hospitalised patients."),
-        (claim, "Vitamin D deficiency was not associated with severe COVID-19 in hospitalised patients."),
-    ])
+    results = await judge.judge(
+        [
+            (claim, "Vitamin D deficiency was associated with severe COVID-19 in hospitalised patients."),
+            (claim, "Vitamin D deficiency was not associated with severe COVID-19 in hospitalised patients."),
+        ]
+    )
     assert [r.stance for r in results] == ["SUPPORT", "CONTRADICT"]
 
 

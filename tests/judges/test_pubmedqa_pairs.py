@@ -63,7 +63,10 @@ def test_pairs_read_the_question_as_its_claim_against_the_conclusion_and_the_res
     assert by_pmid["14"] == []  # "maybe" is neither support nor unrelated
     statin = by_pmid["12"]
     assert {p.statement for p in statin} == {"Statin therapy reduces sepsis mortality"}
-    assert [p.passage for p in statin] == ["Statins do not reduce mortality in sepsis.", "Mortality did not differ (21% vs 22%)."]
+    assert [p.passage for p in statin] == [
+        "Statins do not reduce mortality in sepsis.",
+        "Mortality did not differ (21% vs 22%).",
+    ]
     assert {(p.label, p.kind, p.split) for p in statin} == {("CONTRADICT", "pubmedqa", "train")}
     aspirin = by_pmid["20"]
     assert {p.statement for p in aspirin} == {"Aspirin is safe in children with fever"}

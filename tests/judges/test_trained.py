@@ -58,15 +58,19 @@ async def test_labels_clear_held_out_rationales(judge):
 @needs_data
 @pytest.mark.slow
 async def test_held_out_sample_quality(judge, held_out):
-    await assert_held_out_floors(judge, held_out, {"SUPPORT": MIN_SUPPORT_RECALL, "NEUTRAL": MIN_NEUTRAL_RECALL}, MIN_BALANCED_ACCURACY)
+    await assert_held_out_floors(
+        judge, held_out, {"SUPPORT": MIN_SUPPORT_RECALL, "NEUTRAL": MIN_NEUTRAL_RECALL}, MIN_BALANCED_ACCURACY
+    )
 
 
 async def test_output_schema(judge):
     statement = "Exercise improves insulin sensitivity in adults with type 2 diabetes."
-    results = await judge.judge([
-        (statement, "Aerobic training improved insulin sensitivity in patients with type 2 diabetes."),
-        (statement, "The galaxy cluster emits X-rays."),
-    ])
+    results = await judge.judge(
+        [
+            (statement, "Aerobic training improved insulin sensitivity in patients with type 2 diabetes."),
+            (statement, "The galaxy cluster emits X-rays."),
+        ]
+    )
     assert_well_formed(results, 2)
     assert results[1].stance == "NEUTRAL"
     assert await judge.judge([]) == []

@@ -80,9 +80,21 @@ def pdfs(papers, tmp_path_factory) -> dict[str, Path]:
 
 
 SMALL_CORPUS = [
-    {"doc_id": 901, "title": "Coral bleaching under ocean warming", "abstract": ["Ocean warming drives coral bleaching events across the Pacific."]},
-    {"doc_id": 902, "title": "Volcanic ash and aviation", "abstract": ["Volcanic ash clouds closed European airspace for six days."]},
-    {"doc_id": 903, "title": "Galaxy rotation curves", "abstract": ["Flat rotation curves of spiral galaxies imply unseen mass."]},
+    {
+        "doc_id": 901,
+        "title": "Coral bleaching under ocean warming",
+        "abstract": ["Ocean warming drives coral bleaching events across the Pacific."],
+    },
+    {
+        "doc_id": 902,
+        "title": "Volcanic ash and aviation",
+        "abstract": ["Volcanic ash clouds closed European airspace for six days."],
+    },
+    {
+        "doc_id": 903,
+        "title": "Galaxy rotation curves",
+        "abstract": ["Flat rotation curves of spiral galaxies imply unseen mass."],
+    },
 ]
 
 

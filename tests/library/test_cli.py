@@ -18,10 +18,17 @@ def test_add_list_stats_remove(tmp_path, pdfs, papers, encoder, capsys):
     assert main(["library", "add", str(folder), "--quiet"]) == 0
     out, err = capsys.readouterr()
     assert err.strip().splitlines() == [f"skipped {folder / 'broken.pdf'}: not a PDF (no %PDF header)"]
-    assert out.startswith("added 2 document(s), updated 0, 0 already in the library, 1 skipped;") and "the library has 2 document(s)" in out
+    assert (
+        out.startswith("added 2 document(s), updated 0, 0 already in the library, 1 skipped;")
+        and "the library has 2 document(s)" in out
+    )
     assert main(["library", "list"]) == 0
     listing = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in listing] == ["okafor2010", "moreau2012"] and "2 p," in listing[0] and "abstract" in listing[1]
+    assert (
+        [line.split()[0] for line in listing] == ["okafor2010", "moreau2012"]
+        and "2 p," in listing[0]
+        and "abstract" in listing[1]
+    )
     assert main(["library", "stats", "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert stats["documents"] == 2 and stats["full_text"] == 1 and stats["by_kind"] == {"bibtex": 2}
@@ -39,7 +46,9 @@ def test_add_with_only_bad_inputs_exits_2(tmp_path, encoder, capsys):
 
 
 def test_titles_from_data_cannot_drive_the_terminal(tmp_path, encoder, capsys):
-    (tmp_path / "evil.bib").write_text("@article{evil, title = {Normal title \x1b[2J\x1b]0;pwned\x07 \u202eend}, year = {2020}}\n")
+    (tmp_path / "evil.bib").write_text(
+        "@article{evil, title = {Normal title \x1b[2J\x1b]0;pwned\x07 \u202eend}, year = {2020}}\n"
+    )
     assert main(["library", "add", str(tmp_path / "evil.bib"), "-q"]) == 0
     capsys.readouterr()
     assert main(["library", "list"]) == 0

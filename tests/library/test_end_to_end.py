@@ -42,14 +42,21 @@ def test_a_claim_is_checked_against_the_full_text_with_page_citations(tmp_path, 
     assert cited, [c.id for c in answer.citations]
     for citation in cited:
         record = index.by_id[citation.id]
-        assert citation.page == record.location.page and citation.section == record.location.section and citation.page >= 1
+        assert (
+            citation.page == record.location.page and citation.section == record.location.section and citation.page >= 1
+        )
     judged = [e for e in answer.ledger if e.record_id.startswith("okafor2010#p")]
     assert any(results_sentence[:50] in e.text for e in judged)
-    assert any(index.by_id[e.record_id].location.section == "Results" for e in judged if results_sentence[:50] in e.text)
+    assert any(
+        index.by_id[e.record_id].location.section == "Results" for e in judged if results_sentence[:50] in e.text
+    )
     assert answer.verdict == "SUPPORT"
 
 
-@pytest.mark.skipif(chromium_binary() is None, reason="chromium is not installed (Debian: chromium): the browser-printed report cannot be made here")
+@pytest.mark.skipif(
+    chromium_binary() is None,
+    reason="chromium is not installed (Debian: chromium): the browser-printed report cannot be made here",
+)
 def test_a_browser_printed_report_answers_its_question(tmp_path, small_default_corpus):
     """Issue 39: a two-column report printed by Chromium was stored as "Z orb alin ..." and the question its
     abstract answers was abstained on; added with `sparkit library add`, it is now answered and cited."""
@@ -74,8 +81,14 @@ async def test_mcp_server_over_stdio(tmp_path, pdfs, papers, small_default_corpu
 
     home = tmp_path / "home"
     set_config(home, "corpus", str(small_default_corpus))
-    env = {**os.environ, "SPARKIT_HOME": str(home), "SPARKIT_TRACE": "0", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "SPARKIT_HOME": str(home),
+        "SPARKIT_TRACE": "0",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+    }
     server = StdioServerParameters(command=sys.executable, args=["-m", "agent.cli", "mcp"], env=env, cwd=str(tmp_path))
     folder = _folder(tmp_path, pdfs, papers)
     async with Client(server, read_timeout_seconds=300) as client:
@@ -91,21 +104,29 @@ async def test_mcp_server_over_stdio(tmp_path, pdfs, papers, small_default_corpu
         refused = await client.call_tool("add_to_library", {"paths": ["https://example.org/paper.pdf"]})
         assert refused.is_error and "paths only, not URLs" in refused.content[0].text
 
-        found = await client.call_tool("search_library", {"query": "angiotensin receptor blockers cognition", "limit": 3})
+        found = await client.call_tool(
+            "search_library", {"query": "angiotensin receptor blockers cognition", "limit": 3}
+        )
         hit = found.structured_content["hits"][0]
         assert hit["document_id"] == "okafor2010" and hit["page"] == 1 and hit["id"].startswith("okafor2010#p1.")
 
-        asked = await client.call_tool("ask", {"question": "Do angiotensin II receptor blockers benefit overall cognition more than placebo?"})
+        asked = await client.call_tool(
+            "ask", {"question": "Do angiotensin II receptor blockers benefit overall cognition more than placebo?"}
+        )
         answer = asked.structured_content
         assert not asked.is_error and answer["status"] in ("ANSWERED", "INSUFFICIENT_EVIDENCE")
-        assert any(c["document_id"] == "okafor2010" and c["page"] == 1 for c in answer["citations"]), answer["citations"]
+        assert any(c["document_id"] == "okafor2010" and c["page"] == 1 for c in answer["citations"]), answer[
+            "citations"
+        ]
 
         bad = await client.call_tool("verify", {"claim": ""})
         assert bad.is_error and "question" in bad.content[0].text.lower()
 
 
 README_QUESTION = "Does hypoglycemia increase the risk of dementia?"
-DEMENTIA_STUDY = "13282296"  # SciFact: "Hypoglycemic episodes and risk of dementia in older patients with type 2 diabetes mellitus."
+DEMENTIA_STUDY = (
+    "13282296"  # SciFact: "Hypoglycemic episodes and risk of dementia in older patients with type 2 diabetes mellitus."
+)
 
 
 def test_the_readme_question_after_adding_pdfs_still_searches_the_corpus(tmp_path, pdfs, papers, capsys):

@@ -18,7 +18,11 @@ from agent.library.store import Library
 from agent.tools.local_index import LocalSource
 
 MINE = [
-    {"id": "krill1", "title": "Antarctic krill swarms", "abstract": "Krill swarms feed on phytoplankton under sea ice."},
+    {
+        "id": "krill1",
+        "title": "Antarctic krill swarms",
+        "abstract": "Krill swarms feed on phytoplankton under sea ice.",
+    },
     {"id": "krill2", "title": "Krill and whales", "abstract": "Baleen whales follow krill swarms along the ice edge."},
 ]
 
@@ -53,12 +57,21 @@ def test_library_only_and_library_off(library_of_two, tmp_path):
 
 def test_library_only_with_an_empty_library_says_so(tmp_path, encoder, small_default_corpus):
     assert labels() == ["small-corpus.jsonl (3 records)"]  # no library yet: the corpus alone
-    with pytest.raises(CorpusError, match="the library alone is searched .* is empty"):
+    with pytest.raises(CorpusError, match=r"the library alone is searched .* is empty"):
         labels(use_corpus=False)
 
 
 def test_the_callers_documents_are_searched_alone(library_of_two):
-    indexes, searched = offline_indexes(Context().corpus, [{"id": "d1", "title": "Vitamin D and fractures", "abstract": "Vitamin D reduced hip fracture risk in older adults."}])
+    indexes, searched = offline_indexes(
+        Context().corpus,
+        [
+            {
+                "id": "d1",
+                "title": "Vitamin D and fractures",
+                "abstract": "Vitamin D reduced hip fracture risk in older adults.",
+            }
+        ],
+    )
     assert searched == ["your documents (1)"] and len(indexes) == 1
 
 
@@ -72,16 +85,24 @@ def test_labels_name_scifact_and_pdfs(tmp_path, pdfs, papers, encoder, small_def
     assert searched == ["small-corpus.jsonl (3 records)", "your library (2 PDFs)"]
     source = LocalSource(*indexes)  # the citation hop follows the library's references beside the corpus
     okafor = next(r for r in indexes[1].records if r.id.startswith("okafor"))  # it cites lindqvist's paper
-    assert source.supports_citations and [r.id for r in asyncio.run(source.neighbours(okafor, limit=3))] == [indexes[1].first_record["lindqvisttreatment"]]
+    assert source.supports_citations and [r.id for r in asyncio.run(source.neighbours(okafor, limit=3))] == [
+        indexes[1].first_record["lindqvisttreatment"]
+    ]
 
 
 def test_the_cli_shows_what_was_searched_and_takes_library_only():
-    from agent.cli import build_parser, render, _settings_overrides
+    from agent.cli import _settings_overrides, build_parser, render
     from agent.records import Answer, Status
 
     args = build_parser().parse_args(["ask", "Q?", "--library-only"])
     assert _settings_overrides(args)["use_corpus"] is False
-    answer = Answer(status=Status.ANSWERED, task="open", question="Q?", answer="A.", confidence=0.5,
-                    searched="SciFact (5,183 abstracts) + your library (3 PDFs)")
+    answer = Answer(
+        status=Status.ANSWERED,
+        task="open",
+        question="Q?",
+        answer="A.",
+        confidence=0.5,
+        searched="SciFact (5,183 abstracts) + your library (3 PDFs)",
+    )
     assert render(answer).splitlines()[1] == "Searched: SciFact (5,183 abstracts) + your library (3 PDFs)"
     assert json.loads(answer.model_dump_json())["searched"] == "SciFact (5,183 abstracts) + your library (3 PDFs)"

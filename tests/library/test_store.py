@@ -12,8 +12,8 @@ import pytest
 from agent.config import Context
 from agent.errors import CorpusError, InputError
 from agent.library import store as store_module
-from agent.library.store import Library, LibraryIndex
 from agent.library.searched import library_index
+from agent.library.store import Library, LibraryIndex
 from agent.tools.local_index import LocalIndex
 
 
@@ -40,15 +40,24 @@ def _consistent(index: LocalIndex) -> None:
 
 
 def test_add_folder_reads_pdfs_and_bib_and_skips_bad_files(tmp_path, pdfs, papers, encoder):
-    folder = _folder(tmp_path, pdfs, papers, ["okafor2010", "lindqvist2011"], bib=[papers[0], papers[2]],
-                     extra={"encrypted.pdf": pdfs["encrypted"].read_bytes(), "notes.pdf": b"plain text", "zero.pdf": b""})
+    folder = _folder(
+        tmp_path,
+        pdfs,
+        papers,
+        ["okafor2010", "lindqvist2011"],
+        bib=[papers[0], papers[2]],
+        extra={"encrypted.pdf": pdfs["encrypted"].read_bytes(), "notes.pdf": b"plain text", "zero.pdf": b""},
+    )
     library = Library(tmp_path / "lib")
     report = library.add([folder])
     assert sorted(report.added) == ["lindqvisttreatment", "moreau2012", "okafor2010"]
     reasons = {s.path.rsplit("/", 1)[-1].split(":")[0]: s.reason for s in report.skipped}
-    assert reasons == {"refs.bib": "broken BibTeX entry (unbalanced braces or a missing comma?)",
-                       "encrypted.pdf": "encrypted PDF: it needs a password (remove the protection and add it again)",
-                       "notes.pdf": "not a PDF (no %PDF header)", "zero.pdf": "empty file"}
+    assert reasons == {
+        "refs.bib": "broken BibTeX entry (unbalanced braces or a missing comma?)",
+        "encrypted.pdf": "encrypted PDF: it needs a password (remove the protection and add it again)",
+        "notes.pdf": "not a PDF (no %PDF header)",
+        "zero.pdf": "empty file",
+    }
     docs = {d.id: d for d in library.documents()}
     okafor = docs["okafor2010"]
     assert okafor.full_text and okafor.year == 2010 and okafor.doi == papers[0].doi and okafor.pages == 2
@@ -71,10 +80,17 @@ def test_references_resolve_for_the_citation_hop(tmp_path, pdfs, papers, encoder
     library.add([pdfs["lindqvist2011"]])  # cites moreau (the .bib entry) by title and DOI
     index = library.index()
     assert isinstance(index, LibraryIndex) and index.has_citations
-    okafor = next(r for r in index.records if r.location.document_id == "okaforantihypertensive" and r.location.section == "Results")
+    okafor = next(
+        r
+        for r in index.records
+        if r.location.document_id == "okaforantihypertensive" and r.location.section == "Results"
+    )
     cited = index.neighbours(okafor.id, 5)
     assert [r.location.document_id for r in cited] == ["lindqvisttreatment"] and cited[0].location.section == "Abstract"
-    assert [r.location.document_id for r in index.neighbours(cited[0].id, 5)] == ["moreau2012", "okaforantihypertensive"]
+    assert [r.location.document_id for r in index.neighbours(cited[0].id, 5)] == [
+        "moreau2012",
+        "okaforantihypertensive",
+    ]
 
 
 def test_incremental_add_encodes_only_new_passages_and_keeps_old_vectors(tmp_path, pdfs, papers, encoder):
@@ -107,15 +123,21 @@ def test_readding_is_a_no_op_and_a_pdf_upgrades_its_bibliography_entry(tmp_path,
     [doc] = library.documents()
     assert doc.full_text and doc.kind == "bibtex" and doc.passages > 1 and len(doc.files) == 2
     assert all(r.id.startswith("lindqvist2011#p") for r in library.index().records)
-    assert library.add([pdfs["lindqvist2011"]]).duplicates == ["lindqvist2011"]  # same file: known by checksum, not parsed again
+    assert library.add([pdfs["lindqvist2011"]]).duplicates == [
+        "lindqvist2011"
+    ]  # same file: known by checksum, not parsed again
 
 
 def test_a_shared_generic_title_does_not_merge_different_works(tmp_path, encoder):
     first = " ".join(f"alpha{i}" for i in range(30))
     second = " ".join(f"beta{i}" for i in range(30))
     corpus = tmp_path / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps({"doc_id": i, "title": "Corresponding author:", "abstract": [text]}) + "\n"
-                              for i, text in ((1, first), (2, second), (3, first + " gamma"))))
+    corpus.write_text(
+        "".join(
+            json.dumps({"doc_id": i, "title": "Corresponding author:", "abstract": [text]}) + "\n"
+            for i, text in ((1, first), (2, second), (3, first + " gamma"))
+        )
+    )
     report = Library(tmp_path / "lib").add([corpus])
     assert report.added == ["1", "2"] and report.duplicates == ["1"]  # 3 repeats 1's abstract: the same work
 
@@ -127,8 +149,12 @@ def test_a_corpus_indexed_before_is_added_without_encoding_it_again(tmp_path, mo
     from tests.library.conftest import CountingEncoder
 
     corpus = tmp_path / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps({"doc_id": i, "title": f"Title number {i} of the corpus", "abstract": [f"Sentence {i}."]}) + "\n"
-                              for i in range(5)))
+    corpus.write_text(
+        "".join(
+            json.dumps({"doc_id": i, "title": f"Title number {i} of the corpus", "abstract": [f"Sentence {i}."]}) + "\n"
+            for i in range(5)
+        )
+    )
     monkeypatch.setattr(encoder_module, "_shared", CountingEncoder())
     LocalIndex.build(corpus, default_index_dir(corpus, sparkit_home()))  # what `sparkit index build` leaves behind
     fresh = CountingEncoder()  # a new process: nothing cached
@@ -189,7 +215,7 @@ def test_an_interrupted_add_loses_nothing(tmp_path, pdfs, papers, encoder, monke
 def test_the_backend_answers_from_the_library_only_when_asked_or_by_default(tmp_path, pdfs, encoder, monkeypatch):
     settings = Context().corpus
     assert library_index(settings) is None  # no library yet: the configured corpus is used
-    with pytest.raises(CorpusError, match="library .* is empty"):
+    with pytest.raises(CorpusError, match=r"library .* is empty"):
         library_index(Context(use_library="on").corpus)
     Library().add([pdfs["okafor2010"]])
     assert isinstance(library_index(settings), LibraryIndex)

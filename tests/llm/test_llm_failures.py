@@ -43,16 +43,21 @@ class FailingModel:
         raise self.error
 
 
-PAIRS = [("Statins increase muscle pain", "Statins increases muscle pain in older adults."),
-         ("Statins increase muscle pain", "Statins decreases muscle pain compared with placebo.")]
+PAIRS = [
+    ("Statins increase muscle pain", "Statins increases muscle pain in older adults."),
+    ("Statins increase muscle pain", "Statins decreases muscle pain compared with placebo."),
+]
 
 
-@pytest.mark.parametrize("error", [
-    ModelRateLimitError(f"429 Too Many Requests for key {KEY}"),
-    ModelTimeoutError("Request timed out."),
-    StatusError("503 Service Unavailable", 503),
-    ConnectionError("connection reset by peer"),
-])
+@pytest.mark.parametrize(
+    "error",
+    [
+        ModelRateLimitError(f"429 Too Many Requests for key {KEY}"),
+        ModelTimeoutError("Request timed out."),
+        StatusError("503 Service Unavailable", 503),
+        ConnectionError("connection reset by peer"),
+    ],
+)
 async def test_stance_falls_back_to_the_offline_judge_and_says_so(error):
     model = FailingModel(error)
     judge = LLMStanceJudge(role_model(model), RuleStance())
@@ -60,17 +65,23 @@ async def test_stance_falls_back_to_the_offline_judge_and_says_so(error):
         results = await judge.judge(PAIRS)
     assert [r.stance for r in results] == ["SUPPORT", "CONTRADICT"]  # the offline judge's readings
     assert model.requests == 1, "the SDK already retried; the call is not repeated on top"
-    assert len(meter.usage.fallbacks) == 1 and meter.usage.fallbacks[0].startswith("stance: rule judged 2 of 2 pairs (ModelUnavailable")
+    assert len(meter.usage.fallbacks) == 1 and meter.usage.fallbacks[0].startswith(
+        "stance: rule judged 2 of 2 pairs (ModelUnavailable"
+    )
     assert KEY not in " ".join(meter.usage.fallbacks)
 
 
 async def test_provider_failure_message_is_redacted():
     with pytest.raises(ModelUnavailable) as caught:
-        await structured_call(FailingModel(ModelRateLimitError(f"rate limited, key {KEY}")), "fake:model", "s", "u", Context)
+        await structured_call(
+            FailingModel(ModelRateLimitError(f"rate limited, key {KEY}")), "fake:model", "s", "u", Context
+        )
     assert KEY not in str(caught.value) and "ModelRateLimitError" in str(caught.value)
 
 
-@pytest.mark.parametrize("error", [ModelAuthenticationError(f"invalid x-api-key {KEY}"), StatusError("model not found", 404)])
+@pytest.mark.parametrize(
+    "error", [ModelAuthenticationError(f"invalid x-api-key {KEY}"), StatusError("model not found", 404)]
+)
 async def test_a_refused_key_or_model_fails_loudly(error):
     judge = LLMStanceJudge(role_model(FailingModel(error)), RuleStance())
     with metered(), pytest.raises(ConfigurationError, match="refused the request") as caught:
@@ -92,10 +103,21 @@ def test_requests_carry_the_configured_timeout_and_retries(monkeypatch):
     import langchain.chat_models
 
     made = []
-    monkeypatch.setattr(langchain.chat_models, "init_chat_model", lambda model, **kwargs: made.append((model, kwargs)) or object())
+    monkeypatch.setattr(
+        langchain.chat_models, "init_chat_model", lambda model, **kwargs: made.append((model, kwargs)) or object()
+    )
     embedder, offline = BagOfWordsEmbedder(), RuleStance()
-    reasoner_and_stance(Context(llm="anthropic:claude-haiku-4-5", llm_timeout_s=12.5, llm_max_retries=5).models, Context().judges,
-                        embedder, offline)
-    assert made[-1] == ("claude-haiku-4-5", {"model_provider": "anthropic", "temperature": 0.0, "timeout": 12.5, "max_retries": 5})
-    reasoner_and_stance(Context(llm="ollama:llama3").models, Context().judges, embedder, offline)  # its class takes neither keyword
+    reasoner_and_stance(
+        Context(llm="anthropic:claude-haiku-4-5", llm_timeout_s=12.5, llm_max_retries=5).models,
+        Context().judges,
+        embedder,
+        offline,
+    )
+    assert made[-1] == (
+        "claude-haiku-4-5",
+        {"model_provider": "anthropic", "temperature": 0.0, "timeout": 12.5, "max_retries": 5},
+    )
+    reasoner_and_stance(
+        Context(llm="ollama:llama3").models, Context().judges, embedder, offline
+    )  # its class takes neither keyword
     assert made[-1] == ("llama3", {"model_provider": "ollama", "temperature": 0.0})

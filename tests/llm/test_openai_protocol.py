@@ -12,13 +12,13 @@ import pytest
 
 pytest.importorskip("langchain_openai")
 
-from agent.config import ModelSettings  # noqa: E402
-from agent.llm.circuit import reset_breakers  # noqa: E402
-from agent.llm.model import RoleModel  # noqa: E402
-from agent.llm.providers import ModelUnavailable  # noqa: E402
-from agent.llm.roles import role_config  # noqa: E402
-from agent.metering import metered  # noqa: E402
-from agent.reasoners.chat import PlanOut  # noqa: E402
+from agent.config import ModelSettings
+from agent.llm.circuit import reset_breakers
+from agent.llm.model import RoleModel
+from agent.llm.providers import ModelUnavailable
+from agent.llm.roles import role_config
+from agent.metering import metered
+from agent.reasoners.chat import PlanOut
 
 
 class FakeOpenAI(ThreadingHTTPServer):
@@ -44,13 +44,31 @@ class Handler(BaseHTTPRequestHandler):
         reply = self.server.replies.pop(0) if len(self.server.replies) > 1 else self.server.replies[0]
         if isinstance(reply, dict):
             name = body["tools"][0]["function"]["name"]
-            message = {"role": "assistant", "content": None,
-                       "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": json.dumps(reply)}}]}
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": name, "arguments": json.dumps(reply)}}
+                ],
+            }
         else:
             message = {"role": "assistant", "content": reply}
-        payload = json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
-                              "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if isinstance(reply, dict) else "stop"}],
-                              "usage": {"prompt_tokens": 321, "completion_tokens": 45, "total_tokens": 366}}).encode()
+        payload = json.dumps(
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": message,
+                        "finish_reason": "tool_calls" if isinstance(reply, dict) else "stop",
+                    }
+                ],
+                "usage": {"prompt_tokens": 321, "completion_tokens": 45, "total_tokens": 366},
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
@@ -82,7 +100,11 @@ async def test_json_mode_is_the_default_for_an_openai_compatible_server(server):
         out = await model.structured("You plan searches.", "Question: what does metformin do?", PlanOut)
     assert out.queries == ["metformin insulin"]
     path, body = server.requests[0]
-    assert path == "/v1/chat/completions" and body["model"] == "local-model" and 700 in (body.get("max_tokens"), body.get("max_completion_tokens")), body.keys()
+    assert (
+        path == "/v1/chat/completions"
+        and body["model"] == "local-model"
+        and 700 in (body.get("max_tokens"), body.get("max_completion_tokens"))
+    ), body.keys()
     assert body["response_format"] == {"type": "json_object"} and "tools" not in body
     assert "JSON schema" in body["messages"][-1]["content"], "JSON mode needs the schema in the prompt"
     assert (meter.usage.tokens_in, meter.usage.tokens_out, meter.usage.llm_calls) == (321, 45, 1)
@@ -104,10 +126,14 @@ async def test_json_schema_sends_a_response_format_schema(server):
         out = await model.structured("You plan searches.", "Question: what does metformin do?", PlanOut)
     assert out.queries == ["metformin insulin"]
     body = server.requests[0][1]
-    assert body["response_format"]["type"] == "json_schema" and body["response_format"]["json_schema"]["name"] == "PlanOut"
+    assert (
+        body["response_format"]["type"] == "json_schema" and body["response_format"]["json_schema"]["name"] == "PlanOut"
+    )
 
 
-@pytest.mark.parametrize("server", [["Here you go: {'queries': ['metformin insulin',],}", '{"queries": ["unused"]}']], indirect=True)
+@pytest.mark.parametrize(
+    "server", [["Here you go: {'queries': ['metformin insulin',],}", '{"queries": ["unused"]}']], indirect=True
+)
 async def test_near_valid_json_from_a_small_model_is_repaired_without_a_retry(server):
     model = role(server.url)
     with metered() as meter:

@@ -12,11 +12,10 @@ from langgraph.runtime import Runtime
 from agent.backend import register_backend
 from agent.config import Context
 from agent.errors import InputError
-from agent.interfaces import CitedSentence, Draft, StanceResult
 from agent.graph import STEPS
+from agent.interfaces import CitedSentence, Draft, StanceResult
 from agent.nodes.citation_hop import citation_hop
 from agent.nodes.court import court
-from agent.scoring.court import margin_of, passage_weight, relevance_weight, score_hypothesis
 from agent.nodes.discriminate import discriminate
 from agent.nodes.hypothesize import hypothesize
 from agent.nodes.parts import RunPins
@@ -30,13 +29,23 @@ from agent.nodes.target_claims import target_claims
 from agent.nodes.verify_claims import one_side_per_record, verdict_for, verify_claims
 from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry, Passage, Query, Status, Usage
 from agent.scoring.chunking import section_window_passages, sentence_passages
+from agent.scoring.court import margin_of, passage_weight, relevance_weight, score_hypothesis
 from agent.state import merge_records
 from tests.fakes import ListSource, make_backend, record, unique_backend_name
 
 RECORDS = [
-    record("a1", "Statins increase muscle pain", "Statins increases muscle pain in older adults (OR 1.8, 95% CI 1.2-2.6).", "Pain was reported by 12% of patients."),
-    record("a2", "Statin myopathy cohort", "Statin therapy increases muscle pain risk among 5,000 adults.", doi="10.1/abc"),
-    record("a3", "Statins and myalgia trial", "Statins decreases muscle pain compared with placebo in a blinded trial."),
+    record(
+        "a1",
+        "Statins increase muscle pain",
+        "Statins increases muscle pain in older adults (OR 1.8, 95% CI 1.2-2.6).",
+        "Pain was reported by 12% of patients.",
+    ),
+    record(
+        "a2", "Statin myopathy cohort", "Statin therapy increases muscle pain risk among 5,000 adults.", doi="10.1/abc"
+    ),
+    record(
+        "a3", "Statins and myalgia trial", "Statins decreases muscle pain compared with placebo in a blinded trial."
+    ),
     record("a4", "Unrelated astronomy", "Galaxies rotate faster than expected."),
 ]
 
@@ -73,9 +82,19 @@ def test_plan_classifies_and_writes_queries():
 def test_options_written_into_the_question_make_it_a_multiple_choice_question():
     """Seen as a user: "... cessation: (A) varenicline or (B) nicotine patch?" was read as an open question and
     answered with an unrelated sentence about varenicline plus bupropion."""
-    update = run(plan, {"question": "Which is more effective for smoking cessation: (A) varenicline or (B) nicotine patch?", "options": []}, runtime())
+    update = run(
+        plan,
+        {
+            "question": "Which is more effective for smoking cessation: (A) varenicline or (B) nicotine patch?",
+            "options": [],
+        },
+        runtime(),
+    )
     assert update["plan"].task == "mcq"
-    assert (update["question"], update["options"]) == ("Which is more effective for smoking cessation?", ["varenicline", "nicotine patch"])
+    assert (update["question"], update["options"]) == (
+        "Which is more effective for smoking cessation?",
+        ["varenicline", "nicotine patch"],
+    )
 
 
 def test_an_alternative_question_is_a_choice_between_its_two_statements():
@@ -89,7 +108,12 @@ def test_an_alternative_question_is_a_choice_between_its_two_statements():
 
 def test_plan_rejects_bad_input():
     rt = runtime()
-    for bad in ({"question": "   "}, {"question": "x" * 20_001}, {"question": "Q?", "options": ["a"]}, {"question": "Q?", "options": ["a", "A"]}):
+    for bad in (
+        {"question": "   "},
+        {"question": "x" * 20_001},
+        {"question": "Q?", "options": ["a"]},
+        {"question": "Q?", "options": ["a", "A"]},
+    ):
         with pytest.raises(InputError):
             run(plan, bad, rt)
 
@@ -130,7 +154,11 @@ def test_rerank_keeps_top_k_with_per_hypothesis_guarantee():
     state.update(run(retrieve, state, rt))
     update = run(rerank, state, rt)
     assert len(update["ranked"]) == 2 and update["decisions"][-1].next == "hypothesize"
-    state.update(update, hypotheses=[Hypothesis(id="H1", text="Statins decreases muscle pain compared with placebo")], phase="discrimination")
+    state.update(
+        update,
+        hypotheses=[Hypothesis(id="H1", text="Statins decreases muscle pain compared with placebo")],
+        phase="discrimination",
+    )
     update = run(rerank, state, rt)
     assert "a3" in [p.record_id for p in update["ranked"]]
     assert update["decisions"][-1].next == "court"
@@ -153,9 +181,15 @@ def test_hypothesize_claim_and_negation_and_open_evidence():
 
 def test_discriminate_caps_and_skips_sent_queries():
     rt = runtime(queries_per_round=2)
-    hyps = [Hypothesis(id="H1", text="Statins increase muscle pain", claim="Statins increase muscle pain"),
-            Hypothesis(id="H2", text="Statins decrease muscle pain", claim="Statins decrease muscle pain")]
-    update = run(discriminate, {"question": "q?", "hypotheses": hyps, "sent_queries": [Query(text="Statins increase muscle pain")]}, rt)
+    hyps = [
+        Hypothesis(id="H1", text="Statins increase muscle pain", claim="Statins increase muscle pain"),
+        Hypothesis(id="H2", text="Statins decrease muscle pain", claim="Statins decrease muscle pain"),
+    ]
+    update = run(
+        discriminate,
+        {"question": "q?", "hypotheses": hyps, "sent_queries": [Query(text="Statins increase muscle pain")]},
+        rt,
+    )
     assert len(update["queries"]) <= 2 and all(q.text != "Statins increase muscle pain" for q in update["queries"])
     assert update["discrimination_rounds"] == 1
     off = runtime(enable_discrimination=False)
@@ -163,14 +197,18 @@ def test_discriminate_caps_and_skips_sent_queries():
 
 
 def test_citation_hop_expands_and_filters():
-    linked = [record("c1", "Follow-up statin study", "Statins increases muscle pain in a follow-up.", year=2015),
-              record("c2", "Old obscure study", "Old statement.", year=2005, citation_count=3)]
+    linked = [
+        record("c1", "Follow-up statin study", "Statins increases muscle pain in a follow-up.", year=2015),
+        record("c2", "Old obscure study", "Old statement.", year=2005, citation_count=3),
+    ]
     rt = runtime(sources_override=[ListSource(RECORDS, neighbours={"a1": linked})])
     state = base_state(rt)
     state.update(run(retrieve, state, rt), ranked=[Passage(record_id="a1", text="t", score=1.0)])
     update = run(citation_hop, state, rt)
     assert "c1" in update["pool"] and "c2" not in update["pool"]
-    assert [p.via for p in update["pool"]["c1"].provenance] == ["citation_hop"] and update["hops_done"] == 1  # tagged once
+    assert [p.via for p in update["pool"]["c1"].provenance] == ["citation_hop"] and update[
+        "hops_done"
+    ] == 1  # tagged once
     none = runtime()
     skipped = run(citation_hop, {**state}, none)
     assert "no configured source has a citation graph" in skipped["notes"][0]
@@ -211,22 +249,33 @@ class HedgingStance:
             if "decreases" in text:
                 return (0.05, 0.40, 0.55)
             return (0.05, 0.05, 0.90)
-        return [StanceResult.from_probabilities(("SUPPORT", "CONTRADICT", "NEUTRAL"), probabilities(p)) for _, p in pairs]
+
+        return [
+            StanceResult.from_probabilities(("SUPPORT", "CONTRADICT", "NEUTRAL"), probabilities(p)) for _, p in pairs
+        ]
 
 
 def test_a_side_below_the_argmax_counts_once_it_reaches_the_side_floor():
     hedged = StanceResult.from_probabilities(("SUPPORT", "CONTRADICT", "NEUTRAL"), (0.4, 0.05, 0.55))
     assert hedged.stance == "NEUTRAL"
     assert hedged.side_taken(0.5, 0.35) == ("SUPPORT", 0.4) and hedged.side_taken(0.5, 0.5) == ("NEUTRAL", 0.55)
-    assert StanceResult(stance="SUPPORT", confidence=0.45).side_taken(0.5, 0.3) == ("NEUTRAL", 0.45)  # no probabilities: argmax rule only
+    assert StanceResult(stance="SUPPORT", confidence=0.45).side_taken(0.5, 0.3) == (
+        "NEUTRAL",
+        0.45,
+    )  # no probabilities: argmax rule only
 
     def courted(**settings):
         name = unique_backend_name()
         register_backend(name, make_backend([ListSource(RECORDS)], stance=HedgingStance()))
         return _courted(Runtime(context=Context(backend=name, enable_relevance_gate=False, **settings)))
 
-    strict, floored = courted(stance_side_floor=0.5, decisive_confidence=0.0), courted(stance_side_floor=0.35, decisive_confidence=0.0)
-    assert strict["hypotheses"][0].verdict.value == "INSUFFICIENT" and not any(e.stance == "SUPPORT" for e in strict["ledger"])
+    strict, floored = (
+        courted(stance_side_floor=0.5, decisive_confidence=0.0),
+        courted(stance_side_floor=0.35, decisive_confidence=0.0),
+    )
+    assert strict["hypotheses"][0].verdict.value == "INSUFFICIENT" and not any(
+        e.stance == "SUPPORT" for e in strict["ledger"]
+    )
     claim = floored["hypotheses"][0]
     assert claim.verdict.value == "SUPPORTED" and claim.support > 0
     assert {e.confidence for e in floored["ledger"] if e.stance == "SUPPORT"} == {0.4}
@@ -244,20 +293,33 @@ class ConfidentOnOneSentence:
         self.decisive_text = decisive_text
 
     async def judge(self, pairs):
-        return [StanceResult.from_probabilities(("SUPPORT", "CONTRADICT", "NEUTRAL"), (0.9, 0.02, 0.08) if self.decisive_text in passage
-                                                else (0.55, 0.05, 0.4)) for _, passage in pairs]
+        return [
+            StanceResult.from_probabilities(
+                ("SUPPORT", "CONTRADICT", "NEUTRAL"),
+                (0.9, 0.02, 0.08) if self.decisive_text in passage else (0.55, 0.05, 0.4),
+            )
+            for _, passage in pairs
+        ]
 
 
 def test_a_verdict_rests_on_one_confident_finding_and_a_tentative_one_takes_no_side():
-    tentative = record("a6", "Statin pain hypothesis", "Statins increase muscle pain in adults, but these effects require further investigation.")
+    tentative = record(
+        "a6",
+        "Statin pain hypothesis",
+        "Statins increase muscle pain in adults, but these effects require further investigation.",
+    )
 
     def courted(decisive_text, **settings):
         name = unique_backend_name()
-        register_backend(name, make_backend([ListSource(RECORDS + [tentative])], stance=ConfidentOnOneSentence(decisive_text)))
+        register_backend(
+            name, make_backend([ListSource(RECORDS + [tentative])], stance=ConfidentOnOneSentence(decisive_text))
+        )
         return _courted(Runtime(context=Context(backend=name, enable_relevance_gate=False, **settings)))
 
     assert courted("older adults (OR 1.8")["hypotheses"][0].verdict.value == "SUPPORTED"
-    assert courted("no such sentence")["hypotheses"][0].verdict.value == "INSUFFICIENT"  # a pile of weak on-topic readings is not a finding
+    assert (
+        courted("no such sentence")["hypotheses"][0].verdict.value == "INSUFFICIENT"
+    )  # a pile of weak on-topic readings is not a finding
     assert courted("no such sentence", decisive_confidence=0.0)["hypotheses"][0].verdict.value == "SUPPORTED"
     hedged = courted("require further investigation")
     assert hedged["hypotheses"][0].verdict.value == "INSUFFICIENT"
@@ -292,45 +354,74 @@ def test_a_record_on_another_outcome_takes_no_side():
 def test_at_passage_scope_a_sentence_on_another_outcome_takes_no_side_though_its_record_names_the_claims_elsewhere():
     # seen: "Statins increase the risk of type 2 diabetes" contradicted by "... statin use was associated with improved
     # survival and large reductions in the risk of major cardiovascular events", from an abstract listing diabetes
-    trial = record("a6", "Statin use in primary prevention", "Muscle pain was the commonest adverse effect.",
-                   "Statin use reduced cardiovascular events by 25%.")
+    trial = record(
+        "a6",
+        "Statin use in primary prevention",
+        "Muscle pain was the commonest adverse effect.",
+        "Statin use reduced cardiovascular events by 25%.",
+    )
 
     def sides(**settings):
         name = unique_backend_name()
         register_backend(name, make_backend([ListSource([*RECORDS, trial])], stance=GullibleStance()))
-        state = _courted(Runtime(context=Context(backend=name, enable_relevance_gate=False, support_cap=20, **settings)))
-        return {e.text: e.stance for e in state["ledger"] if e.hypothesis_id == "H1" and e.record_id == "a6"}, state["notes"]
+        state = _courted(
+            Runtime(context=Context(backend=name, enable_relevance_gate=False, support_cap=20, **settings))
+        )
+        return {e.text: e.stance for e in state["ledger"] if e.hypothesis_id == "H1" and e.record_id == "a6"}, state[
+            "notes"
+        ]
 
     by_passage, notes = sides(aspect_scope="passage")
     by_record, _ = sides()
-    assert by_record["Statin use reduced cardiovascular events by 25%."] == "SUPPORT"  # the record names statins and muscle pain
-    assert by_passage["Statin use reduced cardiovascular events by 25%."] == "NEUTRAL"  # the sentence names no muscle pain
+    assert (
+        by_record["Statin use reduced cardiovascular events by 25%."] == "SUPPORT"
+    )  # the record names statins and muscle pain
+    assert (
+        by_passage["Statin use reduced cardiovascular events by 25%."] == "NEUTRAL"
+    )  # the sentence names no muscle pain
     assert by_passage["Muscle pain was the commonest adverse effect."] == "SUPPORT"  # its title names the statin
     assert any("aspect check" in note and "a6" in note for note in notes)
 
 
 def test_court_relevance_decay_discounts_lower_ranked_records():
-    assert relevance_weight(0, 2.0) == 1.0 and relevance_weight(1, 2.0) == pytest.approx(0.25) and relevance_weight(4, 0.0) == 1.0
+    assert (
+        relevance_weight(0, 2.0) == 1.0
+        and relevance_weight(1, 2.0) == pytest.approx(0.25)
+        and relevance_weight(4, 0.0) == 1.0
+    )
     flat, decayed = _courted(runtime(relevance_decay=0.0)), _courted(runtime(relevance_decay=2.0))
     rank_of = {p.record_id: i for i, p in enumerate(decayed["ranked"])}
     flat_weight = {(e.record_id, e.sentence_index): e.weight for e in flat["ledger"] if e.hypothesis_id == "H1"}
-    decayed_entries = [e for e in decayed["ledger"] if e.hypothesis_id == "H1" and (e.record_id, e.sentence_index) in flat_weight]
+    decayed_entries = [
+        e for e in decayed["ledger"] if e.hypothesis_id == "H1" and (e.record_id, e.sentence_index) in flat_weight
+    ]
     assert decayed_entries and any(rank_of[e.record_id] > 0 for e in decayed_entries)
     for e in decayed_entries:
-        assert e.weight == pytest.approx(flat_weight[(e.record_id, e.sentence_index)] * (rank_of[e.record_id] + 1) ** -2.0)
+        assert e.weight == pytest.approx(
+            flat_weight[(e.record_id, e.sentence_index)] * (rank_of[e.record_id] + 1) ** -2.0
+        )
 
 
 def test_mcq_options_use_their_own_relevance_decay():
-    settings = Context(relevance_decay=2.0, option_relevance_decay=0.0, enable_quantitative_weight=False, enable_triangulation=False)
+    settings = Context(
+        relevance_decay=2.0, option_relevance_decay=0.0, enable_quantitative_weight=False, enable_triangulation=False
+    )
     passage, rec = Passage(record_id="a4", text="Galaxies rotate faster than expected."), RECORDS[3]
-    claim, option = Hypothesis(id="H1", text="c", origin="claim"), Hypothesis(id="H1", text="o", origin="option", option_index=0)
+    claim, option = (
+        Hypothesis(id="H1", text="c", origin="claim"),
+        Hypothesis(id="H1", text="o", origin="option", option_index=0),
+    )
     assert passage_weight(passage, rec, claim, settings, [], rank=1) == pytest.approx(0.25)
     assert passage_weight(passage, rec, option, settings, [], rank=1) == pytest.approx(1.0)
 
 
 def test_a_whole_section_takes_its_label_weight():
     settings = Context(relevance_decay=0.0, enable_quantitative_weight=False, enable_triangulation=False)
-    sentences = ["BACKGROUND Galaxies are old.", "Their rotation is puzzling.", "RESULTS Galaxies rotate faster than expected."]
+    sentences = [
+        "BACKGROUND Galaxies are old.",
+        "Their rotation is puzzling.",
+        "RESULTS Galaxies rotate faster than expected.",
+    ]
     rec = RECORDS[3].model_copy(update={"sentences": sentences})
     claim = Hypothesis(id="H1", text="c", origin="claim")
     weights = [passage_weight(p, rec, claim, settings, [], rank=0) for p in sentence_passages([rec])]
@@ -338,9 +429,13 @@ def test_a_whole_section_takes_its_label_weight():
 
 
 STRUCTURED = record(
-    "s1", "Statin trial",
-    "BACKGROUND: Statin side effects are debated.", "METHODS: We followed 300 adults.",
-    "RESULTS: Muscle pain was reported in the statin group.", "It increases with dose (OR 1.8).", "Liver enzymes were normal.",
+    "s1",
+    "Statin trial",
+    "BACKGROUND: Statin side effects are debated.",
+    "METHODS: We followed 300 adults.",
+    "RESULTS: Muscle pain was reported in the statin group.",
+    "It increases with dose (OR 1.8).",
+    "Liver enzymes were normal.",
 )
 
 
@@ -353,7 +448,11 @@ def test_section_windows_stay_inside_a_section_and_skip_unstructured_abstracts()
 def test_the_court_judges_section_windows_unless_turned_off():
     def ledger_texts(**settings):
         state = _courted(runtime(sources_override=[ListSource([STRUCTURED])], **settings))
-        return {e.text: (e.sentence_index, e.sentence_end) for e in state["ledger"] if e.hypothesis_id == "H1" and e.stance == "SUPPORT"}
+        return {
+            e.text: (e.sentence_index, e.sentence_end)
+            for e in state["ledger"]
+            if e.hypothesis_id == "H1" and e.stance == "SUPPORT"
+        }
 
     window = " ".join(STRUCTURED.sentences[2:5])
     assert window not in ledger_texts(court_section_windows=False)
@@ -362,8 +461,10 @@ def test_the_court_judges_section_windows_unless_turned_off():
 
 def test_the_verdict_needs_the_configured_weight_of_evidence():
     claim = Hypothesis(id="H1", text="c", origin="claim")
-    entries = [LedgerEntry(hypothesis_id="H1", record_id="a1", stance="SUPPORT", confidence=0.6, weight=0.5, text="t"),
-               LedgerEntry(hypothesis_id="H1", record_id="a3", stance="CONTRADICT", confidence=0.6, weight=0.5, text="u")]
+    entries = [
+        LedgerEntry(hypothesis_id="H1", record_id="a1", stance="SUPPORT", confidence=0.6, weight=0.5, text="t"),
+        LedgerEntry(hypothesis_id="H1", record_id="a3", stance="CONTRADICT", confidence=0.6, weight=0.5, text="u"),
+    ]
     default, lenient = Context(), Context(verdict_min_evidence=0.25, decisive_confidence=0.0)
     assert score_hypothesis(claim, entries[:1], default)[0].verdict == "INSUFFICIENT"  # 0.3 < 0.5
     assert score_hypothesis(claim, entries[:1], lenient)[0].verdict == "SUPPORTED"
@@ -371,7 +472,10 @@ def test_the_verdict_needs_the_configured_weight_of_evidence():
 
 
 def test_synthesize_checks_citations_in_code():
-    draft = Draft(answer="x", sentences=[CitedSentence(text="ok", citations=["a1", "ghost"]), CitedSentence(text="bad", citations=["ghost"])])
+    draft = Draft(
+        answer="x",
+        sentences=[CitedSentence(text="ok", citations=["a1", "ghost"]), CitedSentence(text="bad", citations=["ghost"])],
+    )
     checked, notes = check_citations(draft, {"a1"})
     assert [s.citations for s in checked.sentences] == [["a1"]] and len(notes) == 3
     state = _courted(runtime())
@@ -386,12 +490,14 @@ def test_verify_claims_labels_each_claim_from_its_dossier():
     state.update(run(synthesize, state, rt))
     update = run(verify_claims, state, rt)
     by_quoted = {c.sources[0]: c for c in update["claims"]}
-    # each claim's own source is its first evidence; the other records are judged against it: a2 agrees, a3 ("decreases") refutes
+    # each claim's own source is its first evidence; the other records are judged against it: a2 agrees, a3
+    # ("decreases") refutes
     assert {rid: (c.verdict, c.supporting, c.refuting, c.independent_sources) for rid, c in by_quoted.items()} == {
         "a1": (ClaimVerdict.CONTESTED, ["a1", "a2"], ["a3"], 2),
         "a2": (ClaimVerdict.CONTESTED, ["a2", "a1"], ["a3"], 2),
         # the answer's quote of a3 itself: the scripted judge reads its "decreases" as against itself, but a quote word
-        # for word from its record is faithful by construction (agent/scoring/faithfulness.py), so it is kept and checked
+        # for word from its record is faithful by construction (agent/scoring/faithfulness.py), so it is kept and
+        # checked
         "a3": (ClaimVerdict.VERIFIED, ["a3", "a1", "a2"], [], 3),
     }
     decision = update["decisions"][-1]
@@ -413,8 +519,10 @@ def test_a_claim_is_verified_by_enough_independent_sources_and_no_strong_refutat
 
 
 def test_target_claims_queries_contested_only():
-    claims = [Claim(text="Statins increase muscle pain in adults", verdict=ClaimVerdict.CONTESTED),
-              Claim(text="Pain was reported by 12% of patients", verdict=ClaimVerdict.VERIFIED)]
+    claims = [
+        Claim(text="Statins increase muscle pain in adults", verdict=ClaimVerdict.CONTESTED),
+        Claim(text="Pain was reported by 12% of patients", verdict=ClaimVerdict.VERIFIED),
+    ]
     update = run(target_claims, {"claims": claims, "escalations": 0}, runtime())
     assert [q.intent for q in update["queries"]] == ["claim_literal", "claim_negation"] and update["escalations"] == 1
 
@@ -461,7 +569,12 @@ def test_report_abstains_on_the_leading_confidence_and_reports_the_abstentions()
 
 
 def test_rerank_demotes_near_duplicate_documents():
-    twin = record("a1b", "Statins increase muscle pain in adults", "Statins increases muscle pain in older adults (OR 1.8, 95% CI 1.2-2.6).", "Pain was reported by 12% of patients.")
+    twin = record(
+        "a1b",
+        "Statins increase muscle pain in adults",
+        "Statins increases muscle pain in older adults (OR 1.8, 95% CI 1.2-2.6).",
+        "Pain was reported by 12% of patients.",
+    )
     rt = runtime(sources_override=[ListSource(RECORDS + [twin])])
     state = base_state(rt)
     state.update(run(retrieve, state, rt))
@@ -477,17 +590,31 @@ def test_a_record_counts_on_one_side_of_a_claim_only():
     def entry(rid, stance, conf):
         return LedgerEntry(hypothesis_id="claim", record_id=rid, text=f"{rid} {stance}", stance=stance, confidence=conf)
 
-    entries = [entry("a", "SUPPORT", 0.9), entry("b", "CONTRADICT", 0.85), entry("a", "CONTRADICT", 0.7),
-               entry("b", "SUPPORT", 0.6), entry("a", "NEUTRAL", 0.5), entry("c", "CONTRADICT", 0.55)]
+    entries = [
+        entry("a", "SUPPORT", 0.9),
+        entry("b", "CONTRADICT", 0.85),
+        entry("a", "CONTRADICT", 0.7),
+        entry("b", "SUPPORT", 0.6),
+        entry("a", "NEUTRAL", 0.5),
+        entry("c", "CONTRADICT", 0.55),
+    ]
     kept = one_side_per_record(entries)
-    assert [(e.record_id, e.stance) for e in kept] == [("a", "SUPPORT"), ("b", "CONTRADICT"), ("a", "NEUTRAL"), ("c", "CONTRADICT")]
+    assert [(e.record_id, e.stance) for e in kept] == [
+        ("a", "SUPPORT"),
+        ("b", "CONTRADICT"),
+        ("a", "NEUTRAL"),
+        ("c", "CONTRADICT"),
+    ]
 
 
 def test_verify_claims_checks_each_canonical_claim_once():
     rt = runtime()
     state = _courted(rt)
     duplicate = CitedSentence(text=state["ledger"][0].text + " ", citations=[state["ledger"][0].record_id])
-    state["draft"] = Draft(answer="x", sentences=[CitedSentence(text=state["ledger"][0].text, citations=[state["ledger"][0].record_id]), duplicate])
+    state["draft"] = Draft(
+        answer="x",
+        sentences=[CitedSentence(text=state["ledger"][0].text, citations=[state["ledger"][0].record_id]), duplicate],
+    )
     claims = run(verify_claims, state, rt)["claims"]
     assert len(claims) == 1
 
@@ -495,7 +622,10 @@ def test_verify_claims_checks_each_canonical_claim_once():
 def test_a_claim_is_checked_against_records_other_than_those_it_quotes():
     rt = runtime()
     state = _courted(rt)
-    quoted = CitedSentence(text='Statins increase muscle pain reports: "Statins increases muscle pain in older adults (OR 1.8)."', citations=["a1"])
+    quoted = CitedSentence(
+        text='Statins increase muscle pain reports: "Statins increases muscle pain in older adults (OR 1.8)."',
+        citations=["a1"],
+    )
     state["draft"] = Draft(answer="x", sentences=[quoted])
     [claim] = run(verify_claims, state, rt)["claims"]
     assert claim.sources == ["a1"]
@@ -512,53 +642,103 @@ def test_non_findings_are_recognised():
     assert is_finding("CONCLUSIONS Severe hypoglycemia was associated with a greater risk of dementia.")
     # what a review discusses and what no one has studied are about the literature, not findings (seen in the demo
     # answer as "Supports" and "Contradicts")
-    assert not is_finding("Here, we discuss the updated understanding of the antigluconeogenic action of metformin in the liver.")
+    assert not is_finding(
+        "Here, we discuss the updated understanding of the antigluconeogenic action of metformin in the liver."
+    )
     assert not is_finding("This review summarizes the human studies of the Rb-p16 pathway in lung carcinogenesis.")
-    assert not is_finding("In this review, we will summarize the mechanisms that link vitamin D and neural tube defects.")
-    assert not is_finding("Although acute hypoglycemia may be associated with cognitive impairment in children, no studies to date have "
-                          "evaluated whether hypoglycemia is a risk factor for dementia in older patients.")
+    assert not is_finding(
+        "In this review, we will summarize the mechanisms that link vitamin D and neural tube defects."
+    )
+    assert not is_finding(
+        "Although acute hypoglycemia may be associated with cognitive impairment in children, no studies to date "
+        "have "
+        "evaluated whether hypoglycemia is a risk factor for dementia in older patients."
+    )
     assert not is_finding("The impact of the SNS on the immune modulation of social defeat has not been examined.")
     assert not is_finding("However, little is known about the molecules that anchor these complexes to centrosomes.")
     # seen as the answer line to "How does metformin lower blood glucose?"
-    assert not is_finding("Metformin has been the mainstay of therapy for diabetes mellitus for many years; however, the mechanistic "
-                          "aspects of metformin action remained ill-defined.")
+    assert not is_finding(
+        "Metformin has been the mainstay of therapy for diabetes mellitus for many years; however, the "
+        "mechanistic "
+        "aspects of metformin action remained ill-defined."
+    )
     assert not is_finding("The function of this domain is still poorly understood.")
-    assert not is_finding("Oxygen glucose deprivation was performed on bEND.3 cells to explore the mechanisms of metformin in "
-                          "inhibiting inflammatory signaling pathways.")  # the next answer line to the same question
+    assert not is_finding(
+        "Oxygen glucose deprivation was performed on bEND.3 cells to explore the mechanisms of metformin in "
+        "inhibiting inflammatory signaling pathways."
+    )  # the next answer line to the same question
     assert is_finding("Metformin was used to explore glucose uptake and increased it twofold.")
-    assert not is_finding("Metformin (200 mg/kg) was administrated for up to 14 days.")  # quoted as "Qualifies" under an MCQ
-    assert not is_finding("METHODS An extensive literature search was conducted from both Medline and Ovid (1965-98) using the following "
-                          "keywords: 'Type 2 diabetes mellitus', 'biguanides', 'metformin-associated lactic acidosis'.")  # likewise
-    # the design of a trial, quoted as "Supports" under "(A) metformin" for the first-line drug of type 2 diabetes (stop 33)
-    assert not is_finding("A 2-period crossover study design was used with 2 treatment sequences, either placebo in period 1 "
-                          "followed by GIMM in period 2 or vice versa. Study periods lasted for 2 weeks, with a 2-week washout period between.")
+    assert not is_finding(
+        "Metformin (200 mg/kg) was administrated for up to 14 days."
+    )  # quoted as "Qualifies" under an MCQ
+    assert not is_finding(
+        "METHODS An extensive literature search was conducted from both Medline and Ovid (1965-98) using the "
+        "following "
+        "keywords: 'Type 2 diabetes mellitus', 'biguanides', 'metformin-associated lactic "
+        "acidosis'."
+    )  # likewise
+    # the design of a trial, quoted as "Supports" under "(A) metformin" for the first-line drug of type 2 diabetes (stop
+    # 33)
+    assert not is_finding(
+        "A 2-period crossover study design was used with 2 treatment sequences, either placebo in period 1 "
+        "followed by GIMM in period 2 or vice versa. Study periods lasted for 2 weeks, "
+        "with a 2-week washout period between."
+    )
     assert is_finding("Metformin given for 14 days reduced infarct volume.")
-    assert is_finding("We propose that HuR controls translation of a subset of target mRNAs by influencing lincRNA-p21 levels.")
+    assert is_finding(
+        "We propose that HuR controls translation of a subset of target mRNAs by influencing lincRNA-p21 levels."
+    )
     assert strip_section_label("RESULTS At least 1 episode was seen.") == "At least 1 episode was seen."
     # what was done is not what was found (the MCQ demo quoted the first as "Supports" metformin as first-line therapy)
-    assert not is_finding("During the first week, type 2 diabetes patients (T2D) who experienced metformin GI intolerance took "
-                          "500 mg metformin along with their assigned NM504 (GIMM) or placebo treatment with breakfast and with dinner.")
-    assert not is_finding("METHODS Ninety-three patients were randomized into a comprehensive group, a ziwuliuzhu group and a prozac group.")
-    assert not is_finding("We performed comprehensive DNA methylation profiling of promoter regions in aging mouse intestine.")
+    assert not is_finding(
+        "During the first week, type 2 diabetes patients (T2D) who experienced metformin GI intolerance took "
+        "500 mg metformin along with their assigned NM504 (GIMM) or placebo treatment with "
+        "breakfast and with dinner."
+    )
+    assert not is_finding(
+        "METHODS Ninety-three patients were randomized into a comprehensive group, a ziwuliuzhu group and a "
+        "prozac group."
+    )
+    assert not is_finding(
+        "We performed comprehensive DNA methylation profiling of promoter regions in aging mouse intestine."
+    )
     assert is_finding("Patients who received metformin had a lower incidence of cancer (HR 0.63).")
     assert is_finding("We found that patients were randomized unevenly.")
     # seen as open answers' lines in evals.open_questions: what is not yet described, how studies were grouped, what
     # was tested for
-    assert not is_finding("How systemic signals are sensed by myeloid progenitors to regulate cell-fate determination has not been well described.")
-    assert not is_finding("Studies were grouped according to a priori categories on migraine and cardiovascular disease.")
-    assert not is_finding("We impute SNPs, classical HLA alleles and amino-acid residues within HLA proteins, and tested these for association to AS status.")
-    assert is_finding("Similar point mutations have not been identified through glioma genomic sequencing.")  # a SciFact rationale
+    assert not is_finding(
+        "How systemic signals are sensed by myeloid progenitors to regulate cell-fate determination has not been "
+        "well described."
+    )
+    assert not is_finding(
+        "Studies were grouped according to a priori categories on migraine and cardiovascular disease."
+    )
+    assert not is_finding(
+        "We impute SNPs, classical HLA alleles and amino-acid residues within HLA proteins, and tested these for "
+        "association to AS status."
+    )
+    assert is_finding(
+        "Similar point mutations have not been identified through glioma genomic sequencing."
+    )  # a SciFact rationale
     assert is_finding("We tested 40 SNPs and found an association with AS status.")
     assert not is_finding("Recently, we screened Piezo1 as a candidate TFF1-binding protein.")  # quoted as "Supports"
     assert not is_finding("Here we used multiphoton microscopy to visualize the dynamics of iNKT cells in lymph nodes.")
     assert is_finding("Here we used multiphoton microscopy and found that iNKT cells arrest in lymph nodes.")
     # the answer line and two candidates for "What are the risk factors for postpartum depression?"
-    assert not is_finding("Our objective was to test the hypothesis that nulliparous women with a history of miscarriage have an "
-                          "increased risk of depression during late pregnancy.")
-    assert not is_finding("Information was extracted on study characteristics, antenatal depression measurement, and other covariates.")
-    assert not is_finding("We systematically searched for studies that assessed association between perinatal factors and depression.")
+    assert not is_finding(
+        "Our objective was to test the hypothesis that nulliparous women with a history of miscarriage have an "
+        "increased risk of depression during late pregnancy."
+    )
+    assert not is_finding(
+        "Information was extracted on study characteristics, antenatal depression measurement, and other covariates."
+    )
+    assert not is_finding(
+        "We systematically searched for studies that assessed association between perinatal factors and depression."
+    )
     assert is_finding("Our results show that miscarriage increased the risk of depression.")
-    assert is_finding("139,195 self-harm incidents were recorded in 26,510 individual prisoners between 2004 and 2009.")  # a rationale
+    assert is_finding(
+        "139,195 self-harm incidents were recorded in 26,510 individual prisoners between 2004 and 2009."
+    )  # a rationale
 
 
 def test_only_known_section_labels_are_stripped():
@@ -570,19 +750,43 @@ def test_only_known_section_labels_are_stripped():
     assert strip_section_label("Methods and results were compared.") == "Methods and results were compared."
 
 
-@pytest.mark.parametrize("sentence, label, body", [
-    # seen quoted as "AND RELEVANCE Among cigarette smokers ..." and "AUTHORS' CONCLUSIONS NRT, bupropion ..."
-    ("CONCLUSIONS AND RELEVANCE Among smokers, abstinence rose.", "conclusions and relevance", "Among smokers, abstinence rose."),
-    ("AUTHORS' CONCLUSIONS NRT and varenicline help.", "authors' conclusions", "NRT and varenicline help."),
-    ("DESIGN, SETTING, AND PARTICIPANTS Randomized trial.", "design, setting, and participants", "Randomized trial."),
-    ("METHODOLOGY/PRINCIPAL FINDINGS We found a rise.", "methodology/principal findings", "We found a rise."),
-    ("MAIN OUTCOMES AND MEASURES Death at one year.", "main outcomes and measures", "Death at one year."),
-    ("Design, setting, and participants: a cohort.", "design, setting, and participants", "a cohort."),
-    ("Conclusions and Relevance Antiviral treatment helped.", "conclusions and relevance", "Antiviral treatment helped."),
-    # a long label needs no colon either (seen as an open answer: "Eligibility criteria for selecting studies Eligible ...")
-    ("Eligibility criteria for selecting studies Eligible studies examined adults.", "eligibility criteria for selecting studies", "Eligible studies examined adults."),
-    ("Main outcome measures Incident cardiovascular disease.", "main outcome measures", "Incident cardiovascular disease."),
-])
+@pytest.mark.parametrize(
+    "sentence, label, body",
+    [
+        # seen quoted as "AND RELEVANCE Among cigarette smokers ..." and "AUTHORS' CONCLUSIONS NRT, bupropion ..."
+        (
+            "CONCLUSIONS AND RELEVANCE Among smokers, abstinence rose.",
+            "conclusions and relevance",
+            "Among smokers, abstinence rose.",
+        ),
+        ("AUTHORS' CONCLUSIONS NRT and varenicline help.", "authors' conclusions", "NRT and varenicline help."),
+        (
+            "DESIGN, SETTING, AND PARTICIPANTS Randomized trial.",
+            "design, setting, and participants",
+            "Randomized trial.",
+        ),
+        ("METHODOLOGY/PRINCIPAL FINDINGS We found a rise.", "methodology/principal findings", "We found a rise."),
+        ("MAIN OUTCOMES AND MEASURES Death at one year.", "main outcomes and measures", "Death at one year."),
+        ("Design, setting, and participants: a cohort.", "design, setting, and participants", "a cohort."),
+        (
+            "Conclusions and Relevance Antiviral treatment helped.",
+            "conclusions and relevance",
+            "Antiviral treatment helped.",
+        ),
+        # a long label needs no colon either (seen as an open answer:
+        # "Eligibility criteria for selecting studies Eligible ...")
+        (
+            "Eligibility criteria for selecting studies Eligible studies examined adults.",
+            "eligibility criteria for selecting studies",
+            "Eligible studies examined adults.",
+        ),
+        (
+            "Main outcome measures Incident cardiovascular disease.",
+            "main outcome measures",
+            "Incident cardiovascular disease.",
+        ),
+    ],
+)
 def test_the_labels_of_structured_abstracts_are_read_whole(sentence, label, body):
     from agent.scoring.chunking import structured_label
     from agent.text import strip_section_label
@@ -602,22 +806,43 @@ def test_a_joined_section_label_weighs_as_its_most_result_like_part():
     assert section_weight(None, weights) == 1.0
 
 
-@pytest.mark.parametrize("question, options, mode, task", [
-    ("Do statins increase muscle pain?", ["yes", "no"], "ask", "mcq"),
-    ("Statins increase muscle pain", [], "ask", "claim"),
-    ("Do statins increase muscle pain?", [], "ask", "polar"),  # 'open' until stop 33: "task open" above a "Yes: ..."
-    ("What do statins do to muscles?", [], "ask", "open"),
-])
+@pytest.mark.parametrize(
+    "question, options, mode, task",
+    [
+        ("Do statins increase muscle pain?", ["yes", "no"], "ask", "mcq"),
+        ("Statins increase muscle pain", [], "ask", "claim"),
+        (
+            "Do statins increase muscle pain?",
+            [],
+            "ask",
+            "polar",
+        ),  # 'open' until stop 33: "task open" above a "Yes: ..."
+        ("What do statins do to muscles?", [], "ask", "open"),
+    ],
+)
 def test_a_run_stopped_before_its_plan_reports_the_task_it_was_asked(question, options, mode, task):
-    state = {"question": question, "options": options, "mode": mode, "budget_stop": "wall_time: max_wall_time_s=1 reached"}
+    state = {
+        "question": question,
+        "options": options,
+        "mode": mode,
+        "budget_stop": "wall_time: max_wall_time_s=1 reached",
+    }
     answer = run(report, state, runtime())["answer"]
     assert (answer.status, answer.task, answer.question) == (Status.BUDGET_EXHAUSTED, task, question)
 
 
 def test_a_passage_that_says_the_claim_itself_decides_however_the_judge_scores_it():
-    claim = Hypothesis(id="H1", text="Plzf belongs to the POZ zinc-finger family of transcription factors.", origin="claim")
-    said = LedgerEntry(hypothesis_id="H1", record_id="a1", stance="SUPPORT", confidence=0.66, weight=1.0,
-                       text="The Plzf protein belongs to the POZ zinc-finger family of transcription factors.")
+    claim = Hypothesis(
+        id="H1", text="Plzf belongs to the POZ zinc-finger family of transcription factors.", origin="claim"
+    )
+    said = LedgerEntry(
+        hypothesis_id="H1",
+        record_id="a1",
+        stance="SUPPORT",
+        confidence=0.66,
+        weight=1.0,
+        text="The Plzf protein belongs to the POZ zinc-finger family of transcription factors.",
+    )
     other = said.model_copy(update={"text": "Plzf inactivation results in patterning defects of the limb skeleton."})
     assert score_hypothesis(claim, [said], Context())[0].verdict == "SUPPORTED"
     assert score_hypothesis(claim, [other], Context())[0].verdict == "INSUFFICIENT"  # 0.66 < the decisive floor

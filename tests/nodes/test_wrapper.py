@@ -156,6 +156,8 @@ def test_pins_survive_a_copied_config_and_pickle_empty():
     register_backend(name, make_backend([ListSource(SUPPORTING)]))
     pins = RunPins()
     backend = asyncio.run(pins.backend(Context(backend=name), None))
-    pins._backend = dataclasses.replace(backend, speller=threading.Lock())  # a lock, as a real backend holds: unpicklable
+    pins._backend = dataclasses.replace(
+        backend, speller=threading.Lock()
+    )  # a lock, as a real backend holds: unpicklable
     assert copy.deepcopy({"configurable": {"pins": pins}})["configurable"]["pins"] is pins
     assert pickle.loads(pickle.dumps(pins))._backend is None

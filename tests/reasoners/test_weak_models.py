@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -15,44 +15,75 @@ from agent.backend import register_backend
 from agent.config import Context
 from agent.graph import graph
 from agent.judges.llm import LLMStanceJudge
-from agent.llm.replies import parse_reply
 from agent.llm.local import LocalModelGuard, call_deadline, local_guard, stop_at
+from agent.llm.replies import parse_reply
 from agent.metering import metered, wall_clock
 from agent.reasoners.chat import PlanOut
 from agent.reasoners.checks import usable_answer_line, usable_hypothesis
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import Passage, Status
 from agent.scoring.agreement import set_agreement
-from tests.fakes import (BagOfWordsEmbedder, ListSource, RuleStance, SchemaChat, chat_reasoner, make_backend, record,
-                               role_model, unique_backend_name)
+from tests.fakes import (
+    BagOfWordsEmbedder,
+    ListSource,
+    RuleStance,
+    SchemaChat,
+    chat_reasoner,
+    make_backend,
+    record,
+    role_model,
+    unique_backend_name,
+)
 
-PAIRS = [("Statins increase muscle pain", "Statins increases muscle pain in older adults."),
-         ("Statins increase muscle pain", "Statins decreases muscle pain compared with placebo.")]
+PAIRS = [
+    ("Statins increase muscle pain", "Statins increases muscle pain in older adults."),
+    ("Statins increase muscle pain", "Statins decreases muscle pain compared with placebo."),
+]
 CLAIM = "Metformin increases insulin sensitivity in adults"
-SUPPORTING = [record(f"s{i}", f"Metformin study {i}", f"Metformin increases insulin sensitivity in adults with prediabetes, cohort {i}.",
-                     f"Insulin sensitivity was measured in {100 + i} adults.") for i in range(3)]
+SUPPORTING = [
+    record(
+        f"s{i}",
+        f"Metformin study {i}",
+        f"Metformin increases insulin sensitivity in adults with prediabetes, cohort {i}.",
+        f"Insulin sensitivity was measured in {100 + i} adults.",
+    )
+    for i in range(3)
+]
 
 
 def run(question, backend, mode="ask", **settings):
     name = unique_backend_name()
     register_backend(name, backend)
-    return graph.invoke({"question": question, "options": [], "mode": mode}, {"recursion_limit": 100},
-                        context=Context(backend=name, max_claims=0, **settings))["answer"]
+    return graph.invoke(
+        {"question": question, "options": [], "mode": mode},
+        {"recursion_limit": 100},
+        context=Context(backend=name, max_claims=0, **settings),
+    )["answer"]
 
 
 # ---------------------------------------------------------------------------------------------- stance
 async def test_an_empty_or_partial_stance_reply_is_filled_offline_and_recorded():
-    for reply, judged_offline in (({"judgements": []}, 2), ({"judgements": [{"pair": 2, "stance": "CONTRADICT", "confidence": 0.8}]}, 1)):
+    for reply, judged_offline in (
+        ({"judgements": []}, 2),
+        ({"judgements": [{"pair": 2, "stance": "CONTRADICT", "confidence": 0.8}]}, 1),
+    ):
         judge = LLMStanceJudge(role_model(SchemaChat(replies={"StanceBatch": [reply]})), RuleStance())
         with metered() as meter:
             results = await judge.judge(PAIRS)
         assert [r.stance for r in results] == ["SUPPORT", "CONTRADICT"]
-        assert meter.usage.fallbacks and meter.usage.fallbacks[0].startswith(f"stance: rule judged {judged_offline} of 2 pairs")
+        assert meter.usage.fallbacks and meter.usage.fallbacks[0].startswith(
+            f"stance: rule judged {judged_offline} of 2 pairs"
+        )
         assert [r.judged_by for r in results].count("llm") == 2 - judged_offline
 
 
 async def test_a_confidence_of_2_is_clipped_and_a_bad_item_does_not_reject_the_batch():
-    reply = {"judgements": [{"pair": 1, "stance": "supports", "confidence": 2}, {"pair": 2, "stance": "MAYBE", "confidence": 0.5}]}
+    reply = {
+        "judgements": [
+            {"pair": 1, "stance": "supports", "confidence": 2},
+            {"pair": 2, "stance": "MAYBE", "confidence": 0.5},
+        ]
+    }
     judge = LLMStanceJudge(role_model(SchemaChat(replies={"StanceBatch": [reply]})), RuleStance())
     with metered() as meter:
         results = await judge.judge(PAIRS)
@@ -61,8 +92,18 @@ async def test_a_confidence_of_2_is_clipped_and_a_bad_item_does_not_reject_the_b
 
 
 async def test_stance_results_are_cached_across_rounds():
-    model = SchemaChat(replies={"StanceBatch": [{"judgements": [{"pair": 1, "stance": "SUPPORT", "confidence": 0.9},
-                                                                {"pair": 2, "stance": "CONTRADICT", "confidence": 0.9}]}]})
+    model = SchemaChat(
+        replies={
+            "StanceBatch": [
+                {
+                    "judgements": [
+                        {"pair": 1, "stance": "SUPPORT", "confidence": 0.9},
+                        {"pair": 2, "stance": "CONTRADICT", "confidence": 0.9},
+                    ]
+                }
+            ]
+        }
+    )
     judge = LLMStanceJudge(role_model(model), RuleStance())
     with metered() as meter:
         first = await judge.judge(PAIRS)
@@ -75,15 +116,26 @@ async def test_a_failed_batch_is_split_into_smaller_ones():
 
     class SmallBatchesOnly(SchemaChat):
         def _generate(self, messages, stop=None, run_manager=None, **kwargs):
-            n = str(messages[-1].content).count("Pair ") if len(messages) == 2 else str(messages[1].content).count("Pair ")
-            self.replies["StanceBatch"] = ["not json at all"] if n > 4 else [
-                {"judgements": [{"pair": k + 1, "stance": "SUPPORT", "confidence": 0.7} for k in range(n)]}]
+            n = (
+                str(messages[-1].content).count("Pair ")
+                if len(messages) == 2
+                else str(messages[1].content).count("Pair ")
+            )
+            self.replies["StanceBatch"] = (
+                ["not json at all"]
+                if n > 4
+                else [{"judgements": [{"pair": k + 1, "stance": "SUPPORT", "confidence": 0.7} for k in range(n)]}]
+            )
             return super()._generate(messages, stop, run_manager, **kwargs)
 
-    judge = LLMStanceJudge(role_model(SmallBatchesOnly(replies={}), parse_retries=0), RuleStance(), batch=8, min_batch=4)
+    judge = LLMStanceJudge(
+        role_model(SmallBatchesOnly(replies={}), parse_retries=0), RuleStance(), batch=8, min_batch=4
+    )
     with metered() as meter:
         results = await judge.judge(pairs)
-    assert all(r.judged_by == "llm" and r.confidence == 0.7 for r in results), "the halves of the failed batch were judged by the model"
+    assert all(r.judged_by == "llm" and r.confidence == 0.7 for r in results), (
+        "the halves of the failed batch were judged by the model"
+    )
     assert not meter.usage.fallbacks
 
 
@@ -100,11 +152,17 @@ async def test_a_retry_changes_the_prompt_and_names_the_error():
         out = await role.structured("system", "user", PlanOut)
     assert out.queries == ["metformin insulin sensitivity"] and meter.usage.llm_calls == 2
     first, second = (messages for _, messages in model.requests)
-    assert len(second) == len(first) + 1 and "queries" in second[-1].content and "could not be used" in second[-1].content
+    assert (
+        len(second) == len(first) + 1 and "queries" in second[-1].content and "could not be used" in second[-1].content
+    )
 
 
 async def test_plan_junk_is_not_a_plan():
-    chat = chat_reasoner(SchemaChat(replies={"PlanOut": [{"queries": [], "numbers": ["none"]}, {"queries": ["none"], "numbers": ["none"]}]}))
+    chat = chat_reasoner(
+        SchemaChat(
+            replies={"PlanOut": [{"queries": [], "numbers": ["none"]}, {"queries": ["none"], "numbers": ["none"]}]}
+        )
+    )
     with metered() as meter:
         plan = await chat.plan("Does metformin increase insulin sensitivity?", [])
     assert plan == await chat.fallback.plan("Does metformin increase insulin sensitivity?", [])
@@ -122,15 +180,28 @@ def test_answer_lines_and_hypotheses_are_checked():
 
 async def test_model_hypotheses_join_the_grounded_ones_and_junk_is_refused():
     embedder = BagOfWordsEmbedder()
-    evidence = [Passage(record_id=f"r{i}", sentence_index=0, text=t, score=1.0) for i, t in enumerate([
-        "Metformin increased insulin sensitivity by 25% in 120 adults.", "Background: insulin resistance is common in adults."])]
-    model = SchemaChat(replies={"HypothesesOut": [{"hypotheses": ["1.2", "Metformin lowers hepatic glucose output in adults", "H2"]}]})
+    evidence = [
+        Passage(record_id=f"r{i}", sentence_index=0, text=t, score=1.0)
+        for i, t in enumerate(
+            [
+                "Metformin increased insulin sensitivity by 25% in 120 adults.",
+                "Background: insulin resistance is common in adults.",
+            ]
+        )
+    ]
+    model = SchemaChat(
+        replies={"HypothesesOut": [{"hypotheses": ["1.2", "Metformin lowers hepatic glucose output in adults", "H2"]}]}
+    )
     chat = chat_reasoner(model, embedder)
     plan = await chat.fallback.plan("What does metformin do to insulin sensitivity?", [])
     with metered() as meter:
         hypotheses = await chat.hypothesize("What does metformin do to insulin sensitivity?", plan, evidence, 4)
-    grounded = await ExtractiveReasoner(embedder).hypothesize("What does metformin do to insulin sensitivity?", plan, evidence, 4)
-    assert [h.text for h in hypotheses[: len(grounded)]] == [g.text for g in grounded], "every grounded candidate still competes"
+    grounded = await ExtractiveReasoner(embedder).hypothesize(
+        "What does metformin do to insulin sensitivity?", plan, evidence, 4
+    )
+    assert [h.text for h in hypotheses[: len(grounded)]] == [g.text for g in grounded], (
+        "every grounded candidate still competes"
+    )
     assert [h.text for h in hypotheses if h.origin == "llm"] == ["Metformin lowers hepatic glucose output in adults"]
     assert [h.id for h in hypotheses] == [f"H{i + 1}" for i in range(len(hypotheses))]
     assert any("refused 2 of 3" in f for f in meter.usage.fallbacks)
@@ -139,17 +210,31 @@ async def test_model_hypotheses_join_the_grounded_ones_and_junk_is_refused():
 # ---------------------------------------------------------------------------------------------- synthesize
 def writer(answer: dict) -> SchemaChat:
     """A model that plans, abstains from adjudicating and writes `answer` (AnswerOut)."""
-    return SchemaChat(replies={
-        "PlanOut": [{"queries": ["metformin insulin sensitivity"]}],
-        "AdjudicationOut": [{"judgements": [], "choice": "abstain"}],
-        "QueriesOut": [{"queries": [{"text": "metformin insulin sensitivity cohort", "intent": "confirm", "hypothesis": 1}]}],
-        "AnswerOut": [answer],
-    })
+    return SchemaChat(
+        replies={
+            "PlanOut": [{"queries": ["metformin insulin sensitivity"]}],
+            "AdjudicationOut": [{"judgements": [], "choice": "abstain"}],
+            "QueriesOut": [
+                {"queries": [{"text": "metformin insulin sensitivity cohort", "intent": "confirm", "hypothesis": 1}]}
+            ],
+            "AnswerOut": [answer],
+        }
+    )
 
 
 def test_synthesize_falls_back_when_every_model_sentence_cites_what_it_was_not_shown():
-    model = writer({"answer": "');\nWinner: H2Hiring\nuser", "sentences": [{"text": "Metformin works.", "citations": ["H2 NEUTRAL"]}]})
-    answer = run(CLAIM, make_backend([ListSource(SUPPORTING)], reasoner=chat_reasoner(model)), mode="verify", adjudication_abstain_below=0.0)
+    model = writer(
+        {
+            "answer": "');\nWinner: H2Hiring\nuser",
+            "sentences": [{"text": "Metformin works.", "citations": ["H2 NEUTRAL"]}],
+        }
+    )
+    answer = run(
+        CLAIM,
+        make_backend([ListSource(SUPPORTING)], reasoner=chat_reasoner(model)),
+        mode="verify",
+        adjudication_abstain_below=0.0,
+    )
     assert answer.status == Status.ANSWERED and answer.verdict == "SUPPORT", "the evidence's own draft answers"
     assert answer.sentences and all(set(s.citations) <= {r.id for r in SUPPORTING} for s in answer.sentences)
     assert "Winner" not in answer.answer and "H2 NEUTRAL" not in str(answer.sentences)
@@ -157,7 +242,13 @@ def test_synthesize_falls_back_when_every_model_sentence_cites_what_it_was_not_s
 
 
 def test_synthesize_falls_back_when_faithfulness_drops_every_model_sentence():
-    model = writer({"answer": "x", "sentences": [{"text": "Metformin decreases insulin sensitivity in adults.", "citations": ["s0"]}]})
+    model = writer(
+        {
+            "answer": "x",
+            "sentences": [{"text": "Metformin decreases insulin sensitivity in adults.", "citations": ["s0"]}],
+        }
+    )
+
     class ReadsDirection(RuleStance):
         """SUPPORT when statement and passage say the same direction, CONTRADICT when opposite, else NEUTRAL."""
 
@@ -167,13 +258,25 @@ def test_synthesize_falls_back_when_faithfulness_drops_every_model_sentence():
             def direction(text):
                 return "decreases" if "decreases" in text else "increases" if "increases" in text else None
 
-            return [StanceResult(stance="NEUTRAL" if None in (direction(a), direction(b)) else "SUPPORT" if direction(a) == direction(b) else "CONTRADICT",
-                                 confidence=0.9) for a, b in pairs]
+            return [
+                StanceResult(
+                    stance="NEUTRAL"
+                    if None in (direction(a), direction(b))
+                    else "SUPPORT"
+                    if direction(a) == direction(b)
+                    else "CONTRADICT",
+                    confidence=0.9,
+                )
+                for a, b in pairs
+            ]
 
     backend = make_backend([ListSource(SUPPORTING)], stance=ReadsDirection(), reasoner=chat_reasoner(model))
     answer = run(CLAIM, backend, mode="verify", adjudication_abstain_below=0.0)
     assert answer.sentences and "decreases" not in str(answer.sentences)
-    assert "synthesize: extractive (every model sentence was dropped by the citation and faithfulness checks)" in answer.usage.fallbacks
+    assert (
+        "synthesize: extractive (every model sentence was dropped by the citation and faithfulness checks)"
+        in answer.usage.fallbacks
+    )
     assert any(n.startswith("faithfulness: dropped") for n in answer.notes)
 
 
@@ -189,7 +292,9 @@ def test_confidence_uses_the_offline_calibration_when_the_model_judged_nothing()
             return 1 - self.value
 
     stance = LLMStanceJudge(role_model(SchemaChat(replies={"StanceBatch": [{"judgements": []}]})), RuleStance())
-    backend = make_backend([ListSource(SUPPORTING)], stance=stance, calibrator=Fixed(0.98), offline_calibrator=Fixed(0.69))
+    backend = make_backend(
+        [ListSource(SUPPORTING)], stance=stance, calibrator=Fixed(0.98), offline_calibrator=Fixed(0.69)
+    )
     answer = run(CLAIM, backend, mode="verify")
     assert answer.confidence == pytest.approx(0.69) and all(e.judged_by is None for e in answer.ledger)
     assert any(f.startswith("stance: rule judged") for f in answer.usage.fallbacks)
@@ -198,15 +303,22 @@ def test_confidence_uses_the_offline_calibration_when_the_model_judged_nothing()
 # ---------------------------------------------------------------------------------------------- loops that can help
 async def test_agreement_is_on_meaning_not_words():
     class Fixed:
-        vectors = {"Metformin raises insulin sensitivity": [1, 0, 0], "Insulin action improves under metformin": [0.95, 0.31, 0],
-                   "Quantum chromodynamics explains glueballs": [0, 0, 1]}
+        vectors: ClassVar[dict[str, list[float]]] = {
+            "Metformin raises insulin sensitivity": [1, 0, 0],
+            "Insulin action improves under metformin": [0.95, 0.31, 0],
+            "Quantum chromodynamics explains glueballs": [0, 0, 1],
+        }
 
         async def embed(self, texts, kind="document"):
             rows = np.array([self.vectors[t] for t in texts], dtype=float)
             return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
-    paraphrase = await set_agreement(["Metformin raises insulin sensitivity"], ["Insulin action improves under metformin"], Fixed())
-    other = await set_agreement(["Metformin raises insulin sensitivity"], ["Quantum chromodynamics explains glueballs"], Fixed())
+    paraphrase = await set_agreement(
+        ["Metformin raises insulin sensitivity"], ["Insulin action improves under metformin"], Fixed()
+    )
+    other = await set_agreement(
+        ["Metformin raises insulin sensitivity"], ["Quantum chromodynamics explains glueballs"], Fixed()
+    )
     assert paraphrase > 0.9 and other < 0.35
 
 
@@ -247,7 +359,9 @@ class LocalLike(SchemaChat):
     cannot stop) of up to 200 tokens at 50 ms each, through a LocalModelGuard; records overlap and tokens generated."""
 
     guard: Any = None
-    stats: dict[str, Any] = Field(default_factory=lambda: {"active": 0, "overlap": 0, "generated": []})  # shared by bound copies
+    stats: dict[str, Any] = Field(
+        default_factory=lambda: {"active": 0, "overlap": 0, "generated": []}
+    )  # shared by bound copies
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs):
         stats = self.stats
@@ -257,7 +371,7 @@ class LocalLike(SchemaChat):
             stats["overlap"] = max(stats["overlap"], stats["active"])
             tokens = 0
             try:
-                for tokens in range(1, 201):
+                for _ in range(1, 201):
                     time.sleep(0.05)
                     scores = np.zeros(8)
                     for processor in processors:
@@ -304,6 +418,7 @@ def test_a_local_model_starts_no_generation_past_the_deadline():
 
 async def test_tokens_are_estimated_when_the_provider_reports_none():
     """ChatLlamaCpp sets no usage_metadata: tokens were metered as 0; now they are estimated (4 characters a token)."""
+
     class NoUsage(SchemaChat):
         def _generate(self, messages, stop=None, run_manager=None, **kwargs):
             result = super()._generate(messages, stop, run_manager, **kwargs)
@@ -311,7 +426,9 @@ async def test_tokens_are_estimated_when_the_provider_reports_none():
             return result
 
     with metered() as meter:
-        await role_model(NoUsage(replies={"PlanOut": [{"queries": ["metformin insulin sensitivity"]}]})).structured("s" * 400, "u" * 400, PlanOut)
+        await role_model(NoUsage(replies={"PlanOut": [{"queries": ["metformin insulin sensitivity"]}]})).structured(
+            "s" * 400, "u" * 400, PlanOut
+        )
     assert meter.usage.tokens_in >= 200 and meter.usage.tokens_out > 0
 
 

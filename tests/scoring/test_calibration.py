@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from agent.scoring import calibration
 from agent.backend import calibrator_for, offline_stance
-from agent.scoring.calibration import CalibrationTable, PlattCalibrator, PlattScale, RawScore, evidence_score, load_table
 from agent.config import Context
 from agent.errors import ConfigurationError
 from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry
+from agent.scoring import calibration
+from agent.scoring.calibration import (
+    CalibrationTable,
+    PlattCalibrator,
+    PlattScale,
+    RawScore,
+    evidence_score,
+    load_table,
+)
 
 
 def _entry(hypothesis_id: str, stance: str) -> LedgerEntry:
@@ -48,8 +55,13 @@ def test_shipped_table_is_for_the_default_judge_and_orders_what_it_should():
 
 
 def test_calibrator_for_follows_the_setting_and_the_judge(monkeypatch, tmp_path):
-    table = CalibrationTable(stance_model="ensemble(heuristic+cross)", leading=PlattScale(slope=2, intercept=-1),
-                             abstention=PlattScale(slope=-2, intercept=0.5), fitted_on="test", examples=10)
+    table = CalibrationTable(
+        stance_model="ensemble(heuristic+cross)",
+        leading=PlattScale(slope=2, intercept=-1),
+        abstention=PlattScale(slope=-2, intercept=0.5),
+        fitted_on="test",
+        examples=10,
+    )
     path = tmp_path / "calibration.json"
     path.write_text(table.model_dump_json())
     monkeypatch.setattr(calibration, "default_table_path", lambda: path)
@@ -58,7 +70,9 @@ def test_calibrator_for_follows_the_setting_and_the_judge(monkeypatch, tmp_path)
     other, notes = calibrator_for(Context().judges, _judge("llm"))
     assert isinstance(other, RawScore) and "for the ensemble(heuristic+cross) judge, not llm" in notes[0]
     assert isinstance(calibrator_for(Context(calibration="fitted").judges, _judge("llm"))[0], PlattCalibrator)
-    assert isinstance(calibrator_for(Context(calibration="raw").judges, _judge("ensemble(heuristic+cross)"))[0], RawScore)
+    assert isinstance(
+        calibrator_for(Context(calibration="raw").judges, _judge("ensemble(heuristic+cross)"))[0], RawScore
+    )
     path.unlink()
     assert "no fitted table" in calibrator_for(Context().judges, _judge("x"))[1][0]
     with pytest.raises(ConfigurationError, match="fit_calibration"):
@@ -78,9 +92,14 @@ def test_maps_fitted_for_other_weights_of_the_same_judge_are_not_applied(monkeyp
     weights = tmp_path / "stance_cross.npz"
     weights.write_bytes(b"first weights")
     monkeypatch.setattr(cross, "default_cross_weights_path", lambda: weights)
-    table = CalibrationTable(stance_model="ensemble(heuristic+cross)", leading=PlattScale(slope=2, intercept=-1),
-                             abstention=PlattScale(slope=-2, intercept=0.5), fitted_on="test", examples=10,
-                             stance_weights_sha256=weights_digest(weights))
+    table = CalibrationTable(
+        stance_model="ensemble(heuristic+cross)",
+        leading=PlattScale(slope=2, intercept=-1),
+        abstention=PlattScale(slope=-2, intercept=0.5),
+        fitted_on="test",
+        examples=10,
+        stance_weights_sha256=weights_digest(weights),
+    )
     path = tmp_path / "calibration.json"
     path.write_text(table.model_dump_json())
     monkeypatch.setattr(calibration, "default_table_path", lambda: path)
@@ -98,11 +117,18 @@ def test_maps_fitted_for_other_weights_of_the_same_judge_are_not_applied(monkeyp
 
 
 def test_a_calibration_table_of_ones_own_is_used_and_a_missing_one_is_an_error(tmp_path):
-    table = CalibrationTable(stance_model="ensemble(heuristic+cross)/direction(mine)", leading=PlattScale(slope=2, intercept=-1),
-                             abstention=PlattScale(slope=-2, intercept=0.5), fitted_on="test", examples=10)
+    table = CalibrationTable(
+        stance_model="ensemble(heuristic+cross)/direction(mine)",
+        leading=PlattScale(slope=2, intercept=-1),
+        abstention=PlattScale(slope=-2, intercept=0.5),
+        fitted_on="test",
+        examples=10,
+    )
     own = tmp_path / "mine.json"
     own.write_text(table.model_dump_json())
-    fitted, notes = calibrator_for(Context(calibration_table=str(own)).judges, _judge("ensemble(heuristic+cross)/direction(mine)"))
+    fitted, notes = calibrator_for(
+        Context(calibration_table=str(own)).judges, _judge("ensemble(heuristic+cross)/direction(mine)")
+    )
     assert isinstance(fitted, PlattCalibrator) and fitted.leading(0.5) == pytest.approx(0.5) and notes == []
     with pytest.raises(ConfigurationError, match="does not exist"):
         calibrator_for(Context(calibration_table=str(tmp_path / "absent.json")).judges, _judge("x"))
@@ -112,10 +138,14 @@ def test_a_verified_quote_of_evidence_against_the_answer_does_not_raise_its_conf
     from agent.scoring.calibration import verification_rate
 
     backing = Claim(text="Metformin increases insulin sensitivity.", verdict=ClaimVerdict.VERIFIED)
-    against = Claim(text="Metformin decreases insulin sensitivity in obesity.", verdict=ClaimVerdict.VERIFIED, against_answer=True)
+    against = Claim(
+        text="Metformin decreases insulin sensitivity in obesity.", verdict=ClaimVerdict.VERIFIED, against_answer=True
+    )
     assert verification_rate([backing]) == 1.0
     assert verification_rate([backing, against]) == 0.5
-    assert verification_rate([against]) == 0.0 < verification_rate([])  # corroborated counter-evidence: below no information
+    assert (
+        verification_rate([against]) == 0.0 < verification_rate([])
+    )  # corroborated counter-evidence: below no information
 
 
 def test_maps_fitted_with_one_direction_reader_are_not_applied_with_another(monkeypatch, tmp_path):
@@ -126,15 +156,25 @@ def test_maps_fitted_with_one_direction_reader_are_not_applied_with_another(monk
     reader.write_bytes(b"a direction reader")
     other.write_bytes(b"another direction reader")
     name = "ensemble(heuristic+cross)/direction(x)"
-    table = CalibrationTable(stance_model=name, leading=PlattScale(slope=2, intercept=-1), abstention=PlattScale(slope=-2, intercept=0.5),
-                             fitted_on="test", examples=10, direction_weights_sha256=weights_digest(reader))
+    table = CalibrationTable(
+        stance_model=name,
+        leading=PlattScale(slope=2, intercept=-1),
+        abstention=PlattScale(slope=-2, intercept=0.5),
+        fitted_on="test",
+        examples=10,
+        direction_weights_sha256=weights_digest(reader),
+    )
     path = tmp_path / "calibration.json"
     path.write_text(table.model_dump_json())
     monkeypatch.setattr(calibration, "default_table_path", lambda: path)
-    assert isinstance(calibrator_for(Context(stance_direction_weights=str(reader)).judges, _judge(name))[0], PlattCalibrator)
+    assert isinstance(
+        calibrator_for(Context(stance_direction_weights=str(reader)).judges, _judge(name))[0], PlattCalibrator
+    )
     raw, notes = calibrator_for(Context(stance_direction_weights=str(other)).judges, _judge(name))
     assert isinstance(raw, RawScore) and "other cross-encoder weights" in notes[0]
-    assert isinstance(calibrator_for(Context(stance_direction_weights="off").judges, _judge(name))[0], RawScore)  # no reader at all
+    assert isinstance(
+        calibrator_for(Context(stance_direction_weights="off").judges, _judge(name))[0], RawScore
+    )  # no reader at all
 
 
 def test_the_ensembles_maps_apply_to_it_without_the_direction_reader_and_to_nothing_else():
@@ -142,7 +182,6 @@ def test_the_ensembles_maps_apply_to_it_without_the_direction_reader_and_to_noth
     reader): `--set calibration_table=...` with `stance_direction_weights=off` gets the maps, the default judge does
     not, and the packaged maps are not applied to the ensemble alone."""
     from pathlib import Path
-
 
     table = str(Path(__file__).resolve().parents[2] / "evals" / "data" / "calibration_ensemble.json")
     alone = Context(stance_direction_weights="off", stance_structure=False, calibration_table=table).judges

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from agent.records import Record
-from agent.scoring.chunking import chunk_document, chunk_record, chunk_sentences, sentence_sections, split_sections, structured_label
+from agent.scoring.chunking import (
+    chunk_document,
+    chunk_record,
+    chunk_sentences,
+    sentence_sections,
+    split_sections,
+    structured_label,
+)
 
 FULL_TEXT = """A study of X
 1. Introduction
@@ -41,7 +48,9 @@ def test_sentence_indices_count_over_the_whole_document() -> None:
 
 
 def test_structured_abstract_labels_with_colons() -> None:
-    chunks = chunk_document("BACKGROUND: Foo is bar. We ask why. METHODS: We did it. RESULTS: It worked in 40%. CONCLUSIONS: Good.")
+    chunks = chunk_document(
+        "BACKGROUND: Foo is bar. We ask why. METHODS: We did it. RESULTS: It worked in 40%. CONCLUSIONS: Good."
+    )
     assert [(c.section, c.text) for c in chunks] == [
         ("background", "BACKGROUND: Foo is bar. We ask why."),
         ("methods", "METHODS: We did it."),
@@ -51,13 +60,24 @@ def test_structured_abstract_labels_with_colons() -> None:
 
 
 def test_scifact_style_labels_without_colon() -> None:
-    sentences = ["BACKGROUND Microarrays offer potential.", "They are used widely.", "RESULTS We propose a model.", "It fits."]
+    sentences = [
+        "BACKGROUND Microarrays offer potential.",
+        "They are used widely.",
+        "RESULTS We propose a model.",
+        "It fits.",
+    ]
     chunks = chunk_sentences(sentences)
     assert [(c.section, c.sentence_start, c.sentence_end) for c in chunks] == [("background", 0, 2), ("results", 2, 4)]
 
 
 def test_every_sentence_takes_the_section_that_opened_it() -> None:
-    sentences = ["Before any label.", "BACKGROUND Microarrays offer potential.", "They are used widely.", "RESULTS We propose a model.", "It fits."]
+    sentences = [
+        "Before any label.",
+        "BACKGROUND Microarrays offer potential.",
+        "They are used widely.",
+        "RESULTS We propose a model.",
+        "It fits.",
+    ]
     assert sentence_sections(sentences) == [None, "background", "background", "results", "results"]
     assert sentence_sections(["One finding.", "Results show two."]) == [None, None]
 

@@ -29,7 +29,10 @@ def test_distinct_claims_stay_apart_below_threshold() -> None:
     ("a", "b"),
     [
         ("Compound CAS 50-00-0 inhibits the enzyme.", "Compound CAS 64-17-5 inhibits the enzyme."),
-        ("InChIKey WSFSSNUMVMOOMR-UHFFFAOYSA-N binds the receptor.", "InChIKey LFQSCWFLJHTTHZ-UHFFFAOYSA-N binds the receptor."),
+        (
+            "InChIKey WSFSSNUMVMOOMR-UHFFFAOYSA-N binds the receptor.",
+            "InChIKey LFQSCWFLJHTTHZ-UHFFFAOYSA-N binds the receptor.",
+        ),
         ("The ligand InChI=1S/CH2O/c1-2/h1H2 binds.", "The ligand InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3 binds."),
         ("Aspirin CC(=O)Oc1ccccc1C(=O)O is active.", "Salicylic acid OC(=O)c1ccccc1O is active."),
     ],

@@ -7,7 +7,13 @@ import math
 import pytest
 
 from agent.records import Record
-from agent.scoring.triangulation import authority_weight, herfindahl, record_triangulation, source_type, triangulation_score
+from agent.scoring.triangulation import (
+    authority_weight,
+    herfindahl,
+    record_triangulation,
+    source_type,
+    triangulation_score,
+)
 
 
 def test_three_source_claim_scores_above_one_source_claim() -> None:

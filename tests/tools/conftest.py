@@ -29,7 +29,13 @@ def options(router: Router, clock: FakeClock) -> HttpOptions:
 def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never see real keys from the developer's environment."""
     for var in (
-        "SEMANTIC_SCHOLAR_API_KEY", "S2_API_KEY", "OPENALEX_API_KEY", "CROSSREF_PLUS_TOKEN", "SPARKIT_MAILTO",
-        "BRAVE_API_KEY", "COHERE_API_KEY", "VOYAGE_API_KEY",
+        "SEMANTIC_SCHOLAR_API_KEY",
+        "S2_API_KEY",
+        "OPENALEX_API_KEY",
+        "CROSSREF_PLUS_TOKEN",
+        "SPARKIT_MAILTO",
+        "BRAVE_API_KEY",
+        "COHERE_API_KEY",
+        "VOYAGE_API_KEY",
     ):
         monkeypatch.delenv(var, raising=False)

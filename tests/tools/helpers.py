@@ -104,10 +104,14 @@ class Router:
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> httpx.Response:
-    return httpx.Response(status, content=json.dumps(body).encode(), headers={"content-type": "application/json", **(headers or {})})
+    return httpx.Response(
+        status, content=json.dumps(body).encode(), headers={"content-type": "application/json", **(headers or {})}
+    )
 
 
 def fixture_response(rel: str, status: int = 200, headers: dict[str, str] | None = None) -> httpx.Response:
     suffix = rel.rsplit(".", 1)[-1]
-    ctype = {"json": "application/json", "xml": "application/atom+xml", "html": "text/html; charset=utf-8"}.get(suffix, "text/plain")
+    ctype = {"json": "application/json", "xml": "application/atom+xml", "html": "text/html; charset=utf-8"}.get(
+        suffix, "text/plain"
+    )
     return httpx.Response(status, content=fixture_bytes(rel), headers={"content-type": ctype, **(headers or {})})

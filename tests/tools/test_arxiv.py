@@ -98,18 +98,29 @@ async def test_transient_empty_page_is_retried_without_the_cache(router, options
         b'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/"><opensearch:totalResults>214881'
         b"</opensearch:totalResults><opensearch:startIndex>0</opensearch:startIndex></feed>"
     )
-    router.add("GET", ARXIV, httpx.Response(200, content=empty_but_claims_results), fixture_response("arxiv/search_testing_start0_max10.xml"))
+    router.add(
+        "GET",
+        ARXIV,
+        httpx.Response(200, content=empty_but_claims_results),
+        fixture_response("arxiv/search_testing_start0_max10.xml"),
+    )
     records = await ArxivClient(options=options).search("testing", limit=5)
     assert len(records) == 5 and len(router.requests) == 2
 
 
 async def test_neighbours_is_empty_without_a_citation_graph(options):
-    assert await ArxivClient(options=options).neighbours(Record(id="x", source="arxiv", arxiv_id="2104.12255"), limit=5) == []
+    assert (
+        await ArxivClient(options=options).neighbours(Record(id="x", source="arxiv", arxiv_id="2104.12255"), limit=5)
+        == []
+    )
 
 
 def test_query_builder():
     assert build_search_query("testing") == "all:testing"
-    assert build_search_query('the "graphene oxide" membranes for water') == 'all:"graphene oxide" AND all:membranes AND all:water'
+    assert (
+        build_search_query('the "graphene oxide" membranes for water')
+        == 'all:"graphene oxide" AND all:membranes AND all:water'
+    )
     assert build_search_query("ti:transformer AND au:vaswani") == "ti:transformer AND au:vaswani"
     assert build_search_query("of the") == "all:of the"  # nothing but stopwords: fall back to the raw text
     assert build_search_query("COVID-19 vaccine efficacy trial outcomes mortality") == (

@@ -24,7 +24,9 @@ async def test_web_results_become_web_records(router, options):
     (record,) = await client.search("Blue tack", limit=5)
     assert (record.id, record.source, record.source_type) == ("https://en.wikipedia.org/wiki/Blu_Tack", "brave", "web")
     assert record.title == "Blu Tack - Wikipedia" and record.venue == "Wikipedia" and record.year == 2023
-    assert record.abstract.startswith("Blu Tack is a reusable putty-like pressure-sensitive adhesive produced by Bostik,")
+    assert record.abstract.startswith(
+        "Blu Tack is a reusable putty-like pressure-sensitive adhesive produced by Bostik,"
+    )
     assert "<strong>" not in record.abstract and record.provenance[0].query == "Blue tack"
     request = router.requests[0]
     assert request.headers["x-subscription-token"] == KEY and KEY not in str(request.url)

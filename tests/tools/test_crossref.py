@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from agent.errors import SourceError
-from agent.records import Record
 from agent.interfaces import HopFilter
+from agent.records import Record
 from agent.tools.crossref import CrossrefClient, follow_rate_headers
 from agent.tools.http import HostPolicy, HttpOptions, Pacer
 from tests.tools.helpers import FakeClock, fixture_json, fixture_response, json_response
@@ -24,7 +24,10 @@ async def test_search_maps_items(router, options):
     router.add("GET", f"{API}/works", fixture_response("crossref/works_query_ecology_rows2.json"))
     first, second = await CrossrefClient(options=options).search("ecology", limit=2)
     assert (first.id, first.doi, first.source, first.source_type) == (
-        "10.1093/obo/9780199830060-0238", "10.1093/obo/9780199830060-0238", "crossref", "publisher",
+        "10.1093/obo/9780199830060-0238",
+        "10.1093/obo/9780199830060-0238",
+        "crossref",
+        "publisher",
     )
     assert first.title == "Communicating Ecology" and first.venue == "Ecology" and first.year == 2022
     assert first.abstract and "<" not in first.abstract
@@ -57,7 +60,10 @@ async def test_title_match_with_mailto_and_pdf_link(router, clock):
     assert record is not None and record.doi == "10.1063/1.4938384" and record.year == 2015
     assert record.oa_pdf_url and record.oa_pdf_url.endswith("235306_1_online.pdf")
     request = router.requests[0]
-    assert request.url.params["mailto"] == "team@example.org" and "mailto:team@example.org" in request.headers["user-agent"]
+    assert (
+        request.url.params["mailto"] == "team@example.org"
+        and "mailto:team@example.org" in request.headers["user-agent"]
+    )
     assert request.url.params["query.bibliographic"] == title and request.url.params["rows"] == "1"
 
 
@@ -67,10 +73,16 @@ async def test_title_without_match_is_none(router, options):
 
 
 async def test_work_with_references(router, options):
-    router.add("GET", f"{API}/works/10.1371/journal.pone.0033693", fixture_response("crossref/work_by_doi_10.1371_journal.pone.0033693.json"))
+    router.add(
+        "GET",
+        f"{API}/works/10.1371/journal.pone.0033693",
+        fixture_response("crossref/work_by_doi_10.1371_journal.pone.0033693.json"),
+    )
     record = await CrossrefClient(options=options).work("10.1371/journal.pone.0033693")
     assert record is not None and record.venue == "PLoS ONE" and record.citation_count == 72
-    assert record.title == "Methylphenidate Exposure Induces Dopamine Neuron Loss and Activation of Microglia in the Basal Ganglia of Mice"
+    assert record.title == (
+        "Methylphenidate Exposure Induces Dopamine Neuron Loss and Activation of Microglia in the Basal Ganglia of Mice"
+    )
     refs = fixture_json("crossref/work_by_doi_10.1371_journal.pone.0033693.json")["message"]["reference"]
     assert record.references == list(dict.fromkeys(r["DOI"].lower() for r in refs if "DOI" in r))
     assert record.authors[:2] == ["Shankar Sadasivan", "Brooks B. Pond"]
@@ -111,12 +123,31 @@ async def test_neighbours_batch_dois_and_match_doi_less_references_cheaply(route
         params = request.url.params
         if "filter" in params:
             dois = [d.removeprefix("doi:") for d in params["filter"].split(",")]
-            items = [{"DOI": d, "title": [f"Referenced work {d}"], "issued": {"date-parts": [[2015]]}, "is-referenced-by-count": 1} for d in dois[:2]]
+            items = [
+                {
+                    "DOI": d,
+                    "title": [f"Referenced work {d}"],
+                    "issued": {"date-parts": [[2015]]},
+                    "is-referenced-by-count": 1,
+                }
+                for d in dois[:2]
+            ]
             return json_response({"status": "ok", "message": {"items": items}})
         # Bibliographic matching: only the GPT-3 reference finds its own title; the others get a wrong hit.
         text = params["query.bibliographic"]
-        title = "Language models are few-shot learners" if "few-shot learners" in text else "An unrelated paper about widgets"
-        return json_response({"status": "ok", "message": {"items": [{"DOI": "10.9/" + title[:8], "title": [title], "issued": {"date-parts": [[2020]]}}]}})
+        title = (
+            "Language models are few-shot learners"
+            if "few-shot learners" in text
+            else "An unrelated paper about widgets"
+        )
+        return json_response(
+            {
+                "status": "ok",
+                "message": {
+                    "items": [{"DOI": "10.9/" + title[:8], "title": [title], "issued": {"date-parts": [[2020]]}}]
+                },
+            }
+        )
 
     router.add("GET", f"{API}/works", works)
     client = CrossrefClient(options=options, title_match_budget=3)
@@ -124,7 +155,9 @@ async def test_neighbours_batch_dois_and_match_doi_less_references_cheaply(route
     got = await client.neighbours(seed, limit=50, gate=HopFilter())
 
     filter_calls = [r for r in router.requests if "filter" in r.url.params]
-    title_calls = [r.url.params["query.bibliographic"] for r in router.requests if "query.bibliographic" in r.url.params]
+    title_calls = [
+        r.url.params["query.bibliographic"] for r in router.requests if "query.bibliographic" in r.url.params
+    ]
     assert [len(r.url.params["filter"].split(",")) for r in filter_calls] == [20, 20, 18]
     assert sum(len(r.url.params["filter"].split(",")) for r in filter_calls) == len(with_doi) == 58
     assert len(title_calls) == 3 and title_calls[0].startswith("Devlin, J.")  # the budget, in reference order
@@ -135,18 +168,42 @@ async def test_neighbours_batch_dois_and_match_doi_less_references_cheaply(route
 
 
 async def test_reference_matching_skips_what_the_hop_filter_would_drop(router, options):
-    router.add("GET", f"{API}/works/10.1/seed", json_response({"status": "ok", "message": {"DOI": "10.1/seed", "reference": [
-        {"key": "r1", "unstructured": "Smith, J. Some early study of protein folding kinetics. J. Old Res. 12, 1-9 (1987)."},
-        {"key": "r2", "article-title": "Tiny"},
-    ]}}))
+    router.add(
+        "GET",
+        f"{API}/works/10.1/seed",
+        json_response(
+            {
+                "status": "ok",
+                "message": {
+                    "DOI": "10.1/seed",
+                    "reference": [
+                        {
+                            "key": "r1",
+                            "unstructured": (
+                                "Smith, J. Some early study of protein folding kinetics. J. Old Res. 12, 1-9 (1987)."
+                            ),
+                        },
+                        {"key": "r2", "article-title": "Tiny"},
+                    ],
+                },
+            }
+        ),
+    )
     client = CrossrefClient(options=options)
-    assert await client.neighbours(Record(id="10.1/seed", source="crossref", doi="10.1/seed"), limit=5, gate=HopFilter()) == []
+    assert (
+        await client.neighbours(Record(id="10.1/seed", source="crossref", doi="10.1/seed"), limit=5, gate=HopFilter())
+        == []
+    )
     assert len(router.requests) == 1  # 1987 is before citation_min_year; a 4-letter title cannot be matched safely
 
 
 def test_rate_headers_drive_the_pacer():
     pacer = Pacer(0.2, 1, FakeClock())
-    follow_rate_headers({"x-rate-limit-limit": "50", "x-rate-limit-interval": "1s", "x-concurrency-limit": "5"}, pacer, HostPolicy())
+    follow_rate_headers(
+        {"x-rate-limit-limit": "50", "x-rate-limit-interval": "1s", "x-concurrency-limit": "5"}, pacer, HostPolicy()
+    )
     assert pacer.min_interval_s == pytest.approx(0.02) and pacer.max_concurrency == 5
-    follow_rate_headers({"x-rate-limit-limit": "10", "x-rate-limit-interval": "1m", "x-concurrency-limit": "junk"}, pacer, HostPolicy())
+    follow_rate_headers(
+        {"x-rate-limit-limit": "10", "x-rate-limit-interval": "1m", "x-concurrency-limit": "junk"}, pacer, HostPolicy()
+    )
     assert pacer.min_interval_s == pytest.approx(6.0) and pacer.max_concurrency == 5

@@ -11,7 +11,9 @@ _REFERENCE = re.compile(r"[\"']([a-z_]+/[^\"'\s]+\.(?:json|xml|txt|html))[\"']")
 
 
 def test_every_fixture_is_used_by_a_test():
-    on_disk = {p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*") if p.is_file() and p.name != "SOURCES.md"}
+    on_disk = {
+        p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*") if p.is_file() and p.name != "SOURCES.md"
+    }
     referenced: set[str] = set()
     for test_file in Path(__file__).parent.glob("test_*.py"):
         referenced |= set(_REFERENCE.findall(test_file.read_text(encoding="utf-8")))

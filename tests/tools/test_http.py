@@ -13,11 +13,10 @@ import random
 from email.utils import formatdate
 
 import httpx
-
-from agent.redact import redact, register_secret
 import pytest
 
 from agent.errors import SourceError
+from agent.redact import redact, register_secret
 from agent.tools.arxiv import ArxivClient
 from agent.tools.crossref import CrossrefClient
 from agent.tools.http import (
@@ -57,7 +56,8 @@ def events():
 
 async def test_429_with_retry_after_seconds_waits_exactly_that_long(router, options, clock, events):
     router.add(
-        "GET", S2_SEARCH,
+        "GET",
+        S2_SEARCH,
         fixture_response("semantic_scholar/quoted_issue_error_429_body.json", 429, {"Retry-After": "7"}),
         fixture_response("semantic_scholar/paper_search_turing_fields_title.json"),
     )
@@ -74,7 +74,12 @@ async def test_429_with_retry_after_seconds_waits_exactly_that_long(router, opti
 
 async def test_retry_after_as_http_date(options, router, clock):
     when = formatdate(EPOCH + 12, usegmt=True)
-    router.add("GET", "https://api.example.org/thing", json_response({"busy": True}, 503, {"Retry-After": when}), json_response({"ok": 1}))
+    router.add(
+        "GET",
+        "https://api.example.org/thing",
+        json_response({"busy": True}, 503, {"Retry-After": when}),
+        json_response({"ok": 1}),
+    )
     http = HttpBase("example", "https://api.example.org/", options=options)
     assert await http.get_json("thing") == {"ok": 1}
     assert clock.sleeps == [pytest.approx(12.0)]
@@ -99,11 +104,16 @@ async def test_503_twice_then_success_backs_off_exponentially(router, options, c
 
 
 async def test_openalex_403_is_retried_but_429_daily_limit_is_not(router, options):
-    router.add("GET", OA_WORKS, json_response({"error": "Rate limit"}, 403), fixture_response("openalex/works_filter_title.search_2_results.json"))
+    router.add(
+        "GET",
+        OA_WORKS,
+        json_response({"error": "Rate limit"}, 403),
+        fixture_response("openalex/works_filter_title.search_2_results.json"),
+    )
     assert len(await OpenAlexClient(options=options).search("x", limit=2)) == 2
     router.add("GET", OA_WORKS, json_response({"error": "Daily limit"}, 429))
     before = len(router.requests)
-    with pytest.raises(SourceError, match="HTTP 429.*OPENALEX_API_KEY"):
+    with pytest.raises(SourceError, match=r"HTTP 429.*OPENALEX_API_KEY"):
         await OpenAlexClient(options=options).search("x", limit=2)
     assert len(router.requests) == before + 1
 
@@ -150,7 +160,11 @@ async def test_dns_failure_and_connect_timeout_mark_a_host_unreachable_but_http_
     memory = UnreachableHosts()
     token = unreachable_hosts.set(memory)
     try:
-        for client in (CrossrefClient(options=options), OpenAlexClient(options=options), SemanticScholarClient(options=options)):
+        for client in (
+            CrossrefClient(options=options),
+            OpenAlexClient(options=options),
+            SemanticScholarClient(options=options),
+        ):
             with pytest.raises(ApiError):
                 await client.search("x", limit=1)
     finally:
@@ -192,7 +206,11 @@ async def test_malformed_json_is_a_clean_source_error_and_not_cached(tmp_path, r
 
 async def test_truncated_body_is_a_clean_source_error(router, options):
     body = fixture_bytes("semantic_scholar/paper_search_turing_fields_title.json")
-    router.add("GET", S2_SEARCH, httpx.Response(200, content=body[: len(body) // 2], headers={"content-length": str(len(body))}))
+    router.add(
+        "GET",
+        S2_SEARCH,
+        httpx.Response(200, content=body[: len(body) // 2], headers={"content-length": str(len(body))}),
+    )
     with pytest.raises(SourceError, match="malformed JSON") as caught:
         await SemanticScholarClient(options=options).search("turing", limit=3)
     assert len(str(caught.value)) < 120 and "Traceback" not in str(caught.value)
@@ -246,7 +264,9 @@ def _crossref_headers() -> dict[str, str]:
     return {k: v[0] for k, v in recorded.items() if k in wanted}
 
 
-async def _concurrent_crossref(router: Router, options: HttpOptions, headers: dict[str, str], n: int) -> tuple[CrossrefClient, int]:
+async def _concurrent_crossref(
+    router: Router, options: HttpOptions, headers: dict[str, str], n: int
+) -> tuple[CrossrefClient, int]:
     in_flight = max_in_flight = 0
 
     async def answer(request: httpx.Request) -> httpx.Response:
@@ -316,7 +336,9 @@ async def test_cache_key_ignores_secrets_and_stale_entries_serve_when_network_fa
     failing.add("GET", OA_WORKS, httpx.ConnectError("offline"))
     stale_options = HttpOptions(transport=failing.transport, clock=clock, cache=cache)
     records = await OpenAlexClient(options=stale_options).search("chem", limit=2)
-    assert len(records) == 2 and len(failing.requests) == HostPolicy().max_connect_attempts == 2  # a failed connection is retried once
+    assert (
+        len(records) == 2 and len(failing.requests) == HostPolicy().max_connect_attempts == 2
+    )  # a failed connection is retried once
 
 
 async def test_post_bodies_are_cached_by_body_hash(tmp_path, router, clock):
@@ -341,21 +363,25 @@ async def test_post_bodies_are_cached_by_body_hash(tmp_path, router, clock):
 
 async def test_clients_only_contact_their_own_hosts(router, options):
     http = OpenAlexClient(options=options).http
-    with pytest.raises(HostNotAllowedError, match="evil.example.com"):
+    with pytest.raises(HostNotAllowedError, match=r"evil.example.com"):
         await http.get_json("https://evil.example.com/works")
     assert router.requests == []
 
 
 async def test_redirects_are_followed_only_within_the_allowlist(router, options):
     work = fixture_response("openalex/work_W2741809807_by_id.json")
-    router.add("GET", "https://api.openalex.org/works/W1", httpx.Response(301, headers={"location": "/works/W2741809807"}))
+    router.add(
+        "GET", "https://api.openalex.org/works/W1", httpx.Response(301, headers={"location": "/works/W2741809807"})
+    )
     router.add("GET", "https://api.openalex.org/works/W2741809807", work)
     client = OpenAlexClient(options=options)
     merged = await client.work("W1")
     assert merged is not None and merged.openalex_id == "W2741809807"
 
-    router.add("GET", "https://api.openalex.org/works/W9", httpx.Response(302, headers={"location": "https://elsewhere.org/x"}))
-    with pytest.raises(HostNotAllowedError, match="elsewhere.org"):
+    router.add(
+        "GET", "https://api.openalex.org/works/W9", httpx.Response(302, headers={"location": "https://elsewhere.org/x"})
+    )
+    with pytest.raises(HostNotAllowedError, match=r"elsewhere.org"):
         await client.work("W9")
 
 
@@ -363,7 +389,12 @@ def test_ensure_allowed_for_urls_found_in_results():
     allow = {"export.arxiv.org", ".nature.com"}
     assert ensure_allowed("https://export.arxiv.org/pdf/2104.12255v1", allow).host == "export.arxiv.org"
     assert ensure_allowed("https://www.nature.com/articles/x.pdf", allow).host == "www.nature.com"
-    for url in ("https://peerj.com/articles/4375.pdf", "file:///etc/passwd", "javascript:alert(1)", "https://arxiv.org.evil.com/x"):
+    for url in (
+        "https://peerj.com/articles/4375.pdf",
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "https://arxiv.org.evil.com/x",
+    ):
         with pytest.raises(HostNotAllowedError):
             ensure_allowed(url, allow)
 
@@ -380,7 +411,14 @@ async def test_keys_never_appear_in_errors_logs_events_or_repr(router, options, 
         await client.search("x", limit=1)
     assert router.requests[0].url.params["api_key"] == SECRET  # sent where the API wants it
     assert "invalid api_key=[REDACTED]" in str(caught.value)
-    texts = [str(caught.value), repr(caught.value), repr(client), repr(client.http), caplog.text, *(e.model_dump_json() for e in events)]
+    texts = [
+        str(caught.value),
+        repr(caught.value),
+        repr(client),
+        repr(client.http),
+        caplog.text,
+        *(e.model_dump_json() for e in events),
+    ]
     assert all(SECRET not in text for text in texts)
     assert "api_key" not in events[0].path
 
@@ -410,7 +448,9 @@ def test_keys_given_to_a_client_are_masked_everywhere(options):
 
 async def test_call_events_only_when_a_list_is_set(router, options):
     router.add("GET", "https://api.example.org/a", json_response({"ok": True}))
-    http = HttpBase("example", "https://api.example.org/", options=options, params={"api_key": SECRET}, secrets=[SECRET])
+    http = HttpBase(
+        "example", "https://api.example.org/", options=options, params={"api_key": SECRET}, secrets=[SECRET]
+    )
     assert call_events.get() is None
     await http.get_json("a")  # nothing to record into
     collected: list[CallEvent] = []
@@ -421,7 +461,12 @@ async def test_call_events_only_when_a_list_is_set(router, options):
         call_events.reset(token)
     (event,) = collected
     assert (event.source, event.host, event.method, event.status, event.attempts, event.cache_hit) == (
-        "example", "api.example.org", "GET", 200, 1, False,
+        "example",
+        "api.example.org",
+        "GET",
+        200,
+        1,
+        False,
     )
     assert event.path == "/a?q=x+y"
 
@@ -434,8 +479,13 @@ async def test_per_attempt_timeout_applies_to_slow_servers(clock):
     router = Router(clock)
     router.add("GET", "https://api.example.org/slow", slow)
     policy = HostPolicy(timeout_s=0.01, max_attempts=2, backoff_base_s=0.0)
-    http = HttpBase("example", "https://api.example.org/", policy=policy, options=HttpOptions(transport=router.transport, clock=clock, rng=random.Random(1)))
-    with pytest.raises(SourceError, match="timed out after 0.01 s"):
+    http = HttpBase(
+        "example",
+        "https://api.example.org/",
+        policy=policy,
+        options=HttpOptions(transport=router.transport, clock=clock, rng=random.Random(1)),
+    )
+    with pytest.raises(SourceError, match=r"timed out after 0.01 s"):
         await http.get_json("slow")
     assert len(router.requests) == 2
 
@@ -459,8 +509,12 @@ def test_api_specific_error_bodies_are_read_by_their_own_client_only():
     from agent.tools.http import error_detail
     from agent.tools.pubchem import fault_message
 
-    fault = json.dumps({"Fault": {"Code": "PUGREST.BadRequest", "Message": "Invalid property", "Details": ["Bogus"]}}).encode()
+    fault = json.dumps(
+        {"Fault": {"Code": "PUGREST.BadRequest", "Message": "Invalid property", "Details": ["Bogus"]}}
+    ).encode()
     headers = {"content-type": "application/json"}
     assert error_detail(fault, headers, fault_message) == "Invalid property Bogus"
     assert error_detail(fault, headers).startswith('{"Fault"')  # no other client reads PubChem's shape
-    assert error_detail(b'{"error": "Paper not found"}', headers, fault_message) == "Paper not found"  # common fields still read
+    assert (
+        error_detail(b'{"error": "Paper not found"}', headers, fault_message) == "Paper not found"
+    )  # common fields still read

@@ -30,8 +30,13 @@ class CountingEncoder:
 
 def _corpus(tmp_path, n: int):
     path = tmp_path / "corpus.jsonl"
-    path.write_text("".join(json.dumps({"doc_id": i, "title": f"study {i}", "abstract": [f"finding number {i} about cells."]}) + "\n"
-                            for i in range(n)), encoding="utf-8")
+    path.write_text(
+        "".join(
+            json.dumps({"doc_id": i, "title": f"study {i}", "abstract": [f"finding number {i} about cells."]}) + "\n"
+            for i in range(n)
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -41,7 +46,9 @@ def test_an_index_build_reports_start_progress_and_end_with_stderr_to_a_file(tmp
     index = LocalIndex.build(_corpus(tmp_path, 1000), tmp_path / "index")
     assert len(index.records) == 1000
     lines = capsys.readouterr().err.splitlines()  # pytest's stderr is not a terminal
-    assert lines[0].startswith("building the offline index of ") and "(1,000 records)" in lines[0] and "about " in lines[0]
+    assert (
+        lines[0].startswith("building the offline index of ") and "(1,000 records)" in lines[0] and "about " in lines[0]
+    )
     progress = lines[1:-1]
     assert 5 <= len(progress) <= 10, lines
     assert all("encoding: " in line and "/s" in line and ("left" in line or "estimating" in line) for line in progress)
@@ -65,7 +72,9 @@ class Ticks:
 
 def test_step_progress_off_a_terminal_prints_about_every_tenth_with_rate_and_eta():
     stream, clock = io.StringIO(), Ticks()
-    with StepProgress("encoding", 5183, start="start", done="done in {elapsed}", stream=stream, enabled=True, clock=clock) as step:
+    with StepProgress(
+        "encoding", 5183, start="start", done="done in {elapsed}", stream=stream, enabled=True, clock=clock
+    ) as step:
         for _ in range(0, 5183, 256):
             clock.t += 2.0
             step.advance(256)

@@ -14,10 +14,10 @@ import pytest
 from agent.config import Context, sparkit_home
 from agent.errors import ConfigurationError
 from agent.interfaces import LiteratureSource
+from agent.search import WebBudget, search_academic_then_web
 from agent.tools.brave import BraveSearchClient
 from agent.tools.cohere_rerank import CohereReranker
 from agent.tools.http import CallEvent, call_events
-from agent.search import WebBudget, search_academic_then_web
 from agent.tools.live import LiveTools, build_live_tools
 from agent.tools.pubchem import PubChemClient
 from agent.tools.voyage import VoyageEmbedder, VoyageReranker
@@ -32,7 +32,14 @@ NO_REQUESTS = Router().transport  # an httpx.MockTransport with no routes: any r
 
 
 def _tools(router: Router, clock: FakeClock, tmp_path, **settings) -> LiveTools:
-    return build_live_tools(Context(**settings).corpus, reranker=Context(**settings).retrieval.reranker, transport=router.transport, cache_dir=tmp_path, clock=clock, rng=random.Random(3))
+    return build_live_tools(
+        Context(**settings).corpus,
+        reranker=Context(**settings).retrieval.reranker,
+        transport=router.transport,
+        cache_dir=tmp_path,
+        clock=clock,
+        rng=random.Random(3),
+    )
 
 
 def _academic_routes(router: Router) -> None:
@@ -61,19 +68,42 @@ def test_defaults_without_keys(tmp_path):
 def test_keys_and_settings_select_optional_tools(monkeypatch, tmp_path):
     monkeypatch.setenv("BRAVE_API_KEY", "b-dummy-1")
     monkeypatch.setenv("VOYAGE_API_KEY", "v-dummy-1")
-    tools = build_live_tools(Context(sources=["openalex"], reranker="voyage", enable_entity_expansion=False).corpus, reranker=Context(sources=["openalex"], reranker="voyage", enable_entity_expansion=False).retrieval.reranker, cache_dir=tmp_path, transport=NO_REQUESTS)
+    tools = build_live_tools(
+        Context(sources=["openalex"], reranker="voyage", enable_entity_expansion=False).corpus,
+        reranker=Context(sources=["openalex"], reranker="voyage", enable_entity_expansion=False).retrieval.reranker,
+        cache_dir=tmp_path,
+        transport=NO_REQUESTS,
+    )
     assert [s.name for s in tools.sources] == ["openalex"]
     assert isinstance(tools.web, BraveSearchClient) and tools.entity_expander is None
     assert isinstance(tools.reranker, VoyageReranker) and isinstance(tools.embedder, VoyageEmbedder)
     monkeypatch.setenv("COHERE_API_KEY", "c-dummy-1")
-    assert isinstance(build_live_tools(Context(reranker="cohere").corpus, reranker=Context(reranker="cohere").retrieval.reranker, use_cache=False, transport=NO_REQUESTS).reranker, CohereReranker)
+    assert isinstance(
+        build_live_tools(
+            Context(reranker="cohere").corpus,
+            reranker=Context(reranker="cohere").retrieval.reranker,
+            use_cache=False,
+            transport=NO_REQUESTS,
+        ).reranker,
+        CohereReranker,
+    )
 
 
 def test_configuration_errors():
     with pytest.raises(ConfigurationError, match="COHERE_API_KEY"):
-        build_live_tools(Context(reranker="cohere").corpus, reranker=Context(reranker="cohere").retrieval.reranker, use_cache=False, transport=NO_REQUESTS)
+        build_live_tools(
+            Context(reranker="cohere").corpus,
+            reranker=Context(reranker="cohere").retrieval.reranker,
+            use_cache=False,
+            transport=NO_REQUESTS,
+        )
     with pytest.raises(ConfigurationError, match="unknown live source"):
-        build_live_tools(Context(sources=["arxiv", "scopus"]).corpus, reranker=Context(sources=["arxiv", "scopus"]).retrieval.reranker, use_cache=False, transport=NO_REQUESTS)
+        build_live_tools(
+            Context(sources=["arxiv", "scopus"]).corpus,
+            reranker=Context(sources=["arxiv", "scopus"]).retrieval.reranker,
+            use_cache=False,
+            transport=NO_REQUESTS,
+        )
 
 
 async def test_all_sources_in_parallel_through_the_replayed_backend(tmp_path):
@@ -84,10 +114,14 @@ async def test_all_sources_in_parallel_through_the_replayed_backend(tmp_path):
     token = call_events.set(events)
     try:
         async with _tools(router, clock, tmp_path) as tools:
-            outcome = await search_academic_then_web(tools.sources, tools.web, "testing", limit=2, web_budget=WebBudget(cap=1))
+            outcome = await search_academic_then_web(
+                tools.sources, tools.web, "testing", limit=2, web_budget=WebBudget(cap=1)
+            )
     finally:
         call_events.reset(token)
-    assert [r.source for r in outcome.records] == ["arxiv"] * 2 + ["semantic_scholar"] * 2 + ["openalex"] * 2 + ["crossref"] * 2
+    assert [r.source for r in outcome.records] == ["arxiv"] * 2 + ["semantic_scholar"] * 2 + ["openalex"] * 2 + [
+        "crossref"
+    ] * 2
     assert outcome.failures == [] and outcome.web_used is False
     assert sorted(e.source for e in events) == ["arxiv", "crossref", "openalex", "semantic_scholar"]
 
@@ -118,7 +152,9 @@ async def test_brave_only_when_every_academic_source_is_empty_and_budget_left(tm
     budget = WebBudget(cap=1)
     async with _tools(router, clock, tmp_path) as tools:
         first = await search_academic_then_web(tools.sources, tools.web, "blue tack", limit=5, web_budget=budget)
-        second = await search_academic_then_web(tools.sources, tools.web, "blue tack adhesive", limit=5, web_budget=budget)
+        second = await search_academic_then_web(
+            tools.sources, tools.web, "blue tack adhesive", limit=5, web_budget=budget
+        )
     assert first.web_used and [r.source_type for r in first.records] == ["web"]
     assert [f.source for f in first.failures] == ["semantic_scholar"]
     assert second.web_used is False and second.records == [] and budget.used == budget.cap == 1

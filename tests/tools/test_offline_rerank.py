@@ -21,7 +21,8 @@ CORPUS = DATA / "scifact" / "corpus.jsonl"
 # Real SciFact train claims, the abstract each cites, and the local index's hybrid top 5 for the claim.
 CASES = [
     (
-        "7-day-old adult Caenorhabditis elegans exhibit approximately 5% of the learning capacity seen in 1-day old adults.",
+        "7-day-old adult Caenorhabditis elegans exhibit approximately 5% of the learning capacity seen in "
+        "1-day old adults.",
         "3202143",
         ["13072113", "3202143", "16267205", "21232018", "7042304"],
     ),

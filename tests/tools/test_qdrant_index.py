@@ -13,13 +13,13 @@ import pytest
 
 pytest.importorskip("qdrant_client")
 
-from agent.cli import main  # noqa: E402
-from agent.errors import ConfigurationError, CorpusError  # noqa: E402
-from agent.tools import local_index, qdrant_index  # noqa: E402
-from agent.tools.encoder import DIM  # noqa: E402
-from agent.tools.local_index import LocalIndex, load_corpus  # noqa: E402
-from agent.tools.qdrant_index import META_KEY, QdrantIndex, QdrantLocation, build_qdrant_index  # noqa: E402
-from tests.conftest import DATA, REPO  # noqa: E402
+from agent.cli import main
+from agent.errors import ConfigurationError, CorpusError
+from agent.tools import local_index, qdrant_index
+from agent.tools.encoder import DIM
+from agent.tools.local_index import LocalIndex, load_corpus
+from agent.tools.qdrant_index import META_KEY, QdrantIndex, QdrantLocation, build_qdrant_index
+from tests.conftest import DATA, REPO
 
 SCIFACT = DATA / "scifact" / "corpus.jsonl"
 PUBMED_SAMPLE = REPO / "tests" / "data" / "pubmed_sample.xml.gz"
@@ -113,7 +113,7 @@ def test_an_interrupted_build_resumes_without_encoding_what_is_stored(tmp_path, 
         build_qdrant_index(scifact_sample, _location(tmp_path), batch_size=50, progress=True)
     assert "interrupted: 100 records are in collection 'test'" in capsys.readouterr().err
     _forget_clients()
-    with pytest.raises(CorpusError, match="incomplete.*resume"):
+    with pytest.raises(CorpusError, match=r"incomplete.*resume"):
         QdrantIndex.open(_location(tmp_path))
     _forget_clients()
     encoder.encode, encoder.encoded = real, []
@@ -178,7 +178,7 @@ def test_the_offline_backend_searches_the_collection_when_settings_say_qdrant(tm
     )
     indexes, labels = offline_indexes(settings, None)
     assert isinstance(indexes[0], QdrantIndex) and labels == ["pubmed_sample.xml.gz (3 records)"]
-    with pytest.raises(CorpusError, match="'elsewhere'.*does not exist"):
+    with pytest.raises(CorpusError, match=r"'elsewhere'.*does not exist"):
         offline_indexes(settings.model_copy(update={"qdrant_collection": "elsewhere"}), None)
 
 
@@ -248,7 +248,7 @@ def test_a_local_folder_another_process_holds_is_refused_with_the_reason(tmp_pat
     (folder / ".lock").write_text("held")
     with (folder / ".lock").open("r+") as held:  # what another process's client holds: an exclusive flock on .lock
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        with pytest.raises(ConfigurationError, match="cannot be opened .*one process at a time: run a Qdrant server"):
+        with pytest.raises(ConfigurationError, match=r"cannot be opened .*one process at a time: run a Qdrant server"):
             qdrant_index.connect(QdrantLocation(collection="x", path=str(folder)))
 
 
@@ -268,7 +268,7 @@ def test_pubmed_reader_fields_and_faults(tmp_path):
     assert records[1].year == 2015 and records[2].references == ["90000001"]
     broken = tmp_path / "broken.xml.gz"
     broken.write_bytes(gzip.compress(b"<PubmedArticleSet><PubmedArticle><MedlineCitation>"))
-    with pytest.raises(CorpusError, match="broken.xml.gz is not PubMed XML"):
+    with pytest.raises(CorpusError, match=r"broken.xml.gz is not PubMed XML"):
         list(iter_records(broken))
     bomb = tmp_path / "bomb.xml"
     entities = '<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>'  # entity expansion, refused
@@ -291,5 +291,5 @@ def test_a_jsonl_corpus_streams_as_the_embedded_index_reads_it(tmp_path):
     )
     assert list(iter_records(path)) == load_corpus(path)
     path.write_text('{"doc_id": 1}\nnot json\n')
-    with pytest.raises(CorpusError, match="c.jsonl line 2 is not valid JSON"):
+    with pytest.raises(CorpusError, match=r"c.jsonl line 2 is not valid JSON"):
         list(iter_records(path))

@@ -12,10 +12,22 @@ from tests.fakes import ListSource, make_backend, record, unique_backend_name
 
 CLAIM = "Exercise increases hippocampal volume in older adults"
 DOCS = [
-    record(f"r{i}", f"Exercise and memory study {i}", f"Aerobic exercise increases hippocampal volume in older adults, cohort {i}.",
-           doi=f"10.1000/ex{i}", year=2015 + i)
+    record(
+        f"r{i}",
+        f"Exercise and memory study {i}",
+        f"Aerobic exercise increases hippocampal volume in older adults, cohort {i}.",
+        doi=f"10.1000/ex{i}",
+        year=2015 + i,
+    )
     for i in range(3)
-] + [record("c1", "Sedentary ageing cohort", "Aerobic exercise decreases hippocampal volume in a small cohort of older adults.", year=2019)]
+] + [
+    record(
+        "c1",
+        "Sedentary ageing cohort",
+        "Aerobic exercise decreases hippocampal volume in a small cohort of older adults.",
+        year=2019,
+    )
+]
 
 
 def scripted_backend(sources: list[Any] | None = None, **kwargs: Any) -> str:

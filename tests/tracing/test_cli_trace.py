@@ -80,7 +80,9 @@ def test_trace_html_is_self_contained_and_links_citations(tmp_path, capsys):
     assert str(page) in capsys.readouterr().out
     html = page.read_text()
     assert "Content-Security-Policy" in html and "default-src 'none'" in html
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html, re.I), "the page references an external resource"
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html, re.I), (
+        "the page references an external resource"
+    )
     assert "@import" not in html and "url(" not in html
     for citation in answer.citations:
         assert f'href="#rec-{citation.id}"' in html and f'id="rec-{citation.id}"' in html

@@ -74,7 +74,10 @@ def test_node_seconds_leave_out_the_setup_waited_for_during_the_step():
 
 
 def test_usage_line_node_table_and_trace_list_report_setup_apart():
-    docs = [record(f"r{i}", f"Exercise study {i}", f"Aerobic exercise increases hippocampal volume, cohort {i}.") for i in range(3)]
+    docs = [
+        record(f"r{i}", f"Exercise study {i}", f"Aerobic exercise increases hippocampal volume, cohort {i}.")
+        for i in range(3)
+    ]
     factory = make_backend([ListSource(docs)])
 
     def slow_factory(settings, documents=None):

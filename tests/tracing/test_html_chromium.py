@@ -18,7 +18,9 @@ from agent.tracing.view import load_view
 from tests.tracing.helpers import traced_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install -y chromium); CI installs it")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install -y chromium); CI installs it"
+)
 
 PROBE = """
 <script>
@@ -45,8 +47,17 @@ PROBE = """
 
 def dump_dom(page: str, tmp_path) -> str:
     args = [
-        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'chromium-profile'}", "--dump-dom", page,
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        "--dump-dom",
+        page,
     ]
     done = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -77,7 +88,8 @@ EXPAND_ALL = """
 <script>
 (function () {
   document.querySelector('button[onclick="setAll(true)"]').click();
-  var closed = Array.prototype.filter.call(document.querySelectorAll('details'), function (d) { return !d.open; }).length;
+  var closed = Array.prototype.filter.call(document.querySelectorAll('details'),
+                                           function (d) { return !d.open; }).length;
   var marks = document.querySelectorAll('article.record mark').length;
   var out = document.createElement('pre');
   out.id = 'probe-result';

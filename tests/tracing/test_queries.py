@@ -18,8 +18,19 @@ class ScoringSource(ListSource):
 
     async def search(self, query, *, limit):
         hits = await super().search(query, limit=limit)
-        return [h.model_copy(update={"provenance": [*h.provenance, Provenance(source=self.name, scores={"rank": i + 1, "bm25": 9.5 - i, "dense": 0.8, "fused": 0.03})]})
-                for i, h in enumerate(hits)]
+        return [
+            h.model_copy(
+                update={
+                    "provenance": [
+                        *h.provenance,
+                        Provenance(
+                            source=self.name, scores={"rank": i + 1, "bm25": 9.5 - i, "dense": 0.8, "fused": 0.03}
+                        ),
+                    ]
+                }
+            )
+            for i, h in enumerate(hits)
+        ]
 
 
 def test_each_query_is_traced_with_its_hits_and_their_scores():
@@ -38,7 +49,7 @@ def test_each_query_is_traced_with_its_hits_and_their_scores():
 
 
 def test_a_source_without_scores_still_shows_its_hits():
-    answer, records = traced_run()
+    _answer, records = traced_run()
     assert all(q["hits"] and "bm25" not in q["hits"][0] for q in kinds(records, "query"))
 
 
@@ -48,10 +59,24 @@ def test_the_local_index_says_why_it_returned_a_record():
 
     from agent.tools.local_index import LocalIndex, LocalSource, records_from_dicts
 
-    index = LocalIndex.from_records(records_from_dicts([
-        {"id": "a", "title": "Vitamin D and fractures", "abstract": "Vitamin D supplementation reduced hip fractures in older adults."},
-        {"id": "b", "title": "Coral reefs", "abstract": "Ocean warming bleaches coral reefs."},
-    ]))
+    index = LocalIndex.from_records(
+        records_from_dicts(
+            [
+                {
+                    "id": "a",
+                    "title": "Vitamin D and fractures",
+                    "abstract": "Vitamin D supplementation reduced hip fractures in older adults.",
+                },
+                {"id": "b", "title": "Coral reefs", "abstract": "Ocean warming bleaches coral reefs."},
+            ]
+        )
+    )
     (best, *_) = asyncio.run(LocalSource(index).search("vitamin D fractures", limit=2))
     scores = best.provenance[-1].scores
-    assert best.id == "a" and scores["rank"] == 1 and scores["bm25"] > 0 and 0 < scores["dense"] <= 1 and scores["fused"] > 0
+    assert (
+        best.id == "a"
+        and scores["rank"] == 1
+        and scores["bm25"] > 0
+        and 0 < scores["dense"] <= 1
+        and scores["fused"] > 0
+    )

@@ -12,9 +12,9 @@ import pytest
 from agent.cli import main
 from agent.config import sparkit_home
 from agent.records import Record
+from agent.redact import RedactingFilter
 from agent.tools.http import CallEvent, call_events
 from agent.tracing import load_trace, redact, register_secret
-from agent.redact import RedactingFilter
 from tests.fakes import ListSource
 from tests.tracing.helpers import CLAIM, DOCS, kinds, scripted_backend
 
@@ -41,16 +41,19 @@ def assert_no_key(text: str, where: str) -> None:
         assert value not in text, f"{name} leaked into {where}"
 
 
-@pytest.mark.parametrize("text", [
-    "GET https://api.example.org/search?q=x&api_key=abcdef123456&limit=3",
-    "GET /res/v1/web/search?key=abcdef123456",
-    "headers: {'Authorization': 'Bearer abcdef123456'}",
-    'headers: {"x-api-key": "abcdef123456"}',
-    "X-Subscription-Token: abcdef123456",
-    "authorization=Bearer abcdef123456",
-    "the client used sk-abcdef123456 to call",
-    "token=abcdef123456&x=1",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GET https://api.example.org/search?q=x&api_key=abcdef123456&limit=3",
+        "GET /res/v1/web/search?key=abcdef123456",
+        "headers: {'Authorization': 'Bearer abcdef123456'}",
+        'headers: {"x-api-key": "abcdef123456"}',
+        "X-Subscription-Token: abcdef123456",
+        "authorization=Bearer abcdef123456",
+        "the client used sk-abcdef123456 to call",
+        "token=abcdef123456&x=1",
+    ],
+)
 def test_secret_shapes_are_masked(text):
     clean = redact(text)
     assert "abcdef123456" not in clean and "[REDACTED]" in clean
@@ -86,9 +89,18 @@ class LeakySource(ListSource):
         key = os.environ["BRAVE_API_KEY"]
         events = call_events.get()
         assert events is not None, "the API should collect call events while tracing"
-        events.append(CallEvent(source="leaky", host="api.search.example", method="GET",
-                                path=f"/search?q=exercise&key={key}", status=401, attempts=3,
-                                error=f"HTTP 401: invalid X-Subscription-Token {key}; Authorization: Bearer {os.environ['ANTHROPIC_API_KEY']}"))
+        events.append(
+            CallEvent(
+                source="leaky",
+                host="api.search.example",
+                method="GET",
+                path=f"/search?q=exercise&key={key}",
+                status=401,
+                attempts=3,
+                error=f"HTTP 401: invalid X-Subscription-Token {key}; Authorization: Bearer "
+                f"{os.environ['ANTHROPIC_API_KEY']}",
+            )
+        )
         logging.getLogger("agent.tools.leaky").warning("search failed with key %s", key)
         return await super().search(query, limit=limit)
 

@@ -23,5 +23,5 @@ def test_blank_lines_are_skipped_and_corrupt_index_line_is_named():
     index.write_text('{"run_id": "run1", "started_at": "1"}\n\n', encoding="utf-8")
     assert [e["run_id"] for e in list_traces()] == ["run1"]
     index.write_text('{"run_id": "run1", "started_at": "1"}\nnot json\n', encoding="utf-8")
-    with pytest.raises(InputError, match="trace index .* is corrupt at line 2"):
+    with pytest.raises(InputError, match=r"trace index .* is corrupt at line 2"):
         list_traces()

@@ -19,7 +19,17 @@ from agent.tracing.tracer import LocalTracer
 from tests.fakes import FlakyStance, ListSource, ScriptedChatModel, tool_message
 from tests.tracing.helpers import CLAIM, DOCS, kinds, scripted_backend, traced_run
 
-GRAPH_NODES = {"plan", "retrieve", "rerank", "hypothesize", "discriminate", "court", "synthesize", "verify_claims", "report"}
+GRAPH_NODES = {
+    "plan",
+    "retrieve",
+    "rerank",
+    "hypothesize",
+    "discriminate",
+    "court",
+    "synthesize",
+    "verify_claims",
+    "report",
+}
 
 
 def test_run_tree_has_every_node_with_ids_timings_and_summaries():
@@ -32,7 +42,7 @@ def test_run_tree_has_every_node_with_ids_timings_and_summaries():
     assert all(r["parent_id"] in ids for r in runs if r["parent_id"]), "a run points at a parent not in the trace"
     assert {r["trace_id"] for r in runs} == {roots[0]["id"]}
     node_runs = [r for r in runs if r["parent_id"] == roots[0]["id"]]
-    assert GRAPH_NODES <= {r["node"] for r in node_runs}
+    assert {r["node"] for r in node_runs} >= GRAPH_NODES
     for run in runs:
         assert run["run_type"] in ("chain", "llm", "tool", "retriever", "prompt", "parser")
         assert run["start"] <= run["end"] and run["latency_s"] >= 0
@@ -63,7 +73,9 @@ def test_decisions_match_the_answer_and_carry_budget_left():
 def test_usage_per_node_in_answer_and_trace():
     answer, records = traced_run()
     by_node = answer.usage.by_node
-    assert by_node["retrieve"]["runs"] == 2 and by_node["retrieve"]["calls_by_source"] == {"list": by_node["retrieve"]["source_calls"]}
+    assert by_node["retrieve"]["runs"] == 2 and by_node["retrieve"]["calls_by_source"] == {
+        "list": by_node["retrieve"]["source_calls"]
+    }
     assert sum(u["source_calls"] for u in by_node.values()) == answer.usage.source_calls
     (usage,) = kinds(records, "usage")
     assert usage["by_node"] == by_node and usage["total"]["source_calls"] == answer.usage.source_calls
@@ -84,7 +96,11 @@ def test_progress_events_are_recorded_with_their_round():
     recorded = [p["event"] for p in kinds(records, "progress")]
     assert events[0] == {"node": "run", "event": "start", "run_id": answer.run_id}  # the run id first, before any work
     assert [e["node"] for e in recorded] == [e["node"] for e in events[1:]]
-    assert [e["node"] for e in events if e.get("event") == "start"][:3] == ["run", "plan", "retrieve"]  # each node says it started
+    assert [e["node"] for e in events if e.get("event") == "start"][:3] == [
+        "run",
+        "plan",
+        "retrieve",
+    ]  # each node says it started
     events = [e for e in events if "event" not in e]  # what each node reported when it ended
     hypothesize = next(e for e in events if e["node"] == "hypothesize")
     assert hypothesize["round"] == 1 and hypothesize["hypotheses"]  # round filled in by the API
@@ -121,8 +137,12 @@ class HttpBackedSource(ListSource):
         super().__init__(records, name="mockapi")
         self.responses = iter([httpx.Response(503), *[httpx.Response(200, json={"ok": True})] * 50])
         transport = httpx.MockTransport(lambda request: next(self.responses))
-        self.http = HttpBase("mockapi", "https://api.example.org", policy=HostPolicy(backoff_base_s=0.001, max_attempts=3),
-                             options=HttpOptions(transport=transport))
+        self.http = HttpBase(
+            "mockapi",
+            "https://api.example.org",
+            policy=HostPolicy(backoff_base_s=0.001, max_attempts=3),
+            options=HttpOptions(transport=transport),
+        )
 
     async def search(self, query: str, *, limit: int) -> list[Record]:
         await self.http.get_json("search", params={"q": query})
@@ -161,7 +181,11 @@ class HaikuChat(ScriptedChatModel):
     """A scripted chat model that reports itself as anthropic:claude-haiku-4-5 (for pricing)."""
 
     def _get_ls_params(self, stop=None, **kwargs):
-        return {**super()._get_ls_params(stop=stop, **kwargs), "ls_provider": "anthropic", "ls_model_name": "claude-haiku-4-5"}
+        return {
+            **super()._get_ls_params(stop=stop, **kwargs),
+            "ls_provider": "anthropic",
+            "ls_model_name": "claude-haiku-4-5",
+        }
 
 
 def test_llm_runs_carry_model_tokens_and_cost():
@@ -177,7 +201,12 @@ def test_llm_runs_carry_model_tokens_and_cost():
 
 
 def test_summaries_cut_strings_lists_and_mask_credential_keys():
-    value = {"text": "x" * 5000, "items": list(range(100)), "api_key": "abc123456789", "nested": {"authorization": "Bearer zzzzzzzz"}}
+    value = {
+        "text": "x" * 5000,
+        "items": list(range(100)),
+        "api_key": "abc123456789",
+        "nested": {"authorization": "Bearer zzzzzzzz"},
+    }
     out = summarize(value)
     assert len(out["text"]) < 500 and "(+4600 chars)" in out["text"]
     assert len(out["items"]) == 9 and "92 more items" in out["items"][-1]["…"]

@@ -19,8 +19,16 @@ def runs(n: int = 120, seed: int = 0) -> list[dict]:
         gold = "SUPPORT" if right else "CONTRADICT"
         if abstained:
             gold = "NOT_ENOUGH_INFO" if rng.random() < 1 - score else "SUPPORT"
-        rows.append({"id": i, "score": score, "lead": "SUPPORT", "abstained": abstained,
-                     "verdict": "NOT_ENOUGH_INFO" if abstained else "SUPPORT", "gold": gold})
+        rows.append(
+            {
+                "id": i,
+                "score": score,
+                "lead": "SUPPORT",
+                "abstained": abstained,
+                "verdict": "NOT_ENOUGH_INFO" if abstained else "SUPPORT",
+                "gold": gold,
+            }
+        )
     return rows
 
 

@@ -16,13 +16,18 @@ from training.pool import (
     healthver_source,
 )
 
-pytestmark = pytest.mark.skipif(not (DATA / "stance" / "check_covid").exists(), reason="../shared/data/stance not present")
+pytestmark = pytest.mark.skipif(
+    not (DATA / "stance" / "check_covid").exists(), reason="../shared/data/stance not present"
+)
 
 
 def test_ei_claims_say_what_the_direction_says():
     assert ei_claim("increase", "Aspirin", "placebo", "bleeding") == "Aspirin increases bleeding compared with placebo"
     assert ei_claim("decrease", "Aspirin", "placebo", "bleeding") == "Aspirin decreases bleeding compared with placebo"
-    assert ei_claim("none", "Aspirin", "placebo", "bleeding") == "There is no significant difference in bleeding between Aspirin and placebo"
+    assert (
+        ei_claim("none", "Aspirin", "placebo", "bleeding")
+        == "There is no significant difference in bleeding between Aspirin and placebo"
+    )
 
 
 def test_evidence_inference_pairs_support_the_matching_direction_only():
@@ -30,7 +35,7 @@ def test_evidence_inference_pairs_support_the_matching_direction_only():
     by_span: dict[str, list[StancePair]] = {}
     for p in pairs:
         by_span.setdefault(p.passage, []).append(p)
-    span, group = next((s, g) for s, g in by_span.items() if {p.kind for p in g} >= {"ei_match", "ei_opposite"})
+    _span, group = next((s, g) for s, g in by_span.items() if {p.kind for p in g} >= {"ei_match", "ei_opposite"})
     match = next(p for p in group if p.kind == "ei_match")
     opposite = next(p for p in group if p.kind == "ei_opposite")
     assert match.label == "SUPPORT" and opposite.label == "CONTRADICT" and match.statement != opposite.statement
@@ -50,10 +55,12 @@ def test_check_covid_strict_exclusion_and_splits():
     pairs = check_covid_source(DATA)
     import json
 
-    shared_claims = {json.loads(line)["claim"].strip()
-                     for name in ("train/covidCheck_train_composed+extracted.json", "dev/covidCheck_dev_composed+extracted.json")
-                     for line in (DATA / "stance" / "check_covid" / name).read_text().splitlines()
-                     if json.loads(line)["cord_id"] in CHECK_COVID_STRICT}
+    shared_claims = {
+        json.loads(line)["claim"].strip()
+        for name in ("train/covidCheck_train_composed+extracted.json", "dev/covidCheck_dev_composed+extracted.json")
+        for line in (DATA / "stance" / "check_covid" / name).read_text().splitlines()
+        if json.loads(line)["cord_id"] in CHECK_COVID_STRICT
+    }
     assert shared_claims and not any(p.statement in shared_claims for p in pairs)
     assert {p.split for p in pairs} == {"train", "val"}
 

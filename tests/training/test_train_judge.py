@@ -9,8 +9,28 @@ from training.train_judge import read_pool, resolve_device, with_labels, write_p
 
 
 def test_a_pool_file_gives_back_exactly_the_pool_and_its_counts(tmp_path):
-    pool = [StancePair("Aspirin reduces pain", "Pain fell with aspirin (p<0.01).", "SUPPORT", "rationale", "c1", "train", "scifact", 1.0),
-            StancePair("Zinc cures colds", "No effect of zinc on cold duration — ñ.", "CONTRADICT", "healthver", "t7", "val", "healthver", 0.8)]
+    pool = [
+        StancePair(
+            "Aspirin reduces pain",
+            "Pain fell with aspirin (p<0.01).",
+            "SUPPORT",
+            "rationale",
+            "c1",
+            "train",
+            "scifact",
+            1.0,
+        ),
+        StancePair(
+            "Zinc cures colds",
+            "No effect of zinc on cold duration — ñ.",
+            "CONTRADICT",
+            "healthver",
+            "t7",
+            "val",
+            "healthver",
+            0.8,
+        ),
+    ]
     path = tmp_path / "pool.jsonl.gz"
     write_pool(path, pool, {"duplicate": 3})
     assert read_pool(path) == (pool, {"duplicate": 3})
@@ -27,9 +47,11 @@ def test_cpu_is_always_available_and_cuda_without_a_gpu_is_refused(monkeypatch):
 
 
 def test_a_direction_reader_trains_only_on_pairs_that_take_a_side():
-    pairs = [StancePair("A lowers B", "B fell.", "SUPPORT", "rationale", "1", "train", "scifact", 1.0),
-             StancePair("A lowers B", "B rose.", "CONTRADICT", "rationale", "1", "train", "scifact", 1.0),
-             StancePair("A lowers B", "Methods were approved.", "NEUTRAL", "cited", "1", "train", "scifact", 1.0)]
+    pairs = [
+        StancePair("A lowers B", "B fell.", "SUPPORT", "rationale", "1", "train", "scifact", 1.0),
+        StancePair("A lowers B", "B rose.", "CONTRADICT", "rationale", "1", "train", "scifact", 1.0),
+        StancePair("A lowers B", "Methods were approved.", "NEUTRAL", "cited", "1", "train", "scifact", 1.0),
+    ]
     assert [p.label for p in with_labels(pairs, "support, CONTRADICT")] == ["SUPPORT", "CONTRADICT"]
     assert with_labels(pairs, "SUPPORT,CONTRADICT,NEUTRAL") == pairs
     with pytest.raises(SystemExit, match="expected some of"):
@@ -39,8 +61,21 @@ def test_a_direction_reader_trains_only_on_pairs_that_take_a_side():
 def _tiny_pool(path):
     pairs = []
     for split in ("train", "train", "val", "heldout"):
-        pairs += [StancePair("Aspirin lowers fever", "Fever fell after aspirin.", "SUPPORT", "rationale", "1", split, "scifact", 1.0),
-                  StancePair("Aspirin lowers fever", "Fever rose after aspirin.", "CONTRADICT", "rationale", "1", split, "scifact", 1.0)]
+        pairs += [
+            StancePair(
+                "Aspirin lowers fever", "Fever fell after aspirin.", "SUPPORT", "rationale", "1", split, "scifact", 1.0
+            ),
+            StancePair(
+                "Aspirin lowers fever",
+                "Fever rose after aspirin.",
+                "CONTRADICT",
+                "rationale",
+                "1",
+                split,
+                "scifact",
+                1.0,
+            ),
+        ]
     write_pool(path, pairs, {})
 
 
@@ -56,8 +91,28 @@ def test_training_only_the_top_layers_ships_them_alone_read_over_the_init_file(t
     init = tmp_path / "init.npz"
     init.write_bytes(default_cross_weights_path().read_bytes())
     out = tmp_path / "top.npz"
-    assert main(["--pool-file", str(tmp_path / "pool.jsonl.gz"), "--init", str(init), "--train-layers", "1", "--epochs", "1",
-                 "--labels", "SUPPORT,CONTRADICT", "--max-len", "32", "--out", str(out)] + (["--int8"] if int8 else [])) == 0
+    assert (
+        main(
+            [
+                "--pool-file",
+                str(tmp_path / "pool.jsonl.gz"),
+                "--init",
+                str(init),
+                "--train-layers",
+                "1",
+                "--epochs",
+                "1",
+                "--labels",
+                "SUPPORT,CONTRADICT",
+                "--max-len",
+                "32",
+                "--out",
+                str(out),
+            ]
+            + (["--int8"] if int8 else [])
+        )
+        == 0
+    )
     with np.load(out) as shipped:
         layers = {k.split(".")[3] for k in shipped.files if k.startswith("encoder.encoder.layer.")}
         assert layers == {"5"} and "head.weight" in shipped.files
@@ -68,7 +123,7 @@ def test_training_only_the_top_layers_ships_them_alone_read_over_the_init_file(t
     assert (state[below] == init_state[below]).all()  # read from the init file, not the bare base model
     assert not (state[top] == init_state[top]).all()  # trained
     init.write_bytes(init.read_bytes() + b"\0")  # another file under the same name
-    with pytest.raises(ConfigurationError, match="train only the top layers over init.npz"):
+    with pytest.raises(ConfigurationError, match=r"train only the top layers over init.npz"):
         CrossStanceModel(out)
 
 

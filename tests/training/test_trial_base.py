@@ -19,8 +19,15 @@ def _pair(label: str, split: str, source: str, passage: str = "Fever fell after 
 
 
 def test_the_quota_takes_every_pair_or_a_sample_of_each_source_and_only_pairs_that_take_a_side():
-    pool = [_pair("SUPPORT", "train", "scifact")] * 3 + [_pair("CONTRADICT", "train", "healthver")] * 5 + \
-           [_pair("NEUTRAL", "train", "scifact"), _pair("SUPPORT", "val", "scifact"), _pair("SUPPORT", "train", "nli4ct")]
+    pool = (
+        [_pair("SUPPORT", "train", "scifact")] * 3
+        + [_pair("CONTRADICT", "train", "healthver")] * 5
+        + [
+            _pair("NEUTRAL", "train", "scifact"),
+            _pair("SUPPORT", "val", "scifact"),
+            _pair("SUPPORT", "train", "nli4ct"),
+        ]
+    )
     chosen = sample_training_pairs(pool, parse_quota("scifact=all, healthver=2"), random.Random(0))
     assert sorted(p.source for p in chosen) == ["healthver", "healthver", "scifact", "scifact", "scifact"]
     assert all(p.split == "train" and p.label != "NEUTRAL" for p in chosen)
@@ -37,12 +44,34 @@ def test_a_trial_trains_the_top_layers_and_reports_direction_accuracy_per_split_
 
     pairs = []
     for split in ("train", "train", "val", "heldout"):
-        pairs += [_pair("SUPPORT", split, "scifact"), _pair("CONTRADICT", split, "scifact", "Fever rose after aspirin."),
-                  _pair("SUPPORT", split, "climate_fever")]
+        pairs += [
+            _pair("SUPPORT", split, "scifact"),
+            _pair("CONTRADICT", split, "scifact", "Fever rose after aspirin."),
+            _pair("SUPPORT", split, "climate_fever"),
+        ]
     write_pool(tmp_path / "pool.jsonl.gz", pairs, {})
     out = tmp_path / "trial"
-    assert main(["--base", str(packaged_model_path()), "--pool-file", str(tmp_path / "pool.jsonl.gz"), "--quota", "scifact=all",
-                 "--top", "1", "--max-len", "32", "--batch", "2", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "--base",
+                str(packaged_model_path()),
+                "--pool-file",
+                str(tmp_path / "pool.jsonl.gz"),
+                "--quota",
+                "scifact=all",
+                "--top",
+                "1",
+                "--max-len",
+                "32",
+                "--batch",
+                "2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     report = json.loads((out / "report.json").read_text())
     assert report["train_pairs"] == 4 and report["train_pairs_by_source"] == {"scifact": 4}
     assert set(report["direction_accuracy"]) == {"val scifact", "heldout scifact"}  # climate_fever left out by default
@@ -50,4 +79,15 @@ def test_a_trial_trains_the_top_layers_and_reports_direction_accuracy_per_split_
     state = torch.load(out / "top.pt")
     assert {k.split(".")[2] for k in state["layers"]} == {"5"} and set(state["head"]) == {"weight", "bias"}
     with pytest.raises(SystemExit, match="between 1 and 6"):
-        main(["--base", str(packaged_model_path()), "--pool-file", str(tmp_path / "pool.jsonl.gz"), "--top", "7", "--out", str(out)])
+        main(
+            [
+                "--base",
+                str(packaged_model_path()),
+                "--pool-file",
+                str(tmp_path / "pool.jsonl.gz"),
+                "--top",
+                "7",
+                "--out",
+                str(out),
+            ]
+        )

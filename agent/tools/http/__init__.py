@@ -25,11 +25,39 @@ from agent.tools.http.base import ApiClient, CallEvent, HeaderAdapter, HttpBase,
 from agent.tools.http.cache import ResponseCache
 from agent.tools.http.errors import ApiError, HostNotAllowedError, HttpResponse, error_detail, parse_body
 from agent.tools.http.pacing import Clock, HostPolicy, Pacer, SystemClock, parse_retry_after
-from agent.tools.http.safety import SECRET_HEADERS, SECRET_PARAMS, ensure_allowed, env_secret, host_allowed, public_url, require_secret
+from agent.tools.http.safety import (
+    SECRET_HEADERS,
+    SECRET_PARAMS,
+    ensure_allowed,
+    env_secret,
+    host_allowed,
+    public_url,
+    require_secret,
+)
 
 __all__ = [
-    "ApiClient", "ApiError", "CallEvent", "Clock", "HeaderAdapter", "HostNotAllowedError", "HostPolicy", "HttpBase",
-    "HttpOptions", "HttpResponse", "Pacer", "ResponseCache", "SECRET_HEADERS", "SECRET_PARAMS", "SystemClock",
-    "call_events", "ensure_allowed", "env_secret", "error_detail", "host_allowed", "parse_body", "parse_retry_after",
-    "public_url", "require_secret",
+    "SECRET_HEADERS",
+    "SECRET_PARAMS",
+    "ApiClient",
+    "ApiError",
+    "CallEvent",
+    "Clock",
+    "HeaderAdapter",
+    "HostNotAllowedError",
+    "HostPolicy",
+    "HttpBase",
+    "HttpOptions",
+    "HttpResponse",
+    "Pacer",
+    "ResponseCache",
+    "SystemClock",
+    "call_events",
+    "ensure_allowed",
+    "env_secret",
+    "error_detail",
+    "host_allowed",
+    "parse_body",
+    "parse_retry_after",
+    "public_url",
+    "require_secret",
 ]

@@ -117,7 +117,9 @@ class HttpBase:
         if self._client is None or self._client_loop is not loop:
             self._client = httpx.AsyncClient(
                 transport=self.options.transport,
-                timeout=httpx.Timeout(self.policy.timeout_s, connect=min(self.policy.timeout_s, self.policy.connect_timeout_s)),
+                timeout=httpx.Timeout(
+                    self.policy.timeout_s, connect=min(self.policy.timeout_s, self.policy.connect_timeout_s)
+                ),
                 limits=httpx.Limits(max_connections=max(1, self.policy.max_connections)),
                 follow_redirects=False,
             )
@@ -146,8 +148,12 @@ class HttpBase:
             fields["error"] = self.redact(fields["error"])
         events.append(
             CallEvent(
-                source=self.source, host=url.host, method=method, path=self.redact(path),
-                elapsed_s=round(max(0.0, self.clock.now() - started), 6), **fields,
+                source=self.source,
+                host=url.host,
+                method=method,
+                path=self.redact(path),
+                elapsed_s=round(max(0.0, self.clock.now() - started), 6),
+                **fields,
             )
         )
 
@@ -234,7 +240,9 @@ class HttpBase:
             unreachable: str | None = None
             try:
                 async with self.pacer.slot():
-                    self._refuse_unreachable(url, attempts - 1)  # checked once the slot is ours: a call queued behind the failing one
+                    self._refuse_unreachable(
+                        url, attempts - 1
+                    )  # checked once the slot is ours: a call queued behind the failing one
                     async with asyncio.timeout(self.policy.timeout_s):
                         raw = await self._http().request(method, url, content=body, headers=headers)
             except (httpx.ConnectTimeout, httpx.ConnectError) as exc:
@@ -267,24 +275,37 @@ class HttpBase:
                 memory = unreachable_hosts.get()
                 if memory is not None:
                     memory.mark(url.host, unreachable)
-                raise self._error(f"{failure} (gave up after {attempts} attempts)", None, attempts, unreachable=unreachable)
+                raise self._error(
+                    f"{failure} (gave up after {attempts} attempts)", None, attempts, unreachable=unreachable
+                )
             if attempts >= self.policy.max_attempts:
                 raise self._error(f"{failure} (gave up after {attempts} attempts)", status, attempts)
             wait = delay if delay is not None else self._backoff(attempts)
             log.info("%s", self.redact(f"{self.source}: {failure}; retrying in {wait:.1f} s"))
             self.pacer.defer(wait)
 
-    def _error(self, message: str, status: int | None, attempts: int, *, transient: bool = True, unreachable: str | None = None) -> ApiError:
+    def _error(
+        self, message: str, status: int | None, attempts: int, *, transient: bool = True, unreachable: str | None = None
+    ) -> ApiError:
         if status == 429 and self._rate_limit_hint:
             message = f"{message} ({self._rate_limit_hint})"
-        return ApiError(self.source, self.redact(message), status=status, attempts=attempts, transient=transient, unreachable=unreachable)
+        return ApiError(
+            self.source,
+            self.redact(message),
+            status=status,
+            attempts=attempts,
+            transient=transient,
+            unreachable=unreachable,
+        )
 
     def _refuse_unreachable(self, url: httpx.URL, attempts: int) -> None:
         """Fail at once, with no connection attempt, when this run already found `url`'s host unreachable."""
         memory = unreachable_hosts.get()
         reason = memory.reason(url.host) if memory is not None else None
         if reason is not None:
-            raise self._error(f"{url.host}: {reason} earlier in this run; not retried", None, attempts, unreachable=reason)
+            raise self._error(
+                f"{url.host}: {reason} earlier in this run; not retried", None, attempts, unreachable=reason
+            )
 
     # -- conveniences --
 
@@ -293,7 +314,9 @@ class HttpBase:
         expect = (200, 404) if not_found_ok else (200,)
         return (await self.request("GET", path, params=params, expect=expect)).data
 
-    async def post_json(self, path: str, body: Any, *, params: Mapping[str, Any] | None = None, cacheable: bool = True) -> Any:
+    async def post_json(
+        self, path: str, body: Any, *, params: Mapping[str, Any] | None = None, cacheable: bool = True
+    ) -> Any:
         """POST a JSON body (idempotent search/rerank/embed bodies are cacheable) and parse the JSON reply."""
         return (await self.request("POST", path, params=params, json_body=body, cacheable=cacheable)).data
 

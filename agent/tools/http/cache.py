@@ -23,7 +23,9 @@ class ResponseCache:
     fails (so a re-run of the same question still works offline). One file, safe across processes (WAL).
     """
 
-    def __init__(self, directory: Path | str, *, ttl_s: float = 14 * 86400.0, wall_clock: Callable[[], float] = time.time):
+    def __init__(
+        self, directory: Path | str, *, ttl_s: float = 14 * 86400.0, wall_clock: Callable[[], float] = time.time
+    ):
         self.path = Path(directory).expanduser() / "responses.sqlite"
         self.ttl_s = ttl_s
         self._wall = wall_clock
@@ -49,9 +51,11 @@ class ResponseCache:
 
     def _get(self, key: str, allow_stale: bool) -> HttpResponse | None:
         with self._lock:
-            row = self._connection().execute(
-                "SELECT url, status, headers, body, stored FROM responses WHERE key = ?", (key,)
-            ).fetchone()
+            row = (
+                self._connection()
+                .execute("SELECT url, status, headers, body, stored FROM responses WHERE key = ?", (key,))
+                .fetchone()
+            )
         if row is None:
             return None
         url, status, headers, body, stored = row

@@ -23,8 +23,16 @@ class ApiError(SourceError):
     and whether the failure was transient (network, timeout, retry statuses) rather than a client bug; `unreachable`
     says why the host could not be connected to at all ('connection refused', 'DNS lookup failed'), else None."""
 
-    def __init__(self, source: str, message: str, *, status: int | None = None, attempts: int = 0, transient: bool = False,
-                 unreachable: str | None = None):
+    def __init__(
+        self,
+        source: str,
+        message: str,
+        *,
+        status: int | None = None,
+        attempts: int = 0,
+        transient: bool = False,
+        unreachable: str | None = None,
+    ):
         super().__init__(source, message)
         self.status = status
         self.attempts = attempts
@@ -82,7 +90,9 @@ def common_error_message(body: Any) -> str | None:
     """The first non-empty string among a JSON body's `error`, `message` and `detail` fields."""
     if not isinstance(body, dict):
         return None
-    return next((value for key in ("error", "message", "detail") if isinstance(value := body.get(key), str) and value), None)
+    return next(
+        (value for key in ("error", "message", "detail") if isinstance(value := body.get(key), str) and value), None
+    )
 
 
 def parse_body(source: str, response: HttpResponse, kind: ParseKind) -> Any:
@@ -97,7 +107,9 @@ def parse_body(source: str, response: HttpResponse, kind: ParseKind) -> Any:
         try:
             return json.loads(response.content)
         except (ValueError, UnicodeDecodeError):
-            raise SourceError(source, f"malformed JSON response (HTTP {response.status}; truncated or not JSON)") from None
+            raise SourceError(
+                source, f"malformed JSON response (HTTP {response.status}; truncated or not JSON)"
+            ) from None
     try:
         return ET.fromstring(response.content)
     except ET.ParseError:

@@ -47,7 +47,10 @@ def connect_failure(exc: BaseException) -> str | None:
     text = str(exc).lower()
     if "refused" in text:
         return "connection refused"
-    if any(word in text for word in ("name or service", "nodename", "getaddrinfo", "name resolution", "no address", "errno -")):
+    if any(
+        word in text
+        for word in ("name or service", "nodename", "getaddrinfo", "name resolution", "no address", "errno -")
+    ):
         return "DNS lookup failed"
     if "unreachable" in text:
         return "network unreachable"
