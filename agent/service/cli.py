@@ -118,8 +118,8 @@ def add_service_commands(sub: Any) -> None:
     worker_p.add_argument("--concurrency", type=int, default=1, help="runs at once in this process (default 1)")
     worker_p.add_argument("--name", help="worker name in logs (default host:pid)")
     worker_p.add_argument("--heartbeat-s", type=float, default=5.0, help="seconds between heartbeats and stall checks")
-    worker_p.add_argument("--stalled-after-s", type=float, default=20.0,
-                          help="a worker silent this long is gone: its runs go back to the queue (default 20)")
+    worker_p.add_argument("--stalled-after-s", type=float, default=30.0,
+                          help="a worker silent this long is gone: its runs go back to the queue (default 30)")
     worker_p.add_argument("--prune-after-s", type=float, default=7 * 86400.0,
                           help="keep only the last checkpoint of threads idle this long (default 7 days)")
     worker_p.add_argument("--poll-s", type=float, default=2.0, help="queue poll interval besides LISTEN/NOTIFY")

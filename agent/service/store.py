@@ -180,25 +180,40 @@ async def note_resumed(pool: AsyncConnectionPool, run_id: str, step: int) -> Non
         await conn.execute("UPDATE sparkit_runs SET resumed_from_step = %s WHERE run_id = %s", (step, run_id))
 
 
-async def add_event(pool: AsyncConnectionPool, run_id: str, attempt: int, mode: str, data: Any) -> bool:
-    """Store one streamed event; returns whether the run's cancellation was requested (checked in the same trip)."""
-    async with pool.connection() as conn:
-        await conn.execute("INSERT INTO sparkit_run_events (run_id, attempt, mode, data) VALUES (%s, %s, %s, %s)",
-                           (run_id, attempt, mode, Jsonb(data)))
-        row = await (await conn.execute("SELECT cancel_requested FROM sparkit_runs WHERE run_id = %s", (run_id,))).fetchone()
-    return bool(row and row[0])
+Verdict = Literal["go", "cancelled", "superseded"]
+
+_ADD_EVENT = """
+WITH run AS (SELECT cancel_requested, attempts FROM sparkit_runs WHERE run_id = %(run)s),
+stored AS (INSERT INTO sparkit_run_events (run_id, attempt, mode, data)
+           SELECT %(run)s, %(attempt)s, %(mode)s, %(data)s FROM run WHERE run.attempts = %(attempt)s RETURNING 1)
+SELECT cancel_requested, attempts FROM run
+"""
 
 
-async def finish_run(pool: AsyncConnectionPool, run_id: str, status: RunStatus, output: dict[str, Any] | None,
-                     error: str | None) -> None:
+async def add_event(pool: AsyncConnectionPool, run_id: str, attempt: int, mode: str, data: Any) -> Verdict:
+    """Store one streamed event of this attempt, and say whether to go on: 'cancelled' when the run's cancellation was
+    requested, 'superseded' when a later attempt took the run over (its worker was thought gone: this one stops and
+    stores nothing more)."""
     async with pool.connection() as conn:
-        await conn.execute(
+        row = await (await conn.execute(_ADD_EVENT, {"run": run_id, "attempt": attempt, "mode": mode,
+                                                     "data": Jsonb(data)})).fetchone()
+    if row is None or row[1] != attempt:
+        return "superseded"
+    return "cancelled" if row[0] else "go"
+
+
+async def finish_run(pool: AsyncConnectionPool, run_id: str, attempt: int, status: RunStatus,
+                     output: dict[str, Any] | None, error: str | None) -> bool:
+    """Record how the run ended, unless a later attempt took it over; returns whether it was recorded."""
+    async with pool.connection() as conn:
+        cursor = await conn.execute(
             "UPDATE sparkit_runs SET status = %s, output = %s, error = %s, updated_at = now(), finished_at = now()"
-            " WHERE run_id = %s",
-            (status, Jsonb(output) if output is not None else None, error, run_id),
+            " WHERE run_id = %s AND attempts = %s",
+            (status, Jsonb(output) if output is not None else None, error, run_id, attempt),
         )
         await conn.execute("UPDATE sparkit_threads SET updated_at = now() WHERE thread_id ="
                            " (SELECT thread_id FROM sparkit_runs WHERE run_id = %s)", (run_id,))
+    return bool(cursor.rowcount)
 
 
 async def events_after(pool: AsyncConnectionPool, run_id: str, seq: int, limit: int = 500) -> list[Event]:

@@ -41,7 +41,7 @@ class WorkerOptions:
     name: str = ""
     concurrency: int = 1
     heartbeat_s: float = 5.0
-    stalled_after_s: float = 20.0
+    stalled_after_s: float = 30.0
     prune_after_s: float = 7 * 86400.0
     imports: tuple[str, ...] = ()
     poll_s: float = 2.0
@@ -101,13 +101,13 @@ async def run_worker(url: str, options: WorkerOptions) -> None:
     name = options.name or f"{socket.gethostname()}:{os.getpid()}"
     os.environ.setdefault("SPARKIT_HTTP_STATE", "postgres")  # pacing and the response cache shared with every worker
     os.environ.setdefault("SPARKIT_DATABASE_URL", url)
-    async with open_pools(url, options.concurrency + 2) as (pool, saver_pool):
+    async with open_pools(url, 2) as (pool, saver_pool):
         saver = checkpointer(saver_pool)
         app = queue_app(url)
 
         @app.task(name=TASK_NAME, queue=QUEUE)
         async def execute(run_id: str) -> None:
-            await execute_run(pool, saver, run_id, name)
+            await execute_run(url, run_id, name)
 
         async with app.open_async():
             log.info("worker %s ready (concurrency %d)", name, options.concurrency)
@@ -128,22 +128,35 @@ async def _watchdog(app: procrastinate.App, pool: AsyncConnectionPool, saver: An
     while True:
         await asyncio.sleep(options.heartbeat_s)
         try:
-            await requeue_stalled(app, options.stalled_after_s)
+            await requeue_stalled(app, pool, options.stalled_after_s)
             await prune_finished(pool, saver, options.prune_after_s)
         except Exception as exc:  # noqa: BLE001 - the watchdog keeps watching; the next round tries again
             log.warning("watchdog: %s: %s", type(exc).__name__, str(exc).splitlines()[0][:200] if str(exc) else "")
 
 
-async def requeue_stalled(app: procrastinate.App, stalled_after_s: float) -> int:
-    """Put back in the queue the runs whose worker stopped sending heartbeats; returns how many."""
+_WATCHDOG_LOCK = 0x5AA7_0002
+
+
+async def requeue_stalled(app: procrastinate.App, pool: AsyncConnectionPool, stalled_after_s: float) -> int:
+    """Put back in the queue the runs whose worker stopped sending heartbeats; returns how many.
+
+    One watchdog at a time (an advisory lock): otherwise a second watchdog that listed a stalled job before the first
+    one requeued it could requeue it again after a live worker took it, and two workers would run it."""
     count = 0
-    for job in await app.job_manager.get_stalled_jobs(task_name=TASK_NAME, seconds_since_heartbeat=stalled_after_s):
+    async with pool.connection() as conn:
+        locked = await (await conn.execute("SELECT pg_try_advisory_lock(%s)", (_WATCHDOG_LOCK,))).fetchone()
+        if not (locked and locked[0]):
+            return 0
         try:
-            await app.job_manager.retry_job(job)
-        except Exception:  # noqa: BLE001 - another worker's watchdog took it back first
-            continue
-        count += 1
-        log.warning("job %s: its worker stopped (no heartbeat for %g s); back in the queue", job.id, stalled_after_s)
+            for job in await app.job_manager.get_stalled_jobs(task_name=TASK_NAME, seconds_since_heartbeat=stalled_after_s):
+                try:
+                    await app.job_manager.retry_job(job)
+                except Exception:  # noqa: BLE001 - it finished or failed meanwhile: nothing to requeue
+                    continue
+                count += 1
+                log.warning("job %s: its worker stopped (no heartbeat for %g s); back in the queue", job.id, stalled_after_s)
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (_WATCHDOG_LOCK,))
     return count
 
 
