@@ -62,9 +62,15 @@ def _cmd_worker(args: argparse.Namespace) -> int:
 
     url = database_url(args.database_url)
     _log_to_stderr()
-    options = WorkerOptions(name=args.name or "", concurrency=args.concurrency, heartbeat_s=args.heartbeat_s,
-                            stalled_after_s=args.stalled_after_s, prune_after_s=args.prune_after_s,
-                            imports=tuple(args.imports or ()), poll_s=args.poll_s)
+    options = WorkerOptions(
+        name=args.name or "",
+        concurrency=args.concurrency,
+        heartbeat_s=args.heartbeat_s,
+        stalled_after_s=args.stalled_after_s,
+        prune_after_s=args.prune_after_s,
+        imports=tuple(args.imports or ()),
+        poll_s=args.poll_s,
+    )
     asyncio.run(run_worker(url, options))
     return 0
 
@@ -96,41 +102,69 @@ async def _users(url: str, args: argparse.Namespace) -> int:
             await keys.revoke(conn, args.name)
             print(f"revoked {args.name}'s key", file=sys.stderr)
         else:
-            key = await (keys.add_user(conn, args.name) if args.users_command == "add" else keys.rotate_key(conn, args.name))
+            key = await (
+                keys.add_user(conn, args.name) if args.users_command == "add" else keys.rotate_key(conn, args.name)
+            )
             print(key)
-            print(f"{args.name}'s API key (shown once; only its hash is stored): send it as the x-api-key header",
-                  file=sys.stderr)
+            print(
+                f"{args.name}'s API key (shown once; only its hash is stored): send it as the x-api-key header",
+                file=sys.stderr,
+            )
     return 0
 
 
 def add_service_commands(sub: Any) -> None:
     """serve, worker and users, on the CLI's subparsers."""
     database = argparse.ArgumentParser(add_help=False)
-    database.add_argument("--database-url", help="postgresql://USER:PASSWORD@HOST:PORT/DB (default: $SPARKIT_DATABASE_URL)")
+    database.add_argument(
+        "--database-url", help="postgresql://USER:PASSWORD@HOST:PORT/DB (default: $SPARKIT_DATABASE_URL)"
+    )
 
-    serve_p = sub.add_parser("serve", parents=[database], help="the team server: an HTTP API (LangGraph Server shape) over PostgreSQL")
+    serve_p = sub.add_parser(
+        "serve", parents=[database], help="the team server: an HTTP API (LangGraph Server shape) over PostgreSQL"
+    )
     serve_p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve_p.add_argument("--port", type=int, default=2024, help="port (default 2024, as langgraph dev)")
-    serve_p.add_argument("--max-body-bytes", type=int, default=1_000_000, help="largest request body accepted (413 beyond)")
+    serve_p.add_argument(
+        "--max-body-bytes", type=int, default=1_000_000, help="largest request body accepted (413 beyond)"
+    )
     serve_p.set_defaults(handler=_cmd_serve)
 
-    worker_p = sub.add_parser("worker", parents=[database], help="execute queued runs of the team server (start any number)")
+    worker_p = sub.add_parser(
+        "worker", parents=[database], help="execute queued runs of the team server (start any number)"
+    )
     worker_p.add_argument("--concurrency", type=int, default=1, help="runs at once in this process (default 1)")
     worker_p.add_argument("--name", help="worker name in logs (default host:pid)")
     worker_p.add_argument("--heartbeat-s", type=float, default=5.0, help="seconds between heartbeats and stall checks")
-    worker_p.add_argument("--stalled-after-s", type=float, default=30.0,
-                          help="a worker silent this long is gone: its runs go back to the queue (default 30)")
-    worker_p.add_argument("--prune-after-s", type=float, default=7 * 86400.0,
-                          help="keep only the last checkpoint of threads idle this long (default 7 days)")
+    worker_p.add_argument(
+        "--stalled-after-s",
+        type=float,
+        default=30.0,
+        help="a worker silent this long is gone: its runs go back to the queue (default 30)",
+    )
+    worker_p.add_argument(
+        "--prune-after-s",
+        type=float,
+        default=7 * 86400.0,
+        help="keep only the last checkpoint of threads idle this long (default 7 days)",
+    )
     worker_p.add_argument("--poll-s", type=float, default=2.0, help="queue poll interval besides LISTEN/NOTIFY")
-    worker_p.add_argument("--import", dest="imports", action="append", metavar="MODULE",
-                          help="import a module first (one that registers a custom backend)")
+    worker_p.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        metavar="MODULE",
+        help="import a module first (one that registers a custom backend)",
+    )
     worker_p.set_defaults(handler=_cmd_worker)
 
     users_p = sub.add_parser("users", help="the team server's users and their API keys")
     users_sub = users_p.add_subparsers(dest="users_command", required=True)
-    for name, text in (("add", "create a user; prints their key once"), ("rotate", "give a user a new key"),
-                       ("revoke", "disable a user's key")):
+    for name, text in (
+        ("add", "create a user; prints their key once"),
+        ("rotate", "give a user a new key"),
+        ("revoke", "disable a user's key"),
+    ):
         p = users_sub.add_parser(name, parents=[database], help=text)
         p.add_argument("name")
     users_sub.add_parser("list", parents=[database], help="users and whether their key is active")

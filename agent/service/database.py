@@ -27,7 +27,7 @@ def database_url(explicit: str | None = None) -> str:
     url = (explicit or os.environ.get(DATABASE_ENV) or "").strip()
     if not url:
         raise DatabaseUnavailable(
-            f"no database configured: set {DATABASE_ENV}=postgresql://USER:PASSWORD@HOST:PORT/DBNAME (or --database-url)"
+            f"no database configured: set {DATABASE_ENV}=postgresql://USER:PASSWORD@HOST:PORT/DB (or --database-url)"
         )
     return url
 
@@ -54,7 +54,10 @@ def unavailable(url: str, exc: BaseException) -> DatabaseUnavailable:
     elif "does not exist" in text and "role" in text:
         hint = f"{place}: user {user!r} does not exist: create it (createuser) or fix {DATABASE_ENV}"
     elif "refused" in text or "could not connect" in text or "timeout" in text or "timed out" in text:
-        hint = f"{place} is not reachable (connection refused or timed out): start PostgreSQL, or fix the host and port in {DATABASE_ENV}"
+        hint = (
+            f"{place} is not reachable (connection refused or timed out): start PostgreSQL, "
+            f"or fix the host and port in {DATABASE_ENV}"
+        )
     elif "could not translate host name" in text or "name or service not known" in text:
         hint = f"{place}: unknown host: fix the host in {DATABASE_ENV}"
     else:

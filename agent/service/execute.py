@@ -17,6 +17,7 @@ import asyncio
 import logging
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from psycopg_pool import AsyncConnectionPool
 
 from agent.service import store
@@ -57,7 +58,9 @@ async def _execute(url: str, run_id: str, worker: str) -> None:
 
             await release_backends()  # their HTTP clients belong to this run's loop
         if status is None or not await store.finish_run(pool, run_id, run.attempts, status, output, error):
-            log.warning("run %s: attempt %d was superseded by a later one; its result is not recorded", run_id, run.attempts)
+            log.warning(
+                "run %s: attempt %d was superseded by a later one; its result is not recorded", run_id, run.attempts
+            )
             return
         log.info("run %s: %s", run_id, status)
 
@@ -71,7 +74,7 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
 
     settings = make_context(run.settings)
     app = compile_graph(saver)
-    thread = {"configurable": {"thread_id": run.thread_id}}
+    thread: RunnableConfig = {"configurable": {"thread_id": run.thread_id}}
     snapshot = await app.aget_state(thread)
     metadata = snapshot.metadata or {}
     mine = metadata.get(RUN_KEY) == run.run_id
@@ -84,7 +87,7 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
         if mine and snapshot.values.get("answer") is not None:  # it had finished when its worker died
             return await _finish(pool, run, snapshot.values["answer"])
         return "error", None, "nothing to resume: the thread's last run finished; send a question as input"
-    config = {
+    config: RunnableConfig = {
         "configurable": {"thread_id": run.thread_id, RUN_CLOCK_KEY: RunClock()},
         "recursion_limit": settings.budget.recursion_limit,
         "metadata": {RUN_KEY: run.run_id},
@@ -93,7 +96,9 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
     answer: Any = None
     token = unreachable_hosts.set(UnreachableHosts())
     try:
-        stream = app.astream(graph_input, config, context=settings, stream_mode=["updates", "custom"], durability="sync")
+        stream = app.astream(
+            graph_input, config, context=settings, stream_mode=["updates", "custom"], durability="sync"
+        )
         try:
             async for mode, chunk in stream:
                 if mode == "updates":

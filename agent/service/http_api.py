@@ -91,8 +91,16 @@ class RunCreate(_Body):
     feedback_keys: Any = None
 
 
-_UNSUPPORTED = ("command", "interrupt_before", "interrupt_after", "webhook", "checkpoint", "checkpoint_id",
-                "after_seconds", "feedback_keys")
+_UNSUPPORTED = (
+    "command",
+    "interrupt_before",
+    "interrupt_after",
+    "webhook",
+    "checkpoint",
+    "checkpoint_id",
+    "after_seconds",
+    "feedback_keys",
+)
 _INPUT_KEYS = {"question", "options", "mode", "documents"}
 
 
@@ -136,35 +144,71 @@ def _time(value: Any) -> str:
 
 
 def thread_json(thread: store.ThreadRow, values: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"thread_id": thread.thread_id, "created_at": _time(thread.created_at), "updated_at": _time(thread.updated_at),
-            "metadata": thread.metadata, "status": thread.status, "values": values or {}, "interrupts": {}}
+    return {
+        "thread_id": thread.thread_id,
+        "created_at": _time(thread.created_at),
+        "updated_at": _time(thread.updated_at),
+        "metadata": thread.metadata,
+        "status": thread.status,
+        "values": values or {},
+        "interrupts": {},
+    }
 
 
 def run_json(run: store.RunRow) -> dict[str, Any]:
-    return {"run_id": run.run_id, "thread_id": run.thread_id, "assistant_id": ASSISTANT_ID,
-            "created_at": _time(run.created_at), "updated_at": _time(run.updated_at), "status": run.status,
-            "metadata": run.metadata, "multitask_strategy": "reject", "kwargs": {"attempts": run.attempts}}
+    return {
+        "run_id": run.run_id,
+        "thread_id": run.thread_id,
+        "assistant_id": ASSISTANT_ID,
+        "created_at": _time(run.created_at),
+        "updated_at": _time(run.updated_at),
+        "status": run.status,
+        "metadata": run.metadata,
+        "multitask_strategy": "reject",
+        "kwargs": {"attempts": run.attempts},
+    }
 
 
 def snapshot_json(snapshot: Any) -> dict[str, Any]:
     config = snapshot.config.get("configurable", {}) if snapshot.config else {}
     parent = (snapshot.parent_config or {}).get("configurable", {})
     return {
-        "values": jsonable(snapshot.values), "next": list(snapshot.next), "tasks": [],
+        "values": jsonable(snapshot.values),
+        "next": list(snapshot.next),
+        "tasks": [],
         "metadata": jsonable({k: v for k, v in (snapshot.metadata or {}).items() if not k.startswith("__")}),
         "created_at": snapshot.created_at,
-        "checkpoint": {"thread_id": config.get("thread_id"), "checkpoint_ns": config.get("checkpoint_ns", ""),
-                       "checkpoint_id": config.get("checkpoint_id")},
-        "parent_checkpoint": ({"thread_id": parent.get("thread_id"), "checkpoint_ns": parent.get("checkpoint_ns", ""),
-                               "checkpoint_id": parent.get("checkpoint_id")} if parent else None),
+        "checkpoint": {
+            "thread_id": config.get("thread_id"),
+            "checkpoint_ns": config.get("checkpoint_ns", ""),
+            "checkpoint_id": config.get("checkpoint_id"),
+        },
+        "parent_checkpoint": (
+            {
+                "thread_id": parent.get("thread_id"),
+                "checkpoint_ns": parent.get("checkpoint_ns", ""),
+                "checkpoint_id": parent.get("checkpoint_id"),
+            }
+            if parent
+            else None
+        ),
         "interrupts": [],
     }
 
 
 def assistant_json() -> dict[str, Any]:
-    return {"assistant_id": ASSISTANT_ID, "graph_id": GRAPH_ID, "name": GRAPH_ID, "config": {}, "context": {},
-            "metadata": {}, "version": 1, "created_at": "1970-01-01T00:00:00+00:00",
-            "updated_at": "1970-01-01T00:00:00+00:00", "description": "SPARKIT: cited answers from the literature"}
+    return {
+        "assistant_id": ASSISTANT_ID,
+        "graph_id": GRAPH_ID,
+        "name": GRAPH_ID,
+        "config": {},
+        "context": {},
+        "metadata": {},
+        "version": 1,
+        "created_at": "1970-01-01T00:00:00+00:00",
+        "updated_at": "1970-01-01T00:00:00+00:00",
+        "description": "SPARKIT: cited answers from the literature",
+    }
 
 
 # -- the service ----------------------------------------------------------------------------------
@@ -173,7 +217,9 @@ def assistant_json() -> dict[str, Any]:
 class Service:
     """What the routes share: the pools, the checkpointer, the queue and the limits."""
 
-    def __init__(self, url: str, *, max_body_bytes: int = DEFAULT_MAX_BODY, poll_s: float = 0.25, pool_timeout_s: float = 5.0):
+    def __init__(
+        self, url: str, *, max_body_bytes: int = DEFAULT_MAX_BODY, poll_s: float = 0.25, pool_timeout_s: float = 5.0
+    ):
         self.url = url
         self.max_body_bytes = max_body_bytes
         self.poll_s = poll_s
@@ -236,7 +282,9 @@ class Service:
             if await store.create_thread(self.pool, user, thread_id, {}, "do_nothing") is None:
                 raise HttpError(404, f"thread {thread_id} not found")
         graph_input = _graph_input(body.input)
-        settings = _settings(body, await store.last_settings(self.pool, user, thread_id) if graph_input is None else None)
+        settings = _settings(
+            body, await store.last_settings(self.pool, user, thread_id) if graph_input is None else None
+        )
         try:
             run = await store.create_run(self.pool, user, thread_id, graph_input, settings, body.metadata, modes)
         except store.ThreadBusy:
@@ -270,8 +318,13 @@ class Service:
             if found is None or found.status not in store.ACTIVE:
                 if not await store.events_after(self.pool, run.run_id, seq):
                     if found is not None and found.status != "success":
-                        yield _sse("error", {"error": "RunError" if found.status == "error" else "RunInterrupted",
-                                             "message": found.error or found.status})
+                        yield _sse(
+                            "error",
+                            {
+                                "error": "RunError" if found.status == "error" else "RunInterrupted",
+                                "message": found.error or found.status,
+                            },
+                        )
                     return
                 continue
             await asyncio.sleep(self.poll_s)
@@ -305,8 +358,11 @@ def _settings(body: RunCreate, stored: dict[str, Any] | None) -> dict[str, Any]:
     from agent.api import make_context
     from agent.config import merge_trees, settings_tree
 
-    configurable = {k: v for k, v in ((body.config or {}).get("configurable") or {}).items()
-                    if k not in ("thread_id", "checkpoint_id", "checkpoint_ns", "run_id")}
+    configurable = {
+        k: v
+        for k, v in ((body.config or {}).get("configurable") or {}).items()
+        if k not in ("thread_id", "checkpoint_id", "checkpoint_ns", "run_id")
+    }
     try:
         tree = merge_trees(stored or {}, settings_tree(configurable), settings_tree(body.context or {}))
         return make_context(tree).explicit()
@@ -396,8 +452,12 @@ async def thread_history(request: Request, service: Service, user: str) -> Respo
     if before is not None:
         checkpoint_id = before if isinstance(before, str) else (before.get("configurable", before)).get("checkpoint_id")
         before_config = {"configurable": {"thread_id": thread.thread_id, "checkpoint_id": checkpoint_id}}
-    history = [snapshot_json(s) async for s in service.graph().aget_state_history(
-        {"configurable": {"thread_id": thread.thread_id}}, limit=query.limit, before=before_config)]
+    history = [
+        snapshot_json(s)
+        async for s in service.graph().aget_state_history(
+            {"configurable": {"thread_id": thread.thread_id}}, limit=query.limit, before=before_config
+        )
+    ]
     return JSONResponse(history)
 
 
@@ -408,7 +468,9 @@ async def create_run(request: Request, service: Service, user: str) -> Response:
 
 async def stream_run(request: Request, service: Service, user: str) -> Response:
     run = await service.start_run(request, user, request.path_params["thread_id"])
-    return StreamingResponse(service.events(run, run.stream_mode), media_type="text/event-stream", headers=_location(run))
+    return StreamingResponse(
+        service.events(run, run.stream_mode), media_type="text/event-stream", headers=_location(run)
+    )
 
 
 async def wait_run(request: Request, service: Service, user: str) -> Response:
@@ -420,11 +482,15 @@ async def list_runs(request: Request, service: Service, user: str) -> Response:
     thread = await service.thread(user, request.path_params["thread_id"])
     query = request.query_params
     limit, offset = _int(query.get("limit"), 10), _int(query.get("offset"), 0)
-    return JSONResponse([run_json(r) for r in await store.list_runs(service.pool, user, thread.thread_id, limit, offset)])
+    return JSONResponse(
+        [run_json(r) for r in await store.list_runs(service.pool, user, thread.thread_id, limit, offset)]
+    )
 
 
 async def get_run(request: Request, service: Service, user: str) -> Response:
-    return JSONResponse(run_json(await service.run(user, request.path_params["thread_id"], request.path_params["run_id"])))
+    return JSONResponse(
+        run_json(await service.run(user, request.path_params["thread_id"], request.path_params["run_id"]))
+    )
 
 
 async def join_run(request: Request, service: Service, user: str) -> Response:
@@ -442,7 +508,9 @@ async def join_stream(request: Request, service: Service, user: str) -> Response
 async def cancel_run(request: Request, service: Service, user: str) -> Response:
     run = await service.run(user, request.path_params["thread_id"], request.path_params["run_id"])
     if request.query_params.get("action", "interrupt") != "interrupt":
-        raise HttpError(422, "only action=interrupt is supported (the thread keeps its checkpoints; a new run resumes it)")
+        raise HttpError(
+            422, "only action=interrupt is supported (the thread keeps its checkpoints; a new run resumes it)"
+        )
     if run.status in store.ACTIVE:
         updated = await store.request_cancel(service.pool, user, run.thread_id, run.run_id)
         if updated is not None and updated.status == "interrupted" and run.job_id is not None:
@@ -477,8 +545,10 @@ def _location(run: store.RunRow) -> dict[str, str]:
 
 
 def _int(value: str | None, default: int) -> int:
+    if value is None:
+        return default
     try:
-        return max(0, int(value)) if value is not None else default
+        return max(0, int(value))
     except ValueError:
         raise HttpError(422, f"{value[:20]!r} is not a number") from None
 

@@ -61,8 +61,13 @@ async def defer_run(app: procrastinate.App, run_id: str, thread_id: str) -> int:
 async def open_pools(url: str, size: int) -> AsyncIterator[tuple[AsyncConnectionPool, AsyncConnectionPool]]:
     """The service pool and the checkpointer's pool (autocommit, dict rows, no prepared statements, as it needs)."""
     pool = AsyncConnectionPool(url, min_size=1, max_size=size, open=False, kwargs={"autocommit": True})
-    saver_pool = AsyncConnectionPool(url, min_size=1, max_size=size, open=False,
-                                     kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row})
+    saver_pool = AsyncConnectionPool(
+        url,
+        min_size=1,
+        max_size=size,
+        open=False,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+    )
     try:
         await pool.open(wait=True, timeout=15)
         await saver_pool.open(wait=True, timeout=15)
@@ -114,9 +119,13 @@ async def run_worker(url: str, options: WorkerOptions) -> None:
             watchdog = asyncio.create_task(_watchdog(app, pool, saver, options))
             try:
                 await app.run_worker_async(
-                    name=name, queues=[QUEUE], concurrency=options.concurrency,
-                    update_heartbeat_interval=options.heartbeat_s, stalled_worker_timeout=options.stalled_after_s,
-                    fetch_job_polling_interval=options.poll_s, abort_job_polling_interval=options.poll_s,
+                    name=name,
+                    queues=[QUEUE],
+                    concurrency=options.concurrency,
+                    update_heartbeat_interval=options.heartbeat_s,
+                    stalled_worker_timeout=options.stalled_after_s,
+                    fetch_job_polling_interval=options.poll_s,
+                    abort_job_polling_interval=options.poll_s,
                 )
             finally:
                 watchdog.cancel()
@@ -148,13 +157,17 @@ async def requeue_stalled(app: procrastinate.App, pool: AsyncConnectionPool, sta
         if not (locked and locked[0]):
             return 0
         try:
-            for job in await app.job_manager.get_stalled_jobs(task_name=TASK_NAME, seconds_since_heartbeat=stalled_after_s):
+            for job in await app.job_manager.get_stalled_jobs(
+                task_name=TASK_NAME, seconds_since_heartbeat=stalled_after_s
+            ):
                 try:
                     await app.job_manager.retry_job(job)
                 except Exception:  # noqa: BLE001 - it finished or failed meanwhile: nothing to requeue
                     continue
                 count += 1
-                log.warning("job %s: its worker stopped (no heartbeat for %g s); back in the queue", job.id, stalled_after_s)
+                log.warning(
+                    "job %s: its worker stopped (no heartbeat for %g s); back in the queue", job.id, stalled_after_s
+                )
         finally:
             await conn.execute("SELECT pg_advisory_unlock(%s)", (_WATCHDOG_LOCK,))
     return count

@@ -14,8 +14,10 @@ from tests.service.throwaway_postgres import Cluster, postgres_bin, throwaway_cl
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[Cluster]:
     if postgres_bin() is None:
-        pytest.skip("PostgreSQL binaries (initdb, pg_ctl) not found on the PATH or in /usr/lib/postgresql/*/bin: "
-                    "apt-get install postgresql (.ci/run does)")
+        pytest.skip(
+            "PostgreSQL binaries (initdb, pg_ctl) not found on the PATH or in /usr/lib/postgresql/*/bin: "
+            "apt-get install postgresql (.ci/run does)"
+        )
     for module in ("psycopg", "psycopg_pool", "procrastinate", "langgraph.checkpoint.postgres", "uvicorn"):
         pytest.importorskip(module, reason="the service extra is not installed: pip install -e '.[service]'")
     with throwaway_cluster() as cluster:

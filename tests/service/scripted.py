@@ -22,8 +22,11 @@ TOPICS = [
     ("aspirin", "Low-dose aspirin decreases the risk of colorectal cancer"),
 ]
 
-RECORDS = [record(f"{key}-{i}", f"{claim.split(' ')[0]} study {i}", f"{claim}, cohort {i} (n={100 + 37 * i}).")
-           for key, claim in TOPICS for i in range(2)]
+RECORDS = [
+    record(f"{key}-{i}", f"{claim.split(' ')[0]} study {i}", f"{claim}, cohort {i} (n={100 + 37 * i}).")
+    for key, claim in TOPICS
+    for i in range(2)
+]
 
 QUESTIONS = [claim for _, claim in TOPICS] + [
     "Aerobic exercise decreases hippocampal volume in older adults",

@@ -52,23 +52,40 @@ def test_a_user_never_sees_another_users_thread(api):
     client, alice, bob = api
     thread = client.post("/threads", json={"metadata": {"project": "memory"}}, headers=_h(alice)).json()
     tid = thread["thread_id"]
-    run = client.post(f"/threads/{tid}/runs", json={"assistant_id": "sparkit", "input": {"question": QUESTION}},
-                      headers=_h(alice))
+    run = client.post(
+        f"/threads/{tid}/runs", json={"assistant_id": "sparkit", "input": {"question": QUESTION}}, headers=_h(alice)
+    )
     assert run.status_code == 200, run.text
     rid = run.json()["run_id"]
     assert client.get(f"/threads/{tid}", headers=_h(alice)).json()["metadata"] == {"project": "memory"}
-    for method, path in [("GET", f"/threads/{tid}"), ("GET", f"/threads/{tid}/state"), ("GET", f"/threads/{tid}/history"),
-                         ("POST", f"/threads/{tid}/history"), ("GET", f"/threads/{tid}/runs"),
-                         ("GET", f"/threads/{tid}/runs/{rid}"), ("POST", f"/threads/{tid}/runs/{rid}/cancel"),
-                         ("GET", f"/threads/{tid}/runs/{rid}/join"), ("DELETE", f"/threads/{tid}"),
-                         ("POST", f"/threads/{tid}/runs")]:
-        response = client.request(method, path, headers=_h(bob), json={"assistant_id": "sparkit", "input": None}
-                                  if path.endswith("/runs") and method == "POST" else None)
+    for method, path in [
+        ("GET", f"/threads/{tid}"),
+        ("GET", f"/threads/{tid}/state"),
+        ("GET", f"/threads/{tid}/history"),
+        ("POST", f"/threads/{tid}/history"),
+        ("GET", f"/threads/{tid}/runs"),
+        ("GET", f"/threads/{tid}/runs/{rid}"),
+        ("POST", f"/threads/{tid}/runs/{rid}/cancel"),
+        ("GET", f"/threads/{tid}/runs/{rid}/join"),
+        ("DELETE", f"/threads/{tid}"),
+        ("POST", f"/threads/{tid}/runs"),
+    ]:
+        response = client.request(
+            method,
+            path,
+            headers=_h(bob),
+            json={"assistant_id": "sparkit", "input": None} if path.endswith("/runs") and method == "POST" else None,
+        )
         assert response.status_code == 404, (method, path, response.status_code)
         assert "memory" not in response.text and QUESTION not in response.text
     assert client.post("/threads/search", json={}, headers=_h(bob)).json() == []
     taken = client.post("/threads", json={"thread_id": tid}, headers=_h(bob))
     assert taken.status_code == 409 and "memory" not in taken.text
+    again = client.post("/threads", json={"thread_id": tid, "if_exists": "do_nothing"}, headers=_h(bob))
+    assert again.status_code == 409 and "memory" not in again.text
+    assert client.post("/threads", json={"thread_id": tid, "metadata": {"project": "memory"}}, headers=_h(alice)).status_code == 409
+    same = client.post("/threads", json={"thread_id": tid, "if_exists": "do_nothing"}, headers=_h(alice))
+    assert same.status_code == 200 and same.json()["metadata"] == {"project": "memory"}
     assert [t["thread_id"] for t in client.post("/threads/search", json={}, headers=_h(alice)).json()] == [tid]
     # the run is still alice's, and still pending: bob's cancel changed nothing
     assert client.get(f"/threads/{tid}/runs/{rid}", headers=_h(alice)).json()["status"] == "pending"
@@ -84,13 +101,28 @@ def test_bad_bodies_are_refused_with_the_reason(api):
         (client.post(runs, json={"input": {"question": "x" * 6000}}, headers=_h(alice)), 413, "over the limit"),
         (client.post(runs, json={"input": {"question": ""}}, headers=_h(alice)), 422, "input"),
         (client.post(runs, json={"input": {"question": QUESTION, "colour": "red"}}, headers=_h(alice)), 422, "colour"),
-        (client.post(runs, json={"input": {"question": QUESTION}, "context": {"max_hypothesis": 2}}, headers=_h(alice)),
-         422, "max_hypothesis"),
-        (client.post(runs, json={"input": {"question": QUESTION}, "stream_mode": "messages"}, headers=_h(alice)), 422,
-         "messages"),
-        (client.post(runs, json={"input": {"question": QUESTION}, "interrupt_before": ["court"]}, headers=_h(alice)), 422,
-         "interrupt_before"),
-        (client.post(runs, json={"input": {"question": QUESTION}, "metadata": "x"}, headers=_h(alice)), 422, "metadata"),
+        (
+            client.post(
+                runs, json={"input": {"question": QUESTION}, "context": {"max_hypothesis": 2}}, headers=_h(alice)
+            ),
+            422,
+            "max_hypothesis",
+        ),
+        (
+            client.post(runs, json={"input": {"question": QUESTION}, "stream_mode": "messages"}, headers=_h(alice)),
+            422,
+            "messages",
+        ),
+        (
+            client.post(runs, json={"input": {"question": QUESTION}, "interrupt_before": ["court"]}, headers=_h(alice)),
+            422,
+            "interrupt_before",
+        ),
+        (
+            client.post(runs, json={"input": {"question": QUESTION}, "metadata": "x"}, headers=_h(alice)),
+            422,
+            "metadata",
+        ),
         (client.post("/threads/search", json={"limit": -1}, headers=_h(alice)), 422, "limit"),
     ]
     for response, status, reason in cases:

@@ -16,12 +16,18 @@ from agent.tools.http.shared import http_state  # noqa: E402
 URL = "postgresql://team:s3cret-pw@db.example.org:6543/sparkit"
 
 
-@pytest.mark.parametrize(("error", "says"), [
-    ('connection failed: FATAL:  password authentication failed for user "team"', "refused the password for user 'team'"),
-    ("connection failed: Connection refused\n\tIs the server running on that host", "is not reachable"),
-    ('connection failed: FATAL:  database "sparkit" does not exist', "the database does not exist"),
-    ("connection failed: could not translate host name \"db.example.org\"", "unknown host"),
-])
+@pytest.mark.parametrize(
+    ("error", "says"),
+    [
+        (
+            'connection failed: FATAL:  password authentication failed for user "team"',
+            "refused the password for user 'team'",
+        ),
+        ("connection failed: Connection refused\n\tIs the server running on that host", "is not reachable"),
+        ('connection failed: FATAL:  database "sparkit" does not exist', "the database does not exist"),
+        ('connection failed: could not translate host name "db.example.org"', "unknown host"),
+    ],
+)
 def test_a_database_failure_is_one_line_naming_the_fix(error, says):
     message = str(unavailable(URL, Exception(error)))
     assert says in message and "db.example.org:6543/sparkit" in message and "SPARKIT_DATABASE_URL" in message

@@ -48,7 +48,7 @@ async def _starts(pacers: list[Pacer], calls_each: int, clock: TaskClock) -> lis
 
 
 def _min_gap(starts: list[float]) -> float:
-    return min((b - a for a, b in zip(starts, starts[1:])), default=math.inf)
+    return min((b - a for a, b in zip(starts, starts[1:], strict=False)), default=math.inf)
 
 
 async def test_ten_workers_share_one_request_per_second(database_url):
@@ -98,9 +98,16 @@ async def test_the_http_base_paces_through_the_configured_factory_and_shares_the
 
     try:
         clients = [
-            HttpBase("s2", "https://api.semanticscholar.org/graph/v1", policy=HostPolicy(min_interval_s=1.0),
-                     options=HttpOptions(transport=httpx.MockTransport(reply), cache=PostgresResponseCache(store),
-                                         pacer_factory=shared_pacer_factory(store)))
+            HttpBase(
+                "s2",
+                "https://api.semanticscholar.org/graph/v1",
+                policy=HostPolicy(min_interval_s=1.0),
+                options=HttpOptions(
+                    transport=httpx.MockTransport(reply),
+                    cache=PostgresResponseCache(store),
+                    pacer_factory=shared_pacer_factory(store),
+                ),
+            )
             for store in (store_a, store_b)
         ]
         assert all(isinstance(c.pacer, SharedPacer) and c.pacer.min_interval_s == 1.0 for c in clients)
@@ -121,8 +128,15 @@ async def test_the_postgres_cache_keeps_the_ttl_and_serves_stale_entries_on_fail
     store = PostgresHttpStore(database_url)
     try:
         cache = PostgresResponseCache(store, ttl_s=10, wall_clock=lambda: now[0])
-        await cache.put("k", HttpResponse(status=200, headers={"content-type": "application/json", "x-secret": "s"},
-                                          content=b'{"a": 1}', url="https://x.org/a"))
+        await cache.put(
+            "k",
+            HttpResponse(
+                status=200,
+                headers={"content-type": "application/json", "x-secret": "s"},
+                content=b'{"a": 1}',
+                url="https://x.org/a",
+            ),
+        )
         fresh = await cache.get("k")
         now[0] += 11
         expired, stale = await cache.get("k"), await cache.get("k", allow_stale=True)

@@ -57,13 +57,25 @@ class Cluster:
         return self.url(name)
 
     def stop(self) -> None:
-        _run_as_postgres([str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop"],
-                         check=False)
+        _run_as_postgres(
+            [str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop"], check=False
+        )
 
     def start(self) -> None:
         options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off -c max_connections=200"
-        _run_as_postgres([str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-o", options,
-                          "-l", str(self.folder / "log"), "-w", "start"])
+        _run_as_postgres(
+            [
+                str(self.bin / "pg_ctl"),
+                "-D",
+                str(self.folder / "data"),
+                "-o",
+                options,
+                "-l",
+                str(self.folder / "log"),
+                "-w",
+                "start",
+            ]
+        )
 
 
 def _as_root() -> bool:
@@ -89,8 +101,22 @@ def throwaway_cluster() -> Iterator[Cluster]:
         if _as_root():
             shutil.chown(folder, "postgres", "postgres")
             shutil.chown(folder / "pw", "postgres", "postgres")
-        _run_as_postgres([str(binaries / "initdb"), "-D", str(folder / "data"), "-U", USER, "--pwfile", str(folder / "pw"),
-                          "--auth-host=scram-sha-256", "--auth-local=scram-sha-256", "-E", "UTF8", "--no-sync"])
+        _run_as_postgres(
+            [
+                str(binaries / "initdb"),
+                "-D",
+                str(folder / "data"),
+                "-U",
+                USER,
+                "--pwfile",
+                str(folder / "pw"),
+                "--auth-host=scram-sha-256",
+                "--auth-local=scram-sha-256",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ]
+        )
         cluster = Cluster(_free_port(), folder, binaries)
         cluster.start()
         try:

@@ -70,8 +70,11 @@ class PostgresHttpStore:
 
     def reserve(self, host: str, now: float, interval: float, deferred: float) -> float:
         """The epoch second at which this request may start (reserved: no one else gets it)."""
-        row = self.execute(_RESERVE, {"host": host, "now": now, "interval": interval,
-                                      "deferred": deferred if math.isfinite(deferred) else now}, fetch=True)
+        row = self.execute(
+            _RESERVE,
+            {"host": host, "now": now, "interval": interval, "deferred": deferred if math.isfinite(deferred) else now},
+            fetch=True,
+        )
         return float(row[0])
 
     def close(self) -> None:
@@ -99,7 +102,9 @@ class SharedPacer(Pacer):
         try:
             now = self.clock.time()
             try:
-                start = await asyncio.to_thread(self.store.reserve, self.host, now, self.min_interval_s, self._deferred_until)
+                start = await asyncio.to_thread(
+                    self.store.reserve, self.host, now, self.min_interval_s, self._deferred_until
+                )
             except Exception as exc:  # noqa: BLE001 - pacing falls back to this process's spacing; the call goes on
                 log.warning("shared pacing unavailable (%s); spacing this process's calls only", type(exc).__name__)
                 start = max(now, self._deferred_until)
@@ -118,14 +123,17 @@ class SharedPacer(Pacer):
 class PostgresResponseCache(ResponseCache):
     """ResponseCache on the service database's `sparkit_http_cache` table (module docstring)."""
 
-    def __init__(self, store: PostgresHttpStore, *, ttl_s: float = 14 * 86400.0, wall_clock: Callable[[], float] = time.time):
+    def __init__(
+        self, store: PostgresHttpStore, *, ttl_s: float = 14 * 86400.0, wall_clock: Callable[[], float] = time.time
+    ):
         self.store = store
         self.ttl_s = ttl_s
         self._wall = wall_clock
 
     def _get(self, key: str, allow_stale: bool) -> HttpResponse | None:
-        row = self.store.execute("SELECT url, status, headers, body, stored FROM sparkit_http_cache WHERE key = %s",
-                                 (key,), fetch=True)
+        row = self.store.execute(
+            "SELECT url, status, headers, body, stored FROM sparkit_http_cache WHERE key = %s", (key,), fetch=True
+        )
         if row is None:
             return None
         url, status, headers, body, stored = row

@@ -8,6 +8,7 @@ import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.errors import ConfigurationError
 from agent.tools.http.cache import ResponseCache
@@ -15,6 +16,9 @@ from agent.tools.http.pacing import Clock, HostPolicy, Pacer
 
 HTTP_STATE_ENV = "SPARKIT_HTTP_STATE"
 DATABASE_ENV = "SPARKIT_DATABASE_URL"
+
+if TYPE_CHECKING:
+    from agent.tools.http.postgres import PostgresHttpStore
 
 PacerFactory = Callable[[str, HostPolicy, Clock], Pacer]
 
@@ -28,7 +32,9 @@ def http_state(cache_dir: Path, use_cache: bool) -> tuple[ResponseCache | None, 
         raise ConfigurationError(f"{HTTP_STATE_ENV}={kind[:20]!r} is not known; use local or postgres")
     url = os.environ.get(DATABASE_ENV)
     if not url:
-        raise ConfigurationError(f"{HTTP_STATE_ENV}=postgres needs {DATABASE_ENV}=postgresql://USER:PASSWORD@HOST:PORT/DB")
+        raise ConfigurationError(
+            f"{HTTP_STATE_ENV}=postgres needs {DATABASE_ENV}=postgresql://USER:PASSWORD@HOST:PORT/DB"
+        )
     from agent.tools.http.postgres import PostgresResponseCache, shared_pacer_factory
 
     store = _store(url)
@@ -36,7 +42,7 @@ def http_state(cache_dir: Path, use_cache: bool) -> tuple[ResponseCache | None, 
 
 
 @functools.cache
-def _store(url: str) -> object:
+def _store(url: str) -> PostgresHttpStore:
     """One connection per process and database URL, shared by every client's pacer and the cache."""
     from agent.tools.http.postgres import PostgresHttpStore
 
