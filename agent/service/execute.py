@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -27,6 +28,28 @@ log = logging.getLogger(__name__)
 
 RUN_KEY = "sparkit_run_id"
 """The checkpoint metadata key naming the run that wrote it."""
+
+
+class _ActiveRuns:
+    """Runs executing in this process (`--concurrency`): they share the cached backends, whose HTTP clients only the
+    last run out releases."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def enter(self) -> None:
+        with self.lock:
+            self.count += 1
+
+    def leave(self) -> bool:
+        """True for the last run out."""
+        with self.lock:
+            self.count -= 1
+            return self.count == 0
+
+
+_active = _ActiveRuns()
 
 Outcome = tuple[store.RunStatus | None, dict[str, Any] | None, str | None]
 """(status, output, error); status None: the attempt was superseded and records nothing."""
@@ -46,6 +69,7 @@ async def _execute(url: str, run_id: str, worker: str) -> None:
             log.info("run %s: finished or cancelled before this worker took it", run_id)
             return
         log.info("run %s: attempt %d on %s", run_id, run.attempts, worker)
+        _active.enter()
         try:
             status, output, error = await _run_graph(pool, checkpointer(saver_pool), run)
         except Exception as exc:  # noqa: BLE001 - recorded as the run's error (resumable), never lost
@@ -54,9 +78,10 @@ async def _execute(url: str, run_id: str, worker: str) -> None:
             message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
             status, output, error = "error", None, f"{type(exc).__name__}: {message}"
         finally:
-            from agent.backend import release_backends
+            if _active.leave():
+                from agent.backend import release_backends
 
-            await release_backends()  # their HTTP clients belong to this run's loop
+                await release_backends()  # their HTTP clients belong to the loops of the runs that opened them
         if status is None or not await store.finish_run(pool, run_id, run.attempts, status, output, error):
             log.warning(
                 "run %s: attempt %d was superseded by a later one; its result is not recorded", run_id, run.attempts

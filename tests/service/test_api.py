@@ -83,7 +83,8 @@ def test_a_user_never_sees_another_users_thread(api):
     assert taken.status_code == 409 and "memory" not in taken.text
     again = client.post("/threads", json={"thread_id": tid, "if_exists": "do_nothing"}, headers=_h(bob))
     assert again.status_code == 409 and "memory" not in again.text
-    assert client.post("/threads", json={"thread_id": tid, "metadata": {"project": "memory"}}, headers=_h(alice)).status_code == 409
+    mine_again = client.post("/threads", json={"thread_id": tid, "metadata": {"project": "memory"}}, headers=_h(alice))
+    assert mine_again.status_code == 409
     same = client.post("/threads", json={"thread_id": tid, "if_exists": "do_nothing"}, headers=_h(alice))
     assert same.status_code == 200 and same.json()["metadata"] == {"project": "memory"}
     assert [t["thread_id"] for t in client.post("/threads/search", json={}, headers=_h(alice)).json()] == [tid]
