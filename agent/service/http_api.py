@@ -218,9 +218,16 @@ class Service:
     """What the routes share: the pools, the checkpointer, the queue and the limits."""
 
     def __init__(
-        self, url: str, *, max_body_bytes: int = DEFAULT_MAX_BODY, poll_s: float = 0.25, pool_timeout_s: float = 5.0
+        self,
+        url: str,
+        *,
+        max_body_bytes: int = DEFAULT_MAX_BODY,
+        poll_s: float = 0.25,
+        pool_timeout_s: float = 5.0,
+        keepalive_s: float = 15.0,
     ):
         self.url = url
+        self.keepalive_s = keepalive_s
         self.max_body_bytes = max_body_bytes
         self.poll_s = poll_s
         self.pool_timeout_s = pool_timeout_s
@@ -306,6 +313,8 @@ class Service:
         """The run's events as server-sent events, from `after` on, until it finishes."""
         yield _sse("metadata", {"run_id": run.run_id, "attempt": max(1, run.attempts)})
         seq = after
+        loop = asyncio.get_running_loop()
+        quiet_since = loop.time()
         while True:
             batch = await store.events_after(self.pool, run.run_id, seq)
             for event in batch:
@@ -313,7 +322,11 @@ class Service:
                 if event.mode in modes:
                     yield _sse(event.mode, event.data, event.seq)
             if batch:
+                quiet_since = loop.time()
                 continue
+            if loop.time() - quiet_since > self.keepalive_s:
+                yield b": keepalive\n\n"  # an SSE comment: a long node must not look like a dead connection
+                quiet_since = loop.time()
             found = await store.get_run(self.pool, run.owner, run.thread_id, run.run_id)
             if found is None or found.status not in store.ACTIVE:
                 if not await store.events_after(self.pool, run.run_id, seq):
@@ -475,7 +488,7 @@ async def stream_run(request: Request, service: Service, user: str) -> Response:
 
 async def wait_run(request: Request, service: Service, user: str) -> Response:
     run = await service.start_run(request, user, request.path_params["thread_id"])
-    return JSONResponse(_outcome(await service.wait(run)), headers=_location(run))
+    return _waiting(service, run)
 
 
 async def list_runs(request: Request, service: Service, user: str) -> Response:
@@ -495,7 +508,27 @@ async def get_run(request: Request, service: Service, user: str) -> Response:
 
 async def join_run(request: Request, service: Service, user: str) -> Response:
     run = await service.run(user, request.path_params["thread_id"], request.path_params["run_id"])
-    return JSONResponse(_outcome(await service.wait(run)))
+    return _waiting(service, run)
+
+
+def _waiting(service: Service, run: store.RunRow) -> Response:
+    """The run's outcome as JSON once it ends, with a newline every `keepalive_s` before (JSON allows leading
+    whitespace): a run takes minutes, longer than an HTTP client waits for a silent response (langgraph-sdk: 300 s).
+    `Location` is where langgraph-sdk reconnects when the connection drops."""
+
+    async def body() -> AsyncIterator[bytes]:
+        waiting = asyncio.ensure_future(service.wait(run))
+        try:
+            while not waiting.done():
+                done, _ = await asyncio.wait({waiting}, timeout=service.keepalive_s)
+                if not done:
+                    yield b"\n"
+            yield json.dumps(_outcome(waiting.result()), ensure_ascii=False).encode()
+        finally:
+            waiting.cancel()
+
+    headers = {**_location(run), "Location": f"/threads/{run.thread_id}/runs/{run.run_id}/join"}
+    return StreamingResponse(body(), media_type="application/json", headers=headers)
 
 
 async def join_stream(request: Request, service: Service, user: str) -> Response:

@@ -5,7 +5,9 @@ keys nor questions in the logs. Runs are only queued here (no worker): tests/ser
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import threading
 
 import psycopg
 import pytest
@@ -177,3 +179,25 @@ def test_database_down_is_a_503_with_the_reason(pg_cluster, database_url):
     assert down.status_code == 503
     detail = down.json()["detail"]
     assert "not reachable" in detail and "SPARKIT_DATABASE_URL" in detail and "password" not in detail
+
+
+def test_a_long_wait_keeps_the_connection_alive(database_url):
+    """/join and /wait answer when the run ends, minutes later for a real run: newlines go out meanwhile, so no
+    client times out on a silent connection (langgraph-sdk reads JSON with leading whitespace)."""
+    alice = _add_user(database_url, "alice")
+    with TestClient(create_app(Service(database_url, keepalive_s=0.01, poll_s=0.05))) as client:
+        tid = client.post("/threads", json={}, headers=_h(alice)).json()["thread_id"]
+        rid = client.post(f"/threads/{tid}/runs", json={"input": {"question": QUESTION}}, headers=_h(alice)).json()[
+            "run_id"
+        ]
+
+        def end_the_run() -> None:  # as a worker would, a moment later
+            with psycopg.connect(database_url, autocommit=True) as conn:
+                conn.execute("UPDATE sparkit_runs SET status = 'error', error = 'stopped' WHERE run_id = %s", (rid,))
+
+        timer = threading.Timer(0.5, end_the_run)
+        timer.start()
+        joined = client.get(f"/threads/{tid}/runs/{rid}/join", headers=_h(alice))
+        timer.join()
+    assert joined.text.startswith("\n") and joined.headers["location"].endswith(f"/runs/{rid}/join")
+    assert json.loads(joined.text) == {"__error__": {"error": "RunError", "message": "stopped"}}
