@@ -46,3 +46,27 @@ class SlowListSource(ListSource):
 
 
 register_backend(BACKEND, make_backend([SlowListSource(RECORDS)]))
+
+
+def _die_after_updates(count: int) -> None:
+    """SIGKILL this worker right after it stored its `count`-th node update: the step's tasks have written their
+    results (pending writes) but the step's checkpoint is not written yet, the narrowest place a kill can land."""
+    import signal
+
+    from agent.service import store
+
+    stored = store.add_event
+    seen = [0]
+
+    async def add_event(pool, run_id, attempt, mode, data):  # type: ignore[no-untyped-def]
+        verdict = await stored(pool, run_id, attempt, mode, data)
+        seen[0] += mode == "updates"
+        if seen[0] >= count:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return verdict
+
+    store.add_event = add_event  # type: ignore[assignment]
+
+
+if os.environ.get("SPARKIT_TEST_DIE_AFTER_UPDATES"):
+    _die_after_updates(int(os.environ["SPARKIT_TEST_DIE_AFTER_UPDATES"]))

@@ -192,6 +192,38 @@ async def test_twelve_runs_through_three_workers_survive_a_killed_worker(process
     assert key not in logged and not any(q in logged for q in QUESTIONS)
 
 
+async def test_a_worker_killed_before_a_steps_checkpoint_continues_from_the_steps_results(processes, database_url):
+    """Killed after `retrieve` stored its results but before the step's checkpoint: the run has no `next` node yet
+    is not done; the next worker applies those results and goes on (retrieve and plan are not run again)."""
+    question = QUESTIONS[2]
+    expected = single_process_answer(question)
+    key = processes.add_user("alice")
+    processes.env["SPARKIT_TEST_DIE_AFTER_UPDATES"] = "2"  # plan, retrieve
+    doomed = processes.worker()
+    del processes.env["SPARKIT_TEST_DIE_AFTER_UPDATES"]
+    client = await _client(processes, key)
+    thread = (await client.threads.create())["thread_id"]
+    run = await client.runs.create(thread, "sparkit", input={"question": question, "mode": "verify"}, context=SETTINGS)
+    assert await asyncio.to_thread(doomed.wait, 600) == -signal.SIGKILL
+    processes.worker()
+    output = await asyncio.wait_for(client.runs.join(thread, run["run_id"]), timeout=600)
+    assert fingerprint(output["answer"]) == expected
+    updates = _rows(
+        database_url,
+        "SELECT attempt, (SELECT k FROM jsonb_object_keys(data) k LIMIT 1) FROM"
+        " sparkit_run_events WHERE run_id = %s AND mode = 'updates' ORDER BY seq",
+        run["run_id"],
+    )
+    assert updates[:2] == [(1, "plan"), (1, "retrieve")] and updates[2] == (2, "retrieve")  # replayed from its writes
+    started = _rows(
+        database_url,
+        "SELECT data->>'node' FROM sparkit_run_events WHERE run_id = %s AND attempt = 2 AND mode = 'custom'"
+        " AND data->>'event' = 'start' ORDER BY seq",
+        run["run_id"],
+    )
+    assert started[0][0] not in ("plan", "retrieve"), started  # the second worker ran neither again
+
+
 async def test_a_cancelled_run_resumes_to_the_same_answer_and_finished_threads_are_pruned(processes, database_url):
     question = QUESTIONS[1]
     expected = single_process_answer(question)
