@@ -26,6 +26,18 @@ def _require_extra() -> None:
         raise ConfigurationError(f"{_EXTRA} ({exc.name} is missing)") from None
 
 
+class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever sys.stderr is when a line is logged (a test that captured stderr may have closed the old)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:  # StreamHandler.__init__ assigns it; the property decides
+        return None
+
+
 def _log_to_stderr() -> None:
     """INFO lines with time on stderr, through the project's redacting filter (no key reaches a log)."""
     from agent.redact import install_log_redaction
@@ -33,7 +45,7 @@ def _log_to_stderr() -> None:
     root = logging.getLogger()
     for old in list(root.handlers):  # main() installed a WARNING-level one; a server logs its runs at INFO
         root.removeHandler(old)
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _CurrentStderr()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(handler)
     root.setLevel(logging.INFO)
@@ -57,10 +69,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def _cmd_worker(args: argparse.Namespace) -> int:
     _require_extra()
-    from agent.service.database import database_url
+    from agent.service.database import database_url, ensure_schema
     from agent.service.worker import WorkerOptions, run_worker
 
     url = database_url(args.database_url)
+    asyncio.run(ensure_schema(url))  # fails here, in one line, when the database cannot be used
     _log_to_stderr()
     options = WorkerOptions(
         name=args.name or "",
