@@ -502,6 +502,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agent.library.cli import add_library_commands
 
     add_library_commands(sub)
+    from agent.service.cli import add_service_commands
+
+    add_service_commands(sub)
     mcp_p = sub.add_parser("mcp", help="serve ask, verify, search_library and add_to_library to MCP clients over stdio")
     mcp_p.set_defaults(handler=_cmd_mcp)
 

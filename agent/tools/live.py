@@ -97,8 +97,14 @@ def build_live_tools(
     unknown = [s for s in settings.sources if s not in _ACADEMIC]
     if unknown:
         raise ConfigurationError(f"unknown live source(s) {unknown}; choose from {list(ACADEMIC_SOURCES)}")
-    cache = ResponseCache(Path(cache_dir) if cache_dir else sparkit_home() / "http-cache") if use_cache else None
+    from agent.tools.http.shared import http_state
+
+    if cache_dir:  # an explicit folder: the SQLite cache there, whatever SPARKIT_HTTP_STATE says
+        cache, pacer_factory = (ResponseCache(Path(cache_dir)) if use_cache else None), None
+    else:
+        cache, pacer_factory = http_state(sparkit_home() / "http-cache", use_cache)
     options = HttpOptions(
+        pacer_factory=pacer_factory,
         transport=transport,
         cache=cache,
         clock=clock or SystemClock(),

@@ -62,6 +62,9 @@ class HttpOptions:
     clock: Clock = field(default_factory=SystemClock)
     rng: random.Random = field(default_factory=random.Random)
     mailto: str | None = None
+    pacer_factory: Callable[[str, HostPolicy, Clock], Pacer] | None = None
+    """Builds each client's pacer from its host, policy and clock; None: a Pacer of this process (the team server's
+    workers share one through PostgreSQL, agent/tools/http/postgres.py)."""
 
 
 HeaderAdapter = Callable[[Mapping[str, str], Pacer, HostPolicy], None]
@@ -91,7 +94,9 @@ class HttpBase:
         self.options = options or HttpOptions()
         self.hosts = frozenset(h.lower() for h in (hosts or [self.base_url.host]))
         self.clock = self.options.clock
-        self.pacer = Pacer(self.policy.min_interval_s, self.policy.max_concurrency, self.clock)
+        factory = self.options.pacer_factory
+        self.pacer = (factory(self.base_url.host, self.policy, self.clock) if factory is not None
+                      else Pacer(self.policy.min_interval_s, self.policy.max_concurrency, self.clock))
         values = [s.get_secret_value() if isinstance(s, SecretStr) else s for s in secrets]
         for value in values:
             register_secret(value)

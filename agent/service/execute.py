@@ -1,0 +1,156 @@
+"""One run on a worker: the graph with PostgreSQL checkpoints, its events stored for the server to stream.
+
+The run executes on its own event loop in a thread, with its own connections: graph nodes do CPU-bound work that
+would otherwise hold the worker's loop, and with it the Procrastinate heartbeat, so a busy worker would look dead and
+its run would be taken again. Should that still happen (a machine paused longer than the stall timeout), each attempt
+is fenced: its events and its result are stored only while it is the run's latest attempt, and a superseded attempt
+stops at its next event.
+
+The checkpoints carry the run id in their metadata, so a run taken again after its worker died continues from its
+own last checkpoint (input None) instead of asking its question anew; a run that finished just before the worker died
+is only recorded. Steps are checkpointed synchronously (durability="sync"): a step's result is in the database before
+the next step starts, so a SIGKILL loses at most the step in progress. Cancellation is read at each stored event."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from psycopg_pool import AsyncConnectionPool
+
+from agent.service import store
+from agent.service.jsonable import jsonable
+
+log = logging.getLogger(__name__)
+
+RUN_KEY = "sparkit_run_id"
+"""The checkpoint metadata key naming the run that wrote it."""
+
+
+class _ActiveRuns:
+    """Runs executing in this process (`--concurrency`): they share the cached backends, whose HTTP clients only the
+    last run out releases."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def enter(self) -> None:
+        with self.lock:
+            self.count += 1
+
+    def leave(self) -> bool:
+        """True for the last run out."""
+        with self.lock:
+            self.count -= 1
+            return self.count == 0
+
+
+_active = _ActiveRuns()
+
+Outcome = tuple[store.RunStatus | None, dict[str, Any] | None, str | None]
+"""(status, output, error); status None: the attempt was superseded and records nothing."""
+
+
+async def execute_run(url: str, run_id: str, worker: str) -> None:
+    """Run (or continue) one run on a private loop in a thread, so the worker's own loop keeps its heartbeat."""
+    await asyncio.to_thread(asyncio.run, _execute(url, run_id, worker))
+
+
+async def _execute(url: str, run_id: str, worker: str) -> None:
+    from agent.service.worker import checkpointer, open_pools
+
+    async with open_pools(url, 2) as (pool, saver_pool):
+        run = await store.claim_run(pool, run_id, worker)
+        if run is None:
+            log.info("run %s: finished or cancelled before this worker took it", run_id)
+            return
+        log.info("run %s: attempt %d on %s", run_id, run.attempts, worker)
+        _active.enter()
+        try:
+            status, output, error = await _run_graph(pool, checkpointer(saver_pool), run)
+        except Exception as exc:  # noqa: BLE001 - recorded as the run's error (resumable), never lost
+            from agent.redact import redact
+
+            message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
+            status, output, error = "error", None, f"{type(exc).__name__}: {message}"
+        finally:
+            if _active.leave():
+                from agent.backend import release_backends
+
+                await release_backends()  # their HTTP clients belong to the loops of the runs that opened them
+        if status is None or not await store.finish_run(pool, run_id, run.attempts, status, output, error):
+            log.warning(
+                "run %s: attempt %d was superseded by a later one; its result is not recorded", run_id, run.attempts
+            )
+            return
+        log.info("run %s: %s", run_id, status)
+
+
+async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -> Outcome:
+    from agent.api import make_context
+    from agent.budget import RUN_CLOCK_KEY, RunClock
+    from agent.graph import compile_graph
+    from agent.tools.http.reachability import UnreachableHosts, unreachable_hosts
+    from agent.tracing.progress import ProgressContext
+
+    settings = make_context(run.settings)
+    app = compile_graph(saver)
+    thread: RunnableConfig = {"configurable": {"thread_id": run.thread_id}}
+    snapshot = await app.aget_state(thread)
+    metadata = snapshot.metadata or {}
+    mine = metadata.get(RUN_KEY) == run.run_id
+    if mine:
+        await store.note_resumed(pool, run.run_id, int(metadata.get("step", -1)))
+    graph_input = None if mine or run.input is None else run.input
+    # `tasks`, not `next`: a step whose tasks all finished before the worker died has no `next` (their writes are
+    # stored) but is not done; continuing applies those writes and goes on
+    if graph_input is None and not snapshot.tasks:
+        if mine and snapshot.values.get("answer") is not None:  # it had finished when its worker died
+            return await _finish(pool, run, snapshot.values["answer"])
+        return "error", None, "nothing to resume: the thread's last run finished; send a question as input"
+    config: RunnableConfig = {
+        "configurable": {"thread_id": run.thread_id, RUN_CLOCK_KEY: RunClock()},
+        "recursion_limit": settings.budget.recursion_limit,
+        "metadata": {RUN_KEY: run.run_id},
+    }
+    progress = ProgressContext()
+    answer: Any = None
+    token = unreachable_hosts.set(UnreachableHosts())
+    try:
+        stream = app.astream(
+            graph_input, config, context=settings, stream_mode=["updates", "custom"], durability="sync"
+        )
+        try:
+            async for mode, chunk in stream:
+                if mode == "updates":
+                    progress.observe(chunk)
+                    for update in chunk.values():
+                        if isinstance(update, dict) and update.get("answer") is not None:
+                            answer = update["answer"]
+                    data = chunk
+                else:
+                    data = progress.enrich(chunk)
+                verdict = await store.add_event(pool, run.run_id, run.attempts, mode, jsonable(data))
+                if verdict == "cancelled":
+                    return "interrupted", None, "cancelled"
+                if verdict == "superseded":
+                    return None, None, None
+        finally:
+            await stream.aclose()
+    finally:
+        unreachable_hosts.reset(token)
+    if answer is None:
+        state = await app.aget_state(thread)
+        return "error", None, f"the run ended without an answer (next: {list(state.next)})"
+    return await _finish(pool, run, answer)
+
+
+async def _finish(pool: AsyncConnectionPool, run: store.RunRow, answer: Any) -> Outcome:
+    output = {"answer": jsonable(answer)}
+    if await store.add_event(pool, run.run_id, run.attempts, "values", output) == "superseded":
+        return None, None, None
+    return "success", output, None

@@ -1,0 +1,262 @@
+"""The team server end to end: `sparkit serve` and `sparkit worker` processes on a throwaway PostgreSQL, driven by
+langgraph-sdk. Twelve concurrent runs through three workers, one SIGKILLed mid-run: every run completes with the
+answer a single process gives, the killed one resumed from its checkpoint (its plan node ran once). A run cancelled
+mid-way resumes on a new run of its thread to the same answer, and finished threads are pruned to their latest
+checkpoint. The runs use the scripted backend of tests/service/scripted.py (no model load)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from agent.api import ask
+from tests.service.scripted import QUESTIONS, SETTINGS
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+VOLATILE = {"run_id", "usage"}  # the run's id (the thread's) and its timings differ between any two runs
+
+
+def fingerprint(answer: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in answer.items() if k not in VOLATILE}
+
+
+def single_process_answer(question: str) -> dict[str, Any]:
+    return fingerprint(ask(question, mode="verify", **SETTINGS).model_dump(mode="json"))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Processes:
+    """The server and workers this test started, their stderr kept in files; each stopped by its own pid."""
+
+    def __init__(self, url: str, home: Path, logs: Path):
+        self.env = {
+            **os.environ,
+            "SPARKIT_DATABASE_URL": url,
+            "SPARKIT_HOME": str(home),
+            "PYTHONPATH": str(REPO),
+            "SPARKIT_TEST_SEARCH_DELAY_S": "0.2",
+        }
+        self.logs = logs
+        self.started: list[subprocess.Popen[bytes]] = []
+
+    def sparkit(self, *args: str) -> subprocess.Popen[bytes]:
+        log = open(self.logs / f"{args[0]}-{len(self.started)}.log", "wb")  # noqa: SIM115 - closed with the process
+        process = subprocess.Popen(
+            [sys.executable, "-m", "agent.cli", *args], env=self.env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT
+        )
+        self.started.append(process)
+        return process
+
+    def worker(self, *extra: str) -> subprocess.Popen[bytes]:
+        return self.sparkit(
+            "worker",
+            "--import",
+            "tests.service.scripted",
+            "--heartbeat-s",
+            "1",
+            "--stalled-after-s",
+            "4",
+            "--poll-s",
+            "0.5",
+            *extra,
+        )
+
+    def add_user(self, name: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "agent.cli", "users", "add", name],
+            env=self.env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    def logged(self) -> str:
+        return "\n".join(p.read_text(errors="replace") for p in sorted(self.logs.glob("*.log")))
+
+    def stop(self) -> None:
+        for process in self.started:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.started:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def processes(database_url: str, tmp_path: Path) -> Iterator[Processes]:
+    (tmp_path / "logs").mkdir()
+    procs = Processes(database_url, tmp_path / "service-home", tmp_path / "logs")
+    try:
+        yield procs
+    finally:
+        procs.stop()
+
+
+async def _client(processes: Processes, key: str) -> Any:
+    from langgraph_sdk import get_client
+
+    port = _free_port()
+    processes.sparkit("serve", "--port", str(port))
+    client = get_client(url=f"http://127.0.0.1:{port}", api_key=key)
+    for _ in range(240):
+        with contextlib.suppress(Exception):
+            await client.assistants.search()
+            return client
+        await asyncio.sleep(0.5)
+    raise AssertionError("sparkit serve did not start:\n" + processes.logged()[-3000:])
+
+
+def _rows(url: str, query: str, *params: Any) -> list[tuple[Any, ...]]:
+    with psycopg.connect(url) as conn:
+        return conn.execute(query, params).fetchall()  # type: ignore[arg-type]
+
+
+async def _busy_worker(url: str, workers: dict[int, subprocess.Popen[bytes]]) -> tuple[int, str]:
+    """A worker pid and the run it is in the middle of (two node updates stored, more to come)."""
+    for _ in range(1200):
+        rows = _rows(
+            url,
+            "SELECT r.worker, r.run_id FROM sparkit_runs r WHERE r.status = 'running' AND"
+            " (SELECT count(*) FROM sparkit_run_events e WHERE e.run_id = r.run_id AND e.mode = 'updates') >= 2",
+        )
+        for worker, run_id in rows:
+            pid = int(str(worker).rsplit(":", 1)[1])
+            if pid in workers:
+                return pid, run_id
+        await asyncio.sleep(0.05)
+    raise AssertionError("no run was seen in progress")
+
+
+async def test_twelve_runs_through_three_workers_survive_a_killed_worker(processes, database_url):
+    expected = {q: single_process_answer(q) for q in QUESTIONS}
+    assert len({str(a) for a in expected.values()}) > 1
+    key = processes.add_user("alice")
+    workers = {p.pid: p for p in (processes.worker() for _ in range(3))}
+    client = await _client(processes, key)
+
+    async def submit(question: str) -> tuple[str, str, str]:
+        thread = await client.threads.create()
+        run = await client.runs.create(
+            thread["thread_id"], "sparkit", input={"question": question, "mode": "verify"}, context=SETTINGS
+        )
+        return question, thread["thread_id"], run["run_id"]
+
+    submitted = await asyncio.gather(*(submit(q) for q in QUESTIONS))
+    pid, killed_run = await _busy_worker(database_url, workers)
+    os.kill(pid, signal.SIGKILL)
+    workers[pid].wait()
+
+    outputs = await asyncio.wait_for(asyncio.gather(*(client.runs.join(t, r) for _, t, r in submitted)), timeout=600)
+    for (question, _, _), output in zip(submitted, outputs, strict=True):
+        assert "answer" in output, (question, output)
+        assert fingerprint(output["answer"]) == expected[question], question
+    status = dict(_rows(database_url, "SELECT run_id, status FROM sparkit_runs"))
+    assert set(status.values()) == {"success"} and len(status) == 12
+    ((attempts, resumed_from, worker),) = _rows(
+        database_url, "SELECT attempts, resumed_from_step, worker FROM sparkit_runs WHERE run_id = %s", killed_run
+    )
+    assert attempts == 2 and resumed_from is not None and resumed_from >= 1, (attempts, resumed_from)
+    assert not worker.endswith(f":{pid}")
+    plans = _rows(
+        database_url,
+        "SELECT attempt FROM sparkit_run_events WHERE run_id = %s AND mode = 'updates' AND data ? 'plan'",
+        killed_run,
+    )
+    assert plans == [(1,)], "the resumed run planned again instead of continuing from its checkpoint"
+    logged = processes.logged()
+    assert "back in the queue" in logged
+    assert key not in logged and not any(q in logged for q in QUESTIONS)
+
+
+async def test_a_worker_killed_before_a_steps_checkpoint_continues_from_the_steps_results(processes, database_url):
+    """Killed after `retrieve` stored its results but before the step's checkpoint: the run has no `next` node yet
+    is not done; the next worker applies those results and goes on (retrieve and plan are not run again)."""
+    question = QUESTIONS[2]
+    expected = single_process_answer(question)
+    key = processes.add_user("alice")
+    processes.env["SPARKIT_TEST_DIE_AFTER_UPDATES"] = "2"  # plan, retrieve
+    doomed = processes.worker()
+    del processes.env["SPARKIT_TEST_DIE_AFTER_UPDATES"]
+    client = await _client(processes, key)
+    thread = (await client.threads.create())["thread_id"]
+    run = await client.runs.create(thread, "sparkit", input={"question": question, "mode": "verify"}, context=SETTINGS)
+    assert await asyncio.to_thread(doomed.wait, 600) == -signal.SIGKILL
+    processes.worker()
+    output = await asyncio.wait_for(client.runs.join(thread, run["run_id"]), timeout=600)
+    assert fingerprint(output["answer"]) == expected
+    updates = _rows(
+        database_url,
+        "SELECT attempt, (SELECT k FROM jsonb_object_keys(data) k LIMIT 1) FROM"
+        " sparkit_run_events WHERE run_id = %s AND mode = 'updates' ORDER BY seq",
+        run["run_id"],
+    )
+    assert updates[:2] == [(1, "plan"), (1, "retrieve")] and updates[2] == (2, "retrieve")  # replayed from its writes
+    started = _rows(
+        database_url,
+        "SELECT data->>'node' FROM sparkit_run_events WHERE run_id = %s AND attempt = 2 AND mode = 'custom'"
+        " AND data->>'event' = 'start' ORDER BY seq",
+        run["run_id"],
+    )
+    assert started[0][0] not in ("plan", "retrieve"), started  # the second worker ran neither again
+
+
+async def test_a_cancelled_run_resumes_to_the_same_answer_and_finished_threads_are_pruned(processes, database_url):
+    question = QUESTIONS[1]
+    expected = single_process_answer(question)
+    key = processes.add_user("alice")
+    processes.worker("--prune-after-s", "0")
+    client = await _client(processes, key)
+    thread = (await client.threads.create())["thread_id"]
+    seen: list[str] = []
+    run_id = ""
+    async for part in client.runs.stream(
+        thread,
+        "sparkit",
+        input={"question": question, "mode": "verify"},
+        context=SETTINGS,
+        stream_mode=["updates", "custom"],
+    ):
+        seen.append(part.event)
+        if part.event == "metadata":
+            run_id = part.data["run_id"]
+        if part.event == "updates" and "retrieve" in part.data:
+            await client.runs.cancel(thread, run_id, wait=True)
+    assert seen[0] == "metadata" and "updates" in seen and "custom" in seen and seen[-1] == "error"
+    assert (await client.runs.get(thread, run_id))["status"] == "interrupted"
+    resumed = await client.runs.wait(thread, "sparkit", input=None)
+    assert fingerprint(resumed["answer"]) == expected
+    runs = await client.runs.list(thread)
+    assert [r["status"] for r in runs] == ["success", "interrupted"]
+    for _ in range(600):
+        if _rows(database_url, "SELECT 1 FROM sparkit_threads WHERE thread_id = %s AND pruned_at IS NOT NULL", thread):
+            break
+        await asyncio.sleep(0.2)
+    history = await client.threads.get_history(thread, limit=50)
+    assert len(history) == 1 and history[0]["next"] == [], processes.logged()[-5000:]
+    assert fingerprint(history[0]["values"]["answer"]) == expected
+    state = await client.threads.get_state(thread)
+    assert fingerprint(state["values"]["answer"]) == expected
