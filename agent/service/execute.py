@@ -72,7 +72,7 @@ async def _execute(url: str, run_id: str, worker: str) -> None:
         _active.enter()
         try:
             status, output, error = await _run_graph(pool, checkpointer(saver_pool), run)
-        except Exception as exc:  # noqa: BLE001 - recorded as the run's error (resumable), never lost
+        except Exception as exc:
             from agent.redact import redact
 
             message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""

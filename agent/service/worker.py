@@ -71,7 +71,7 @@ async def open_pools(url: str, size: int) -> AsyncIterator[tuple[AsyncConnection
     try:
         await pool.open(wait=True, timeout=15)
         await saver_pool.open(wait=True, timeout=15)
-    except Exception as exc:  # noqa: BLE001 - psycopg_pool.PoolTimeout hides the cause; try one connection to name it
+    except Exception as exc:
         await pool.close()
         await saver_pool.close()
         import psycopg
@@ -139,7 +139,7 @@ async def _watchdog(app: procrastinate.App, pool: AsyncConnectionPool, saver: An
         try:
             await requeue_stalled(app, pool, options.stalled_after_s)
             await prune_finished(pool, saver, options.prune_after_s)
-        except Exception as exc:  # noqa: BLE001 - the watchdog keeps watching; the next round tries again
+        except Exception as exc:
             log.warning("watchdog: %s: %s", type(exc).__name__, str(exc).splitlines()[0][:200] if str(exc) else "")
 
 
@@ -162,7 +162,7 @@ async def requeue_stalled(app: procrastinate.App, pool: AsyncConnectionPool, sta
             ):
                 try:
                     await app.job_manager.retry_job(job)
-                except Exception:  # noqa: BLE001 - it finished or failed meanwhile: nothing to requeue
+                except Exception:
                     continue
                 count += 1
                 log.warning(

@@ -7,11 +7,11 @@ import pytest
 
 pytest.importorskip("psycopg", reason="the service extra is not installed: pip install -e '.[service]'")
 
-from agent.cli import main  # noqa: E402
-from agent.errors import ConfigurationError  # noqa: E402
-from agent.service.database import unavailable  # noqa: E402
-from agent.tools.http.cache import ResponseCache  # noqa: E402
-from agent.tools.http.shared import http_state  # noqa: E402
+from agent.cli import main
+from agent.errors import ConfigurationError
+from agent.service.database import unavailable
+from agent.tools.http.cache import ResponseCache
+from agent.tools.http.shared import http_state
 
 URL = "postgresql://team:s3cret-pw@db.example.org:6543/sparkit"
 

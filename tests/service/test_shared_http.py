@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import itertools
 import math
 
 import httpx
@@ -48,7 +49,7 @@ async def _starts(pacers: list[Pacer], calls_each: int, clock: TaskClock) -> lis
 
 
 def _min_gap(starts: list[float]) -> float:
-    return min((b - a for a, b in zip(starts, starts[1:], strict=False)), default=math.inf)
+    return min((b - a for a, b in itertools.pairwise(starts)), default=math.inf)
 
 
 async def test_ten_workers_share_one_request_per_second(database_url):

@@ -95,8 +95,11 @@ class HttpBase:
         self.hosts = frozenset(h.lower() for h in (hosts or [self.base_url.host]))
         self.clock = self.options.clock
         factory = self.options.pacer_factory
-        self.pacer = (factory(self.base_url.host, self.policy, self.clock) if factory is not None
-                      else Pacer(self.policy.min_interval_s, self.policy.max_concurrency, self.clock))
+        self.pacer = (
+            factory(self.base_url.host, self.policy, self.clock)
+            if factory is not None
+            else Pacer(self.policy.min_interval_s, self.policy.max_concurrency, self.clock)
+        )
         values = [s.get_secret_value() if isinstance(s, SecretStr) else s for s in secrets]
         for value in values:
             register_secret(value)

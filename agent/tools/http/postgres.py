@@ -105,7 +105,7 @@ class SharedPacer(Pacer):
                 start = await asyncio.to_thread(
                     self.store.reserve, self.host, now, self.min_interval_s, self._deferred_until
                 )
-            except Exception as exc:  # noqa: BLE001 - pacing falls back to this process's spacing; the call goes on
+            except Exception as exc:
                 log.warning("shared pacing unavailable (%s); spacing this process's calls only", type(exc).__name__)
                 start = max(now, self._deferred_until)
             if start - now > 0:
