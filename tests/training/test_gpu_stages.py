@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from training.dataset import StancePair, default_data_dir
+from tests.training.test_train_judge import _tiny_pool
+from training.dataset import default_data_dir
 from training.nli import FILES, load_nli
-from training.train_judge import write_pool
 
 NLI_DIR = default_data_dir() / "nli"
 
@@ -108,24 +108,7 @@ def _tiny_data(root: Path) -> None:
         )
         with gzip.open(path, "wt", encoding="utf-8") as handle:
             handle.writelines(json.dumps({**r, "id": f"{folder}-{r['id']}"}) + "\n" for r in kept)
-    pairs = []
-    for split in ("train", "train", "val"):
-        pairs += [
-            StancePair(
-                "Aspirin lowers fever", "Fever fell after aspirin.", "SUPPORT", "rationale", "1", split, "scifact", 1.0
-            ),
-            StancePair(
-                "Aspirin lowers fever",
-                "Fever rose after aspirin.",
-                "CONTRADICT",
-                "rationale",
-                "1",
-                split,
-                "scifact",
-                1.0,
-            ),
-        ]
-    write_pool(root / "pool.jsonl.gz", pairs, {})
+    _tiny_pool(root / "pool.jsonl.gz")
 
 
 @pytest.mark.slow
