@@ -61,7 +61,7 @@ async def execute_run(url: str, run_id: str, worker: str) -> None:
 
 
 async def _execute(url: str, run_id: str, worker: str) -> None:
-    from agent.service.worker import checkpointer, open_pools
+    from agent.service.pools import checkpointer, open_pools
 
     async with open_pools(url, 2) as (pool, saver_pool):
         run = await store.claim_run(pool, run_id, worker)

@@ -29,7 +29,8 @@ from agent.service import store
 from agent.service.database import DatabaseUnavailable, ensure_schema, unavailable
 from agent.service.jsonable import jsonable
 from agent.service.keys import user_for_key
-from agent.service.worker import checkpointer, defer_run, open_pools, queue_app
+from agent.service.pools import checkpointer, open_pools
+from agent.service.worker import defer_run, queue_app
 
 log = logging.getLogger(__name__)
 

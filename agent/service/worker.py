@@ -17,16 +17,15 @@ import importlib
 import logging
 import os
 import socket
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import procrastinate
-from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from agent.service import store
-from agent.service.database import ensure_schema, unavailable
+from agent.service.database import ensure_schema
+from agent.service.pools import checkpointer, open_pools
 
 log = logging.getLogger(__name__)
 
@@ -55,45 +54,6 @@ def queue_app(url: str) -> procrastinate.App:
 async def defer_run(app: procrastinate.App, run_id: str, thread_id: str) -> int:
     """Queue a run; returns the job id. The thread is the job's lock: one run of a thread executes at a time."""
     return await app.configure_task(TASK_NAME, queue=QUEUE, lock=f"thread:{thread_id}").defer_async(run_id=run_id)
-
-
-@contextlib.asynccontextmanager
-async def open_pools(url: str, size: int) -> AsyncIterator[tuple[AsyncConnectionPool, AsyncConnectionPool]]:
-    """The service pool and the checkpointer's pool (autocommit, dict rows, no prepared statements, as it needs)."""
-    pool = AsyncConnectionPool(url, min_size=1, max_size=size, open=False, kwargs={"autocommit": True})
-    saver_pool = AsyncConnectionPool(
-        url,
-        min_size=1,
-        max_size=size,
-        open=False,
-        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-    )
-    try:
-        await pool.open(wait=True, timeout=15)
-        await saver_pool.open(wait=True, timeout=15)
-    except Exception as exc:
-        await pool.close()
-        await saver_pool.close()
-        import psycopg
-
-        try:
-            (await psycopg.AsyncConnection.connect(url, connect_timeout=10)).close()  # type: ignore[unused-coroutine]
-        except psycopg.Error as cause:
-            raise unavailable(url, cause) from None
-        raise unavailable(url, exc) from None
-    try:
-        yield pool, saver_pool
-    finally:
-        await saver_pool.close()
-        await pool.close()
-
-
-def checkpointer(saver_pool: AsyncConnectionPool) -> Any:
-    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-
-    from agent.checkpoint import serializer
-
-    return AsyncPostgresSaver(saver_pool, serde=serializer())  # type: ignore[arg-type]
 
 
 async def run_worker(url: str, options: WorkerOptions) -> None:

@@ -9,7 +9,7 @@ import os
 
 from agent.backend import register_backend
 from agent.records import Record
-from tests.graph.fakes import ListSource, make_backend, record
+from tests.fakes import ListSource, make_backend, record
 
 BACKEND = "service-scripted"
 
