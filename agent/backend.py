@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, TypeVar, get_args
 
 from agent.budget import setup_time
 from agent.config import (
@@ -123,11 +123,11 @@ def part(kind: str, key: Any, build: Callable[[], T]) -> T:
     with _lock:
         if cache_key in _parts:
             _parts.move_to_end(cache_key)
-            return _parts[cache_key]  # type: ignore[no-any-return]
+            return _parts[cache_key]
     with _build_lock:
         with _lock:
             if cache_key in _parts:
-                return _parts[cache_key]  # type: ignore[no-any-return]
+                return _parts[cache_key]
         built = build()
         with _lock:
             _parts[cache_key] = built
@@ -217,15 +217,20 @@ async def abackend_for(settings: Context, documents: list[dict[str, Any]] | None
 OFFLINE_JUDGES: tuple[str, ...] = get_args(OfflineJudge)
 
 
+def is_offline_judge(name: str) -> TypeGuard[OfflineJudge]:
+    """Whether `name` is one of the offline judges (not 'auto' or 'llm'); a TypeGuard, so the type checker knows."""
+    return name in OFFLINE_JUDGES
+
+
 def offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]]:
     """The offline judge for judges.stance_model ('llm' uses it as the fallback); notes say when auto fell back."""
     from agent.judges import offline_stance_judge
     from agent.judges.cross import direction_weights_in_use
 
-    kind = judges.stance_model if judges.stance_model in OFFLINE_JUDGES else "auto"
+    kind = judges.stance_model if is_offline_judge(judges.stance_model) else "auto"
     judge = offline_stance_judge(
         kind,
-        Path(judges.stance_weights).expanduser() if judges.stance_weights else None,  # type: ignore[arg-type]
+        Path(judges.stance_weights).expanduser() if judges.stance_weights else None,
         direction_weights_in_use(judges.stance_direction_weights),
     )
     if judges.stance_structure:
@@ -388,7 +393,7 @@ def offline_reranker(retrieval: RetrievalSettings, *indexes: LocalIndex) -> Rera
     from agent.tools.offline_rerank import HybridReranker
 
     if indexes:
-        return HybridReranker.for_index(*indexes, semantic=retrieval.enable_semantic_rerank)  # type: ignore[no-any-return]
+        return HybridReranker.for_index(*indexes, semantic=retrieval.enable_semantic_rerank)
     return HybridReranker(semantic=retrieval.enable_semantic_rerank)
 
 

@@ -325,11 +325,11 @@ def negate_claim(statement: str) -> str:
     k = i  # 'solely indicates' -> 'does not solely indicate'
     while k > 1 and set(lemmas_of(word_core(words[k - 1]))) == {"ADV"}:
         k -= 1
-    rest = [
+    tail = [
         inflected(w, "VBP") if _coordinated_finite(words, i + 1 + j) and _same_clause(words[i : i + 1 + j]) else w
         for j, w in enumerate(words[i + 1 :])
     ]
-    return " ".join([*words[:k], f"{auxiliary} not", *words[k:i], replace_core(words[i], lemma), *rest])
+    return " ".join([*words[:k], f"{auxiliary} not", *words[k:i], replace_core(words[i], lemma), *tail])
 
 
 def _coordinated_finite(words: list[str], k: int) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agent.config import Context
+from agent.config import Context, CorpusSettings
 from agent.library.importers import Item
 from agent.library.models import AddReport, LibraryDocument
 from agent.library.store import Library
@@ -105,7 +105,7 @@ async def fetch_into_library(
     if not 1 <= limit <= 200:
         raise InputError("--limit must be between 1 and 200")
     progress = progress or Progress(enabled=False)
-    settings = settings or (Context(sources=sources) if sources else Context())
+    settings = settings or (Context(corpus=CorpusSettings(sources=sources)) if sources else Context())
     progress.line(f"fetch: asking {', '.join(settings.corpus.sources)} for {query!r}")
     records, failures = await fetch_records(query, limit=limit, settings=settings, **tool_options)
     report = await asyncio.to_thread(library.add_items, [as_item(r) for r in records], progress=progress)

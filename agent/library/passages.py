@@ -26,7 +26,8 @@ def passages(
     same section (a heading-less fragment says little alone)."""
     out: list[Paragraph] = []
     for paragraph in paragraphs:
-        pieces, current = [], []
+        pieces: list[str] = []
+        current: list[str] = []
         for sentence in split_sentences(paragraph.text) or [paragraph.text]:
             if current and len(" ".join([*current, sentence]).split()) > max_words:
                 pieces.append(" ".join(current))
@@ -59,7 +60,8 @@ def document_records(doc: LibraryDocument, item: Item | None, old: list[Record])
     record; with no new item, the existing records carry the document's refreshed metadata."""
     meta = {"title": doc.title, "year": doc.year, "doi": doc.doi, "authors": doc.authors, "venue": doc.venue}
     if item is not None and item.parsed is not None:
-        records, per_page = [], defaultdict(int)
+        records: list[Record] = []
+        per_page: defaultdict[int, int] = defaultdict(int)
         for passage in passages(item.parsed.paragraphs):
             per_page[passage.page] += 1
             records.append(

@@ -123,7 +123,7 @@ class RoleModel:
                 self.breaker.record(ok=False, unreachable=is_connection_failure(exc))
                 raise
             self.breaker.record(ok=True)
-            if isinstance(result, schema):
+            if not isinstance(result, str):
                 return result
             last_error = result
         raise ValueError(

@@ -61,7 +61,9 @@ def chat_model(
             "a chat model needs the 'live' extra: pip install 'sparkit[live]' plus the provider package"
         ) from None
     provider, model = spec.split(":", 1)
-    limits = {"timeout": timeout_s, "max_retries": max_retries} if provider in _TIMEOUT_AWARE_PROVIDERS else {}
+    limits: dict[str, Any] = {}
+    if provider in _TIMEOUT_AWARE_PROVIDERS:
+        limits.update(timeout=timeout_s, max_retries=max_retries)
     if base_url:
         limits["base_url"] = base_url
     if max_tokens is not None and provider in ("openai", "azure_openai") and base_url:

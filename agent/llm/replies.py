@@ -44,9 +44,11 @@ def parse_reply(text: str, schema: type[T]) -> T:
 
 def unusable_reason(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ())) or "reply"
-        return f"{where}: {first.get('msg', 'invalid')}"
+        errors = exc.errors()
+        if not errors:
+            return "reply: invalid"
+        where = ".".join(str(p) for p in errors[0]["loc"]) or "reply"
+        return f"{where}: {errors[0]['msg']}"
     return f"{type(exc).__name__}: {str(exc)[:120]}"
 
 

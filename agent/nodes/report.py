@@ -17,6 +17,7 @@ from agent.answer.status import Findings, Thresholds, rule
 from agent.config import Context
 from agent.english.questions import classify_task
 from agent.english.spelling import read_as_sentence
+from agent.interfaces import Plan
 from agent.nodes.parts import RunParts
 from agent.reasoners.extractive import option_label, winner
 from agent.records import Answer, AnswerSentence, Citation, Hypothesis, Status, Usage
@@ -25,7 +26,7 @@ from agent.state import ResearchState
 from agent.tracing.progress import emit
 
 
-def _verdict(plan, best, decided: bool) -> str | None:
+def _verdict(plan: Plan, best: Hypothesis | None, decided: bool) -> str | None:
     if not plan.claim:
         return None
     if not decided or best is None:
@@ -123,6 +124,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
     if selected is not None:
         text = with_confidence(f"({option_label(selected)}) {plan.options[selected]}", ruling.confidence)
     text = " ".join(filter(None, [text, read_as_sentence(corrections)]))  # the answer says what it read the question as
+    relevance = state.get("relevance")
     answer = Answer(
         status=ruling.status,
         task=plan.task,
@@ -143,7 +145,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
         run_id=state.get("run_id", ""),
         usage=usage,
         notes=state.get("notes") or [],
-        relevance=state["relevance"].model_dump() if state.get("relevance") is not None else None,
+        relevance=relevance.model_dump() if relevance is not None else None,
         faithfulness=draft.faithfulness if draft else None,
         adjudication=state.get("adjudication"),
         corrections=corrections,

@@ -9,7 +9,7 @@ import numpy as np
 
 from agent.config import Context
 from agent.interfaces import StanceResult
-from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record
+from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record, Stance
 from agent.scoring.adjudication import shares
 from agent.scoring.aspect import names_object
 from agent.scoring.quantitative import quantitative_weight
@@ -118,8 +118,8 @@ def score_hypothesis(
 
 
 def null_result_reading(
-    statement: str, passage: str, result: StanceResult, stance: str, confidence: float, min_confidence: float
-) -> tuple[str, float]:
+    statement: str, passage: str, result: StanceResult, stance: Stance, confidence: float, min_confidence: float
+) -> tuple[Stance, float]:
     """A claim of an effect against a passage that names its outcome and whose every statistic is non-significant:
     the passage shows no effect, so it reads as CONTRADICT with the judge's probability that it does not support
     the claim (NEUTRAL when that is below `min_confidence`: the judge firmly reads support, which a non-significant
