@@ -26,10 +26,10 @@ def _require_extra() -> None:
         raise ConfigurationError(f"{_EXTRA} ({exc.name} is missing)") from None
 
 
-class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+class _CurrentStderr(logging.StreamHandler):
     """Writes to whatever sys.stderr is when a line is logged (a test that captured stderr may have closed the old)."""
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> Any:
         return sys.stderr
 

@@ -151,10 +151,10 @@ async def ensure_schema(url: str) -> None:
     async with conn:
         await conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
         try:
-            await conn.execute(_SCHEMA)  # type: ignore[arg-type]  # a constant, several statements
+            await conn.execute(_SCHEMA)  # a constant, several statements
             found = await (await conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL")).fetchone()
             if not (found and found[0]):
-                await conn.execute(SchemaManager.get_schema())  # type: ignore[arg-type]  # no parameters: sent as written
+                await conn.execute(SchemaManager.get_schema())  # no parameters: sent as written
             from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
             await AsyncPostgresSaver(conn).setup()  # type: ignore[arg-type]

@@ -111,7 +111,7 @@ async def delete_thread(pool: AsyncConnectionPool, owner: str, thread_id: str) -
         )
         if cursor.rowcount:
             for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes"):
-                await conn.execute(f"DELETE FROM {table} WHERE thread_id = %s", (thread_id,))  # type: ignore[arg-type]
+                await conn.execute(f"DELETE FROM {table} WHERE thread_id = %s", (thread_id,))
     return bool(cursor.rowcount)
 
 
