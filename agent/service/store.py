@@ -3,8 +3,10 @@ user's thread id finds nothing (the API answers 404, never the thread's content)
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 from psycopg.rows import dict_row
@@ -290,21 +292,23 @@ async def request_cancel(pool: AsyncConnectionPool, owner: str, thread_id: str, 
     return await get_run(pool, owner, thread_id, run_id)
 
 
-async def threads_to_prune(pool: AsyncConnectionPool, older_than_s: float) -> list[str]:
-    """Threads whose runs all finished more than `older_than_s` ago and that were not pruned since."""
-    async with pool.connection() as conn:
+@contextlib.asynccontextmanager
+async def threads_to_prune(pool: AsyncConnectionPool, older_than_s: float) -> AsyncIterator[list[str]]:
+    """Threads whose runs all finished more than `older_than_s` ago and that were not pruned since, held locked (the
+    row lock `create_run` takes) until the block ends, when they are marked pruned: a run created on one of them in
+    the meantime waits, so a thread is never pruned under a run that started after it was listed."""
+    async with pool.connection() as conn, conn.transaction():
         rows = await (
             await conn.execute(
                 "SELECT t.thread_id FROM sparkit_threads t WHERE t.pruned_at IS NULL"
                 " AND NOT EXISTS (SELECT 1 FROM sparkit_runs r WHERE r.thread_id = t.thread_id AND (r.status = ANY(%s)"
                 "   OR r.finished_at > now() - make_interval(secs => %s)))"
-                " AND EXISTS (SELECT 1 FROM sparkit_runs r WHERE r.thread_id = t.thread_id)",
+                " AND EXISTS (SELECT 1 FROM sparkit_runs r WHERE r.thread_id = t.thread_id)"
+                " FOR UPDATE OF t SKIP LOCKED",
                 (list(ACTIVE), older_than_s),
             )
         ).fetchall()
-    return [str(row[0]) for row in rows]
-
-
-async def mark_pruned(pool: AsyncConnectionPool, thread_ids: list[str]) -> None:
-    async with pool.connection() as conn:
-        await conn.execute("UPDATE sparkit_threads SET pruned_at = now() WHERE thread_id = ANY(%s)", (thread_ids,))
+        threads = [str(row[0]) for row in rows]
+        yield threads
+        if threads:
+            await conn.execute("UPDATE sparkit_threads SET pruned_at = now() WHERE thread_id = ANY(%s)", (threads,))

@@ -135,9 +135,8 @@ async def requeue_stalled(app: procrastinate.App, pool: AsyncConnectionPool, sta
 
 async def prune_finished(pool: AsyncConnectionPool, saver: Any, older_than_s: float) -> list[str]:
     """Keep only the latest checkpoint of threads whose runs all finished more than `older_than_s` ago."""
-    threads = await store.threads_to_prune(pool, older_than_s)
-    if threads:
-        await saver.aprune(threads, strategy="keep_latest")
-        await store.mark_pruned(pool, threads)
-        log.info("pruned the checkpoints of %d finished thread(s)", len(threads))
+    async with store.threads_to_prune(pool, older_than_s) as threads:
+        if threads:
+            await saver.aprune(threads, strategy="keep_latest")
+            log.info("pruned the checkpoints of %d finished thread(s)", len(threads))
     return threads
