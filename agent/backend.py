@@ -25,18 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, TypeVar, get_args
 
 from agent.budget import setup_time
-from agent.config import (
-    Context,
-    CorpusSettings,
-    JudgeSettings,
-    ModelSettings,
-    OfflineJudge,
-    RetrievalSettings,
-    sparkit_home,
-)
+from agent.config import Context, sparkit_home
 from agent.errors import ConfigurationError, CorpusError, InputError
 from agent.interfaces import Calibrator, Embedder, LiteratureSource, Reasoner, Reranker, StanceJudge
 from agent.scoring.calibration import PlattCalibrator, RawScore, load_table
+from agent.settings.base import OfflineJudge
+from agent.settings.models import JudgeSettings, ModelSettings
+from agent.settings.sources import CorpusSettings, RetrievalSettings
 
 if TYPE_CHECKING:
     from agent.english.spelling import Speller

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from agent.errors import CorpusError, InputError
 
 if TYPE_CHECKING:
-    from agent.config import CorpusSettings
+    from agent.settings.sources import CorpusSettings
 
 SCIFACT_HOST = "scifact.s3-us-west-2.amazonaws.com"
 SCIFACT_URL = f"https://{SCIFACT_HOST}/release/latest/data.tar.gz"

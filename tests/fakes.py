@@ -16,7 +16,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from agent.backend import Backend
-from agent.config import Context, ModelSettings
+from agent.config import Context
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, StanceResult
 from agent.llm.circuit import CircuitBreaker
@@ -26,6 +26,7 @@ from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import STANCE_LABELS, Record
 from agent.scoring.calibration import RawScore
+from agent.settings.models import ModelSettings
 from agent.text import content_terms
 
 

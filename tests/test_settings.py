@@ -10,8 +10,9 @@ import pytest
 
 from agent.api import make_context
 from agent.backend import backend_for, backend_key, clear_backend_cache
-from agent.config import FLAT_NAMES, GROUPS, LEXICONS_DIR, PACKAGED_PRESETS, PRESETS_DIR, Context
+from agent.config import FLAT_NAMES, GROUPS, PACKAGED_PRESETS, PRESETS_DIR, Context
 from agent.errors import InputError
+from agent.settings.base import LEXICONS_DIR
 
 DOCUMENTS = [
     {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from agent.config import CorpusSettings
 from agent.errors import CorpusError
 from agent.library.store import Library, LibraryIndex
+from agent.settings.sources import CorpusSettings
 
 
 def library_for(settings: CorpusSettings) -> Library:

@@ -20,7 +20,7 @@ import hashlib
 import numpy as np
 
 from agent.backend import Backend
-from agent.config import Context, VerificationSettings
+from agent.config import Context
 from agent.library.passages import document_of
 from agent.nodes.parts import RunParts
 from agent.records import Claim, ClaimVerdict, LedgerEntry, Record
@@ -28,6 +28,7 @@ from agent.scoring.aspect import aspects_of, record_addresses, topical
 from agent.scoring.chunking import sentence_passages
 from agent.scoring.dedup import dedup_texts
 from agent.search import SearchService, claim_queries, pool_additions
+from agent.settings.reasoning import VerificationSettings
 from agent.state import ResearchState, merge_records
 from agent.tracing.progress import emit
 

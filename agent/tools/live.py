@@ -25,9 +25,10 @@ from pathlib import Path
 
 import httpx
 
-from agent.config import CorpusSettings, sparkit_home
+from agent.config import sparkit_home
 from agent.errors import ConfigurationError
 from agent.interfaces import Embedder, LiteratureSource, Reranker
+from agent.settings.sources import CorpusSettings
 from agent.tools.arxiv import ArxivClient
 from agent.tools.brave import KEY_ENV as BRAVE_KEY_ENV
 from agent.tools.brave import BraveSearchClient

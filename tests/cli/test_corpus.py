@@ -14,9 +14,9 @@ import pytest
 
 import agent.corpus as corpus_module
 from agent.cli import main
-from agent.config import CorpusSettings
 from agent.corpus import SCIFACT_HOST, SCIFACT_MEMBER, corpus_of, download_scifact, downloaded_corpus_path, sha256_of
 from agent.errors import CorpusError
+from agent.settings.sources import CorpusSettings
 from agent.tools.http import HttpOptions
 from tests.tools.helpers import FakeClock
 

@@ -12,13 +12,13 @@ import pytest
 
 pytest.importorskip("langchain_openai")
 
-from agent.config import ModelSettings
 from agent.llm.circuit import reset_breakers
 from agent.llm.model import RoleModel
 from agent.llm.providers import ModelUnavailable
 from agent.llm.roles import role_config
 from agent.metering import metered
 from agent.reasoners.chat import PlanOut
+from agent.settings.models import ModelSettings
 
 
 class FakeOpenAI(ThreadingHTTPServer):
