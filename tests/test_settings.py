@@ -210,7 +210,8 @@ def test_every_entry_point_runs_the_same_preset_when_none_is_named(monkeypatch, 
     import asyncio
 
     import agent.api as api
-    from agent.cli import _settings_overrides, build_parser
+    from agent.cli import build_parser
+    from agent.cli_run import _settings_overrides
     from agent.mcp_server import build_server
 
     DEFAULT_PRESET = Context().preset  # what a Context that names none runs (agent.config.DEFAULT_PRESET)

@@ -454,7 +454,7 @@ def test_a_spinner_turns_on_a_terminal_or_when_asked_and_stays_silent_in_a_pipe(
 
 
 def test_cli_progress_shows_node_starts_and_heartbeats(capsys):
-    from agent.cli import _progress
+    from agent.cli_run import _progress
 
     _progress({"node": "court", "event": "start"})
     _progress({"node": "court", "event": "heartbeat", "elapsed_s": 6.2})

@@ -7,7 +7,8 @@ import pytest
 from pydantic import ValidationError
 
 from agent.backend import reasoner_and_stance
-from agent.cli import _settings_overrides, build_parser
+from agent.cli import build_parser
+from agent.cli_run import _settings_overrides
 from agent.config import Context
 from agent.errors import ConfigurationError
 from agent.judges.llm import LLMStanceJudge

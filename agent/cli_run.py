@@ -1,0 +1,282 @@
+"""`sparkit ask|verify|resume`: the commands that run the agent, their shared options, the progress lines on stderr
+and the rendering of an answer; registered on the main parser by agent.cli."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent.errors import InputError
+from agent.llm.flags import add_llm_arguments, llm_overrides
+from agent.terminal import terminal_safe, terminal_text
+from agent.text import truncate
+
+
+def _parse_set(items: list[str]) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            raise InputError(f"--set needs NAME=VALUE, e.g. --set max_claims=3 (got {terminal_safe(item, 60)!r})")
+        key, raw = item.split("=", 1)
+        try:
+            overrides[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            overrides[key.strip()] = raw
+    return overrides
+
+
+def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    overrides = _parse_set(args.set or [])
+    if args.preset:
+        overrides["preset"] = args.preset
+    if args.live:
+        overrides["backend"] = "live"
+    if args.offline:
+        overrides["backend"] = "offline"
+    if args.llm:
+        overrides["llm"] = args.llm
+    overrides.update({k: v for k, v in llm_overrides(args).items() if k != "llm"})  # the chat-model roles (issue 17)
+    if args.corpus:
+        overrides["corpus_path"] = str(Path(args.corpus).expanduser().resolve())
+    if args.index_dir:
+        overrides["index_dir"] = str(Path(args.index_dir).expanduser().resolve())
+    if args.library_only:
+        overrides["use_corpus"] = False
+    return overrides
+
+
+def _progress(event: dict[str, Any]) -> None:
+    """One progress line on stderr: a node starting, still working (heartbeat), cut, or what it did."""
+    node = event.get("node", "?")
+    kind = event.get("event")
+    if kind == "start":
+        text = f"  [{node}] ..." if node != "run" else f"run {event.get('run_id')}"
+    elif kind == "heartbeat":
+        waiting = f": {event['waiting_for']}" if event.get("waiting_for") else ""
+        text = f"  [{node}] still working ({event.get('elapsed_s', 0):.0f} s){waiting}"
+    else:
+        details = ", ".join(
+            f"{k}={_short(v)}" for k, v in event.items() if k not in ("node", "event") and v not in (None, [], {})
+        )
+        text = f"  [{node}] {kind + ': ' if kind else ''}{details}"
+    print(terminal_safe(text, 400), file=sys.stderr, flush=True)
+
+
+def _run_events(args: argparse.Namespace) -> Callable[[dict[str, Any]], None]:
+    """The run's event handler: the run id always (first, before any work), progress lines unless --quiet."""
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event.get("node") == "run" and event.get("event") == "start":
+            run_id = event.get("run_id")
+            print(
+                terminal_safe(f"sparkit: run {run_id} (if it stops: sparkit resume {run_id})", 200),
+                file=sys.stderr,
+                flush=True,
+            )
+        elif not args.quiet:
+            _progress(event)
+
+    return on_event
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, list):
+        shown = "; ".join(_short(v) for v in value[:4])
+        return f"[{shown}{'; …' if len(value) > 4 else ''}]"
+    text = str(value)
+    return truncate(text, 70)
+
+
+def _confidence_shown(answer: Any) -> str:
+    """The status line's confidence, saying what it is the confidence in: an answer's is its probability of being
+    right; an abstention's is the probability that "insufficient evidence" is right, and is labelled so (a bare
+    "confidence 0.56" on every abstention read as a confidence in some answer); a run stopped by its budget without
+    an answer or by an error shows none."""
+    if not answer.abstained and answer.status.value != "ERROR":
+        return f"   confidence {answer.confidence:.2f}"
+    if answer.status.value == "INSUFFICIENT_EVIDENCE":
+        return f"   confidence that the evidence is insufficient {answer.confidence:.2f}"
+    return ""
+
+
+def render(answer: Any) -> str:
+    """Human-readable answer: verdict, confidence, hypotheses, claims, references."""
+    task = "yes/no" if answer.task == "polar" else answer.task
+    lines = [f"Status: {answer.status.value}{_confidence_shown(answer)}   task {task}   run {answer.run_id}"]
+    if answer.searched:
+        lines.append(f"Searched: {answer.searched}")
+    if answer.verdict:
+        lines.append(f"Verdict: {answer.verdict}")
+    lines += ["", f"Answer: {answer.answer}"]
+    for sentence in answer.sentences:
+        lines.append(f"  - {sentence.text} [{', '.join(sentence.citations)}]")
+    if answer.faithfulness is not None:
+        lines.append(
+            f"Faithfulness: {answer.faithfulness:.2f} of the cited statements are supported by the passages they cite"
+        )
+    if answer.hypotheses:
+        lines += ["", "Hypotheses weighed (score, support / contradiction, verdict):"]
+        for h in sorted(answer.hypotheses, key=lambda h: -h.score):
+            lines.append(
+                f"  {h.id} {h.score:+.3f}  {h.support:.2f}/{h.contradiction:.2f}  {h.verdict.value:<13} "
+                f"{truncate(h.text, 110)}"
+            )
+    if (
+        answer.adjudication is not None
+    ):  # issue 17: the model's choice, the evidence's, and the blend the answer follows
+        adj = answer.adjudication
+        blend = ", ".join(f"{hid} {value:.2f}" for hid, value in sorted(adj.blend.items(), key=lambda kv: -kv[1]))
+        lines += [
+            "",
+            f"Adjudication ({adj.model}): model chose {adj.model_choice or 'to abstain'}, evidence favours "
+            f"{adj.evidence_choice or 'none'}; "
+            "blend "
+            f"{blend}{' (contested)' if adj.contested else ''}{' (abstained)' if adj.abstained else ''}",
+        ]
+        for j in adj.judgements:
+            lines.append(
+                f"  {j.hypothesis_id} {j.judgement:<9} p={j.probability:.2f} [{', '.join(j.evidence)}] {j.reason[:90]}"
+            )
+    if answer.claims:
+        lines += ["", "Claims checked:"]
+        for c in answer.claims:
+            note = f"; {c.note}" if c.note else ""
+            lines.append(
+                f"  {c.verdict.value:<10} {truncate(c.text, 110)}  (support {c.supporting}, refute {c.refuting}{note})"
+            )
+    if answer.citations:
+        lines += ["", "References:"]
+        for c in answer.citations:
+            where = c.where()
+            lines.append(f"  [{c.id}] {c.title} ({c.year or 'n.d.'}) {c.source}{', ' + where if where else ''}")
+    u = answer.usage
+    lines += [
+        "",
+        f"Stopped: {answer.stop_reason}",
+        f"Usage: {u.llm_calls} LLM calls, {u.source_calls} source calls, {u.cache_hits} cache hits, "
+        f"${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"
+        + (f" (and {u.setup_s:.1f} s of set-up before it: models, index)" if u.setup_s >= 0.1 else ""),
+    ]
+    if u.by_node:
+        from agent.tracing.render_text import render_by_node
+
+        lines += ["Usage by node:", render_by_node(u.by_node)]
+    if u.fallbacks:
+        lines.append(f"Fallbacks: {'; '.join(u.fallbacks[:5])}")
+    for note in answer.notes[:8]:
+        lines.append(f"Note: {note}")
+    return "\n".join(lines)
+
+
+def _trace_flag(args: argparse.Namespace) -> bool:
+    """CLI runs trace unless --no-trace or SPARKIT_TRACE=0."""
+    from agent.tracing import tracing_enabled
+
+    return False if args.no_trace else tracing_enabled(None, default=True)
+
+
+def _print_answer(answer: Any, args: argparse.Namespace, traced: bool) -> int:
+    from agent.tracing import trace_path
+
+    print(terminal_text(answer.model_dump_json() if args.json else render(answer)))
+    if traced and trace_path(answer.run_id).exists():
+        print(
+            f"trace: {trace_path(answer.run_id)}  (sparkit trace show {answer.run_id}; "
+            f"sparkit trace html {answer.run_id} -o trace.html)",
+            file=sys.stderr,
+        )
+    return 1 if answer.status.value == "ERROR" else 0
+
+
+def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
+    from agent.api import ask
+
+    on_event = _run_events(args)  # the run id and progress go to stderr; with --json stdout stays one JSON object
+    documents = None
+    if getattr(args, "documents", None):
+        from agent.tools.local_index import load_corpus
+
+        documents = [
+            r.model_dump(include={"id", "title", "abstract", "year", "doi"}) for r in load_corpus(Path(args.documents))
+        ]
+    traced = _trace_flag(args)
+    answer = ask(
+        args.text,
+        getattr(args, "option", None) or None,
+        mode=mode,
+        on_event=on_event,
+        documents=documents,
+        trace=traced,
+        **_settings_overrides(args),
+    )
+    return _print_answer(answer, args, traced)
+
+
+def _cmd_resume(args: argparse.Namespace) -> int:
+    from agent.api import resume
+
+    traced = _trace_flag(args)
+    answer = resume(args.run_id, on_event=_run_events(args), trace=traced, **_settings_overrides(args))
+    return _print_answer(answer, args, traced)
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON answer object on stdout")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    from agent.config import DEFAULT_PRESET
+
+    parser.add_argument("--preset", help=f"fast, default or research_max (default: {DEFAULT_PRESET})")
+    backend = parser.add_mutually_exclusive_group()
+    backend.add_argument("--offline", action="store_true", help="local index + packaged models (the default)")
+    backend.add_argument("--live", action="store_true", help="real literature APIs and hosted models")
+    parser.add_argument("--llm", help="chat model as provider:model (e.g. anthropic:claude-haiku-4-5)")
+    add_llm_arguments(parser, with_llm=False)  # per-role models and call settings (issue 17)
+    parser.add_argument("--corpus", help="JSONL corpus for the offline index")
+    parser.add_argument("--index-dir", help="where the offline index lives")
+    parser.add_argument(
+        "--library-only",
+        action="store_true",
+        help="search your library alone, not the corpus beside it (--set use_corpus=false)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="any setting, e.g. --set verification.max_claims=3 or --set max_claims=3 (sparkit presets -v lists them)",
+    )
+    parser.add_argument(
+        "--no-trace",
+        action="store_true",
+        help="do not write a local trace (default: $SPARKIT_HOME/traces/RUN_ID.jsonl)",
+    )
+
+
+def add_run_commands(sub: argparse._SubParsersAction) -> None:
+    """`ask`, `verify` and `resume`, with the run options they share."""
+    ask_p = sub.add_parser("ask", help="answer a question (open, yes/no or multiple choice)")
+    ask_p.add_argument("text", metavar="QUESTION")
+    ask_p.add_argument(
+        "--option",
+        action="append",
+        help='a multiple-choice option (repeat); options written into the question, "(A) x or (B) y", are read too',
+    )
+    ask_p.add_argument("--documents", help="answer only from these documents (JSONL, corpus format)")
+    _add_run_options(ask_p)
+    ask_p.set_defaults(handler=lambda a: _cmd_ask(a, "ask"))
+
+    verify_p = sub.add_parser("verify", help="check a claim: SUPPORT / CONTRADICT / NOT_ENOUGH_INFO")
+    verify_p.add_argument("text", metavar="CLAIM")
+    verify_p.add_argument("--documents", help="check only against these documents (JSONL)")
+    _add_run_options(verify_p)
+    verify_p.set_defaults(handler=lambda a: _cmd_ask(a, "verify"))
+
+    resume_p = sub.add_parser("resume", help="continue a checkpointed run that stopped")
+    resume_p.add_argument("run_id")
+    _add_run_options(resume_p)
+    resume_p.set_defaults(handler=_cmd_resume)
