@@ -84,7 +84,7 @@ def run_child(args: list[str]) -> tuple[dict[str, Any], int]:
 # ------------------------------------------------------------------------------------------- child steps
 def _prime(vectors_from: str | None) -> None:
     if vectors_from:
-        from agent.tools.qdrant_index import prime_from_embedded
+        from agent.tools.qdrant_build import prime_from_embedded
 
         prime_from_embedded(Path(vectors_from))
 
@@ -97,7 +97,8 @@ def child_build(engine: str, corpus: Path, target: Path, vectors_from: str | Non
 
         LocalIndex.build(corpus, target, progress=False)
     else:
-        from agent.tools.qdrant_index import QdrantLocation, build_qdrant_index
+        from agent.tools.qdrant_build import build_qdrant_index
+        from agent.tools.qdrant_index import QdrantLocation
 
         build_qdrant_index(corpus, QdrantLocation(collection="scale", path=str(target)), batch_size=512)
     return {"build_s": time.perf_counter() - started}

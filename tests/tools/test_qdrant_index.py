@@ -15,10 +15,11 @@ pytest.importorskip("qdrant_client")
 
 from agent.cli import main
 from agent.errors import ConfigurationError, CorpusError
-from agent.tools import local_index, qdrant_index
+from agent.tools import local_index, qdrant_build, qdrant_index
 from agent.tools.encoder import DIM
 from agent.tools.local_index import LocalIndex, load_corpus
-from agent.tools.qdrant_index import META_KEY, QdrantIndex, QdrantLocation, build_qdrant_index
+from agent.tools.qdrant_build import build_qdrant_index
+from agent.tools.qdrant_index import META_KEY, QdrantIndex, QdrantLocation
 from tests.conftest import DATA, REPO
 
 SCIFACT = DATA / "scifact" / "corpus.jsonl"
@@ -49,6 +50,7 @@ class HashingEncoder:
 def encoder(monkeypatch):
     fake = HashingEncoder()
     monkeypatch.setattr(qdrant_index, "shared_encoder", lambda: fake)
+    monkeypatch.setattr(qdrant_build, "shared_encoder", lambda: fake)
     monkeypatch.setattr(local_index, "shared_encoder", lambda: fake)
     return fake
 
