@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from agent.english.grammar import negate_claim, polar_statement, predicative_index
 from agent.english.lexicon import ANTONYMS, DIRECTION_SWAPS
+from agent.english.negation import negate_claim
+from agent.english.polar import polar_statement, predicative_index
 from agent.english.words import DETERMINERS, PREPOSITIONS, agreeing_verb, is_adjective, is_adverb, is_base_verb, is_noun
 from agent.english.words import is_verb_form as _is_verb_form
 from agent.records import TaskType

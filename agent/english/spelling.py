@@ -143,7 +143,7 @@ def read_question_word(question: str) -> tuple[str, Correction | None]:
     ('Dose', 'Doe'), when the rest has the verb that auxiliary asks for ('does X *reduce* Y'). Between two question
     words only 'do' and 'does' are chosen from (by the subject's number); 'Hwo' ('who' or 'how'?) is left alone. The
     question's other words should be corrected first: 'reduse' is no verb."""
-    from agent.english.grammar import polar_statement
+    from agent.english.polar import polar_statement
 
     text = question.strip()
     first, _, rest = text.partition(" ")

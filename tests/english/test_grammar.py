@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from agent.english.grammar import finite_verb, negate_claim
+from agent.english.grammar import finite_verb
+from agent.english.negation import negate_claim
 from agent.english.questions import is_polar, polar_to_claim
 from agent.english.words import negation_count
 from tests.conftest import DATA
