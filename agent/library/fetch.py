@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agent.config import Context, CorpusSettings
+from agent.config import Context
 from agent.library.importers import Item
 from agent.library.models import AddReport, LibraryDocument
 from agent.library.store import Library
 from agent.records import Record
+from agent.settings.sources import CorpusSettings
 from agent.terminal import Progress
 
 
