@@ -428,7 +428,8 @@ def offline_indexes(
     alone; else the corpus (SciFact by default) and beside it the library when it has documents (`use_library`);
     with `use_corpus` false the library alone. Adding to the library never drops the corpus."""
     from agent.library.searched import library_index, library_label
-    from agent.tools.local_index import LocalIndex, records_from_dicts
+    from agent.tools.corpus_records import records_from_dicts
+    from agent.tools.local_index import LocalIndex
 
     if documents:
         return [LocalIndex.from_records(records_from_dicts(documents))], [f"your documents ({len(documents):,})"]

@@ -200,7 +200,7 @@ def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
     on_event = _run_events(args)  # the run id and progress go to stderr; with --json stdout stays one JSON object
     documents = None
     if getattr(args, "documents", None):
-        from agent.tools.local_index import load_corpus
+        from agent.tools.corpus_records import load_corpus
 
         documents = [
             r.model_dump(include={"id", "title", "abstract", "year", "doi"}) for r in load_corpus(Path(args.documents))

@@ -29,8 +29,9 @@ import numpy as np
 
 from agent.config import sparkit_home
 from agent.errors import CorpusError
+from agent.tools.corpus_records import load_corpus
 from agent.tools.encoder import shared_encoder
-from agent.tools.local_index import LocalIndex, default_index_dir, load_corpus
+from agent.tools.local_index import LocalIndex, default_index_dir
 from agent.tools.offline_rerank import HybridReranker, SentenceStore
 from benchmarks.cli import commit
 from benchmarks.formats import read_jsonl

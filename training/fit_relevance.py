@@ -36,8 +36,9 @@ from agent.config import sparkit_home
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import Record
 from agent.scoring.relevance import FEATURES, TOP_RECORDS, RelevanceModel, default_model_path, relevance_features
+from agent.tools.corpus_records import records_from_dicts
 from agent.tools.encoder import MODEL_NAME, shared_encoder
-from agent.tools.local_index import LocalIndex, default_index_dir, records_from_dicts
+from agent.tools.local_index import LocalIndex, default_index_dir
 from agent.tools.offline_rerank import HybridReranker
 from benchmarks.cli import commit
 from benchmarks.formats import read_jsonl

@@ -348,7 +348,7 @@ def _arxiv_from_extra(extra: str | None) -> str | None:
 
 def read_jsonl(path: Path) -> ReadResult:
     """A JSONL corpus (SciFact, BEIR or generic lines): one abstract document per record, ids kept."""
-    from agent.tools.local_index import load_corpus
+    from agent.tools.corpus_records import load_corpus
 
     try:
         records = load_corpus(path)

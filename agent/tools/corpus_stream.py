@@ -80,7 +80,7 @@ def iter_records(path: Path) -> Iterator[Record]:
 
 
 def _jsonl_records(path: Path) -> Iterator[Record]:
-    from agent.tools.local_index import record_from_json
+    from agent.tools.corpus_records import record_from_json
 
     try:
         gz = path.name.lower().endswith(".gz")

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from agent.records import Record
+from agent.tools.corpus_records import records_from_dicts
 from agent.tools.encoder import shared_encoder
-from agent.tools.local_index import LocalIndex, records_from_dicts
+from agent.tools.local_index import LocalIndex
 from agent.tools.offline_rerank import SIGNALS, HybridReranker, SentenceStore, bm25_scores, zscores
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"

@@ -16,8 +16,9 @@ pytest.importorskip("qdrant_client")
 from agent.cli import main
 from agent.errors import ConfigurationError, CorpusError
 from agent.tools import local_index, qdrant_build, qdrant_index
+from agent.tools.corpus_records import load_corpus
 from agent.tools.encoder import DIM
-from agent.tools.local_index import LocalIndex, load_corpus
+from agent.tools.local_index import LocalIndex
 from agent.tools.qdrant_build import build_qdrant_index
 from agent.tools.qdrant_index import META_KEY, QdrantIndex, QdrantLocation
 from tests.conftest import DATA, REPO
