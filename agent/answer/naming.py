@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from agent.english.questions import entities
+from agent.english.asks import entities
 from agent.english.words import PREPOSITIONS, SUBORDINATORS, is_verb_only
 from agent.records import Record
 from agent.scoring.aspect import GREEK, POPULATION_WORDS, RELATION_WORDS, is_named, words_of

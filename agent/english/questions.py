@@ -1,4 +1,5 @@
-"""Question analysis without a model: task type, polar-question rewriting, entities, numbers, negation."""
+"""Question analysis without a model: task type, polar-question rewriting, negation (what a question asks for is
+agent.english.asks; a multiple-choice option as a statement, agent.english.options)."""
 
 from __future__ import annotations
 
@@ -7,18 +8,12 @@ import re
 from agent.english.lexicon import ANTONYMS, DIRECTION_SWAPS
 from agent.english.negation import negate_claim
 from agent.english.polar import polar_statement, predicative_index
-from agent.english.words import DETERMINERS, PREPOSITIONS, agreeing_verb, is_adjective, is_adverb, is_base_verb, is_noun
-from agent.english.words import is_verb_form as _is_verb_form
+from agent.english.words import DETERMINERS, PREPOSITIONS, is_adjective, is_adverb, is_base_verb, is_noun
 from agent.records import TaskType
-from agent.text import content_terms
 
 _AUX = r"(does|do|did|is|are|was|were|can|could|will|would|should|has|have|had|may|might|must)"
 _POLAR = re.compile(rf"^\s*{_AUX}\b\s+(.*?)\??\s*$", re.I | re.S)
 _WH = re.compile(r"^\s*(what|which|who|whom|whose|when|where|why|how)\b", re.I)
-_NUMBER = re.compile(
-    r"[<>≤≥~]?\d+(?:[.,]\d+)?\s*(?:%|mg|kg|g|ml|mm|cm|nm|μm|um|mmol|mol|m|s|h|min|days?|years?|fold|x)?", re.I
-)
-_ENTITY = re.compile(r"\b(?:[A-Z][A-Za-z0-9]*[0-9A-Z][A-Za-z0-9\-]*|[A-Z]{2,}[a-z]?|\d{2,7}-\d{2}-\d)\b")
 
 
 def classify_task(question: str, options: list[str], mode: str = "ask") -> TaskType:
@@ -384,133 +379,3 @@ def contrary(statement: str) -> str:
         article = "an" if swapped[0] in "aeiou" else "a"
         words[i - 1] = article.capitalize() if words[i - 1][0].isupper() else article
     return " ".join(words)
-
-
-# Words of a stem that only asks which option is right ("Which statement does the evidence support?").
-_META_STEM_TERMS = frozenset(
-    """which following statement statements claim claims option options answer answers true correct best most
-    accurate accurately supported support supports evidence published literature research studies describes
-    describe consistent current""".split()
-)
-
-
-def option_statement(stem: str, option: str, others: tuple[str, ...] = ()) -> str:
-    """What an MCQ option asserts: the option alone when the stem only asks which option holds; the stem answered
-    by the option when it asks "which / what ..." ("Which drug lowers LDL?" + "statins" -> "Statins lower LDL");
-    else 'stem: option'.
-
-    A short option ('100 °C') needs its stem to mean anything; a full statement under a meta stem ("Which
-    statement does the published evidence support?") does not, and the stem's words would only blur the
-    embedding and the stance judge's reading of the option. The judge was trained on declarative claims, so the
-    stem is answered rather than quoted; between two options a comparison names the other ("Varenicline is more
-    effective than nicotine patch for smoking cessation"), which is what the evidence must separate.
-    """
-    if option.strip() in (alternative_statements(stem) or ()):
-        return option.strip()  # an alternative question's statement is whole already
-    stem, option = stem.strip().rstrip("?").strip(), option.strip()
-    if not stem or all(term in _META_STEM_TERMS for term in content_terms(stem)):
-        return option
-    return answered_stem(stem, option, others) or f"{stem}: {option}"
-
-
-# "Which is more effective ...", "What drug was approved ...", "Which gene causes ...": the wh-word (and its nouns)
-# is the subject the option replaces. "What is the X?" is answered the other way round: "The X is <option>".
-_WH_COPULA = re.compile(
-    r"^(?:which|what)\s+(?:(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+)?(?P<verb>is|are|was|were)\s+(?P<rest>\S.*)$", re.I | re.S
-)
-_COMPARATIVES = frozenset(
-    """better worse higher lower greater larger smaller safer faster slower stronger weaker longer shorter earlier later
-    cheaper riskier likelier commoner fewer""".split()
-)
-
-
-def answered_stem(stem: str, option: str, others: tuple[str, ...] = ()) -> str | None:
-    """The declarative a wh-stem makes with `option` as its answer, or None when the stem is not of that shape."""
-    match = _WH_COPULA.match(stem)
-    asks_what_the_x_is = match and match.group("noun") is None and stem.lower().startswith("what")
-    if match is not None and asks_what_the_x_is and match.group("rest").lower().startswith(("the ", "a ", "an ")):
-        rest = match.group("rest")
-        return f"{rest[:1].upper()}{rest[1:]} {agreeing_verb(rest, match.group('verb'))} {option}"
-    if match is not None:
-        verb, rest = match.group("verb"), match.group("rest").split()
-    else:
-        words = stem.split()
-        # right after the wh-word only a word that can be nothing but a verb ("which results show" is not "X shows");
-        # of two in a row the second ("Which of the following drugs causes ...": "drugs" is a noun here)
-        candidates = [k for k in range(1, min(6, len(words) - 1)) if _is_verb_form(words[k], strict=k == 1)]
-        at = next((k for k in candidates if k + 1 not in candidates), None)
-        if words[0].lower() not in ("which", "what") or at is None:
-            return None
-        verb, rest = words[at], words[at + 1 :]
-    subject = option[:1].upper() + option[1:]
-    predicate = _compared(rest, others[0]) if len(others) == 1 else " ".join(rest)
-    return f"{subject} {agreeing_verb(option, verb.lower())} {predicate}"
-
-
-def _compared(words: list[str], other: str) -> str:
-    """'more effective for X' -> 'more effective than <other> for X', 'prevents adenomas better' -> 'prevents
-    adenomas better than <other>'; no comparative: the words unchanged."""
-    if len(words) >= 2 and words[0].lower() in ("more", "less"):
-        return " ".join([*words[:2], "than", other, *words[2:]])
-    if words and words[0].lower() in _COMPARATIVES:
-        return " ".join([words[0], "than", other, *words[1:]])
-    if words and words[-1].lower() in _COMPARATIVES | {"more", "less"}:
-        return " ".join([*words, "than", other])
-    return " ".join(words)
-
-
-def entities(text: str) -> list[str]:
-    return list(dict.fromkeys(m.group(0) for m in _ENTITY.finditer(text)))
-
-
-def numbers(text: str) -> list[str]:
-    return list(
-        dict.fromkeys(m.group(0).strip() for m in _NUMBER.finditer(text) if any(c.isdigit() for c in m.group(0)))
-    )
-
-
-# A question asking for a cause ("What is the main cause of cervical cancer?", "What causes scurvy?", "Why do tumours
-# become resistant ...?") is answered by a sentence stating one; "The number of cases of cervical cancer was small"
-# shares its words and was the answer line.
-_ASKS_CAUSE = re.compile(r"^\s*why\b|\b(?:causes?|caused|causing|aetiology|etiology|origin)\b", re.I)
-CAUSAL = re.compile(
-    r"\b(?:caus(?:e|es|ed|ing|al|ative)|aetiolog\w*|etiolog\w*|responsible for|due to|attributable to|owing "
-    r"to|result(?:s|ed)? from|"
-    r"leads? to|led to|induc(?:e|es|ed|ing)|trigger(?:s|ed)?|drives?|driven by|mediated by|associated "
-    r"with|risk factors?|"
-    r"because|underl(?:ie|ies|ying)|contribut(?:e|es|ed|ing) to)\b",
-    re.I,
-)
-
-
-def asks_cause(question: str) -> bool:
-    """Whether an open question asks what causes something (its answer must state a cause)."""
-    return bool(_ASKS_CAUSE.search(question))
-
-
-# A "how" question asking for a mechanism or a means ("How does metformin lower blood glucose?", "How is sex
-# determined in ...?", "How can TDP-43-induced neuronal loss be prevented?") is answered by a sentence stating one
-# ("... by inhibiting hepatic gluconeogenesis"), not the topic's best-scored sentence. "How does X affect / compare
-# with / relate to Y?" asks for an effect or a comparison, and "How many / accurate / effective ...?" for an amount.
-_ASKS_MECHANISM = re.compile(r"^\s*how\s+(?:do|does|did|is|are|was|were|can|could|may|might)\b", re.I)
-_ASKS_EFFECT = re.compile(
-    r"\b(?:affect(?:s|ed)?|influenc(?:e|es|ed)|impact(?:s|ed)?|compar(?:e|es|ed)|relat(?:e|es|ed)|differ(?:s|ed)?|change(?:s|d)?)\b",
-    re.I,
-)
-MECHANISM = re.compile(
-    r"\b(?:by\s+(?!\d)|through|via|mediat(?:ed|es|ing|ion)|due to|because|owing to|leads? to|led to|result(?:s|ed)? in|"
-    r"mechanisms?|pathways?|inhibit(?:s|ed|ing|ion)?|activat(?:es|ed|ing|ion)|suppress(?:es|ed|ing|ion)?|block(?:s|ed|ing)?|"
-    r"bind(?:s|ing)?|bound to|depend(?:s|ent)? on|requir(?:es|ed|ing))\b",
-    re.I,
-)
-
-
-def asks_mechanism(question: str) -> bool:
-    """Whether an open question asks how something comes about (its answer must state a mechanism or a means)."""
-    return bool(_ASKS_MECHANISM.search(question)) and not _ASKS_EFFECT.search(question)
-
-
-def mechanism_statement(question: str) -> str | None:
-    """The statement a mechanism question asks the mechanism of: "How does metformin lower blood glucose?" ->
-    "Metformin lowers blood glucose" (its subject is what an answer must name); None when it has none."""
-    return polar_to_claim(re.sub(r"^\s*how\s+", "", question, flags=re.I)) if asks_mechanism(question) else None

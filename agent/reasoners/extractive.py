@@ -16,20 +16,9 @@ import re
 import numpy as np
 
 from agent.answer.compose import evidence_entries, evidence_statement, option_label, restates, verdict_sentence
-from agent.english.questions import (
-    CAUSAL,
-    MECHANISM,
-    asks_cause,
-    classify_task,
-    contrary,
-    entities,
-    is_polar,
-    mechanism_statement,
-    negate,
-    numbers,
-    option_statement,
-    polar_to_claim,
-)
+from agent.english.asks import CAUSAL, MECHANISM, asks_cause, entities, mechanism_statement, numbers
+from agent.english.options import option_statement
+from agent.english.questions import classify_task, contrary, is_polar, negate, polar_to_claim
 from agent.interfaces import Draft, Embedder, Plan
 from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
 from agent.scoring.aspect import aspects_of, names_all, words_of
@@ -243,8 +232,8 @@ class ExtractiveReasoner:
 
 
 def states_mechanism_first(question: str, texts: list[str], order: list[int]) -> list[int]:
-    """For a question asking how something comes about (questions.asks_mechanism), only the candidates (`texts`, in
-    `order`) that state a mechanism or a means (questions.MECHANISM: "by inhibiting", "through", "via", "mediated",
+    """For a question asking how something comes about (asks.asks_mechanism), only the candidates (`texts`, in
+    `order`) that state a mechanism or a means (asks.MECHANISM: "by inhibiting", "through", "via", "mediated",
     "pathway", ...) and name the question's subject, when some do: "How does metformin lower blood glucose?" is
     answered "Metformin lowers blood glucose by inhibiting hepatic gluconeogenesis", not by the topic's best-scored
     sentence "Metformin is the first-line drug for type 2 diabetes and lowers blood glucose". A candidate names every

@@ -556,7 +556,7 @@ def test_an_open_question_asking_for_a_cause_is_answered_by_a_sentence_stating_o
     """Seen as a user: "What is the main cause of cervical cancer?" was answered "The number of cases of cervical
     cancer was small, but considering the high probability of progression of CIN III the findings are of importance
     regarding cancer prevention" (0.46), while a candidate said HPV is associated with cervical carcinoma."""
-    from agent.english.questions import asks_cause
+    from agent.english.asks import asks_cause
     from agent.records import Passage
 
     assert asks_cause("What is the main cause of cervical cancer?") and asks_cause("What causes scurvy?")
@@ -990,7 +990,7 @@ def test_a_passage_saying_what_an_options_statement_says_is_its_evidence_not_a_r
     answer line shows "(A) metformin". A passage stating the former supports the line and is quoted; for a claim,
     a passage that repeats the claim shown in the line is not."""
     from agent.answer.compose import evidence_entries
-    from agent.english.questions import option_statement
+    from agent.english.options import option_statement
 
     text = "Metformin increases insulin sensitivity in adults with prediabetes."
     stem = "Which drug increases insulin sensitivity in adults with prediabetes?"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.english.questions import contrary, is_polar, option_statement, polar_to_claim
+from agent.english.options import option_statement
+from agent.english.questions import contrary, is_polar, polar_to_claim
 
 CASES = [
     ("Does hypoglycemia increase the risk of dementia?", "Hypoglycemia increases the risk of dementia"),

@@ -36,7 +36,7 @@ def test_a_how_question_is_answered_by_the_sentence_stating_the_mechanism():
 
 
 def test_questions_asking_for_an_effect_or_an_amount_keep_the_best_scored_sentence():
-    from agent.english.questions import asks_mechanism, mechanism_statement
+    from agent.english.asks import asks_mechanism, mechanism_statement
 
     assert _candidates("What does metformin do to blood glucose?")[0].startswith("Metformin lowers blood glucose, and")
     assert _candidates("How does metformin affect blood glucose?")[0].startswith("Metformin lowers blood glucose, and")

@@ -1,6 +1,6 @@
 """The aspect check: a record takes a side on a statement only when it names the statement's subject and object."""
 
-from agent.english.questions import option_statement
+from agent.english.options import option_statement
 from agent.records import Hypothesis
 from agent.scoring.aspect import aspects_of, aspects_of_hypothesis, passage_addresses, record_addresses
 from tests.fakes import record
