@@ -16,47 +16,11 @@ import re
 from html import escape
 from typing import Any
 
+from agent.tracing.html_assets import CSP, SCRIPT, STYLE
 from agent.tracing.view import RunNode, TraceView, fmt_budget, fmt_num, fmt_seconds, round_of, start_offsets
 
-CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 _SAFE_ANCHOR = re.compile(r"^[A-Za-z0-9_-]+$")
 _NONE = '<p class="muted">none</p>'
-
-STYLE = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 48px;
-color:#1d232b;background:#fff}
-h1{font-size:20px;margin:18px 0 4px}
-h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #dde3ea;padding-bottom:4px}
-code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-pre{background:#f5f7fa;border:1px solid #e3e8ee;padding:6px 8px;overflow:auto;max-height:360px;white-space:pre-wrap;
-word-break:break-word}
-table{border-collapse:collapse;width:100%;margin:4px 0}
-th,td{border-bottom:1px solid #e8ecf1;padding:3px 6px;text-align:left;vertical-align:top}
-th{background:#f3f5f8;font-weight:600}td.num,th.num{text-align:right;white-space:nowrap}
-nav a{margin-right:10px}.q{font-size:15px;margin:4px 0 8px}.muted{color:#66707c}
-.badge{display:inline-block;padding:0 6px;border-radius:8px;background:#e8edf3;font-size:12px;margin-left:4px}
-.ok{background:#d9f2e1}.bad{background:#fbdada}.warn{background:#fdf0cf}
-details.run{margin:2px 0 2px 14px;border-left:2px solid #e1e6ec;padding-left:6px}
-details.run>summary,details.io>summary{cursor:pointer}
-.runbody{margin:4px 0 6px 8px}.route{color:#2a5b9e;margin:2px 0}
-.timeline .row{display:flex;align-items:center;margin:2px 0}
-.timeline .label{width:190px;flex:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-.timeline .track{position:relative;flex:1;height:14px;background:#f1f4f7;border-radius:3px}
-.timeline .bar{position:absolute;top:0;height:14px;background:#5b8dd6;border-radius:3px;min-width:2px}
-.timeline .ms{width:80px;text-align:right;flex:none}
-article.record{border:1px solid #e3e8ee;border-radius:6px;padding:6px 10px;margin:8px 0}
-article.record:target{outline:2px solid #5b8dd6}
-.ids code{margin-right:10px}
-mark{background:#fff3b0}mark.support{background:#cdeccf}mark.contradict{background:#f7c9c9}
-mark.neutral{background:#e6e9ee}
-"""
-
-SCRIPT = """
-function setAll(open){document.querySelectorAll('details').forEach(function(d){d.open=open;});}
-function revealTarget(){var t=location.hash&&document.getElementById(location.hash.slice(1));
- for(var e=t;e;e=e.parentElement){if(e.tagName==='DETAILS'){e.open=true;}}}
-window.addEventListener('hashchange',revealTarget);revealTarget();
-"""
 
 
 def anchor(record_id: str) -> str:
