@@ -12,7 +12,7 @@ are removed by the next add. A lock file serialises writers (two `library add` a
 
 Documents are de-duplicated by DOI, arXiv id and normalised title (and by file checksum before a PDF is parsed).
 When a PDF arrives for a work known only from a bibliography, the document keeps its id and bibliographic
-metadata and gains the PDF's full text. A document's index records are its passages (passages.py); the
+metadata and gains the PDF's full text (identity.py). A document's index records are its passages (passages.py); the
 references parsed from a PDF are resolved against the library (references.py); whether a run searches the
 library is searched.py's.
 """
@@ -23,7 +23,6 @@ import contextlib
 import fcntl
 import json
 import os
-import re
 import shutil
 import time
 import uuid
@@ -36,6 +35,7 @@ import numpy as np
 
 from agent.config import sparkit_home
 from agent.errors import CorpusError, InputError
+from agent.library.identity import combine_documents, unique_id
 from agent.library.importers import Item, expand, read
 from agent.library.models import AddReport, BadFileError, LibraryDocument, Skipped
 from agent.library.passages import document_of, document_records
@@ -47,7 +47,6 @@ from agent.tools.local_index import LocalIndex, file_digest
 
 LIBRARY_VERSION = 1
 MANIFEST = "manifest.json"
-_STOP = frozenset("a an the of on in and for with to from by at is are as its".split())
 
 
 def default_library_dir() -> Path:
@@ -305,14 +304,14 @@ class Library:
             if existing is None and item.record is not None and item.record.id in docs:
                 existing = item.record.id
             if existing is None:
-                doc_id = incoming.id = _unique_id(item, docs)
+                doc_id = incoming.id = unique_id(item, docs)
                 docs[doc_id] = incoming
                 rebuild[doc_id] = item
                 report.added.append(doc_id)
             else:
                 doc_id = existing
                 old = docs[existing]
-                merged, full_text_arrives = _combine(old, incoming, item)
+                merged, full_text_arrives = combine_documents(old, incoming, item)
                 if full_text_arrives:
                     rebuild[existing] = item
                 elif merged.model_dump(exclude={"files", "file_sha256", "added_at"}) == old.model_dump(
@@ -429,51 +428,3 @@ def _reuse_corpus_vectors(corpus: Path) -> None:
     if (index_dir / "manifest.json").exists():
         with contextlib.suppress(CorpusError):
             LocalIndex.load(index_dir)
-
-
-def _combine(old: LibraryDocument, incoming: LibraryDocument, item: Item) -> tuple[LibraryDocument, bool]:
-    """The merged document and whether the incoming item brings full text the library lacked. Bibliographic
-    metadata wins over what a PDF parser guessed; a PDF's full text wins over an abstract."""
-    full_text_arrives = item.parsed is not None and not old.full_text
-    if old.kind == "pdf" and incoming.kind != "pdf":
-        merged = incoming.model_copy(update={"id": old.id, "kind": old.kind}).merge_metadata(old)
-        merged = merged.model_copy(
-            update={k: getattr(old, k) for k in ("full_text", "pages", "sections", "notes", "added_at")}
-        )
-        if old.references:
-            merged.references = old.references
-    else:
-        merged = old.merge_metadata(incoming)
-    if full_text_arrives:
-        merged = merged.model_copy(
-            update={
-                "full_text": True,
-                "pages": incoming.pages,
-                "sections": incoming.sections,
-                "notes": incoming.notes,
-                "references": merged.references or incoming.references,
-            }
-        )
-    return merged, full_text_arrives
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "", text.lower())
-
-
-def _unique_id(item: Item, docs: dict[str, LibraryDocument]) -> str:
-    doc = item.document
-    base = re.sub(r"[^A-Za-z0-9_.:-]+", "-", item.key or "").strip("-")[:60]
-    if not base:
-        surname = _slug(doc.authors[0].split()[-1]) if doc.authors and doc.authors[0].split() else ""
-        word = next((w for w in (_slug(w) for w in doc.title.split()) if len(w) >= 4 and w not in _STOP), "")
-        base = (
-            f"{surname}{doc.year or ''}{word}"
-            if surname
-            else "-".join(_slug(w) for w in doc.title.split()[:4] if _slug(w))
-        )
-        base = base[:60] or "document"
-    candidate, n = base, 2
-    while candidate in docs:
-        candidate, n = f"{base}-{n}", n + 1
-    return candidate
