@@ -14,7 +14,7 @@ import asyncio
 from typing import Any
 
 from agent.config import Context
-from agent.library.importers import Item
+from agent.library.items import Item
 from agent.library.models import AddReport, LibraryDocument
 from agent.library.store import Library
 from agent.records import Record

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from agent.library.importers import Item
+from agent.library.items import Item
 from agent.library.models import LibraryDocument
 
 _STOP = frozenset("a an the of on in and for with to from by at is are as its".split())

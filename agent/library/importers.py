@@ -1,7 +1,7 @@
 """Readers for everything `sparkit library add` takes: PDFs, BibTeX, RIS, Better BibTeX / CSL JSON, a Zotero data
-folder (read-only) and JSONL corpora. Each turns a file into `Item`s (a document, and its full text or corpus
-record when it has one); a file that cannot be read raises BadFileError with a one-line reason, and a broken
-entry inside an otherwise readable bibliography is reported and skipped on its own.
+folder (read-only, agent.library.zotero) and JSONL corpora. Each turns a file into `Item`s (a document, and its
+full text or corpus record when it has one); a file that cannot be read raises BadFileError with a one-line reason,
+and a broken entry inside an otherwise readable bibliography is reported and skipped on its own.
 
 Bibliography entries may name PDF attachments (BibTeX `file`, RIS `L1`, Better BibTeX `attachments`, Zotero
 `storage/`); those PDFs are read too, so a reference manager's export brings full text where it has it.
@@ -12,57 +12,18 @@ from __future__ import annotations
 import json
 import logging
 import re
-import sqlite3
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.errors import CorpusError
-from agent.library.models import BadFileError, LibraryDocument, ParsedDocument, Skipped
-from agent.records import Record
+from agent.library.items import Item, ReadResult, arxiv_from_extra, split_authors, year_of
+from agent.library.models import BadFileError, LibraryDocument, Skipped
+from agent.library.zotero import ZOTERO_DB, read_zotero
 
 PDF_SUFFIXES = (".pdf",)
 BIB_SUFFIXES = (".bib", ".bibtex")
 RIS_SUFFIXES = (".ris",)
 JSON_SUFFIXES = (".json",)
 JSONL_SUFFIXES = (".jsonl",)
-ZOTERO_DB = "zotero.sqlite"
-_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
-
-
-@dataclass
-class Item:
-    """One document read from a file: its metadata, and its full text (PDF) or corpus record (JSONL) if any."""
-
-    document: LibraryDocument
-    parsed: ParsedDocument | None = None
-    record: Record | None = None
-    key: str | None = None  # a citation key to use as the library id
-    attachments: list[Path] = field(default_factory=list)
-
-
-@dataclass
-class ReadResult:
-    items: list[Item] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
-
-
-def year_of(value: object) -> int | None:
-    match = _YEAR.search(str(value or ""))
-    return int(match.group(1)) if match else None
-
-
-def split_authors(value: str) -> list[str]:
-    """'Doe, Jane and Roe, R.' -> ['Jane Doe', 'R. Roe']."""
-    names = []
-    for name in re.split(r"\s+and\s+", value or ""):
-        name = " ".join(name.replace("{", "").replace("}", "").split())
-        if "," in name:
-            last, first = name.split(",", 1)
-            name = f"{first.strip()} {last.strip()}".strip()
-        if name:
-            names.append(name)
-    return names
 
 
 # ---------------------------------------------------------------------------------------------- files
@@ -310,7 +271,7 @@ def _zotero_json_item(raw: dict, path: Path) -> tuple[LibraryDocument, str | Non
         abstract=" ".join((raw.get("abstractNote") or "").split()),
         kind="zotero",
         files=[str(path.resolve())],
-        arxiv_id=_arxiv_from_extra(raw.get("extra")),
+        arxiv_id=arxiv_from_extra(raw.get("extra")),
     )
     return (
         document,
@@ -341,11 +302,6 @@ def _csl_item(raw: dict, path: Path) -> tuple[LibraryDocument, str | None, list[
     return document, raw.get("id") if isinstance(raw.get("id"), str) else None, []
 
 
-def _arxiv_from_extra(extra: str | None) -> str | None:
-    match = re.search(r"arXiv:\s*(\d{4}\.\d{4,5})", extra or "")
-    return match.group(1) if match else None
-
-
 def read_jsonl(path: Path) -> ReadResult:
     """A JSONL corpus (SciFact, BEIR or generic lines): one abstract document per record, ids kept."""
     from agent.tools.corpus_records import load_corpus
@@ -370,97 +326,3 @@ def read_jsonl(path: Path) -> ReadResult:
         )
         result.items.append(Item(document=document, record=record, key=record.id))
     return result
-
-
-# ---------------------------------------------------------------------------------------------- Zotero
-_ZOTERO_FIELDS = ("title", "date", "DOI", "abstractNote", "publicationTitle", "extra", "citationKey")
-
-
-def read_zotero(folder: Path) -> ReadResult:
-    """Items of a Zotero data folder, read-only (`zotero.sqlite` opened immutable, PDFs from `storage/`).
-    Notes, attachments and items in the trash are left out. Close Zotero first for a consistent snapshot."""
-    db = folder / ZOTERO_DB
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
-        try:
-            rows = list(_zotero_rows(conn))
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        raise BadFileError(f"not a readable Zotero database ({str(exc)[:80]})") from None
-    result = ReadResult()
-    for item_id, values, creators, attachments in rows:
-        title = " ".join((values.get("title") or "").split())
-        if not title:
-            result.skipped.append(Skipped(path=f"{db}#item{item_id}", reason="Zotero item has no title"))
-            continue
-        document = LibraryDocument(
-            id="",
-            title=title,
-            authors=creators,
-            year=year_of(values.get("date")),
-            venue=values.get("publicationTitle"),
-            doi=values.get("DOI"),
-            abstract=" ".join((values.get("abstractNote") or "").split()),
-            kind="zotero",
-            files=[str(db.resolve())],
-            arxiv_id=_arxiv_from_extra(values.get("extra")),
-        )
-        pdfs = [
-            folder / "storage" / key / stored.removeprefix("storage:")
-            for key, stored in attachments
-            if stored.startswith("storage:")
-        ]
-        pdfs += [
-            Path(stored)
-            for _, stored in attachments
-            if not stored.startswith("storage:") and Path(stored).is_absolute()
-        ]
-        result.items.append(
-            Item(
-                document=document,
-                key=values.get("citationKey"),
-                attachments=[p for p in pdfs if p.suffix.lower() == ".pdf"],
-            )
-        )
-    return result
-
-
-def _zotero_rows(conn: sqlite3.Connection) -> Iterator[tuple[int, dict[str, str], list[str], list[tuple[str, str]]]]:
-    placeholders = ",".join("?" * len(_ZOTERO_FIELDS))
-    trash = (
-        "SELECT itemID FROM deletedItems"
-        if conn.execute("SELECT name FROM sqlite_master WHERE name='deletedItems'").fetchone()
-        else "SELECT -1"
-    )
-    items = conn.execute(
-        f"SELECT i.itemID FROM items i JOIN itemTypes t ON t.itemTypeID = i.itemTypeID "
-        f"WHERE t.typeName NOT IN ('attachment', 'note', 'annotation') AND i.itemID NOT IN ({trash}) ORDER BY i.itemID"
-    ).fetchall()
-    for (item_id,) in items:
-        values = dict(
-            conn.execute(
-                "SELECT f.fieldName, v.value FROM itemData d JOIN fields f ON f.fieldID = d.fieldID JOIN "
-                "itemDataValues v ON v.valueID = d.valueID "
-                f"WHERE d.itemID = ? AND f.fieldName IN ({placeholders})",
-                (item_id, *_ZOTERO_FIELDS),
-            ).fetchall()
-        )
-        creators = [
-            " ".join(x for x in (first, last) if x)
-            for first, last in conn.execute(
-                "SELECT c.firstName, c.lastName FROM itemCreators ic JOIN creators c ON c.creatorID = "
-                "ic.creatorID WHERE ic.itemID = ? ORDER BY ic.orderIndex",
-                (item_id,),
-            ).fetchall()
-        ]
-        attachments = [
-            (key, path)
-            for key, path in conn.execute(
-                "SELECT i.key, a.path FROM itemAttachments a JOIN items i ON i.itemID = a.itemID WHERE "
-                "a.parentItemID = ? AND a.path IS NOT NULL "
-                f"AND a.itemID NOT IN ({trash})",
-                (item_id,),
-            ).fetchall()
-        ]
-        yield item_id, values, [c for c in creators if c], attachments

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from agent.library.importers import Item
+from agent.library.items import Item
 from agent.library.models import LibraryDocument, Paragraph, strip_controls
 from agent.records import Record, SourceLocation
 from agent.text import split_sentences

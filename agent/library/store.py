@@ -36,7 +36,8 @@ import numpy as np
 from agent.config import sparkit_home
 from agent.errors import CorpusError, InputError
 from agent.library.identity import combine_documents, unique_id
-from agent.library.importers import Item, expand, read
+from agent.library.importers import expand, read
+from agent.library.items import Item
 from agent.library.models import AddReport, BadFileError, LibraryDocument, Skipped
 from agent.library.passages import document_of, document_records
 from agent.library.references import with_references
