@@ -86,16 +86,20 @@ class Pacer:
             await cond.wait_for(lambda: self.in_flight < self.max_concurrency)
             self.in_flight += 1
         try:
-            async with start_lock:
-                wait = self._next_start - self.clock.now()
-                if wait > 0:
-                    await self.clock.sleep(wait)
-                self._next_start = self.clock.now() + self.min_interval_s
+            await self._wait_for_start(start_lock)
             yield
         finally:
             async with cond:
                 self.in_flight -= 1
                 cond.notify_all()
+
+    async def _wait_for_start(self, start_lock: asyncio.Lock) -> None:
+        """Wait until this request may start, inside the concurrency cap: spaced after the last start here."""
+        async with start_lock:
+            wait = self._next_start - self.clock.now()
+            if wait > 0:
+                await self.clock.sleep(wait)
+            self._next_start = self.clock.now() + self.min_interval_s
 
     def defer(self, seconds: float) -> None:
         """No request to this host starts before now + seconds."""

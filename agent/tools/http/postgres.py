@@ -20,8 +20,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 from agent.tools.http.cache import _KEPT_HEADERS, ResponseCache
@@ -93,28 +92,18 @@ class SharedPacer(Pacer):
         self.store = store
         self._deferred_until = -math.inf
 
-    @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        _, cond = self._primitives()
-        async with cond:
-            await cond.wait_for(lambda: self.in_flight < self.max_concurrency)
-            self.in_flight += 1
+    async def _wait_for_start(self, start_lock: asyncio.Lock) -> None:
+        """The start reserved in the shared table (the Pacer keeps the concurrency cap in this process)."""
+        now = self.clock.time()
         try:
-            now = self.clock.time()
-            try:
-                start = await asyncio.to_thread(
-                    self.store.reserve, self.host, now, self.min_interval_s, self._deferred_until
-                )
-            except Exception as exc:
-                log.warning("shared pacing unavailable (%s); spacing this process's calls only", type(exc).__name__)
-                start = max(now, self._deferred_until)
-            if start - now > 0:
-                await self.clock.sleep(start - now)
-            yield
-        finally:
-            async with cond:
-                self.in_flight -= 1
-                cond.notify_all()
+            start = await asyncio.to_thread(
+                self.store.reserve, self.host, now, self.min_interval_s, self._deferred_until
+            )
+        except Exception as exc:
+            log.warning("shared pacing unavailable (%s); spacing this process's calls only", type(exc).__name__)
+            start = max(now, self._deferred_until)
+        if start - now > 0:
+            await self.clock.sleep(start - now)
 
     def defer(self, seconds: float) -> None:
         self._deferred_until = max(self._deferred_until, self.clock.time() + max(0.0, seconds))
