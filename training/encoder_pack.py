@@ -22,10 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
+from agent.judges.cross import SCALE_SUFFIX, dequantized
+
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 TOKENIZER_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
 PACK_FILE = "pack.npz"
-SCALE = "::scale"
 
 
 def used_token_ids(tokenizer, texts: Iterable[str], chunk: int = 4096) -> np.ndarray:
@@ -56,7 +57,7 @@ def pack(model_dir: Path, out: Path, texts: Iterable[str]) -> dict[str, float]:
         elif value.ndim == 2 and value.shape[0] > 2:  # matrices that train: int8 with a float32 scale per row
             scale = np.maximum(np.abs(value).max(axis=1), 1e-8) / 127.0
             arrays[name] = np.round(value / scale[:, None]).astype(np.int8)
-            arrays[name + SCALE] = scale.astype(np.float32)
+            arrays[name + SCALE_SUFFIX] = scale.astype(np.float32)
         else:
             arrays[name] = value.astype(np.float32)
     out.mkdir(parents=True, exist_ok=True)
@@ -76,18 +77,10 @@ def unpack(packed: Path, to: Path) -> np.ndarray:
     arrays = dict(np.load(packed / PACK_FILE))
     rows = arrays.pop("word_rows")
     vocab = int(arrays.pop("vocab_size"))
-    weights: dict[str, np.ndarray] = {}
-    for name, value in arrays.items():
-        if name.endswith(SCALE):
-            continue
-        if name == WORD_EMBEDDINGS:
-            full = np.zeros((vocab, value.shape[1]), dtype=np.float32)
-            full[rows] = value.astype(np.float32)
-            weights[name] = full
-        elif value.dtype == np.int8:
-            weights[name] = value.astype(np.float32) * arrays[name + SCALE][:, None]
-        else:
-            weights[name] = value.astype(np.float32)
+    word_rows = arrays.pop(WORD_EMBEDDINGS)
+    weights = dequantized(arrays)  # the judge loader's: int8 times its row scales, the rest as float32
+    weights[WORD_EMBEDDINGS] = np.zeros((vocab, word_rows.shape[1]), dtype=np.float32)
+    weights[WORD_EMBEDDINGS][rows] = word_rows.astype(np.float32)
     to.mkdir(parents=True, exist_ok=True)
     for name in TOKENIZER_FILES:
         shutil.copy(packed / name, to / name)
