@@ -82,11 +82,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget-s", type=float, default=420.0)
     parser.add_argument("--max-train", type=int, help="subsample training pairs (a smoke run on CPU)")
     parser.add_argument("--max-val", type=int, help="subsample validation pairs (a smoke run on CPU)")
+    parser.add_argument(
+        "--work-dir",
+        type=Path,
+        default=Path("/tmp/sparkit-stages"),
+        help="the unpacked encoder, each configuration's checkpoints and reports (scratch, not brought back)",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     from training import encoder_pack, train_judge
 
-    encoder_dir = Path("/tmp/sparkit-minilm")
+    encoder_dir = args.work_dir / "minilm"
     rows = encoder_pack.unpack(args.pack, encoder_dir)
     os.environ["SPARKIT_ENCODER_DIR"] = str(encoder_dir)
     build = train_judge.build_network
@@ -122,9 +128,9 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             extra = [
                 "--init-checkpoint",
-                str(best_epoch_file(Path(f"/tmp/sparkit-ck/{CONTINUES[name]}"), parent["report"])),
+                str(best_epoch_file(args.work_dir / "checkpoints" / CONTINUES[name], parent["report"])),
             ]
-        report_path = Path(f"/tmp/sparkit-reports/{name}.json")
+        report_path = args.work_dir / "reports" / f"{name}.json"
         weights = args.out / f"{name}.npz"
         argv_run = [
             *COMMON,
@@ -137,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             "--data-dir",
             str(args.data_dir),
             "--checkpoint-dir",
-            f"/tmp/sparkit-ck/{name}",
+            str(args.work_dir / "checkpoints" / name),
             "--out",
             str(weights),
             "--report",

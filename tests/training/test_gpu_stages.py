@@ -178,10 +178,13 @@ def test_the_driver_trains_each_configuration_and_reports_it_with_its_reading_ch
                 "pool,nli_pool_contrast_indomain",
                 "--max-train",
                 "4",
+                "--work-dir",
+                str(tmp_path / "work"),
             ]
         )
         == 0
     )
+    assert (tmp_path / "work" / "checkpoints" / "pool").is_dir()  # scratch stays under --work-dir
     merged = json.loads((out / "reports.json").read_text())
     assert set(merged["runs"]) == {"pool"}
     assert merged["skipped"] == [
