@@ -22,7 +22,7 @@ from agent import Context, aask
 from agent.records import Answer
 from benchmarks.cli import parse_overrides
 from benchmarks.questions import ASPIRIN, load_off_topic
-from evals.report import publish
+from evals.report import context_or_exit, publish
 from evals.sweep import Answered, add_sweep_arguments, code_version, sweep_or_exit
 
 
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     questions = [q for q in load_off_topic() if args.split == "all" or q["split"] == args.split][: args.limit]
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
-    context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
+    context = context_or_exit(parser, preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
     config = {"split": args.split, "documents": args.documents, "preset": args.preset, "overrides": overrides}
     fingerprint = {**config, "eval": parser.prog, "corpus": str(args.corpus.resolve()), "code": code_version()}
     items = [{**q, "documents": ASPIRIN if args.documents else None} for q in questions]

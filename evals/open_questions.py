@@ -33,7 +33,7 @@ from benchmarks.cli import parse_overrides
 from benchmarks.formats import read_corpus, read_jsonl
 from benchmarks.metrics import selective
 from benchmarks.questions import gold_of
-from evals.report import publish, read_or_exit
+from evals.report import context_or_exit, publish, read_or_exit
 from evals.sweep import add_sweep_arguments, code_version, sweep_or_exit
 
 QUESTIONS = Path(__file__).parent / "data" / "open_questions.jsonl"
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     # what the rationale indices point into
     corpus = read_or_exit(parser, lambda: {doc: entry["sentences"] for doc, entry in read_corpus(args.corpus).items()})
     overrides = {"max_claims": 0, **parse_overrides(args.set)}
-    context = Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
+    context = context_or_exit(parser, preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides)
     config = {"split": args.split, "preset": args.preset, "overrides": overrides}
     fingerprint = {
         **config,

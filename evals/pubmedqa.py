@@ -30,7 +30,7 @@ from benchmarks.metrics import confusion as confusion_of
 from benchmarks.questions import documents_of
 from benchmarks.splits import pubmedqa_split
 from evals.pubmedqa_rule import LABELS, Rule, evidence_of, load_rule
-from evals.report import chat_model_usage, publish
+from evals.report import chat_model_usage, context_or_exit, publish
 from evals.sweep import Answered, add_sweep_arguments, code_version, sweep_or_exit
 
 DECISION = {"SUPPORT": "yes", "CONTRADICT": "no"}
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit:
         items = dict(list(items.items())[: args.limit])
     overrides = {"max_claims": 0, **llm_overrides(args), **parse_overrides(args.set)}
-    context = Context(preset=args.preset, **overrides)
+    context = context_or_exit(parser, preset=args.preset, **overrides)
     config = {"preset": args.preset, "split": args.split, "overrides": overrides}
     fingerprint = {**config, "eval": parser.prog, "data": str(args.data.resolve()), "code": code_version()}
     answered = sweep_or_exit(parser, args, ask_item, context, list(items.items()), list(items), fingerprint)

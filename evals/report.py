@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agent.api import make_context
+from agent.config import Context
 from agent.errors import InputError
 from benchmarks.cli import commit, print_table
 from benchmarks.formats import read_jsonl
@@ -92,6 +94,14 @@ def read_or_exit(parser: argparse.ArgumentParser, read: Callable[[], T]) -> T:
     try:
         return read()
     except (InputError, OSError) as exc:
+        parser.exit(2, f"{parser.prog}: {exc}\n")
+
+
+def context_or_exit(parser: argparse.ArgumentParser, **settings: Any) -> Context:
+    """The run's settings: a bad `--set` (unknown key, wrong type) ends the eval with one line and exit 2."""
+    try:
+        return make_context(**settings)
+    except InputError as exc:
         parser.exit(2, f"{parser.prog}: {exc}\n")
 
 

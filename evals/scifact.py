@@ -23,7 +23,7 @@ from agent.records import Answer
 from benchmarks.cli import parse_overrides
 from benchmarks.metrics import calibration, prf, selective
 from benchmarks.questions import gold_of, load_claims
-from evals.report import chat_model_usage, publish, read_or_exit
+from evals.report import chat_model_usage, context_or_exit, publish, read_or_exit
 from evals.sweep import Answered, add_sweep_arguments, code_version, sweep_or_exit
 
 LABELS = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
@@ -130,10 +130,11 @@ def claims_parser(prog: str, description: str) -> argparse.ArgumentParser:
     return parser
 
 
-def corpus_context(args: argparse.Namespace) -> tuple[Context, dict[str, Any]]:
-    """The run context over the given corpus (answer-claim verification off unless overridden) and its overrides."""
+def corpus_context(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Context, dict[str, Any]]:
+    """The run context over the given corpus (answer-claim verification off unless overridden) and its overrides; a
+    bad `--set` ends the eval with one line and exit 2."""
     overrides = {"max_claims": 0, **llm_overrides(args), **parse_overrides(args.set)}
-    return Context(preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides), overrides
+    return context_or_exit(parser, preset=args.preset, corpus_path=str(args.corpus.resolve()), **overrides), overrides
 
 
 def data_settings(prog: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -153,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     claims = read_or_exit(parser, lambda: load_claims(args.claims, args.split, args.limit))
-    context, overrides = corpus_context(args)
+    context, overrides = corpus_context(parser, args)
     config = {"split": args.split, "preset": args.preset, "overrides": overrides, "max_docs": args.max_docs}
     answered = sweep_or_exit(
         parser,
