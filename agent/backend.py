@@ -220,13 +220,14 @@ def is_offline_judge(name: str) -> TypeGuard[OfflineJudge]:
 def offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]]:
     """The offline judge for judges.stance_model ('llm' uses it as the fallback); notes say when auto fell back."""
     from agent.judges import offline_stance_judge
-    from agent.judges.cross import direction_weights_in_use
+    from agent.judges.cross import direction_weights_in_use, readers_in_use
 
     kind = judges.stance_model if is_offline_judge(judges.stance_model) else "auto"
     judge = offline_stance_judge(
         kind,
         Path(judges.stance_weights).expanduser() if judges.stance_weights else None,
         direction_weights_in_use(judges.stance_direction_weights),
+        readers_in_use(judges.stance_readers),
     )
     if judges.stance_structure:
         from agent.judges.reading import StructureReadJudge
@@ -243,7 +244,8 @@ def offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]]:
 def cached_offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]]:
     """offline_stance, built once per judge setting (loading its weights)."""
     offline = judges.model_dump(
-        mode="json", include={"stance_model", "stance_weights", "stance_direction_weights", "stance_structure"}
+        mode="json",
+        include={"stance_model", "stance_weights", "stance_direction_weights", "stance_readers", "stance_structure"},
     )
     return part("offline_stance", offline, lambda: offline_stance(judges))
 
@@ -346,7 +348,7 @@ def calibrator_for(judges: JudgeSettings, stance: StanceJudge) -> tuple[Calibrat
                 "calibration 'fitted' needs agent/models/calibration.json: run training/fit_calibration.py"
             )
         return PlattCalibrator(table), []
-    from agent.judges.cross import cross_weights_in_use, direction_weights_in_use
+    from agent.judges.cross import cross_weights_in_use, direction_weights_in_use, readers_in_use
     from agent.judges.packaged import weights_digest
 
     def fitted_with(recorded: str, path: Path | None) -> bool:  # '' records no check (older tables)
@@ -356,6 +358,7 @@ def calibrator_for(judges: JudgeSettings, stance: StanceJudge) -> tuple[Calibrat
         table is not None
         and fitted_with(table.stance_weights_sha256, cross_weights_in_use(judges.stance_weights))
         and fitted_with(table.direction_weights_sha256, direction_weights_in_use(judges.stance_direction_weights))
+        and table.reader_weights_sha256 == [weights_digest(path) for path in readers_in_use(judges.stance_readers)]
     )
     if table is not None and table.stance_model == stance.name and same_weights:
         return PlattCalibrator(table), []

@@ -28,7 +28,7 @@ from sklearn.linear_model import LogisticRegression
 
 from agent import Context, averify
 from agent.backend import backend_for, judge_for
-from agent.judges.cross import cross_weights_in_use, direction_weights_in_use
+from agent.judges.cross import cross_weights_in_use, direction_weights_in_use, readers_in_use
 from agent.judges.packaged import weights_digest
 from agent.reasoners.extractive import winner
 from agent.records import Answer
@@ -166,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         direction_weights_sha256=weights_digest(direction)
         if (direction := direction_weights_in_use(context.judges.stance_direction_weights))
         else "",
+        reader_weights_sha256=[weights_digest(path) for path in readers_in_use(context.judges.stance_readers)],
         leading=leading,
         abstention=abstention,
         fitted_on=f"SciFact claims_train validation part, {len(rows)} claims, preset fast, max_claims 0, judge {judge}",

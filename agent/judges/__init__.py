@@ -36,7 +36,10 @@ OfflineKind = Literal["auto", "cross", "trained", "ensemble", "heuristic"]
 
 
 def offline_stance_judge(
-    kind: OfflineKind = "auto", cross_weights: Path | None = None, direction_weights: Path | None = None
+    kind: OfflineKind = "auto",
+    cross_weights: Path | None = None,
+    direction_weights: Path | None = None,
+    readers: list[Path] | None = None,
 ) -> StanceJudge:
     """The offline judge for a `Context.stance_model` value.
 
@@ -46,7 +49,9 @@ def offline_stance_judge(
     replaces the packaged cross-encoder file (for judges trained with training/train_judge.py); `direction_weights`
     adds a second cross-encoder that votes with the heuristic and the cross-encoder on the ensemble's direction
     (DirectionFromJudge). The packaged reader goes with the ensemble alone: another judge runs without it, while a
-    reader file named for another judge is an error.
+    reader file named for another judge is an error. `readers` are more cross-encoders of the ensemble: each joins
+    both its mean (whether a passage takes a side) and the direction vote (which side); for another judge they are
+    an error.
     """
     if kind == "auto":
         kind = (
@@ -67,17 +72,24 @@ def offline_stance_judge(
             f"stance_direction_weights decides the direction of the ensemble judge, not of {kind!r}: use "
             "stance_model 'ensemble'"
         )
+    readers = readers or []
+    if readers and kind != "ensemble":
+        raise ConfigurationError(
+            f"stance_readers read beside the cross-encoder of the ensemble judge, not of {kind!r}: use stance_model "
+            "'ensemble'"
+        )
     if kind == "heuristic":
         return HeuristicStanceJudge()
     if kind == "ensemble":
         heuristic, cross = HeuristicStanceJudge(), offline_stance_judge("cross", cross_weights)
-        ensemble = MeanStanceJudge([heuristic, cross])
+        more = [offline_stance_judge("cross", path) for path in readers]
+        ensemble = MeanStanceJudge([heuristic, cross, *more])
         if direction_weights is None:
             return ensemble
-        # the side is the three readers' vote: the reader alone, or beside the cross-encoder only, turns plain
+        # the side is the readers' vote: the direction reader alone, or beside the cross-encoder only, turns plain
         # supporting sentences against (evals/data/plain_pairs.jsonl); the heuristic's cues read them
         return DirectionFromJudge(
-            ensemble, MeanStanceJudge([heuristic, cross, offline_stance_judge("cross", direction_weights)])
+            ensemble, MeanStanceJudge([heuristic, cross, offline_stance_judge("cross", direction_weights), *more])
         )
     if kind == "cross":
         judge: CrossStanceJudge | TrainedStanceJudge = CrossStanceJudge(cross_weights)

@@ -58,6 +58,11 @@ def direction_weights_in_use(stance_direction_weights: str | None) -> Path | Non
     )
 
 
+def readers_in_use(stance_readers: list[str]) -> list[Path]:
+    """The reader files a run loads (`stance_readers`), each once, in the order given."""
+    return list(dict.fromkeys(Path(entry).expanduser() for entry in stance_readers))
+
+
 def cross_weights_in_use(stance_weights: str | None) -> Path:
     """The cross-encoder file a run loads: the user's `stance_weights`, else the packaged one (what the calibration's
     weights digest is checked against)."""

@@ -98,6 +98,10 @@ class CalibrationTable(BaseModel):
         description="sha256 of the direction reader's weights the maps were fitted with ('' when none was used, "
         "or for a table older than this check).",
     )
+    reader_weights_sha256: list[str] = Field(
+        [],
+        description="sha256 of each reader read beside the cross-encoder (`stance_readers`), in the order loaded.",
+    )
     fitted_on: str = Field(description="The labelled data, split and settings the maps were fitted on.")
     examples: int = Field(ge=1)
     commit: str = ""

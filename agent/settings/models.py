@@ -146,6 +146,14 @@ class JudgeSettings(SettingsGroup):
         "another cross-encoder's weights (.npz); 'off': the ensemble alone decides (its maps: "
         "evals/data/calibration_ensemble.json, `calibration_table`).",
     )
+    stance_readers: list[str] = Field(
+        [],
+        description="More cross-encoders (.npz) read beside the packaged one in the offline ensemble: each joins the "
+        "mean that decides whether a passage takes a side and the vote that decides which (the mean is flatter, so "
+        "lower court.decisive_confidence with it). None by default; build one with `python -m training.train_judge "
+        "--nli-epochs 1 --epochs 2 --contrast 13000 --int8 --out FILE` and pass its path (a comma-separated list on "
+        "the command line).",
+    )
     stance_structure: bool = Field(
         True,
         description="Let the structure reader (agent/judges/reading.py) decide the side where one structure "
@@ -179,3 +187,11 @@ class JudgeSettings(SettingsGroup):
         "instead of the packaged agent/models/calibration.json: the maps fitted for a judge you "
         "configured yourself.",
     )
+
+    @field_validator("stance_readers", mode="before")
+    @classmethod
+    def _split_readers(cls, value: Any) -> Any:
+        """`--set stance_readers=a.npz,b.npz` from the command line; 'off' or '' for none."""
+        if isinstance(value, str):
+            return [] if value.strip() in ("", "off") else [part.strip() for part in value.split(",") if part.strip()]
+        return value

@@ -202,3 +202,38 @@ async def test_the_default_judge_reads_plain_sentences_on_both_sides():
     assert all(len(r) == 20 for r in right.values())
     assert sum(map(sum, right.values())) >= 32, right  # 0.80 of 40
     assert min(sum(r) for r in right.values()) >= 15, right  # 0.75 of each side
+
+
+async def test_stance_readers_join_the_ensembles_mean_and_its_direction_vote(tmp_path):
+    """A reader (`stance_readers`) is one more member of the ensemble's mean and of the direction vote, loaded once
+    for both; it is named, so another setting never shares a cached backend or the calibration, and it is refused
+    for a judge other than the ensemble."""
+    import shutil
+
+    from agent.backend import backend_key, offline_stance
+    from agent.config import Context
+
+    reader_file = tmp_path / "my_reader.npz"
+    shutil.copy(cross.default_cross_weights_path(), reader_file)
+    judge = offline_stance(Context(stance_readers=[str(reader_file)]).judges)[0].base
+    assert judge.name == (
+        "ensemble(heuristic+cross+cross(my_reader))/direction(ensemble(heuristic+cross+direction+cross(my_reader)))"
+    )
+    reader = judge.base.judges[-1]
+    assert judge.direction.judges[-1] is reader
+
+    class Contradicting:
+        def predict_proba(self, pairs):
+            return np.array([[0.0, 1.0, 0.0] for _ in pairs])
+
+    reader._model = Contradicting()
+    pair = [("Aspirin lowers fever.", "Fever fell after aspirin in 40 adults.")]
+    labels = ("SUPPORT", "CONTRADICT", "NEUTRAL")
+    members = [(await member.judge(pair))[0] for member in judge.base.judges]
+    mean = np.mean([[m.probabilities[label] for label in labels] for m in members], axis=0)
+    (read,) = await judge.base.judge(pair)
+    assert np.allclose([read.probabilities[label] for label in labels], mean, atol=1e-4)
+    assert members[-1].probabilities["CONTRADICT"] == pytest.approx(1.0)
+    assert backend_key(Context(stance_readers=[str(reader_file)])) != backend_key(Context(stance_readers=[]))
+    with pytest.raises(ConfigurationError, match="ensemble judge"):
+        offline_stance_judge("heuristic", readers=[reader_file])
