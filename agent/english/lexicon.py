@@ -30,7 +30,7 @@ UP = frozenset(
     improved improvement accelerate accelerates accelerated induce induces induced induction activate activates
     activated activation stimulate stimulates stimulated exacerbate exacerbates exacerbated gain gains rise rises
     rose larger longer better amplify amplifies amplified potentiate potentiates potentiated facilitate facilitates
-    facilitated""".split()
+    facilitated encourage encourages encouraged""".split()
 )
 DOWN = frozenset(
     """decrease decreases decreased decreasing decline declines declined reduce reduces reduced reducing reduction
@@ -39,7 +39,8 @@ DOWN = frozenset(
     downregulated downregulation attenuate attenuates attenuated impair impairs impaired impairment prevent
     prevents prevented prevention block blocks blocked deplete depletes depleted depletion abolish abolishes
     abolished loss lose loses lost weaken weakens weakened slow slows slowed drop drops dropped fall falls fell
-    limit limits limited restrict restricts restricted""".split()
+    limit limits limited restrict restricts restricted deactivate deactivates deactivated deactivation inactivate
+    inactivates inactivated inactivation""".split()
 )
 NULL_PHRASES = (
     "no significant",

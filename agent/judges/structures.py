@@ -169,17 +169,17 @@ _LESS_OF = frozenset(
     blocking blockade block blocked inhibition inhibitor inhibitors inhibiting cessation quitting stopping eradication
     eradicating
     depletion depleting knockout knockdown deletion restricted restriction withdrawal short shortened decreased
-    decreasing
+    decreasing downregulation downregulated downregulating silencing silenced
     limiting less fewer""".split()
 )
 _MORE_OF = frozenset(
     """high higher elevated raised increased increasing excess excessive restoring restored restoration
     supplementation supplemented replacement extending extended overexpression overexpressing activation greater
-    more""".split()
+    more upregulation upregulated""".split()
 )
 _NOMINAL_ABSENCE = frozenset(
     """deficiency deficient depletion knockout knockdown deletion cessation withdrawal inhibition blockade loss
-    restriction reduction eradication""".split()
+    restriction reduction eradication downregulation silencing""".split()
 )
 _GENERIC = frozenset(
     """intake levels level use expression signalling signaling therapy treatment concentration concentrations diet
@@ -198,7 +198,9 @@ _PREDICATE = re.compile(
     r"worsens?|worsened|promotes?|promoted|inhibits?|inhibited|prevents?|prevented|causes?|caused|protects?|protected|"
     r"suppress(?:es|ed)?|reverse[sd]?|damages?|damaged|leads? to|led "
     r"to|abolish(?:es|ed)?|was associated|were associated|"
-    r"is associated|are associated|had|showed)\b",
+    r"is associated|are associated|had|showed|activates?|activated|deactivates?|deactivated|inactivates?|inactivated|"
+    r"encourages?|encouraged|enhances?|enhanced|induces?|induced|stimulates?|stimulated|attenuates?|attenuated|"
+    r"impairs?|impaired|accelerates?|accelerated|blocks?|blocked)\b",
     re.I,
 )
 
@@ -250,7 +252,7 @@ def _subject_sign(statement: str, passage: str) -> StructureReading | None:
     if not 0 < len(claim_words) <= 5:
         return None
     claim_subject, head = _signed_subject(claim_words)
-    claim_direction = _direction_of(statement[claim_verb.start() :])
+    claim_direction = _direction_of(claim_verb.group(0)) or _direction_of(statement[claim_verb.start() :])
     if head is None or not claim_direction:
         return None
     passage_words = re.findall(r"[a-z0-9][a-z0-9-]*", passage.lower())
@@ -285,7 +287,10 @@ def _subject_sign(statement: str, passage: str) -> StructureReading | None:
         return None
     rest = " ".join(passage_words[at + 1 :])
     verb = _PREDICATE.search(rest)
-    passage_direction = _direction_of(rest[verb.start() : verb.start() + 80] if verb else rest[:80])
+    # the verb's own direction first: "activates the pathway, resulting in an attenuated response" activates
+    passage_direction = (_direction_of(verb.group(0)) if verb else 0) or _direction_of(
+        rest[verb.start() : verb.start() + 80] if verb else rest[:80]
+    )
     if not passage_direction:
         return None
     same = claim_subject * claim_direction == passage_subject * passage_direction

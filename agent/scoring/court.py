@@ -15,7 +15,7 @@ from agent.scoring.aspect import names_object
 from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.scoring.triangulation import triangulation_score
-from agent.text import is_finding, is_tentative, jaccard, label_parts
+from agent.text import is_finding, is_tentative, jaccard, label_parts, section_label_match
 
 
 def margin_of(scores: list[float]) -> float:
@@ -68,15 +68,28 @@ def passage_weight(
 RESTATES_CLAIM = 0.8  # word-set Jaccard at which a passage says what the statement says
 
 
-def decisive(entries: list[LedgerEntry], floor: float, statement: str = "") -> bool:
+def under_results(sentence: str, weights: dict[str, float]) -> bool:
+    """False for a sentence that opens with its own label of what was asked or done ('DESIGN Consecutive patients
+    ...', 'OBJECTIVE To assess ...': a section weighted below 1): it reports no result, however on topic. Of the
+    SciFact corpus's sentences under such labels, 1 of about 1,900 is a training claim's rationale (a METHODS one)."""
+    match = section_label_match(sentence)
+    if match is None:
+        return True
+    return section_weight(sentence[: match.end()].strip(" :.").lower(), weights) >= 1.0
+
+
+def decisive(
+    entries: list[LedgerEntry], floor: float, statement: str = "", section_weights: dict[str, float] | None = None
+) -> bool:
     """At least one finding read on this side with confidence `floor` or more, or one that says the statement itself
-    (a judge may read its own claim, word for word, at 0.66: a restatement decides however the judge scores it);
-    always true at floor 0."""
+    (a judge may read its own claim, word for word, at 0.66: a restatement decides however the judge scores it); a
+    sentence labelled as background, aims or methods decides nothing (`under_results`); always true at floor 0."""
     if floor <= 0:
         return True
     return any(
         is_finding(e.text)
         and not is_tentative(e.text)
+        and under_results(e.text, section_weights or {})
         and (e.confidence >= floor or jaccard(e.text, statement) >= RESTATES_CLAIM)
         for e in entries
     )
@@ -102,11 +115,13 @@ def score_hypothesis(
     if (
         s >= court.verdict_min_evidence
         and score > 0
-        and decisive(support, court.decisive_confidence, hypothesis.statement)
+        and decisive(support, court.decisive_confidence, hypothesis.statement, court.section_weights)
     ):
         verdict = HypothesisVerdict.SUPPORTED
     elif (
-        c >= court.verdict_min_evidence and c > s and decisive(against, court.decisive_confidence, hypothesis.statement)
+        c >= court.verdict_min_evidence
+        and c > s
+        and decisive(against, court.decisive_confidence, hypothesis.statement, court.section_weights)
     ):
         verdict = HypothesisVerdict.CONTRADICTED
     else:

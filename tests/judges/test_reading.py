@@ -170,6 +170,20 @@ def test_the_wrapped_judge_reads_every_pair_and_names_itself():
             "Antibodies blocking PCSK9 increased hepatic LDL receptor abundance.",
             "CONTRADICT",
         ),
+        # a SciFact validation claim read as SUPPORT at 0.68: the passage's own verb decides, not the sum of its
+        # direction words ("activates ..., resulting in an attenuated response")
+        (
+            "DUSP4 downregulation deactivates the Ras-ERK pathway",
+            "Thus, DUSP4 downregulation activates the Ras-ERK pathway in BLBC, resulting in an attenuated response to "
+            "anti-cancer chemotherapy.",
+            "CONTRADICT",
+        ),
+        (
+            "DUSP4 downregulation activates the Ras-ERK pathway",
+            "Thus, DUSP4 downregulation activates the Ras-ERK pathway in BLBC, resulting in an attenuated response to "
+            "anti-cancer chemotherapy.",
+            "SUPPORT",
+        ),
     ],
 )
 def test_a_finding_about_more_or_less_of_the_subject_is_read_with_its_sign(statement, passage, side):

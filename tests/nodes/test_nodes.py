@@ -846,3 +846,26 @@ def test_a_passage_that_says_the_claim_itself_decides_however_the_judge_scores_i
     other = said.model_copy(update={"text": "Plzf inactivation results in patterning defects of the limb skeleton."})
     assert score_hypothesis(claim, [said], Context())[0].verdict == "SUPPORTED"
     assert score_hypothesis(claim, [other], Context())[0].verdict == "INSUFFICIENT"  # 0.66 < the decisive floor
+
+
+def test_a_sentence_labelled_as_methods_or_aims_decides_nothing():
+    """A SciFact validation claim ('Radioiodine treatment ... increases thyroid volume') was SUPPORTED at 0.74 by a
+    'DESIGN Consecutive patients ... selected for radioactive iodine treatment' sentence: what was done is no result.
+    The same reading under a results label, or under none, decides."""
+    claim = Hypothesis(
+        id="H1", text="Radioiodine treatment of non-toxic multinodular goitre increases thyroid volume.", origin="claim"
+    )
+    design = LedgerEntry(
+        hypothesis_id="H1",
+        record_id="a1",
+        stance="SUPPORT",
+        confidence=0.74,
+        weight=1.0,
+        text="DESIGN Consecutive patients with multinodular non-toxic goitre selected for radioactive iodine "
+        "treatment and followed for a minimum of 12 months.",
+    )
+    result = design.model_copy(update={"text": "RESULTS Thyroid volume increased by 12% after radioiodine."})
+    unlabelled = design.model_copy(update={"text": "Thyroid volume increased by 12% after radioiodine."})
+    assert score_hypothesis(claim, [design], Context())[0].verdict == "INSUFFICIENT"
+    assert score_hypothesis(claim, [result], Context())[0].verdict == "SUPPORTED"
+    assert score_hypothesis(claim, [unlabelled], Context())[0].verdict == "SUPPORTED"
