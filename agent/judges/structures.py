@@ -200,7 +200,7 @@ _PREDICATE = re.compile(
     r"to|abolish(?:es|ed)?|was associated|were associated|"
     r"is associated|are associated|had|showed|activates?|activated|deactivates?|deactivated|inactivates?|inactivated|"
     r"encourages?|encouraged|enhances?|enhanced|induces?|induced|stimulates?|stimulated|attenuates?|attenuated|"
-    r"impairs?|impaired|accelerates?|accelerated|blocks?|blocked)\b",
+    r"impairs?|impaired|accelerates?|accelerated|slows?|slowed|blocks?|blocked)\b",
     re.I,
 )
 
@@ -222,10 +222,11 @@ def _signed_subject(words: list[str]) -> tuple[int, str | None]:
     """(+1 / -1, the subject's head stem) of a subject phrase: 'physical inactivity' -> (-1, 'activ'), 'reducing dietary
     sodium' -> (-1, 'sodiu'), 'loss of PTEN' -> (-1, 'pten')."""
     sign, head = 1, None
-    for word in words:
-        if word in _LESS_OF:
-            sign = -sign
-        elif word in _MORE_OF:
+    for i, word in enumerate(words):
+        if word in _LESS_OF or word in _MORE_OF:
+            sign = -sign if word in _LESS_OF else sign
+            if words[i + 1 : i + 2] == ["of"]:
+                head = None  # 'siRNA knockdown of A20': the subject is what is knocked down, not the tool
             continue
         elif head is None and word[:2] in ("in", "un") and word[2:].startswith(("activ", "suffic", "adequa")):
             sign, head = -sign, _stem(word[2:])  # 'inactivity' is less activity

@@ -184,6 +184,19 @@ def test_the_wrapped_judge_reads_every_pair_and_names_itself():
             "anti-cancer chemotherapy.",
             "SUPPORT",
         ),
+        # the subject of 'siRNA knockdown of A20' is A20, not the siRNA (the passage names siRNAs as its tool)
+        (
+            "siRNA knockdown of A20 accelerates tumor progression in an in vivo murine xenograft model.",
+            "Inhibiting A20 expression by siRNAs in vitro reduced the growth rates of glioma cells and resulted in "
+            "G1/S arrest and increased apoptosis.",
+            "CONTRADICT",
+        ),
+        (
+            "siRNA knockdown of A20 slows tumor progression in an in vivo murine xenograft model.",
+            "Inhibiting A20 expression by siRNAs in vitro reduced the growth rates of glioma cells and resulted in "
+            "G1/S arrest and increased apoptosis.",
+            "SUPPORT",
+        ),
     ],
 )
 def test_a_finding_about_more_or_less_of_the_subject_is_read_with_its_sign(statement, passage, side):
