@@ -12,10 +12,11 @@ from agent.interfaces import StanceResult
 from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record, Stance
 from agent.scoring.adjudication import shares
 from agent.scoring.aspect import names_object
+from agent.scoring.chunking import structured_label
 from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.scoring.triangulation import triangulation_score
-from agent.text import is_finding, is_tentative, jaccard, label_parts, section_label_match
+from agent.text import is_finding, is_tentative, jaccard, label_parts
 
 
 def margin_of(scores: list[float]) -> float:
@@ -72,10 +73,8 @@ def under_results(sentence: str, weights: dict[str, float]) -> bool:
     """False for a sentence that opens with its own label of what was asked or done ('DESIGN Consecutive patients
     ...', 'OBJECTIVE To assess ...': a section weighted below 1): it reports no result, however on topic. Of the
     SciFact corpus's sentences under such labels, 1 of about 1,900 is a training claim's rationale (a METHODS one)."""
-    match = section_label_match(sentence)
-    if match is None:
-        return True
-    return section_weight(sentence[: match.end()].strip(" :.").lower(), weights) >= 1.0
+    label = structured_label(sentence)
+    return label is None or section_weight(label, weights) >= 1.0
 
 
 def decisive(
