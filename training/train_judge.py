@@ -42,6 +42,7 @@ from agent.judges.cross import (
     load_tokenizer,
     pair_logits,
     softmax,
+    tokenize,
 )
 from agent.judges.packaged import weights_digest
 from agent.records import STANCE_LABELS
@@ -131,19 +132,13 @@ def trainable(network: torch.nn.Module, top_layers: int | None = None) -> list[s
     return [n for n in names if n.startswith(kept + ("head.",))]
 
 
-def tokenize(tokenizer, batch: list[StancePair], max_len: int):
-    return tokenizer(
-        [p.statement for p in batch],
-        [p.passage for p in batch],
-        truncation="longest_first",
-        max_length=max_len,
-        padding=True,
-        return_tensors="pt",
-    )
+def pairs_of(batch: list[StancePair]) -> list[tuple[str, str]]:
+    """(statement, passage) as the runtime judge reads them (agent.judges.cross.tokenize)."""
+    return [(p.statement, p.passage) for p in batch]
 
 
 def logits_of(network, tokenizer, pairs: list[StancePair], max_len: int) -> np.ndarray:
-    return pair_logits(network, tokenizer, [(p.statement, p.passage) for p in pairs], batch=64, max_tokens=max_len)
+    return pair_logits(network, tokenizer, pairs_of(pairs), batch=64, max_tokens=max_len)
 
 
 def warmup_then_decay(
@@ -184,7 +179,7 @@ def train_stage(
         t0, total = time.perf_counter(), 0.0
         epoch_batches = batches(train, args.batch, rng)
         for step, batch in enumerate(epoch_batches, 1):
-            enc = {k: v.to(args.device) for k, v in tokenize(tokenizer, batch, args.max_len).items()}
+            enc = {k: v.to(args.device) for k, v in tokenize(tokenizer, pairs_of(batch), args.max_len).items()}
             y = torch.tensor([LABEL_INDEX[p.label] for p in batch], device=args.device)
             w = torch.tensor([p.weight for p in batch], dtype=torch.float32, device=args.device) * weights[y]
             losses = torch.nn.functional.cross_entropy(
