@@ -48,16 +48,11 @@ def interleave(per_source: list[list[Record]], limit: int) -> list[Record]:
 
 
 def as_item(record: Record) -> Item:
-    document = LibraryDocument(
+    document = LibraryDocument.from_record(
+        record,
         id="",
-        title=record.title,
-        authors=record.authors,
-        year=record.year,
-        venue=record.venue,
-        doi=record.doi,
         arxiv_id=record.arxiv_id,
         pmid=record.pmid,
-        abstract=record.abstract,
         kind="fetch",
         source=record.source,
         oa_pdf_url=record.oa_pdf_url,

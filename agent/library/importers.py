@@ -312,17 +312,8 @@ def read_jsonl(path: Path) -> ReadResult:
         raise BadFileError(str(exc)) from None
     result = ReadResult()
     for record in records:
-        document = LibraryDocument(
-            id=record.id,
-            title=record.title,
-            authors=record.authors,
-            year=record.year,
-            venue=record.venue,
-            doi=record.doi,
-            abstract=record.abstract,
-            references=record.references,
-            kind="jsonl",
-            files=[str(path.resolve())],
+        document = LibraryDocument.from_record(
+            record, id=record.id, references=record.references, kind="jsonl", files=[str(path.resolve())]
         )
         result.items.append(Item(document=document, record=record, key=record.id))
     return result

@@ -8,12 +8,12 @@ agent.records and agent.errors.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from agent.errors import SparkitError
-from agent.records import normalize_doi, split_arxiv_version, work_keys
+from agent.records import Record, normalize_doi, split_arxiv_version, work_keys
 from agent.terminal import strip_controls
 
 DocumentKind = Literal["pdf", "bibtex", "ris", "zotero", "csl-json", "jsonl", "fetch"]
@@ -81,6 +81,20 @@ class LibraryDocument(BaseModel):
         default=None, description="An open-access PDF link a source reported (never fetched)."
     )
     added_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+    @classmethod
+    def from_record(cls, record: Record, **fields: Any) -> LibraryDocument:
+        """A document with a record's bibliographic fields (title, authors, year, venue, DOI, abstract); `fields` say
+        where it came from and what else it keeps (a fetched record's ids, a corpus record's references)."""
+        return cls(
+            title=record.title,
+            authors=record.authors,
+            year=record.year,
+            venue=record.venue,
+            doi=record.doi,
+            abstract=record.abstract,
+            **fields,
+        )
 
     def model_post_init(self, __context: object) -> None:
         self.title, self.abstract = strip_controls(self.title), strip_controls(self.abstract)
