@@ -9,13 +9,14 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from agent.api import make_context
-from agent.config import Context
 from agent.errors import InputError
 from benchmarks.cli import commit, print_table
 from benchmarks.formats import read_jsonl
+
+if TYPE_CHECKING:
+    from agent.config import Context
 
 T = TypeVar("T")
 
@@ -98,7 +99,10 @@ def read_or_exit(parser: argparse.ArgumentParser, read: Callable[[], T]) -> T:
 
 
 def context_or_exit(parser: argparse.ArgumentParser, **settings: Any) -> Context:
-    """The run's settings: a bad `--set` (unknown key, wrong type) ends the eval with one line and exit 2."""
+    """The run's settings: a bad `--set` (unknown key, wrong type) ends the eval with one line and exit 2. (The API is
+    imported here: the evals that only read answers files do not load the graph.)"""
+    from agent.api import make_context
+
     try:
         return make_context(**settings)
     except InputError as exc:
