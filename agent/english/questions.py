@@ -152,6 +152,8 @@ def _opens_predicate(words: list[str], i: int) -> bool:
         return not _bounds_subject(words, i)
     if _is_measure(words, i):
         return True
+    if word.endswith("ed") and len(word) > 3 and following in ("less", "more"):
+        return True  # 'are articles *cited* less often than ...': a participle before a comparison opens the predicate
     if word.endswith("ed") and len(word) > 4:
         return following in _AFTER_PARTICIPLE
     if word in PREPOSITIONS:

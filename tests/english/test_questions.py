@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.english.options import option_statement
-from agent.english.questions import contrary, is_polar, polar_to_claim
+from agent.english.questions import contrary, is_polar, negate, polar_to_claim
 
 CASES = [
     ("Does hypoglycemia increase the risk of dementia?", "Hypoglycemia increases the risk of dementia"),
@@ -55,6 +55,12 @@ CASES = [
         "Are women who are treated for hypothyroidism at risk for pregnancy complications?",
         "Women who are treated for hypothyroidism are at risk for pregnancy complications",
     ),
+    # a participle before a comparison opens the predicate (issue 44: 'Open access articles cited are less often')
+    (
+        "Are open access articles cited less often than articles in traditional subscription journals?",
+        "Open access articles are cited less often than articles in traditional subscription journals",
+    ),
+    ("Is aspirin used more widely than ibuprofen?", "Aspirin is used more widely than ibuprofen"),
     # no predicate found: the copula is dropped as before
     ("Is the rate of recurrence ten percent?", "The rate of recurrence ten percent"),
 ]
@@ -235,3 +241,13 @@ def test_an_alternative_question_is_the_two_statements_it_asks_between(question,
 
 def test_or_not_asks_nothing_more():
     assert polar_to_claim("Is aspirin better than placebo or not?") == "Aspirin is better than placebo"
+
+
+def test_a_comparative_questions_negation_reads_as_english():
+    claim = polar_to_claim(
+        "Are open access articles cited less often than articles in traditional subscription journals?"
+    )
+    assert (
+        negate(claim)
+        == "Open access articles are not cited less often than articles in traditional subscription journals"
+    )
