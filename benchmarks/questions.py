@@ -29,6 +29,28 @@ def load_claims(path: Path, split: str, limit: int | None = None) -> list[dict]:
     return claims[:limit] if limit else claims
 
 
+def contrast_pairs(claims: list[dict]) -> list[tuple[dict, dict]]:
+    """(supported claim, contradicted claim) for every abstract that has both, each pair once, in claim-id order."""
+    by_doc: dict[str, dict[str, list[dict]]] = {}
+    for claim in claims:
+        for doc, sets in (claim.get("evidence") or {}).items():
+            by_doc.setdefault(str(doc), {}).setdefault(sets[0]["label"], []).append(claim)
+    pairs = {
+        (s["id"], c["id"]): (s, c)
+        for labels in by_doc.values()
+        for s in labels.get("SUPPORT", [])
+        for c in labels.get("CONTRADICT", [])
+    }
+    return [pairs[key] for key in sorted(pairs)]
+
+
+def question_of(index: int, supported: dict, contradicted: dict) -> tuple[list[str], int]:
+    """The two options and the right one's index; the supported claim comes first on even pairs."""
+    if index % 2 == 0:
+        return [supported["claim"], contradicted["claim"]], 0
+    return [contradicted["claim"], supported["claim"]], 1
+
+
 def documents_of(pmid: str, item: dict) -> list[dict]:
     """The question's contexts as what they are: one abstract (its conclusion removed), each section's first
     sentence carrying its structured-abstract label ("RESULTS: ..."), so the court weighs sections as it does

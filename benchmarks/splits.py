@@ -23,8 +23,9 @@ def claim_docs(claim: dict) -> list[int]:
     return list(dict.fromkeys([int(d) for d in claim["cited_doc_ids"]] + [int(d) for d in claim["evidence"]]))
 
 
-def scifact_splits(claims: list[dict]) -> dict[int, Split]:
-    """Split of every claim id by the linked-group rule in the module docstring."""
+def scifact_groups(claims: list[dict]) -> dict[int, int]:
+    """Each claim id -> its linked group (the smallest claim id of the group): claims that share a cited or evidence
+    document, directly or through other claims. Cross-validation folds are made of whole groups."""
     parent: dict[tuple[str, int], tuple[str, int]] = {}
 
     def find(node: tuple[str, int]) -> tuple[str, int]:
@@ -42,8 +43,16 @@ def scifact_splits(claims: list[dict]) -> dict[int, Split]:
     groups: dict[tuple[str, int], list[int]] = defaultdict(list)
     for claim in claims:
         groups[find(("claim", claim["id"]))].append(claim["id"])
+    return {i: min(ids) for ids in groups.values() for i in ids}
+
+
+def scifact_splits(claims: list[dict]) -> dict[int, Split]:
+    """Split of every claim id by the linked-group rule in the module docstring."""
+    members: dict[int, list[int]] = defaultdict(list)
+    for claim_id, group in scifact_groups(claims).items():
+        members[group].append(claim_id)
     splits: dict[int, Split] = {}
-    for ids in groups.values():
+    for ids in members.values():
         split: Split = "heldout" if any(i % 5 == 0 for i in ids) else "val" if min(ids) % 5 == 1 else "train"
         for i in ids:
             splits[i] = split

@@ -21,51 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
-
-from scipy.stats import beta
 
 from benchmarks.formats import read_jsonl
 from benchmarks.questions import gold_of, load_claims
-
-
-def upper_error_bound(errors: int, n: int, level: float) -> float:
-    """One-sided Clopper-Pearson upper bound on an error rate at confidence 1 - level (1.0 when n is 0)."""
-    if n == 0:
-        return 1.0
-    return 1.0 if errors >= n else float(beta.ppf(1 - level, errors + 1, n - errors))
-
-
-def curve(rows: list[tuple[float, bool, bool]], evidence: list[bool] | None = None) -> list[dict[str, Any]]:
-    """(confidence, answered, right) per claim -> per threshold: coverage, precision when answering, answered,
-    errors."""
-    answered = sorted(((c, r) for c, a, r in rows if a), key=lambda x: -x[0])
-    points, right = [], 0
-    for k, (confidence, is_right) in enumerate(answered, 1):
-        right += is_right
-        if k < len(answered) and answered[k][0] == confidence:
-            continue  # ties: a threshold keeps all answers of equal confidence
-        points.append(
-            {
-                "threshold": round(confidence, 4),
-                "answered": k,
-                "coverage": round(k / len(rows), 4),
-                "precision": round(right / k, 4),
-                "errors": k - right,
-            }
-        )
-    return points
-
-
-def choose(points: list[dict[str, Any]], target: float, delta: float) -> dict[str, Any] | None:
-    """The lowest threshold whose Bonferroni-corrected Clopper-Pearson error bound is at most 1 - target."""
-    level = delta / max(1, len(points))
-    chosen = None
-    for point in points:
-        point["error_bound"] = round(upper_error_bound(point["errors"], point["answered"], level), 4)
-        if point["error_bound"] <= 1 - target:
-            chosen = point
-    return chosen
+from benchmarks.selection import choose, curve
 
 
 def observations(claims: list[dict], answers: list[dict]) -> list[tuple[float, bool, bool]]:

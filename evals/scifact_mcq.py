@@ -19,34 +19,12 @@ from typing import Any
 from agent import Context, aask
 from agent.records import Answer
 from benchmarks.metrics import calibration
-from benchmarks.questions import load_claims
+from benchmarks.questions import contrast_pairs, load_claims, question_of
 from evals.report import chat_model_usage, publish, read_or_exit
 from evals.scifact import claims_parser, corpus_context, data_settings
 from evals.sweep import Answered, sweep_or_exit
 
 QUESTION = "Which statement does the published evidence support?"
-
-
-def contrast_pairs(claims: list[dict]) -> list[tuple[dict, dict]]:
-    """(supported claim, contradicted claim) for every abstract that has both, each pair once, in claim-id order."""
-    by_doc: dict[str, dict[str, list[dict]]] = {}
-    for claim in claims:
-        for doc, sets in (claim.get("evidence") or {}).items():
-            by_doc.setdefault(str(doc), {}).setdefault(sets[0]["label"], []).append(claim)
-    pairs = {
-        (s["id"], c["id"]): (s, c)
-        for labels in by_doc.values()
-        for s in labels.get("SUPPORT", [])
-        for c in labels.get("CONTRADICT", [])
-    }
-    return [pairs[key] for key in sorted(pairs)]
-
-
-def question_of(index: int, supported: dict, contradicted: dict) -> tuple[list[str], int]:
-    """The two options and the right one's index; the supported claim comes first on even pairs."""
-    if index % 2 == 0:
-        return [supported["claim"], contradicted["claim"]], 0
-    return [contradicted["claim"], supported["claim"]], 1
 
 
 async def ask_question(context: Context, question: tuple[list[str], int]) -> Answer:

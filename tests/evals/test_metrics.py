@@ -6,11 +6,10 @@ from types import SimpleNamespace
 import pytest
 
 from benchmarks.metrics import calibration, macro_f1, prf
-from benchmarks.questions import gold_of
+from benchmarks.questions import contrast_pairs, gold_of, question_of
 from evals.beir import mrr_at_10, ndcg_at_10, recall_at_100
 from evals.pubmedqa import lean_confidence
 from evals.scifact import predictions_of
-from evals.scifact_mcq import contrast_pairs, question_of
 
 
 def test_ranking_metrics():

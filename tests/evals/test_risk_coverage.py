@@ -1,6 +1,6 @@
 """The abstention threshold is the lowest one whose error bound meets the precision target, and none when none does."""
 
-from evals.risk_coverage import choose, curve, upper_error_bound
+from benchmarks.selection import choose, curve, upper_error_bound
 
 
 def test_the_error_bound_is_exact_clopper_pearson():
