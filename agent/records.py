@@ -277,6 +277,11 @@ class LedgerEntry(BaseModel):
     judged_by: str | None = Field(
         default=None, description="'llm' when a chat model judged this passage's stance; None for the offline judge."
     )
+    decided: bool = Field(
+        default=False,
+        description="The sentence whose reading decided the verdict (the verdict model's strongest finding on the "
+        "winning side): quoted first.",
+    )
 
 
 class Query(BaseModel):
@@ -520,6 +525,11 @@ class Answer(BaseModel):
     abstained: bool = False
     hypotheses: list[Hypothesis] = Field(default_factory=list)
     ledger: list[LedgerEntry] = Field(default_factory=list)
+    readings: list[dict] = Field(
+        default_factory=list,
+        description="What the court read per sentence at its last weighing: the verdict model's inputs "
+        "(agent/verdict/readings.py).",
+    )
     claims: list[Claim] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     stop_reason: str = ""

@@ -118,6 +118,8 @@ class ResearchState(InputState, total=False):
     hypotheses: list[Hypothesis]
     agreement: float | None
     ledger: list[LedgerEntry]
+    readings: list[dict[str, Any]]  # the last court's readings per sentence (agent/verdict/readings.py)
+    verdict_model: dict[str, Any] | None  # the fitted verdict model's decision at the last court (agent/verdict)
     margin: float | None
     relevance: (
         RelevanceAssessment | None

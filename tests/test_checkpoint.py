@@ -198,6 +198,17 @@ EXAMPLES: dict[str, Any] = {
     "hypotheses": HYPOTHESES,
     "agreement": 0.75,
     "ledger": LEDGER,
+    "readings": [
+        {"kind": "sentence", "statement": 0, "passage": 3, "record": "r1", "rank": 0, "p": [0.7, 0.1, 0.2]},
+        {"kind": "record", "statement": 0, "record": "r1", "rank": 0, "p": [0.6, 0.1, 0.3]},
+    ],
+    "verdict_model": {
+        "family": "claim",
+        "probabilities": {"SUPPORT": 0.7, "CONTRADICT": 0.1, "NOT_ENOUGH_INFO": 0.2},
+        "probability": 0.7,
+        "abstention": 0.2,
+        "threshold": 0.65,
+    },
     "margin": 0.4,
     "relevance": RELEVANCE,
     "adjudication": ADJUDICATION,

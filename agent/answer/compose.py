@@ -162,7 +162,7 @@ def evidence_entries(
     support = [e for e in kept if e.stance == "SUPPORT"]
     against = [e for e in kept if e.stance == "CONTRADICT"][:MAX_AGAINST]
     chosen = support[: limit - len(against)] + against
-    return sorted(chosen, key=lambda e: (e.stance != "SUPPORT", -e.confidence * e.weight))
+    return sorted(chosen, key=lambda e: (e.stance != "SUPPORT", not e.decided, -e.confidence * e.weight))
 
 
 def quote_of(text: str, focus: str, limit: int = QUOTE_CHARS) -> str:

@@ -14,6 +14,7 @@ shares of the positive score mass."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,9 @@ from agent.scoring.relevance import RelevanceAssessment
 from agent.state import ResearchState
 from agent.text import is_finding, is_tentative
 from agent.tracing.progress import emit
+from agent.verdict.apply import decide_claim, decide_options, with_decider
+from agent.verdict.model import default_verdict_path, reader_versions, verdict_model_for
+from agent.verdict.readings import read_all
 
 
 async def court(state: ResearchState, parts: RunParts) -> ResearchState:
@@ -60,6 +64,8 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
         if not relevance.relevant:
             passages = []  # nothing here addresses the question: no stance is judged, the answer declines
     ledger, scored, semantic = [], [], []
+    readings: list[dict[str, Any]] = []
+    judged_entries: dict[tuple[str, int], LedgerEntry] = {}  # (hypothesis, passage index) -> its reading, uncapped
     off_aspect: set[str] = (
         set()
     )  # records whose sides (or, at aspect_scope 'passage', some passages') the aspect check removed
@@ -73,6 +79,18 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
         pairs = [(statement, passages[i].text) for statement in statements for i in chosen[statement]]
         judged: list[StanceResult] = await backend.stance.judge(pairs) if pairs else []
         stance_of = {pair: result for pair, result in zip(pairs, judged, strict=True)}
+        if state["plan"].task != "open":  # the verdict model's inputs (agent/verdict): claims and options
+            readings = await read_all(
+                backend.stance,
+                statements,
+                chosen,
+                passages,
+                sims,
+                stance_of,
+                hypotheses,
+                records,
+                settings.court.section_weights,
+            )
         source_types = source_types_by_record(records)
         rank_of = {record.id: rank for rank, record in enumerate(records)}
         for h in hypotheses:
@@ -116,6 +134,7 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
                         judged_by=result.judged_by,
                     )
                 )
+                judged_entries[(h.id, i)] = entries[-1]
             h_scored, kept = score_hypothesis(h, entries, settings)
             scored.append(h_scored)
             ledger += kept
@@ -132,12 +151,19 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
     if adjudication is not None:
         scored = adjudication_scoring.apply(scored, adjudication)
     margin = float(margin_of([h.score for h in scored])) if scored else None
+    model_verdict: dict[str, Any] | None = None
+    model_notes: list[str] = []
+    if adjudication is None and settings.court.verdict_model:
+        scored, model_verdict, model_notes = _model_verdict(backend, state, scored, readings, relevance, settings)
+        if model_verdict is not None:
+            ledger = with_decider(ledger, judged_entries, readings, scored, model_verdict["family"])
     emit(
         {
             "node": "court",
             "round": state.get("round", 0),
             "margin": margin,
             "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored],
+            **({"verdict_model": model_verdict} if model_verdict else {}),
             **(
                 {
                     "adjudication": {
@@ -155,12 +181,46 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
     return {
         "hypotheses": scored,
         "ledger": ledger,
+        "readings": readings,
+        "verdict_model": model_verdict,
         "margin": margin,
         "relevance": relevance,
         "adjudication": adjudication,
         "notes": _aspect_notes(off_aspect)
+        + model_notes
         + ([f"adjudication: {note}" for note in adjudication.notes] if adjudication else []),
     }
+
+
+def _model_verdict(
+    backend: Any,
+    state: ResearchState,
+    scored: list[Hypothesis],
+    readings: list[dict[str, Any]],
+    relevance: RelevanceAssessment | None,
+    settings: Context,
+) -> tuple[list[Hypothesis], dict[str, Any] | None, list[str]]:
+    """The fitted verdict model's decision (agent/verdict/apply.py) for a claim or an MCQ; the formula's for anything
+    else, or where the model was fitted on other readers than those that read this run (said in a note)."""
+    plan = state["plan"]
+    if plan.task == "open" or not readings:
+        return scored, None, []
+    path = Path(settings.court.verdict_model_path).expanduser() if settings.court.verdict_model_path else None
+    model = verdict_model_for(path or default_verdict_path(), reader_versions(backend.stance))
+    if model is None:
+        return scored, None, ["court: the verdict model was fitted on other readers: the court's formula decides"]
+    if plan.task == "mcq":
+        decided = decide_options(model, scored, readings, settings.answer.mcq_abstain_below)
+    else:
+        gate = relevance.probability if relevance is not None else None
+        setting = "documents" if state.get("documents") else "corpus"
+        decided = decide_claim(
+            model, scored, readings, plan.task == "polar", gate, settings.court.verdict_threshold, setting
+        )
+    if decided is None:
+        return scored, None, []
+    hypotheses, verdict = decided
+    return hypotheses, verdict.as_state(), []
 
 
 def _aspect_notes(off_aspect: set[str]) -> list[str]:

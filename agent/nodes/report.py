@@ -11,6 +11,7 @@ answer's, or the abstention's.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from agent.answer.compose import with_confidence
 from agent.answer.status import Findings, Thresholds, rule
@@ -103,9 +104,12 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
         backend.calibrator if model_judged or backend.offline_calibrator is None else backend.offline_calibrator
     )
     score = evidence_score(state.get("margin"), hypotheses, claims, ledger)
-    ruling = rule(
-        _findings(state, best, calibrator.leading(score), calibrator.abstention(score)), _thresholds(settings)
-    )
+    leading, abstention, thresholds = calibrator.leading(score), calibrator.abstention(score), _thresholds(settings)
+    decided_by_model = state.get("verdict_model")
+    if decided_by_model and not model_judged:  # the fitted verdict model's probability and its operating point
+        leading, abstention = decided_by_model["probability"], decided_by_model["abstention"]
+        thresholds = replace(thresholds, abstain=decided_by_model["threshold"])
+    ruling = rule(_findings(state, best, leading, abstention), thresholds)
     if ruling.unaddressed:  # what the records say supports an answer to another question: no statement of it is shown
         draft, claims = None, []
     cited = list(
@@ -137,6 +141,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
         abstained=ruling.abstained,
         hypotheses=[] if ruling.off_topic else hypotheses,
         ledger=ledger,
+        readings=state.get("readings") or [],
         claims=claims,
         citations=citations,
         sentences=[AnswerSentence(**s.model_dump()) for s in draft.sentences] if draft else [],

@@ -52,6 +52,22 @@ class CourtSettings(SettingsGroup):
         description="Weighted stance evidence (sum of confidence x weight) a hypothesis needs on one side before "
         "the court calls it SUPPORTED or CONTRADICTED rather than INSUFFICIENT.",
     )
+    verdict_model: bool = Field(
+        True,
+        description="The fitted verdict model (agent/models/verdict.json, training/fit_verdict.py) decides a claim's "
+        "or an option's verdict and the probability that it is right; false: the hand-set score formula with the "
+        "decisive floor below (an ablation). Open questions always use the formula.",
+    )
+    verdict_model_path: str | None = Field(
+        None, description="Another verdict model file (from `python -m training.fit_verdict --out FILE`)."
+    )
+    verdict_threshold: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="The probability below which a claim's verdict abstains; None: the model's own operating point, "
+        "chosen out of fold (the largest coverage whose precision keeps its Clopper-Pearson bound at 0.80).",
+    )
     decisive_confidence: float = Field(
         0.7,
         ge=0.0,
@@ -161,6 +177,13 @@ class AnswerSettings(SettingsGroup):
     abstain_threshold: float = Field(
         0.3,
         description="The answer abstains (insufficient evidence) when the leading answer's confidence is below this.",
+    )
+    mcq_abstain_below: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="With the verdict model, a multiple-choice question abstains when its likeliest option's "
+        "probability is below this; 0 (exam-style): it always names the option the evidence favours.",
     )
 
 
