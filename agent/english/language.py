@@ -20,7 +20,7 @@ not be English (`language_note`).
 
 Measured by `python -m evals.language_gate` (evals/README.md has the numbers): no refusal among 10,885 English
 questions and claims of the project's train and dev sets, 5,834 corpus titles and 21,593 questions made of their first
-words (the SciFact corpus's two German titles, refused rightly, left out), 12 of them noted (2 with the corpus's words);
+words (the SciFact corpus's two German titles, refused rightly, left out), 11 of them noted (2 with the corpus's words);
 all 72 foreign questions of tests/data (26 languages) refused. Names ('hCG', 'RecQ') and words with digits are left
 out of the share: they are English in no language.
 """
