@@ -22,6 +22,7 @@ from agent import Context, aask
 from agent.records import Answer
 from benchmarks.cli import parse_overrides
 from benchmarks.questions import ASPIRIN, load_off_topic
+from evals.failures import error_rows, exit_code, scored
 from evals.report import context_or_exit, publish
 from evals.sweep import Answered, add_sweep_arguments, code_version, sweep_or_exit
 
@@ -72,9 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     fingerprint = {**config, "eval": parser.prog, "corpus": str(args.corpus.resolve()), "code": code_version()}
     items = [{**q, "documents": ASPIRIN if args.documents else None} for q in questions]
     answered = sweep_or_exit(parser, args, ask_question, context, items, [q["id"] for q in questions], fingerprint)
-    results = score(questions, answered)
+    results = {**score(*scored(questions, answered)), **error_rows(answered)}
     publish(f"Off-topic questions, {results['questions']} ({args.split})", results, config, args.json)
-    return 0
+    return exit_code(answered)
 
 
 if __name__ == "__main__":

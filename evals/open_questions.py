@@ -33,6 +33,7 @@ from benchmarks.cli import parse_overrides
 from benchmarks.formats import read_corpus, read_jsonl
 from benchmarks.metrics import selective
 from benchmarks.questions import gold_of
+from evals.failures import error_rows, exit_code, scored
 from evals.report import context_or_exit, publish, read_or_exit
 from evals.sweep import add_sweep_arguments, code_version, sweep_or_exit
 
@@ -130,10 +131,11 @@ def main(argv: list[str] | None = None) -> int:
         "code": code_version(),
     }
     answered = sweep_or_exit(parser, args, ask_question, context, items, [item["id"] for item in items], fingerprint)
-    outcomes = [score(item, a.answer, corpus) for item, a in zip(items, answered)]
-    results = summarise(outcomes, [a.seconds for a in answered])
+    good_items, good = scored(items, answered)
+    outcomes = [score(item, a.answer, corpus) for item, a in zip(good_items, good)]
+    results = {**summarise(outcomes, [a.seconds for a in good]), **error_rows(answered)}
     publish(f"Open questions, {results['questions']} ({args.split})", results, config, args.json)
-    return 0
+    return exit_code(answered)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from benchmarks.metrics import calibration, macro_f1, selective
 from benchmarks.metrics import confusion as confusion_of
 from benchmarks.questions import documents_of
 from benchmarks.splits import pubmedqa_split
+from evals.failures import error_rows, exit_code, scored
 from evals.pubmedqa_rule import LABELS, Rule, evidence_of, load_rule
 from evals.report import chat_model_usage, context_or_exit, publish
 from evals.sweep import Answered, add_sweep_arguments, code_version, sweep_or_exit
@@ -147,13 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     config = {"preset": args.preset, "split": args.split, "overrides": overrides}
     fingerprint = {**config, "eval": parser.prog, "data": str(args.data.resolve()), "code": code_version()}
     answered = sweep_or_exit(parser, args, ask_item, context, list(items.items()), list(items), fingerprint)
-    results = score(items, answered, rule)
+    good_items, good = scored(list(items.items()), answered)
+    results = {**score(dict(good_items), good, rule), **error_rows(answered)}
     confusions = ("confusion", "confusion_rule")
     confusion_last = {k: v for k, v in results.items() if k not in confusions} | {
         k: results[k] for k in confusions if k in results
     }
     publish(f"PubMedQA PQA-L reasoning-required, {results['questions']} questions", confusion_last, config, args.json)
-    return 0
+    return exit_code(answered)
 
 
 if __name__ == "__main__":

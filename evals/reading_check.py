@@ -105,9 +105,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"{parser.prog}: no pairs in {args.data}\n")
     overrides = parse_overrides(args.set)
     judge = stance_judge(**overrides)
-    predicted, _ = asyncio.run(
+    labels, _, errors = asyncio.run(
         judge_pairs(judge, [LabelledPair(p.statement, p.passage, p.label, p.category) for p in pairs])
     )
+    if errors:  # every pair of the check is scored, or none
+        first = min(errors)
+        parser.exit(1, f"{parser.prog}: the judge failed on {len(errors)} pairs (pair {first}: {errors[first]})\n")
+    predicted = [label or "" for label in labels]
     results = evaluate(pairs, predicted)
     confusion = results.pop("confusion")
     config = {"data": args.data.name, "judge": judge.name, "overrides": overrides}

@@ -23,6 +23,7 @@ from agent.records import Answer
 from benchmarks.cli import parse_overrides
 from benchmarks.metrics import calibration, prf, selective
 from benchmarks.questions import gold_of, load_claims
+from evals.failures import error_rows, exit_code, scored
 from evals.report import chat_model_usage, context_or_exit, publish, read_or_exit
 from evals.sweep import Answered, add_sweep_arguments, code_version, sweep_or_exit
 
@@ -165,9 +166,9 @@ def main(argv: list[str] | None = None) -> int:
         [str(c["id"]) for c in claims],
         {**config, **data_settings(parser.prog, args)},
     )
-    results = score(claims, answered, args.max_docs)
+    results = {**score(*scored(claims, answered), args.max_docs), **error_rows(answered)}
     publish(f"SciFact open setting, {results['claims']} claims ({args.split})", results, config, args.json)
-    return 0
+    return exit_code(answered)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from agent import Context, aask
 from agent.records import Answer
 from benchmarks.metrics import calibration
 from benchmarks.questions import contrast_pairs, load_claims, question_of
+from evals.failures import error_rows, exit_code, scored
 from evals.report import chat_model_usage, publish, read_or_exit
 from evals.scifact import claims_parser, corpus_context, data_settings
 from evals.sweep import Answered, sweep_or_exit
@@ -64,9 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     ids = [f"{supported['id']}/{contradicted['id']}" for supported, contradicted in pairs]
     fingerprint = {**config, **data_settings(parser.prog, args)}
     answered = sweep_or_exit(parser, args, ask_question, context, questions, ids, fingerprint)
-    results = score(questions, answered)
+    results = {**score(*scored(questions, answered)), **error_rows(answered)}
     publish(f"SciFact two-option MCQ, {results['questions']} questions ({args.split})", results, config, args.json)
-    return 0
+    return exit_code(answered)
 
 
 if __name__ == "__main__":

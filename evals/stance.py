@@ -11,7 +11,9 @@ The format (HealthVer CSV, CliniFact CSV, SciFact / MultiVerS claims JSONL with 
 with its corpus.json) is detected from the content (benchmarks/formats.py says how each becomes pairs). Prints a
 table and, with --json, one JSON line: macro_f1, accuracy, per-label precision / recall / F1, pairs,
 pairs_per_second. `--split` applies to SciFact's claims_train only: the judges' fixed hold-out (default there),
-their validation part, or all claims.
+their validation part, or all claims. A pair the judge fails on (an exception) does not end the eval: its batch is
+judged again pair by pair, the pair that fails is left out of the scores and counted (`errors`, `failed_items`), and the
+exit code is 1 (evals/failures.py's codes).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from benchmarks.formats import FormatError, LabelledPair, read_jsonl, read_pairs
 from benchmarks.metrics import confusion as confusion_of
 from benchmarks.metrics import prf
 from benchmarks.splits import scifact_splits
+from evals.failures import FAILED, SHOWN
 from evals.report import print_json
 
 BATCH = 256
@@ -52,15 +55,35 @@ def score(gold: list[str], predicted: list[str]) -> dict[str, Any]:
     return results
 
 
-async def judge_pairs(judge: Any, pairs: list[LabelledPair]) -> tuple[list[str], float]:
-    """The judge's label for every pair (batched) and the seconds it took."""
-    predicted: list[str] = []
-    await judge.judge([(pairs[0].statement, pairs[0].passage)])  # load the model before the clock starts
+async def judge_pairs(judge: Any, pairs: list[LabelledPair]) -> tuple[list[str | None], float, dict[int, str]]:
+    """The judge's label for every pair (batched; None for a pair it failed on), the seconds it took, and the errors
+    by pair index."""
+    predicted: list[str | None] = []
+    errors: dict[int, str] = {}
+    await _judged(judge, pairs[:1])  # load the model before the clock starts (a failure here is met again below)
     started = time.perf_counter()
     for start in range(0, len(pairs), BATCH):
-        batch = pairs[start : start + BATCH]
-        predicted += [r.stance for r in await judge.judge([(p.statement, p.passage) for p in batch])]
-    return predicted, time.perf_counter() - started
+        labels, failed = await _judged(judge, pairs[start : start + BATCH])
+        predicted += labels
+        errors |= {start + i: kind for i, kind in failed.items()}
+    return predicted, time.perf_counter() - started, errors
+
+
+async def _judged(judge: Any, batch: list[LabelledPair]) -> tuple[list[str | None], dict[int, str]]:
+    """A batch's labels; a batch that raises is judged again pair by pair, so one bad pair costs only itself (its
+    label None, its error's kind by its index in the batch)."""
+    try:
+        return [r.stance for r in await judge.judge([(p.statement, p.passage) for p in batch])], {}
+    except Exception:
+        labels: list[str | None] = []
+        errors: dict[int, str] = {}
+        for i, pair in enumerate(batch):
+            try:
+                labels.append((await judge.judge([(pair.statement, pair.passage)]))[0].stance)
+            except Exception as exc:
+                labels.append(None)
+                errors[i] = type(exc).__name__
+        return labels, errors
 
 
 def scifact_split(path: Path, fmt: str, pairs: list[LabelledPair], split: str) -> list[LabelledPair]:
@@ -99,9 +122,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"evals.stance: no labelled pairs in {args.data}\n")
     overrides = parse_overrides(args.set)
     judge = stance_judge(**overrides)
-    predicted, seconds = asyncio.run(judge_pairs(judge, pairs))
-    results = score([p.label for p in pairs], predicted)
-    results["pairs_per_second"] = len(pairs) / seconds if seconds else 0.0
+    predicted, seconds, errors = asyncio.run(judge_pairs(judge, pairs))
+    judged = [(pair.label, label) for pair, label in zip(pairs, predicted) if label is not None]
+    results = score([gold for gold, _ in judged], [label for _, label in judged])
+    results["pairs_per_second"] = len(judged) / seconds if seconds else 0.0
+    results |= error_rows(pairs, errors)
     confusion = results.pop("confusion")
     config = {
         "data": args.data.name,
@@ -110,11 +135,21 @@ def main(argv: list[str] | None = None) -> int:
         "overrides": overrides,
         "split": args.split if fmt == "multivers_jsonl" else "all",
     }
-    print_table(f"Stance, {len(pairs)} pairs of {args.data.name}, {config}", list(results.items()))
+    print_table(f"Stance, {len(judged)} pairs of {args.data.name}, {config}", list(results.items()))
     print_confusion(confusion)
     if args.json:
-        print_json({**results, **config, "gold": dict(Counter(p.label for p in pairs)), "confusion": confusion})
-    return 0
+        print_json({**results, **config, "gold": dict(Counter(gold for gold, _ in judged)), "confusion": confusion})
+    return FAILED if errors else 0
+
+
+def error_rows(pairs: list[LabelledPair], errors: dict[int, str]) -> dict[str, Any]:
+    """The table's rows on the pairs the judge failed on: how many, and which (pair index, its claim group, the
+    error's kind; the first SHOWN)."""
+    rows: dict[str, Any] = {"errors": len(errors)}
+    if errors:
+        named = [f"pair {i} of {pairs[i].group or 'no group'} ({kind})" for i, kind in list(errors.items())[:SHOWN]]
+        rows["failed_items"] = ", ".join(named) + (f" and {len(errors) - SHOWN} more" if len(errors) > SHOWN else "")
+    return rows
 
 
 def print_confusion(confusion: dict[str, int]) -> None:

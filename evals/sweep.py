@@ -5,7 +5,9 @@ Every worker (the eval's own process, a pool process or a Ray actor) builds the 
 (agent.backend caches it), and takes questions from one shared list until none is left. Each answers line is the
 Answer's JSON with a "sweep" key: the question's index and id, its seconds, and the settings of the sweep that wrote
 it. A rerun of the same command therefore resumes: it reads the file, redoes only the questions missing from it (or
-whose run failed, status ERROR), and refuses (one line) a file that another command or another commit wrote.
+whose run failed, status ERROR), and refuses (one line) a file that another command or another commit wrote. A
+question whose run raises (its input refused, a --timeout, any exception) does not end the sweep: it is recorded as its
+ERROR answer, and the eval scores the rest and counts it (evals/failures.py: the table's rows and the exit code).
 Scoring always reads the answers back from their JSON lines, ordered by question index, so a sequential run, a
 parallel one and a resumed one print the same table (except the timing rows, which no two runs share); the
 finished file is rewritten in question order.
@@ -38,6 +40,7 @@ from agent.config import Context
 from agent.errors import InputError
 from agent.records import Answer, Status
 from benchmarks.cli import REPO, commit
+from evals.failures import failed_answer
 
 Item = TypeVar("Item")
 Ask = Callable[[Context, Item], Awaitable[Answer]]
@@ -86,6 +89,7 @@ class Sweep(Generic[Item]):
     workers: int | None = None
     ray: str | None = None
     clock: Clock = field(default=time.perf_counter)
+    timeout: float | None = None
 
 
 def code_version() -> str:
@@ -118,6 +122,12 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
         help="answer on Ray actors: 'local' starts Ray on this machine, "
         "else the address of a running cluster (`ray start --head` prints it)",
     )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="a question still running after SECONDS is recorded as failed (TimeoutError) and the sweep goes on",
+    )
 
 
 def sweep_or_exit(
@@ -139,6 +149,7 @@ def sweep_or_exit(
         answers=args.answers,
         workers=args.workers,
         ray=args.ray,
+        timeout=getattr(args, "timeout", None),
     )
     try:
         return run(sweep)
@@ -154,6 +165,8 @@ def run(sweep: Sweep[Any]) -> list[Answered]:
     """Every question's answer in question order: those already in the answers file, then the rest as they finish."""
     if sweep.workers is not None and sweep.workers < 1:
         raise InputError(f"--workers must be at least 1 (got {sweep.workers})")
+    if sweep.timeout is not None and not sweep.timeout > 0:
+        raise InputError(f"--timeout must be more than 0 seconds (got {sweep.timeout})")
     if len(set(sweep.ids)) != len(sweep.ids) or len(sweep.ids) != len(sweep.items):
         raise InputError("every question of a sweep needs its own id")
     settings = json.loads(json.dumps(sweep.settings, sort_keys=True, default=str))  # as the file stores them
@@ -161,7 +174,7 @@ def run(sweep: Sweep[Any]) -> list[Answered]:
     if lines:
         print(f"resuming {sweep.answers}: {len(lines)} of {len(sweep.ids)} questions already answered", file=sys.stderr)
     jobs = [Job(i, sweep.ids[i], sweep.items[i]) for i in range(len(sweep.items)) if i not in lines]
-    worker = QuestionWorker(sweep.ask, sweep.context, settings, sweep.clock)
+    worker = QuestionWorker(sweep.ask, sweep.context, settings, sweep.clock, sweep.timeout)
     with _appender(sweep.answers) as sink:
 
         def finished(line: str) -> None:
@@ -282,14 +295,19 @@ class QuestionWorker:
     """Answers one question at a time on its own event loop; as a pool process or a Ray actor it lives for the whole
     sweep, so the backend it builds on its first question serves the rest."""
 
-    def __init__(self, ask: Ask[Any], context: Context, settings: dict[str, Any], clock: Clock) -> None:
-        self.ask, self.context, self.settings, self.clock = ask, context, settings, clock
+    def __init__(
+        self, ask: Ask[Any], context: Context, settings: dict[str, Any], clock: Clock, timeout: float | None = None
+    ) -> None:
+        self.ask, self.context, self.settings, self.clock, self.timeout = ask, context, settings, clock, timeout
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def aanswer(self, job: Job[Any]) -> str:
-        """The question's answers line."""
+        """The question's answers line; a run that raised (or ran past the timeout) gives its ERROR answer."""
         started = self.clock()
-        answer = await self.ask(self.context, job.item)
+        try:
+            answer = await asyncio.wait_for(self.ask(self.context, job.item), self.timeout)
+        except Exception as exc:  # one bad item must not end the sweep: it is recorded, and retried on a rerun
+            answer = failed_answer(job.id, exc)
         meta = SweepLine(index=job.index, id=job.id, seconds=self.clock() - started, settings=self.settings)
         return json.dumps({**answer.model_dump(mode="json"), "sweep": meta.model_dump(mode="json")})
 
@@ -350,7 +368,7 @@ def _on_ray(
         actor_class = ray.remote(QuestionWorker).options(num_cpus=1, max_concurrency=1)
         pool = ActorPool(
             [
-                actor_class.remote(worker.ask, worker.context, worker.settings, worker.clock)
+                actor_class.remote(worker.ask, worker.context, worker.settings, worker.clock, worker.timeout)
                 for _ in range(min(count, len(jobs)))
             ]
         )

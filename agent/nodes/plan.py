@@ -1,5 +1,6 @@
-"""plan: validate the input, read misspelled words as meant (agent/english/spelling.py), classify the task, normalise
-options (an alternative question's two statements become its options), extract entities and write round-1 queries."""
+"""plan: validate the input, read misspelled words as meant (agent/english/spelling.py), note a question that may not
+be English (agent/english/language.py), classify the task, normalise options (an alternative question's two statements
+become its options), extract entities and write round-1 queries."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 import uuid
 from typing import Any
 
+from agent.english.language import language_note
 from agent.english.questions import alternative_statements
 from agent.english.spelling import read_question
 from agent.inputs import validate_mode, validate_question
@@ -22,6 +24,10 @@ async def plan(state: ResearchState, parts: RunParts) -> ResearchState:
     mode = validate_mode(state.get("mode"))
     question, options = validate_question(state.get("question"), state.get("options"), mode)
     backend = await parts.backend()
+    # the gate refused only questions surely not English; of the rest, one it is unsure of is answered with a note,
+    # the corpus's words counting as English (the speller knows them)
+    knows = backend.speller.knows if backend.speller is not None else None
+    note = await asyncio.to_thread(language_note, question, knows)
     # the speller's dictionary is built on the first unknown word (about a second for SciFact), once per backend
     question, options, corrections = await asyncio.to_thread(read_question, question, options, backend.speller)
     if not options and mode == "ask" and (alternatives := alternative_statements(question)):
@@ -37,6 +43,7 @@ async def plan(state: ResearchState, parts: RunParts) -> ResearchState:
             "task": the_plan.task,
             "queries": [q.text for q in queries],
             **({"corrections": [c.model_dump() for c in corrections]} if corrections else {}),
+            **({"language": note} if note else {}),
         }
     )
     return {
@@ -52,7 +59,7 @@ async def plan(state: ResearchState, parts: RunParts) -> ResearchState:
         "discrimination_rounds": 0,
         "hops_done": 0,
         "escalations": 0,
-        "notes": list(backend.notes),
+        "notes": [*backend.notes, *([note] if note else [])],
     }
 
 
