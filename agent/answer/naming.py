@@ -175,3 +175,20 @@ def unaddressed_terms(question: str, missing: list[str], titles_only: bool = Fal
     if not titles_only and sum(len(term.split()) for term in missing) >= 2:
         return missing
     return unnamed_names(question, missing)
+
+
+COMPARED_OPTION_WORDS = 4  # options this short are names ('statins'), not statements: the evidence must compare them
+
+
+def uncompared_sentence(options: list[str], selected: int, quoted: list[str]) -> str:
+    """' The passages quoted for (A) never name ezetimibe: they do not compare the options.' when the options are
+    names and no passage quoted for the chosen one names another option: 'Statins are potent inhibitors of cholesterol
+    biosynthesis' is evidence about statins, not that they lower LDL more than ezetimibe (issue 44). Empty otherwise."""
+    others = [o for i, o in enumerate(options) if i != selected]
+    if not quoted or any(len(o.split()) > COMPARED_OPTION_WORDS for o in options):
+        return ""
+    said = {t for text in quoted for t in content_terms(text)}
+    if any(set(content_terms(o)) & said for o in others):
+        return ""
+    never = " or ".join(others)
+    return f" The passages quoted for ({chr(65 + selected)}) never name {never}: they do not compare the options."

@@ -14,6 +14,7 @@ import time
 from dataclasses import replace
 
 from agent.answer.compose import with_confidence
+from agent.answer.naming import uncompared_sentence
 from agent.answer.status import Findings, Thresholds, rule
 from agent.config import Context
 from agent.english.questions import classify_task
@@ -127,6 +128,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
     text = ruling.text
     if selected is not None:
         text = with_confidence(f"({option_label(selected)}) {plan.options[selected]}", ruling.confidence)
+        text += uncompared_sentence(plan.options, selected, [s.text for s in draft.sentences] if draft else [])
     text = " ".join(filter(None, [text, read_as_sentence(corrections)]))  # the answer says what it read the question as
     relevance = state.get("relevance")
     answer = Answer(

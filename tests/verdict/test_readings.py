@@ -72,3 +72,15 @@ def test_the_negations_own_reading_and_each_reader_enter_the_features():
     )  # the negation read as contradicted: agrees with the claim's support
     assert round(features["top_heuristic_lean"], 6) == -0.6 and round(features["top_direction_lean"], 6) == 0.3
     assert features["polar_question"] == 1.0 and features["relevance"] == 1.0
+
+
+def test_an_mcq_answer_says_when_its_quotes_never_compare_the_options():
+    from agent.answer.naming import uncompared_sentence
+
+    about_one = ["Statins are potent inhibitors of cholesterol biosynthesis."]
+    assert uncompared_sentence(["statins", "ezetimibe"], 0, about_one) == (
+        " The passages quoted for (A) never name ezetimibe: they do not compare the options."
+    )
+    assert uncompared_sentence(["statins", "ezetimibe"], 0, ["Statins lowered LDL more than ezetimibe did."]) == ""
+    # options that are whole statements compete on the same evidence: nothing to say
+    assert uncompared_sentence(["Statins lower LDL in adults with diabetes", "x"], 0, about_one) == ""
