@@ -76,7 +76,14 @@ class RedactingSerializer(JsonPlusSerializer):
         return super().dumps_typed(obj)
 
 
-FORMER_MODULES: dict[str, str] = {}
+FORMER_MODULES: dict[str, str] = {
+    "agent.literature.Citation": "agent.records",
+    "agent.literature.Passage": "agent.records",
+    "agent.literature.Provenance": "agent.records",
+    "agent.literature.Query": "agent.records",
+    "agent.literature.Record": "agent.records",
+    "agent.literature.SourceLocation": "agent.records",
+}
 """Where a class the state holds was defined before it moved ('module.Class' as it is now -> its former module). A
 checkpoint names each class by module and name, so one written before a move names the former module: the serializer
 allows that path too, and the former module keeps the name (imported there for this alone), or such checkpoints would

@@ -73,7 +73,10 @@ def test_a_run_checkpointed_under_the_former_paths_resumes_to_the_answer_of_an_u
         first = ask(question, mode="verify", backend=name, max_claims=0)
     assert first.status == Status.ERROR and "stance service crashed" in first.answer
     with sqlite3.connect(checkpoint_path()) as conn:
-        stored = b"".join(bytes(row[0]) for row in conn.execute("SELECT checkpoint FROM checkpoints"))
+        stored = b"".join(
+            bytes(row[0])
+            for row in conn.execute("SELECT checkpoint FROM checkpoints WHERE thread_id = ?", (first.run_id,))
+        )
     for module in set(FORMER_MODULES.values()):
         assert module.encode() in stored
     for path in FORMER_MODULES:
