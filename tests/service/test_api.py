@@ -15,7 +15,8 @@ from starlette.testclient import TestClient
 
 from agent.service import keys
 from agent.service.database import ensure_schema
-from agent.service.http_api import Service, create_app
+from agent.service.http_api import create_app
+from agent.service.service import Service
 
 pytestmark = pytest.mark.slow
 

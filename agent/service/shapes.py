@@ -1,0 +1,100 @@
+"""The JSON the API answers with, in langgraph-api's shapes (its openapi.json): threads, runs, state snapshots, the
+assistant, server-sent events and a finished run's outcome."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.service import store
+from agent.service.jsonable import jsonable
+from agent.service.requests import ASSISTANT_ID, GRAPH_ID
+
+
+def _time(value: Any) -> str:
+    return str(value.isoformat()) if hasattr(value, "isoformat") else str(value)
+
+
+def thread_json(thread: store.ThreadRow, values: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "thread_id": thread.thread_id,
+        "created_at": _time(thread.created_at),
+        "updated_at": _time(thread.updated_at),
+        "metadata": thread.metadata,
+        "status": thread.status,
+        "values": values or {},
+        "interrupts": {},
+    }
+
+
+def run_json(run: store.RunRow) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id,
+        "thread_id": run.thread_id,
+        "assistant_id": ASSISTANT_ID,
+        "created_at": _time(run.created_at),
+        "updated_at": _time(run.updated_at),
+        "status": run.status,
+        "metadata": run.metadata,
+        "multitask_strategy": "reject",
+        "kwargs": {"attempts": run.attempts},
+    }
+
+
+def snapshot_json(snapshot: Any) -> dict[str, Any]:
+    config = snapshot.config.get("configurable", {}) if snapshot.config else {}
+    parent = (snapshot.parent_config or {}).get("configurable", {})
+    return {
+        "values": jsonable(snapshot.values),
+        "next": list(snapshot.next),
+        "tasks": [],
+        "metadata": jsonable({k: v for k, v in (snapshot.metadata or {}).items() if not k.startswith("__")}),
+        "created_at": snapshot.created_at,
+        "checkpoint": {
+            "thread_id": config.get("thread_id"),
+            "checkpoint_ns": config.get("checkpoint_ns", ""),
+            "checkpoint_id": config.get("checkpoint_id"),
+        },
+        "parent_checkpoint": (
+            {
+                "thread_id": parent.get("thread_id"),
+                "checkpoint_ns": parent.get("checkpoint_ns", ""),
+                "checkpoint_id": parent.get("checkpoint_id"),
+            }
+            if parent
+            else None
+        ),
+        "interrupts": [],
+    }
+
+
+def assistant_json() -> dict[str, Any]:
+    return {
+        "assistant_id": ASSISTANT_ID,
+        "graph_id": GRAPH_ID,
+        "name": GRAPH_ID,
+        "config": {},
+        "context": {},
+        "metadata": {},
+        "version": 1,
+        "created_at": "1970-01-01T00:00:00+00:00",
+        "updated_at": "1970-01-01T00:00:00+00:00",
+        "description": "SPARKIT: cited answers from the literature",
+    }
+
+
+def sse(event: str, data: Any, seq: int | None = None) -> bytes:
+    head = f"id: {seq}\n" if seq is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+def outcome(run: store.RunRow) -> dict[str, Any]:
+    """What /runs/wait and /join return: the output values, or LangGraph's `__error__` object."""
+    if run.status == "success" and run.output is not None:
+        return run.output
+    kind = "RunError" if run.status == "error" else "RunInterrupted"
+    return {"__error__": {"error": kind, "message": run.error or run.status}}
+
+
+def location(run: store.RunRow) -> dict[str, str]:
+    return {"Content-Location": f"/threads/{run.thread_id}/runs/{run.run_id}"}
