@@ -1,11 +1,11 @@
 """The HTTP API of `sparkit serve`, in the shape of the LangGraph Server / Agent Protocol API so that `langgraph-sdk`
 clients work against it (docs/deploy.md lists what does and does not).
 
-Every route but /ok needs an API key (`x-api-key`, as langgraph-sdk sends it, or `Authorization: Bearer`); a user sees
-only their own threads and runs: another user's thread id is 404, as an unknown one is. Bodies are JSON objects of at
-most `max_body_bytes` (413 beyond, 400 when not JSON, 422 when a field is wrong, each with the reason). The database
-being down or refusing the password answers 503 with the one line that says what failed. Neither keys nor request
-bodies (questions) are logged."""
+Every route but /ok and /info needs an API key (`x-api-key`, as langgraph-sdk sends it, or `Authorization: Bearer`); a
+user sees only their own threads and runs: another user's thread id is 404, as an unknown one is. Bodies are JSON
+objects of at most `max_body_bytes` (413 beyond, 400 when not JSON, 422 when a field is wrong, each with the reason).
+The database being down or refusing the password answers 503 with the one line that says what failed. Neither keys
+nor request bodies (questions) are logged."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from agent.service import assistant_routes as a
 from agent.service import routes as r
+from agent.service import state_routes as s
 from agent.service.database import DatabaseUnavailable, unavailable
 from agent.service.requests import HttpError
 from agent.service.service import Service
@@ -60,14 +62,22 @@ async def ok(request: Request) -> Response:
 def create_app(service: Service) -> Starlette:
     routes = [
         Route("/ok", ok, methods=["GET"]),
-        _route("/assistants/search", r.search_assistants, ["POST"]),
-        _route("/assistants/{assistant_id}", r.get_assistant, ["GET"]),
+        Route("/info", a.info, methods=["GET"]),
+        _route("/assistants/search", a.search_assistants, ["POST"]),
+        _route("/assistants/{assistant_id}", a.get_assistant, ["GET"]),
+        _route("/assistants/{assistant_id}/schemas", a.schemas, ["GET"]),
+        _route("/assistants/{assistant_id}/graph", a.drawing, ["GET"]),
+        _route("/assistants/{assistant_id}/subgraphs", a.subgraphs, ["GET"]),
+        _route("/assistants/{assistant_id}/subgraphs/{namespace}", a.subgraphs, ["GET"]),
         _route("/threads", r.create_thread, ["POST"]),
         _route("/threads/search", r.search_threads, ["POST"]),
         _route("/threads/{thread_id}", r.get_thread, ["GET"]),
         _route("/threads/{thread_id}", r.delete_thread, ["DELETE"]),
-        _route("/threads/{thread_id}/state", r.thread_state, ["GET"]),
-        _route("/threads/{thread_id}/history", r.thread_history, ["GET", "POST"]),
+        _route("/threads/{thread_id}/state", s.thread_state, ["GET"]),
+        _route("/threads/{thread_id}/state", s.update_state, ["POST"]),
+        _route("/threads/{thread_id}/state/checkpoint", s.state_at_checkpoint, ["POST"]),
+        _route("/threads/{thread_id}/state/{checkpoint_id}", s.state_at, ["GET"]),
+        _route("/threads/{thread_id}/history", s.thread_history, ["GET", "POST"]),
         _route("/threads/{thread_id}/runs", r.create_run, ["POST"]),
         _route("/threads/{thread_id}/runs", r.list_runs, ["GET"]),
         _route("/threads/{thread_id}/runs/stream", r.stream_run, ["POST"]),

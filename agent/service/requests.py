@@ -5,6 +5,7 @@ graph's input and the run's settings (validated as `Context`, so a typo is a 422
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -13,7 +14,9 @@ from starlette.requests import Request
 from agent.errors import InputError
 
 GRAPH_ID = "sparkit"
-ASSISTANT_ID = "sparkit"
+ASSISTANT_ID = str(uuid.uuid5(uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8"), GRAPH_ID))
+"""The one assistant's id, as `langgraph dev` derives it from the graph id (langgraph-api's NAMESPACE_GRAPH), so a
+client that found it on either server finds it on both; the graph id is accepted in its place, as there."""
 STREAM_MODES = ("values", "updates", "custom")
 
 
@@ -43,6 +46,19 @@ class ThreadSearch(_Body):
 class HistoryQuery(_Body):
     limit: int = Field(default=10, ge=1, le=1000)
     before: dict[str, Any] | str | None = None
+    checkpoint: dict[str, Any] | None = None
+
+
+class StateUpdate(_Body):
+    values: dict[str, Any] | list[Any] | None = None
+    checkpoint: dict[str, Any] | None = None
+    checkpoint_id: str | None = None
+    as_node: str | None = Field(default=None, max_length=100)
+
+
+class StateAt(_Body):
+    checkpoint: dict[str, Any]
+    subgraphs: bool = False
 
 
 class RunCreate(_Body):
@@ -158,3 +174,10 @@ def int_param(value: str | None, default: int) -> int:
         return max(0, int(value))
     except ValueError:
         raise HttpError(422, f"{value[:20]!r} is not a number") from None
+
+
+def assistant_or_404(assistant_id: str) -> None:
+    if assistant_id not in (ASSISTANT_ID, GRAPH_ID):
+        raise HttpError(
+            404, f"assistant {assistant_id[:100]!r} not found (this server has {GRAPH_ID!r}, {ASSISTANT_ID})"
+        )

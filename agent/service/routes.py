@@ -1,4 +1,4 @@
-"""The routes of threads, runs and the assistant: each `(request, service, user) -> Response`, the user already
+"""The routes of threads and runs: each `(request, service, user) -> Response`, the user already
 known from the API key (agent/service/http_api.py)."""
 
 from __future__ import annotations
@@ -13,9 +13,6 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from agent.service import store
 from agent.service.requests import (
-    ASSISTANT_ID,
-    GRAPH_ID,
-    HistoryQuery,
     HttpError,
     ThreadCreate,
     ThreadSearch,
@@ -24,7 +21,7 @@ from agent.service.requests import (
     read_body,
 )
 from agent.service.service import Service
-from agent.service.shapes import assistant_json, location, outcome, run_json, snapshot_json, thread_json
+from agent.service.shapes import location, outcome, run_json, thread_json
 
 
 async def create_thread(request: Request, service: Service, user: str) -> Response:
@@ -54,32 +51,6 @@ async def delete_thread(request: Request, service: Service, user: str) -> Respon
         raise HttpError(409, f"thread {thread.thread_id} has a run pending or running; cancel it first")
     await store.delete_thread(service.pool, user, thread.thread_id)
     return Response(status_code=204)
-
-
-async def thread_state(request: Request, service: Service, user: str) -> Response:
-    thread = await service.thread(user, request.path_params["thread_id"])
-    snapshot = await service.graph().aget_state({"configurable": {"thread_id": thread.thread_id}})
-    return JSONResponse(snapshot_json(snapshot))
-
-
-async def thread_history(request: Request, service: Service, user: str) -> Response:
-    thread = await service.thread(user, request.path_params["thread_id"])
-    if request.method == "POST":
-        query: HistoryQuery = parse(HistoryQuery, await read_body(request, service.max_body_bytes))
-    else:
-        query = parse(HistoryQuery, dict(request.query_params))
-    before = query.before
-    before_config = None
-    if before is not None:
-        checkpoint_id = before if isinstance(before, str) else (before.get("configurable", before)).get("checkpoint_id")
-        before_config = {"configurable": {"thread_id": thread.thread_id, "checkpoint_id": checkpoint_id}}
-    history = [
-        snapshot_json(s)
-        async for s in service.graph().aget_state_history(
-            {"configurable": {"thread_id": thread.thread_id}}, limit=query.limit, before=before_config
-        )
-    ]
-    return JSONResponse(history)
 
 
 async def create_run(request: Request, service: Service, user: str) -> Response:
@@ -161,13 +132,3 @@ async def cancel_run(request: Request, service: Service, user: str) -> Response:
     if request.query_params.get("wait") in ("1", "true"):
         run = await service.wait(run)
     return JSONResponse(run_json(run), status_code=202)
-
-
-async def search_assistants(request: Request, service: Service, user: str) -> Response:
-    return JSONResponse([assistant_json()])
-
-
-async def get_assistant(request: Request, service: Service, user: str) -> Response:
-    if request.path_params["assistant_id"] not in (ASSISTANT_ID, GRAPH_ID):
-        raise HttpError(404, f"assistant {request.path_params['assistant_id']} not found")
-    return JSONResponse(assistant_json())

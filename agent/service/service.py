@@ -18,12 +18,11 @@ from agent.service.database import ensure_schema
 from agent.service.keys import user_for_key
 from agent.service.pools import checkpointer, open_pools
 from agent.service.requests import (
-    ASSISTANT_ID,
-    GRAPH_ID,
     STREAM_MODES,
     UNSUPPORTED,
     HttpError,
     RunCreate,
+    assistant_or_404,
     graph_input,
     parse,
     read_body,
@@ -67,9 +66,16 @@ class Service:
             yield
 
     def graph(self) -> Any:
+        """The graph over the service's checkpoints: its state, history and edits (the workers run it)."""
         from agent.graph import compile_graph
 
         return compile_graph(self.saver)
+
+    def typed_graph(self) -> Any:
+        """The graph with its typed input, output and context schemas, as `langgraph dev` shows it to Studio."""
+        from agent.graph import graph
+
+        return graph
 
     async def user(self, request: Request) -> str:
         key = request.headers.get("x-api-key") or ""
@@ -100,8 +106,7 @@ class Service:
         unsupported = [name for name in UNSUPPORTED if getattr(body, name) is not None]
         if unsupported:
             raise HttpError(422, f"{unsupported[0]} is not supported by the SPARKIT server")
-        if body.assistant_id not in (ASSISTANT_ID, GRAPH_ID):
-            raise HttpError(404, f"assistant {body.assistant_id!r} not found (this server has {ASSISTANT_ID!r})")
+        assistant_or_404(body.assistant_id)
         modes = [body.stream_mode] if isinstance(body.stream_mode, str) else list(body.stream_mode)
         bad = [m for m in modes if m not in STREAM_MODES]
         if bad:

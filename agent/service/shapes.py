@@ -41,30 +41,47 @@ def run_json(run: store.RunRow) -> dict[str, Any]:
     }
 
 
+def _checkpoint(config: Any) -> dict[str, Any] | None:
+    configurable = (config or {}).get("configurable") or {}
+    if not configurable.get("checkpoint_id"):
+        return None
+    return {
+        "thread_id": configurable.get("thread_id"),
+        "checkpoint_ns": configurable.get("checkpoint_ns", ""),
+        "checkpoint_id": configurable["checkpoint_id"],
+    }
+
+
+def _interrupt(interrupt: Any) -> dict[str, Any]:
+    return {"id": getattr(interrupt, "id", None), "value": jsonable(getattr(interrupt, "value", None))}
+
+
 def snapshot_json(snapshot: Any) -> dict[str, Any]:
-    config = snapshot.config.get("configurable", {}) if snapshot.config else {}
-    parent = (snapshot.parent_config or {}).get("configurable", {})
+    """A ThreadState as langgraph-api writes one (its state.py): no checkpoint yet is `checkpoint: null`."""
+    checkpoint, parent = _checkpoint(snapshot.config), _checkpoint(snapshot.parent_config)
     return {
         "values": jsonable(snapshot.values),
         "next": list(snapshot.next),
-        "tasks": [],
+        "tasks": [
+            {
+                "id": task.id,
+                "name": task.name,
+                "path": jsonable(task.path),
+                "error": str(task.error) if task.error is not None else None,
+                "interrupts": [_interrupt(i) for i in task.interrupts],
+                "checkpoint": None,
+                "state": None,
+                "result": jsonable(task.result),
+            }
+            for task in snapshot.tasks
+        ],
         "metadata": jsonable({k: v for k, v in (snapshot.metadata or {}).items() if not k.startswith("__")}),
         "created_at": snapshot.created_at,
-        "checkpoint": {
-            "thread_id": config.get("thread_id"),
-            "checkpoint_ns": config.get("checkpoint_ns", ""),
-            "checkpoint_id": config.get("checkpoint_id"),
-        },
-        "parent_checkpoint": (
-            {
-                "thread_id": parent.get("thread_id"),
-                "checkpoint_ns": parent.get("checkpoint_ns", ""),
-                "checkpoint_id": parent.get("checkpoint_id"),
-            }
-            if parent
-            else None
-        ),
-        "interrupts": [],
+        "checkpoint": checkpoint,
+        "parent_checkpoint": parent,
+        "interrupts": [_interrupt(i) for i in snapshot.interrupts],
+        "checkpoint_id": checkpoint["checkpoint_id"] if checkpoint else None,
+        "parent_checkpoint_id": parent["checkpoint_id"] if parent else None,
     }
 
 
