@@ -102,6 +102,7 @@ CREATE TABLE IF NOT EXISTS sparkit_runs (
     settings JSONB NOT NULL DEFAULT '{}',
     metadata JSONB NOT NULL DEFAULT '{}',
     stream_mode JSONB NOT NULL DEFAULT '["values"]',
+    options JSONB NOT NULL DEFAULT '{}', -- checkpoint_id, interrupt_before / _after, command (service/run_options.py)
     status TEXT NOT NULL DEFAULT 'pending',
     job_id BIGINT,
     attempts INTEGER NOT NULL DEFAULT 0,
@@ -115,6 +116,15 @@ CREATE TABLE IF NOT EXISTS sparkit_runs (
     finished_at TIMESTAMPTZ
 );
 CREATE INDEX IF NOT EXISTS sparkit_runs_thread ON sparkit_runs (thread_id, created_at DESC);
+-- `options` came after the table's first release: added to a database made before it, and only then (an ALTER TABLE
+-- locks the table even when the column exists, and a worker's open transactions on it would deadlock it)
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                   WHERE table_schema = current_schema() AND table_name = 'sparkit_runs'
+                   AND column_name = 'options') THEN
+        ALTER TABLE sparkit_runs ADD COLUMN options JSONB NOT NULL DEFAULT '{}';
+    END IF;
+END $$;
 CREATE TABLE IF NOT EXISTS sparkit_run_events (
     seq BIGSERIAL PRIMARY KEY,
     run_id TEXT NOT NULL REFERENCES sparkit_runs(run_id) ON DELETE CASCADE,

@@ -17,7 +17,7 @@ GRAPH_ID = "sparkit"
 ASSISTANT_ID = str(uuid.uuid5(uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8"), GRAPH_ID))
 """The one assistant's id, as `langgraph dev` derives it from the graph id (langgraph-api's NAMESPACE_GRAPH), so a
 client that found it on either server finds it on both; the graph id is accepted in its place, as there."""
-STREAM_MODES = ("values", "updates", "custom")
+STREAM_MODES = ("values", "updates", "custom", "debug", "checkpoints", "tasks")
 
 
 class HttpError(Exception):
@@ -82,16 +82,7 @@ class RunCreate(_Body):
     feedback_keys: Any = None
 
 
-UNSUPPORTED = (
-    "command",
-    "interrupt_before",
-    "interrupt_after",
-    "webhook",
-    "checkpoint",
-    "checkpoint_id",
-    "after_seconds",
-    "feedback_keys",
-)
+UNSUPPORTED = ("webhook", "after_seconds", "feedback_keys")
 _INPUT_KEYS = {"question", "options", "mode", "documents"}
 
 

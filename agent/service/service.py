@@ -28,6 +28,7 @@ from agent.service.requests import (
     read_body,
     run_settings,
 )
+from agent.service.run_options import checked_options
 from agent.service.shapes import sse
 from agent.service.worker import defer_run, queue_app
 
@@ -117,11 +118,12 @@ class Service:
             if await store.create_thread(self.pool, user, thread_id, {}, "do_nothing") is None:
                 raise HttpError(404, f"thread {thread_id} not found")
         question = graph_input(body.input)
+        options = await checked_options(body, self.graph(), self.saver, thread_id)
         settings = run_settings(
             body, await store.last_settings(self.pool, user, thread_id) if question is None else None
         )
         try:
-            run = await store.create_run(self.pool, user, thread_id, question, settings, body.metadata, modes)
+            run = await store.create_run(self.pool, user, thread_id, question, settings, body.metadata, modes, options)
         except store.ThreadBusy:
             raise HttpError(409, f"thread {thread_id} has a run pending or running; wait for it or cancel it") from None
         job_id = await defer_run(self.queue, run.run_id, thread_id)
@@ -158,7 +160,7 @@ class Service:
             found = await store.get_run(self.pool, run.owner, run.thread_id, run.run_id)
             if found is None or found.status not in store.ACTIVE:
                 if not await store.events_after(self.pool, run.run_id, seq):
-                    if found is not None and found.status != "success":
+                    if found is not None and found.status != "success" and found.output is None:
                         yield sse(
                             "error",
                             {

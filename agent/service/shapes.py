@@ -37,7 +37,7 @@ def run_json(run: store.RunRow) -> dict[str, Any]:
         "status": run.status,
         "metadata": run.metadata,
         "multitask_strategy": "reject",
-        "kwargs": {"attempts": run.attempts},
+        "kwargs": {"attempts": run.attempts, "stream_mode": run.stream_mode, **run.options},
     }
 
 
@@ -106,8 +106,9 @@ def sse(event: str, data: Any, seq: int | None = None) -> bytes:
 
 
 def outcome(run: store.RunRow) -> dict[str, Any]:
-    """What /runs/wait and /join return: the output values, or LangGraph's `__error__` object."""
-    if run.status == "success" and run.output is not None:
+    """What /runs/wait and /join return: the output values (for a run stopped at a breakpoint, the state there), or
+    LangGraph's `__error__` object."""
+    if run.status in ("success", "interrupted") and run.output is not None:
         return run.output
     kind = "RunError" if run.status == "error" else "RunInterrupted"
     return {"__error__": {"error": kind, "message": run.error or run.status}}
