@@ -6,6 +6,7 @@ appears in either."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from urllib.parse import urlsplit
 
@@ -159,7 +160,11 @@ async def ensure_schema(url: str) -> None:
     except psycopg.Error as exc:
         raise unavailable(url, exc) from None
     async with conn:
-        await conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
+        # polled, not waited for: the checkpointer's first migrations build indexes CONCURRENTLY, which wait for every
+        # open transaction, the statement of a process blocked in pg_advisory_lock included (a worker and `sparkit
+        # users add` started together on a new database deadlocked so)
+        while not (await (await conn.execute("SELECT pg_try_advisory_lock(%s)", (_SCHEMA_LOCK,))).fetchone() or [0])[0]:
+            await asyncio.sleep(0.1)
         try:
             await conn.execute(_SCHEMA)  # a constant, several statements
             found = await (await conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL")).fetchone()
