@@ -23,6 +23,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from agent.service import store
 from agent.service.jsonable import jsonable
+from agent.service.requests import ASSISTANT_ID, GRAPH_ID
 from agent.service.run_options import EXTRA_MODES, graph_command, stream_event
 
 log = logging.getLogger(__name__)
@@ -123,7 +124,13 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
     config: RunnableConfig = {
         "configurable": {**start["configurable"], RUN_CLOCK_KEY: RunClock()},
         "recursion_limit": settings.budget.recursion_limit,
-        "metadata": {RUN_KEY: run.run_id},
+        "metadata": {  # on every checkpoint of the run, with the keys langgraph-api stamps there
+            RUN_KEY: run.run_id,
+            "run_id": run.run_id,
+            "graph_id": GRAPH_ID,
+            "assistant_id": ASSISTANT_ID,
+            "run_attempt": run.attempts,
+        },
     }
     extra = [mode for mode in EXTRA_MODES if mode in run.stream_mode]
     progress = ProgressContext()

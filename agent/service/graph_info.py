@@ -7,7 +7,8 @@ from __future__ import annotations
 import importlib.metadata
 from typing import Any
 
-from pydantic import create_model
+from langchain_core.runnables.utils import create_model
+from pydantic import TypeAdapter
 
 from agent.service.requests import HttpError
 
@@ -16,7 +17,8 @@ API_VERSION = "0.16.7"
 
 
 def state_jsonschema(graph: Any) -> dict[str, Any]:
-    """Each state channel with the type an update to it takes (a channel whose type has no JSON schema is `Any`)."""
+    """Each state channel with the type an update to it takes (a channel whose type has no JSON schema is `Any`), as
+    langgraph-api builds it (langchain-core's create_model, which takes a `__root__` field)."""
     fields: dict[str, Any] = {}
     for key in graph.stream_channels_list:
         kind = graph.channels[key].UpdateType
@@ -28,13 +30,27 @@ def state_jsonschema(graph: Any) -> dict[str, Any]:
     return dict(create_model(graph.get_name("State"), **fields).model_json_schema())
 
 
+def config_jsonschema(graph: Any) -> dict[str, Any]:
+    """The schema of `config.configurable`, as langgraph-api reads it from the graph's config schema."""
+    fields = graph.config_schema().model_fields
+    if "configurable" not in fields:
+        return {}
+    configurable: Any = fields["configurable"].annotation
+    schema = dict(TypeAdapter(configurable).json_schema())
+    for key in ("__pregel_checkpointer", "__pregel_store", "checkpoint_id", "checkpoint_ns", "thread_id"):
+        schema.get("properties", {}).pop(key, None)
+    if getattr(graph, "config_type", None) is not None:
+        schema["title"] = graph.config_type.__name__
+    return schema
+
+
 def schemas(graph: Any) -> dict[str, Any]:
     """The GraphSchema of langgraph-api: what Studio builds its input form and state view from."""
     return {
         "input_schema": graph.get_input_jsonschema(),
         "output_schema": graph.get_output_jsonschema(),
         "state_schema": state_jsonschema(graph),
-        "config_schema": {},  # every setting is in the context (Context), none in config.configurable
+        "config_schema": config_jsonschema(graph),
         "context_schema": graph.get_context_jsonschema(),
     }
 
@@ -79,6 +95,12 @@ def server_info() -> dict[str, Any]:
     return {
         "version": API_VERSION,
         "langgraph_py_version": langgraph.version.__version__,
-        "flags": {"assistants": True, "crons": False, "langsmith": False},
+        "flags": {
+            "assistants": True,
+            "crons": False,
+            "langsmith": False,
+            "langsmith_tracing_replicas": False,
+            "langsmith_tracing_session_on_runs": False,
+        },
         "metadata": {"server": "sparkit serve", "sparkit_version": version},
     }

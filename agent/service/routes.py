@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from agent.service import store
+from agent.service.jsonable import jsonable
 from agent.service.requests import (
     HttpError,
     ThreadCreate,
@@ -39,10 +40,15 @@ async def search_threads(request: Request, service: Service, user: str) -> Respo
 
 
 async def get_thread(request: Request, service: Service, user: str) -> Response:
+    """The thread with its state's values now (as langgraph-api answers), its last answer where its checkpoints were
+    pruned to nothing."""
     thread = await service.thread(user, request.path_params["thread_id"])
-    runs = await store.list_runs(service.pool, user, thread.thread_id, 10, 0)
-    values = next((r.output for r in runs if r.status == "success" and r.output), None)
-    return JSONResponse(thread_json(thread, values))
+    snapshot = await service.graph().aget_state({"configurable": {"thread_id": thread.thread_id}})
+    values = jsonable(snapshot.values) if snapshot.values else None
+    if not values:
+        runs = await store.list_runs(service.pool, user, thread.thread_id, 10, 0)
+        values = next((r.output for r in runs if r.status == "success" and r.output), None)
+    return JSONResponse(thread_json(thread, values if isinstance(values, dict) else None))
 
 
 async def delete_thread(request: Request, service: Service, user: str) -> Response:

@@ -35,9 +35,19 @@ def run_json(run: store.RunRow) -> dict[str, Any]:
         "created_at": _time(run.created_at),
         "updated_at": _time(run.updated_at),
         "status": run.status,
-        "metadata": run.metadata,
+        "metadata": {"graph_id": GRAPH_ID, "assistant_id": ASSISTANT_ID, **run.metadata},
         "multitask_strategy": "reject",
-        "kwargs": {"attempts": run.attempts, "stream_mode": run.stream_mode, **run.options},
+        "kwargs": {
+            "input": run.input,
+            "command": None,
+            "config": {"configurable": {}},
+            "context": run.settings,
+            "stream_mode": run.stream_mode,
+            "interrupt_before": None,
+            "interrupt_after": None,
+            "attempts": run.attempts,
+            **run.options,
+        },
     }
 
 
@@ -92,7 +102,7 @@ def assistant_json() -> dict[str, Any]:
         "name": GRAPH_ID,
         "config": {},
         "context": {},
-        "metadata": {},
+        "metadata": {"created_by": "system"},
         "version": 1,
         "created_at": "1970-01-01T00:00:00+00:00",
         "updated_at": "1970-01-01T00:00:00+00:00",

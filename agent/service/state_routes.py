@@ -8,7 +8,7 @@ from langgraph.errors import InvalidUpdateError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from agent.service.requests import HistoryQuery, HttpError, StateAt, StateUpdate, parse, read_body
+from agent.service.requests import GRAPH_ID, HistoryQuery, HttpError, StateAt, StateUpdate, parse, read_body
 from agent.service.service import Service
 from agent.service.shapes import snapshot_json
 from agent.service.state_edits import checkpoint_config, checkpoint_id_of, node_name, state_values
@@ -47,11 +47,15 @@ async def update_state(request: Request, service: Service, user: str) -> Respons
     as_node = node_name(graph, body.as_node)
     checkpoint_id = body.checkpoint_id or checkpoint_id_of(body.checkpoint)
     config = await checkpoint_config(service.saver, thread.thread_id, checkpoint_id)
+    config["metadata"] = {"graph_id": GRAPH_ID}  # as langgraph-api stamps an edit
     try:
         updated = await graph.aupdate_state(config, values, as_node=as_node)
     except InvalidUpdateError as exc:
         raise HttpError(422, f"values: {str(exc).splitlines()[0][:200]}") from None
-    return JSONResponse({"checkpoint": updated["configurable"]})
+    checkpoint = updated["configurable"]
+    return JSONResponse(
+        {"checkpoint": checkpoint, "configurable": checkpoint, "checkpoint_id": checkpoint["checkpoint_id"]}
+    )
 
 
 async def thread_history(request: Request, service: Service, user: str) -> Response:
