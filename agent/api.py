@@ -283,7 +283,7 @@ def _announce(run_id: str, on_event: EventHandler | None) -> None:
 def stance_judge(context: Context | dict[str, Any] | None = None, **overrides: Any) -> StanceJudge:
     """The stance judge that runs with these settings would use (`stance_model`, `llm`), without opening a corpus:
     `await judge.judge([(statement, passage), ...])` gives SUPPORT / CONTRADICT / NEUTRAL with probabilities."""
-    from agent.backend import judge_for
+    from agent.judging_parts import judge_for
 
     return judge_for(make_context(context, **overrides))
 

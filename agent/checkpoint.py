@@ -76,10 +76,40 @@ class RedactingSerializer(JsonPlusSerializer):
         return super().dumps_typed(obj)
 
 
+FORMER_MODULES: dict[str, str] = {
+    "agent.literature.Citation": "agent.records",
+    "agent.literature.Passage": "agent.records",
+    "agent.literature.Provenance": "agent.records",
+    "agent.literature.Query": "agent.records",
+    "agent.literature.Record": "agent.records",
+    "agent.literature.SourceLocation": "agent.records",
+}
+"""Where a class the state holds was defined before it moved ('module.Class' as it is now -> its former module). A
+checkpoint names each class by module and name, so one written before a move names the former module: the serializer
+allows that path too, and the former module keeps the name (imported there for this alone), or such checkpoints would
+come back as plain dicts and their runs could not resume."""
+
+
+def former_paths(classes: set[type]) -> set[tuple[str, str]]:
+    """The (module, name) paths older checkpoints name these classes by: each moved class's former path, checked to
+    still lead to the class (a path that led elsewhere would rebuild a stored value as the wrong class)."""
+    paths = set()
+    for cls in classes:
+        module = FORMER_MODULES.get(f"{cls.__module__}.{cls.__name__}")
+        if module is None:
+            continue
+        if getattr(importlib.import_module(module), cls.__name__, None) is not cls:
+            raise ImportError(f"{module}.{cls.__name__} no longer leads to {cls.__module__}.{cls.__name__}")
+        paths.add((module, cls.__name__))
+    return paths
+
+
 def serializer() -> JsonPlusSerializer:
-    """The serializer every checkpointer of ours uses: it rebuilds exactly the classes the state can hold."""
-    allowed = sorted((cls.__module__, cls.__name__) for cls in state_classes(ResearchState, OutputState))
-    return RedactingSerializer(allowed_msgpack_modules=allowed)
+    """The serializer every checkpointer of ours uses: it rebuilds exactly the classes the state can hold, by the paths
+    they have now and the paths older checkpoints name them by."""
+    classes = state_classes(ResearchState, OutputState)
+    allowed = {(cls.__module__, cls.__name__) for cls in classes} | former_paths(classes)
+    return RedactingSerializer(allowed_msgpack_modules=sorted(allowed))
 
 
 @contextlib.asynccontextmanager

@@ -42,7 +42,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
 
 def _build_qdrant(args: argparse.Namespace, settings: Any, corpus: Path) -> int:
     """`sparkit index build --engine qdrant`: stream the corpus into a Qdrant collection (resumable)."""
-    from agent.backend import qdrant_location
+    from agent.search_parts import qdrant_location
     from agent.tools.qdrant_build import build_qdrant_index, prime_from_embedded
 
     if args.sentences:

@@ -12,7 +12,8 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel, Field
 
-from agent.records import Claim, Hypothesis, HypothesisJudgement, LedgerEntry, Passage, Query, Record, Stance, TaskType
+from agent.literature import Passage, Query, Record
+from agent.records import Claim, Hypothesis, HypothesisJudgement, LedgerEntry, Stance, TaskType
 
 
 class HopFilter(BaseModel):

@@ -27,8 +27,9 @@ from agent.config import Context
 from agent.english.questions import contrary
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, LiteratureSource
+from agent.literature import Provenance, Query, Record
 from agent.metering import Meter
-from agent.records import Provenance, Query, Record, Usage
+from agent.records import Usage
 
 
 def claim_queries(claim: str) -> list[Query]:

@@ -19,19 +19,8 @@ from typing_extensions import (
 
 from agent.inputs import Mode
 from agent.interfaces import Draft, Plan
-from agent.records import (
-    Adjudication,
-    Answer,
-    Claim,
-    Correction,
-    Decision,
-    Hypothesis,
-    LedgerEntry,
-    Passage,
-    Query,
-    Record,
-    Usage,
-)
+from agent.literature import Passage, Query, Record
+from agent.records import Adjudication, Answer, Claim, Correction, Decision, Hypothesis, LedgerEntry, Usage
 from agent.scoring.relevance import RelevanceAssessment
 
 Phase = Literal["round_1", "discrimination", "escalation"]

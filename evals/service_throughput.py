@@ -19,7 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.service.test_workers import Processes, _client
+from tests.service.harness import Processes
+from tests.service.harness import sdk_client as _client
 from tests.service.throwaway_postgres import Cluster, throwaway_cluster
 
 QUESTIONS = [

@@ -19,12 +19,13 @@ from agent.backend import Backend
 from agent.config import Context
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, StanceResult
+from agent.literature import Record
 from agent.llm.circuit import CircuitBreaker
 from agent.llm.model import RoleModel
 from agent.llm.roles import role_config
 from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner
-from agent.records import STANCE_LABELS, Record
+from agent.records import STANCE_LABELS
 from agent.scoring.calibration import RawScore
 from agent.settings.models import ModelSettings
 from agent.text import content_terms

@@ -12,11 +12,11 @@ from pydantic import BaseModel, TypeAdapter
 
 from agent.checkpoint import serializer, sqlite_checkpointer
 from agent.interfaces import CitedSentence, Draft, Plan
+from agent.literature import Citation, Passage, Provenance, Query, Record, SourceLocation
 from agent.records import (
     Adjudication,
     Answer,
     AnswerSentence,
-    Citation,
     Claim,
     ClaimVerdict,
     Correction,
@@ -25,11 +25,6 @@ from agent.records import (
     HypothesisJudgement,
     HypothesisVerdict,
     LedgerEntry,
-    Passage,
-    Provenance,
-    Query,
-    Record,
-    SourceLocation,
     Status,
     Usage,
 )

@@ -16,7 +16,8 @@ from agent.api import ask
 from agent.backend import register_backend
 from agent.checkpoint import serializer
 from agent.graph import build_graph, graph
-from agent.records import Query, Usage
+from agent.literature import Query
+from agent.records import Usage
 from agent.routing import (
     AfterCourt,
     AfterRerank,

@@ -46,7 +46,7 @@ def test_backend_for_builds_a_new_reranker_for_an_ablation():
 
 def test_a_chat_model_setting_never_reopens_the_index(monkeypatch):
     """Each part of the backend is cached on its own group: a new deadline rebuilds the chat roles, not the index."""
-    from agent import backend as backend_module
+    from agent import search_parts as backend_module
     from agent.llm.providers import register_chat_model, unregister_chat_model
 
     opened = []

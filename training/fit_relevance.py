@@ -33,8 +33,8 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from agent.config import sparkit_home
+from agent.literature import Record
 from agent.reasoners.extractive import ExtractiveReasoner
-from agent.records import Record
 from agent.scoring.relevance import FEATURES, TOP_RECORDS, RelevanceModel, default_model_path, relevance_features
 from agent.tools.corpus_records import records_from_dicts
 from agent.tools.encoder import MODEL_NAME, shared_encoder

@@ -19,7 +19,8 @@ import re
 from typing import Literal
 
 from agent.interfaces import CitedSentence, Draft
-from agent.records import Hypothesis, LedgerEntry, Record
+from agent.literature import Record
+from agent.records import Hypothesis, LedgerEntry
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.text import (
     is_finding,

@@ -7,7 +7,7 @@ import re
 
 from agent.english.asks import entities
 from agent.english.words import PREPOSITIONS, SUBORDINATORS, is_verb_only
-from agent.records import Record
+from agent.literature import Record
 from agent.scoring.aspect import GREEK, POPULATION_WORDS, RELATION_WORDS, is_named, words_of
 from agent.text import content_terms
 

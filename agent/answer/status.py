@@ -21,7 +21,8 @@ from agent.answer.compose import (
 )
 from agent.answer.naming import unaddressed_terms, unnamed
 from agent.interfaces import Draft, Plan
-from agent.records import Adjudication, Decision, Hypothesis, HypothesisVerdict, LedgerEntry, Record, Status
+from agent.literature import Record
+from agent.records import Adjudication, Decision, Hypothesis, HypothesisVerdict, LedgerEntry, Status
 from agent.scoring.relevance import RelevanceAssessment
 
 

@@ -17,7 +17,7 @@ from agent.config import Context
 from agent.library.items import Item
 from agent.library.models import AddReport, LibraryDocument
 from agent.library.store import Library
-from agent.records import Record
+from agent.literature import Record
 from agent.settings.sources import CorpusSettings
 from agent.terminal import Progress
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.library.models import LibraryDocument, ParsedDocument, Skipped
-from agent.records import Record
+from agent.literature import Record
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 

@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from agent.library.items import Item
 from agent.library.models import LibraryDocument, Paragraph, strip_controls
-from agent.records import Record, SourceLocation
+from agent.literature import Record, SourceLocation
 from agent.text import split_sentences
 
 PASSAGE_WORDS = 180  # MiniLM reads about 256 word pieces; a longer passage would be cut

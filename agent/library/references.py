@@ -8,7 +8,7 @@ from collections import defaultdict
 
 from agent.library.models import LibraryDocument
 from agent.library.passages import document_of
-from agent.records import Record, normalize_doi, normalize_title
+from agent.literature import Record, normalize_doi, normalize_title
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
 _ARXIV = re.compile(r"\b(?:arXiv:\s*)?(\d{4}\.\d{4,5})(?:v\d+)?\b", re.I)

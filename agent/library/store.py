@@ -41,7 +41,7 @@ from agent.library.items import Item
 from agent.library.models import AddReport, BadFileError, LibraryDocument, Skipped
 from agent.library.passages import document_of, document_records
 from agent.library.references import with_references
-from agent.records import Record, normalize_doi
+from agent.literature import Record, normalize_doi
 from agent.terminal import Progress
 from agent.tools.encoder import DIM
 from agent.tools.local_index import LocalIndex, file_digest

@@ -22,8 +22,9 @@ import numpy as np
 from agent.config import Context
 from agent.english.lexicon import STANCE_FLIP
 from agent.interfaces import StanceResult
+from agent.literature import Record
 from agent.nodes.parts import RunParts
-from agent.records import Adjudication, Hypothesis, LedgerEntry, Record
+from agent.records import Adjudication, Hypothesis, LedgerEntry
 from agent.scoring import adjudication as adjudication_scoring
 from agent.scoring.aspect import NOT_CHECKED, addresses, aspects_of_hypothesis
 from agent.scoring.chunking import section_window_passages, sentence_passages

@@ -13,8 +13,8 @@ from agent.english.language import language_note
 from agent.english.questions import alternative_statements
 from agent.english.spelling import read_question
 from agent.inputs import validate_mode, validate_question
+from agent.literature import Query
 from agent.nodes.parts import RunParts
-from agent.records import Query
 from agent.state import ResearchState
 from agent.tracing.progress import emit
 

@@ -20,9 +20,10 @@ from agent.config import Context
 from agent.english.questions import classify_task
 from agent.english.spelling import read_as_sentence
 from agent.interfaces import Plan
+from agent.literature import Citation
 from agent.nodes.parts import RunParts
 from agent.reasoners.extractive import option_label, winner
-from agent.records import Answer, AnswerSentence, Citation, Hypothesis, Status, Usage
+from agent.records import Answer, AnswerSentence, Hypothesis, Status, Usage
 from agent.scoring.calibration import evidence_score
 from agent.state import ResearchState
 from agent.tracing.progress import emit

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from agent.literature import Passage, Record
 from agent.nodes.parts import RunParts
-from agent.records import Passage, Record
 from agent.scoring.novelty import novelty_rerank
 from agent.state import ResearchState
 from agent.tracing.progress import emit

@@ -7,8 +7,8 @@ source failed to connect and nothing has been retrieved (no network), the run go
 
 from __future__ import annotations
 
+from agent.literature import Query
 from agent.nodes.parts import RunParts
-from agent.records import Query
 from agent.search import SearchService, pool_additions
 from agent.state import ResearchState
 from agent.tracing.progress import emit

@@ -22,8 +22,9 @@ import numpy as np
 from agent.backend import Backend
 from agent.config import Context
 from agent.library.passages import document_of
+from agent.literature import Record
 from agent.nodes.parts import RunParts
-from agent.records import Claim, ClaimVerdict, LedgerEntry, Record
+from agent.records import Claim, ClaimVerdict, LedgerEntry
 from agent.scoring.aspect import aspects_of, record_addresses, topical
 from agent.scoring.chunking import sentence_passages
 from agent.scoring.dedup import dedup_texts

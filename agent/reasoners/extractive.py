@@ -20,7 +20,8 @@ from agent.english.asks import CAUSAL, MECHANISM, asks_cause, entities, mechanis
 from agent.english.options import option_statement
 from agent.english.questions import classify_task, contrary, is_polar, negate, polar_to_claim
 from agent.interfaces import Draft, Embedder, Plan
-from agent.records import Claim, Hypothesis, LedgerEntry, Passage, Query, Record
+from agent.literature import Passage, Query, Record
+from agent.records import Claim, Hypothesis, LedgerEntry
 from agent.scoring.aspect import aspects_of, names_all, words_of
 from agent.text import (
     content_terms,

@@ -30,7 +30,8 @@ from typing import Literal
 
 from agent.english.grammar import finite_verb
 from agent.english.lexicon import DOWN, HEDGES, NEGATIONS, UP
-from agent.records import Hypothesis, Record
+from agent.literature import Record
+from agent.records import Hypothesis
 from agent.text import content_terms
 
 PREFIX = 5

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from agent.records import Passage, Record
+from agent.literature import Passage, Record
 from agent.text import SECTION_LABELS, section_label_match, split_sentences
 
 _SECTION_NAMES = (

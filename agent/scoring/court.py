@@ -9,7 +9,8 @@ import numpy as np
 
 from agent.config import Context
 from agent.interfaces import StanceResult
-from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Passage, Record, Stance
+from agent.literature import Passage, Record
+from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry, Stance
 from agent.scoring.adjudication import shares
 from agent.scoring.aspect import names_object
 from agent.scoring.chunking import structured_label

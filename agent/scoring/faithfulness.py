@@ -18,7 +18,7 @@ import re
 import numpy as np
 
 from agent.interfaces import CitedSentence, Embedder, StanceJudge
-from agent.records import Record
+from agent.literature import Record
 from agent.scoring.relevance import units_of
 
 PASSAGES_PER_CITATION = 2

@@ -29,7 +29,7 @@ from typing import Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, Field
 
-from agent.records import Record
+from agent.literature import Record
 from agent.text import content_terms, split_sentences, strip_section_label, truncate
 
 FEATURES = ("best_cosine", "coverage")

@@ -14,7 +14,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from agent.records import Record
+from agent.literature import Record
 
 AUTHORITY_WEIGHTS: dict[str, float] = {
     "preprint": 0.8,

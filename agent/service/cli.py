@@ -57,7 +57,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from agent.service.database import database_url, ensure_schema
-    from agent.service.http_api import Service, create_app
+    from agent.service.http_api import create_app
+    from agent.service.service import Service
 
     url = database_url(args.database_url)
     asyncio.run(ensure_schema(url))  # fails here, in one line, when the database cannot be used

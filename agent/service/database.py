@@ -6,6 +6,7 @@ appears in either."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from urllib.parse import urlsplit
 
@@ -102,6 +103,7 @@ CREATE TABLE IF NOT EXISTS sparkit_runs (
     settings JSONB NOT NULL DEFAULT '{}',
     metadata JSONB NOT NULL DEFAULT '{}',
     stream_mode JSONB NOT NULL DEFAULT '["values"]',
+    options JSONB NOT NULL DEFAULT '{}', -- checkpoint_id, interrupt_before / _after, command (service/run_options.py)
     status TEXT NOT NULL DEFAULT 'pending',
     job_id BIGINT,
     attempts INTEGER NOT NULL DEFAULT 0,
@@ -115,6 +117,15 @@ CREATE TABLE IF NOT EXISTS sparkit_runs (
     finished_at TIMESTAMPTZ
 );
 CREATE INDEX IF NOT EXISTS sparkit_runs_thread ON sparkit_runs (thread_id, created_at DESC);
+-- `options` came after the table's first release: added to a database made before it, and only then (an ALTER TABLE
+-- locks the table even when the column exists, and a worker's open transactions on it would deadlock it)
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                   WHERE table_schema = current_schema() AND table_name = 'sparkit_runs'
+                   AND column_name = 'options') THEN
+        ALTER TABLE sparkit_runs ADD COLUMN options JSONB NOT NULL DEFAULT '{}';
+    END IF;
+END $$;
 CREATE TABLE IF NOT EXISTS sparkit_run_events (
     seq BIGSERIAL PRIMARY KEY,
     run_id TEXT NOT NULL REFERENCES sparkit_runs(run_id) ON DELETE CASCADE,
@@ -149,7 +160,11 @@ async def ensure_schema(url: str) -> None:
     except psycopg.Error as exc:
         raise unavailable(url, exc) from None
     async with conn:
-        await conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
+        # polled, not waited for: the checkpointer's first migrations build indexes CONCURRENTLY, which wait for every
+        # open transaction, the statement of a process blocked in pg_advisory_lock included (a worker and `sparkit
+        # users add` started together on a new database deadlocked so)
+        while not (await (await conn.execute("SELECT pg_try_advisory_lock(%s)", (_SCHEMA_LOCK,))).fetchone() or [0])[0]:
+            await asyncio.sleep(0.1)
         try:
             await conn.execute(_SCHEMA)  # a constant, several statements
             found = await (await conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL")).fetchone()

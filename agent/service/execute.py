@@ -23,6 +23,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from agent.service import store
 from agent.service.jsonable import jsonable
+from agent.service.requests import ASSISTANT_ID, GRAPH_ID
+from agent.service.run_options import EXTRA_MODES, graph_command, stream_event
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +107,14 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
     mine = metadata.get(RUN_KEY) == run.run_id
     if mine:
         await store.note_resumed(pool, run.run_id, int(metadata.get("step", -1)))
-    graph_input = None if mine or run.input is None else run.input
+    options = run.options
+    start: RunnableConfig = {"configurable": {"thread_id": run.thread_id}}
+    if options.get("checkpoint_id") and not mine:  # a fork or replay; once it wrote a checkpoint, it goes on from it
+        start["configurable"]["checkpoint_id"] = options["checkpoint_id"]
+        snapshot = await app.aget_state(start)
+    graph_input: Any = None if mine or run.input is None else run.input
+    if graph_input is None and options.get("command") and not mine:
+        graph_input = graph_command(options["command"])
     # `tasks`, not `next`: a step whose tasks all finished before the worker died has no `next` (their writes are
     # stored) but is not done; continuing applies those writes and goes on
     if graph_input is None and not snapshot.tasks:
@@ -113,16 +122,29 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
             return await _finish(pool, run, snapshot.values["answer"])
         return "error", None, "nothing to resume: the thread's last run finished; send a question as input"
     config: RunnableConfig = {
-        "configurable": {"thread_id": run.thread_id, RUN_CLOCK_KEY: RunClock()},
+        "configurable": {**start["configurable"], RUN_CLOCK_KEY: RunClock()},
         "recursion_limit": settings.budget.recursion_limit,
-        "metadata": {RUN_KEY: run.run_id},
+        "metadata": {  # on every checkpoint of the run, with the keys langgraph-api stamps there
+            RUN_KEY: run.run_id,
+            "run_id": run.run_id,
+            "graph_id": GRAPH_ID,
+            "assistant_id": ASSISTANT_ID,
+            "run_attempt": run.attempts,
+        },
     }
+    extra = [mode for mode in EXTRA_MODES if mode in run.stream_mode]
     progress = ProgressContext()
     answer: Any = None
     token = unreachable_hosts.set(UnreachableHosts())
     try:
         stream = app.astream(
-            graph_input, config, context=settings, stream_mode=["updates", "custom"], durability="sync"
+            graph_input,
+            config,
+            context=settings,
+            stream_mode=["updates", "custom", *extra],
+            durability="sync",
+            interrupt_before=options.get("interrupt_before"),
+            interrupt_after=options.get("interrupt_after"),
         )
         try:
             async for mode, chunk in stream:
@@ -132,8 +154,10 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
                         if isinstance(update, dict) and update.get("answer") is not None:
                             answer = update["answer"]
                     data = chunk
-                else:
+                elif mode == "custom":
                     data = progress.enrich(chunk)
+                else:
+                    data = stream_event(mode, chunk)
                 verdict = await store.add_event(pool, run.run_id, run.attempts, mode, jsonable(data))
                 if verdict == "cancelled":
                     return "interrupted", None, "cancelled"
@@ -145,8 +169,20 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
         unreachable_hosts.reset(token)
     if answer is None:
         state = await app.aget_state(thread)
+        if state.next:  # stopped at a breakpoint: the next run (input None, or a command) goes on from here
+            return await _stopped(pool, run, state.values)
         return "error", None, f"the run ended without an answer (next: {list(state.next)})"
     return await _finish(pool, run, answer)
+
+
+async def _stopped(pool: AsyncConnectionPool, run: store.RunRow, values: Any) -> Outcome:
+    """A run stopped at one of its breakpoints: `interrupted`, its output the state there (what langgraph-api's
+    runs.wait returns), also streamed as its `values`."""
+    output = jsonable(values)
+    assert isinstance(output, dict)
+    if await store.add_event(pool, run.run_id, run.attempts, "values", output) == "superseded":
+        return None, None, None
+    return "interrupted", output, None
 
 
 async def _finish(pool: AsyncConnectionPool, run: store.RunRow, answer: Any) -> Outcome:

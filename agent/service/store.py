@@ -40,6 +40,7 @@ class RunRow(BaseModel):
     settings: dict[str, Any]
     metadata: dict[str, Any]
     stream_mode: list[str]
+    options: dict[str, Any] = {}
     status: RunStatus
     job_id: int | None
     attempts: int
@@ -125,6 +126,7 @@ async def create_run(
     settings: dict[str, Any],
     metadata: dict[str, Any],
     stream_mode: list[str],
+    options: dict[str, Any] | None = None,
 ) -> RunRow:
     """A pending run on the caller's thread; ThreadBusy when the thread already has one pending or running."""
     run_id = str(uuid.uuid4())
@@ -144,8 +146,8 @@ async def create_run(
         if busy:
             raise ThreadBusy(thread_id)
         await conn.execute(
-            "INSERT INTO sparkit_runs (run_id, thread_id, owner, input, settings, metadata, stream_mode)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            "INSERT INTO sparkit_runs (run_id, thread_id, owner, input, settings, metadata, stream_mode, options)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 run_id,
                 thread_id,
@@ -154,6 +156,7 @@ async def create_run(
                 Jsonb(settings),
                 Jsonb(metadata),
                 Jsonb(stream_mode),
+                Jsonb(options or {}),
             ),
         )
         await conn.execute(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from agent.errors import SourceError
 from agent.interfaces import HopFilter
-from agent.records import Provenance, Record
+from agent.literature import Provenance, Record
 from agent.text import content_terms
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions
 from agent.tools.parsing import collapse_ws, unique, year_of

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent.interfaces import HopFilter
-from agent.records import Provenance, Record
+from agent.literature import Provenance, Record
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, Pacer, require_secret
 from agent.tools.parsing import collapse_ws, dig, items_of, strip_markup, unique, year_of
 

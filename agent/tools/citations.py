@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agent.interfaces import HopFilter
-from agent.records import Record
+from agent.literature import Record
 
 
 def filter_hop_records(records: Iterable[Record], gate: HopFilter) -> list[Record]:

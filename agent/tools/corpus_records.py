@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agent.errors import CorpusError
 from agent.jsonl import parse_jsonl
-from agent.records import Record
+from agent.literature import Record
 
 
 def _record_from_json(obj: dict, line_no: int) -> Record:

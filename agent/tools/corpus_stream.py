@@ -22,7 +22,7 @@ from xml.etree.ElementTree import Element
 
 from agent.errors import CorpusError
 from agent.jsonl import parse_jsonl
-from agent.records import Record
+from agent.literature import Record
 
 _XML_SUFFIXES = (".xml.gz", ".xml")
 _JSONL_SUFFIXES = (".jsonl.gz", ".jsonl")

@@ -25,7 +25,7 @@ import numpy as np
 
 from agent.errors import CorpusError
 from agent.interfaces import HopFilter
-from agent.records import Provenance, Record
+from agent.literature import Provenance, Record
 from agent.tools.corpus_records import load_corpus
 from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
 

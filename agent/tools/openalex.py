@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from agent.interfaces import HopFilter
-from agent.records import Provenance, Record, normalize_doi
+from agent.literature import Provenance, Record, normalize_doi
 from agent.tools.citations import select_neighbours
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, env_secret
 from agent.tools.parsing import (

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, Field
 
 from agent.errors import CorpusError
-from agent.records import Record
+from agent.literature import Record
 from agent.tools.encoder import DIM, shared_encoder
 from agent.tools.local_index import WORD_PATTERN, bm25_tokenize, file_digest
 from agent.tools.qdrant_index import (

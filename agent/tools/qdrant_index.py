@@ -41,7 +41,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from agent.errors import ConfigurationError, CorpusError
-from agent.records import Record
+from agent.literature import Record
 from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
 from agent.tools.local_index import bm25_tokenize, file_digest
 

@@ -105,7 +105,7 @@ def _summarize_list(items: list[Any], limits: Limits, depth: int) -> list[Any]:
 
 
 def _is_record(value: Any) -> bool:
-    from agent.records import Record
+    from agent.literature import Record
 
     return isinstance(value, Record)
 

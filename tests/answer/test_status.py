@@ -6,7 +6,8 @@ from dataclasses import replace
 
 from agent.answer.status import Findings, Thresholds, rule, stop_reason_of
 from agent.interfaces import CitedSentence, Draft, Plan
-from agent.records import Adjudication, Decision, Hypothesis, HypothesisVerdict, LedgerEntry, Record, Status
+from agent.literature import Record
+from agent.records import Adjudication, Decision, Hypothesis, HypothesisVerdict, LedgerEntry, Status
 from agent.scoring.relevance import RelevanceAssessment
 
 THRESHOLDS = Thresholds(abstain=0.5, verdict_min_evidence=0.5, margin=0.3)

@@ -493,7 +493,7 @@ def test_an_open_questions_findings_stand_alone():
     )
     assert without_connective("Statins increase muscle pain.") == "Statins increase muscle pain."
     reasoner = ExtractiveReasoner(BagOfWordsEmbedder())
-    from agent.records import Passage
+    from agent.literature import Passage
 
     evidence = [
         Passage(record_id="p", text="These include statins, which increase muscle pain in adults.", score=1.0),
@@ -507,7 +507,7 @@ def test_an_open_questions_candidate_answers_name_what_it_asks_about():
     """Seen in evals.open_questions: "What is the effect of DUSP4 on apoptosis?" was declined ("the records found do not
     mention DUSP4") while one of its three candidate answers was "DUSP4 overexpression increased chemotherapy-induced
     apoptosis ...": candidates were picked by likeness to the question, and one about ciclosporin and apoptosis won."""
-    from agent.records import Passage
+    from agent.literature import Passage
 
     reasoner = ExtractiveReasoner(BagOfWordsEmbedder())
     evidence = [
@@ -557,7 +557,7 @@ def test_an_open_question_asking_for_a_cause_is_answered_by_a_sentence_stating_o
     cancer was small, but considering the high probability of progression of CIN III the findings are of importance
     regarding cancer prevention" (0.46), while a candidate said HPV is associated with cervical carcinoma."""
     from agent.english.asks import asks_cause
-    from agent.records import Passage
+    from agent.literature import Passage
 
     assert asks_cause("What is the main cause of cervical cancer?") and asks_cause("What causes scurvy?")
     assert asks_cause("Why do tumours become resistant to erlotinib?")

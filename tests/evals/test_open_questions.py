@@ -6,7 +6,8 @@ import pytest
 
 from agent.english.questions import classify_task, is_polar
 from agent.errors import InputError
-from agent.records import Answer, Citation, LedgerEntry, Status
+from agent.literature import Citation
+from agent.records import Answer, LedgerEntry, Status
 from evals import open_questions
 from evals.open_questions import QUESTIONS, headline_ids, load_questions, read_jsonl, score, summarise
 

@@ -12,7 +12,7 @@ import pytest
 from agent.errors import InputError
 from agent.library.fetch import fetch_into_library, interleave
 from agent.library.store import Library
-from agent.records import Record
+from agent.literature import Record
 from tests.tools.helpers import FakeClock, Router, fixture_response, json_response
 
 ARXIV = "https://export.arxiv.org/api/query"

@@ -10,11 +10,11 @@ import json
 
 import pytest
 
-from agent.backend import offline_indexes
 from agent.config import Context
 from agent.corpus import SCIFACT_SHA256, corpus_label
 from agent.errors import CorpusError
 from agent.library.store import Library
+from agent.search_parts import offline_indexes
 from agent.tools.local_index import LocalSource
 
 MINE = [

@@ -8,8 +8,9 @@ import asyncio
 
 from agent.backend import backend_for, register_backend
 from agent.config import Context
+from agent.literature import Record, SourceLocation
 from agent.nodes.verify_claims import NO_INDEPENDENT_SOURCE, check_claim
-from agent.records import Claim, ClaimVerdict, Record, SourceLocation
+from agent.records import Claim, ClaimVerdict
 from tests.fakes import ListSource, RuleStance, make_backend, record, unique_backend_name
 
 

@@ -14,6 +14,7 @@ from agent.config import Context
 from agent.errors import InputError
 from agent.graph import STEPS
 from agent.interfaces import CitedSentence, Draft, StanceResult
+from agent.literature import Passage, Query
 from agent.nodes.citation_hop import citation_hop
 from agent.nodes.court import court
 from agent.nodes.discriminate import discriminate
@@ -27,7 +28,7 @@ from agent.nodes.runnable import run_step
 from agent.nodes.synthesize import check_citations, synthesize
 from agent.nodes.target_claims import target_claims
 from agent.nodes.verify_claims import one_side_per_record, verdict_for, verify_claims
-from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry, Passage, Query, Status, Usage
+from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry, Status, Usage
 from agent.scoring.chunking import section_window_passages, sentence_passages
 from agent.scoring.court import margin_of, passage_weight, relevance_weight, score_hypothesis
 from agent.state import merge_records

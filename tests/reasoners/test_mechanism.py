@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from agent.literature import Passage
 from agent.reasoners.extractive import ExtractiveReasoner
-from agent.records import Passage
 from tests.fakes import BagOfWordsEmbedder
 
 EVIDENCE = [

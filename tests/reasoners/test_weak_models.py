@@ -15,13 +15,14 @@ from agent.backend import register_backend
 from agent.config import Context
 from agent.graph import graph
 from agent.judges.llm import LLMStanceJudge
+from agent.literature import Passage
 from agent.llm.local import LocalModelGuard, call_deadline, local_guard, stop_at
 from agent.llm.replies import parse_reply
 from agent.metering import metered, wall_clock
 from agent.reasoners.chat import PlanOut
 from agent.reasoners.checks import usable_answer_line, usable_hypothesis
 from agent.reasoners.extractive import ExtractiveReasoner
-from agent.records import Passage, Status
+from agent.records import Status
 from agent.scoring.agreement import set_agreement
 from tests.fakes import (
     BagOfWordsEmbedder,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.records import Record
+from agent.literature import Record
 from agent.scoring.chunking import (
     chunk_document,
     chunk_record,

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from agent.records import Record
+from agent.literature import Record
 from agent.scoring.triangulation import (
     authority_weight,
     herfindahl,

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.service.harness import Processes
 from tests.service.throwaway_postgres import Cluster, postgres_bin, throwaway_cluster
 
 
@@ -27,3 +29,13 @@ def pg_cluster() -> Iterator[Cluster]:
 @pytest.fixture
 def database_url(pg_cluster: Cluster) -> str:
     return pg_cluster.create_database("t" + uuid.uuid4().hex[:12])
+
+
+@pytest.fixture
+def processes(database_url: str, tmp_path: Path) -> Iterator[Processes]:
+    (tmp_path / "logs").mkdir()
+    procs = Processes(database_url, tmp_path / "service-home", tmp_path / "logs")
+    try:
+        yield procs
+    finally:
+        procs.stop()

@@ -8,7 +8,7 @@ import asyncio
 import os
 
 from agent.backend import register_backend
-from agent.records import Record
+from agent.literature import Record
 from tests.fakes import ListSource, make_backend, record
 
 BACKEND = "service-scripted"

@@ -15,7 +15,8 @@ from starlette.testclient import TestClient
 
 from agent.service import keys
 from agent.service.database import ensure_schema
-from agent.service.http_api import Service, create_app
+from agent.service.http_api import create_app
+from agent.service.service import Service
 
 pytestmark = pytest.mark.slow
 
@@ -117,9 +118,9 @@ def test_bad_bodies_are_refused_with_the_reason(api):
             "messages",
         ),
         (
-            client.post(runs, json={"input": {"question": QUESTION}, "interrupt_before": ["court"]}, headers=_h(alice)),
+            client.post(runs, json={"input": {"question": QUESTION}, "interrupt_before": ["judge"]}, headers=_h(alice)),
             422,
-            "interrupt_before",
+            "interrupt_before: the graph has no node 'judge'",
         ),
         (
             client.post(runs, json={"input": {"question": QUESTION}, "metadata": "x"}, headers=_h(alice)),

@@ -7,13 +7,9 @@ checkpoint. The runs use the scripted backend of tests/service/scripted.py (no m
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
-import socket
 import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +17,7 @@ import psycopg
 import pytest
 
 from agent.api import ask
+from tests.service.harness import sdk_client
 from tests.service.scripted import QUESTIONS, SETTINGS
 
 pytestmark = pytest.mark.slow
@@ -35,99 +32,6 @@ def fingerprint(answer: dict[str, Any]) -> dict[str, Any]:
 
 def single_process_answer(question: str) -> dict[str, Any]:
     return fingerprint(ask(question, mode="verify", **SETTINGS).model_dump(mode="json"))
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Processes:
-    """The server and workers this test started, their stderr kept in files; each stopped by its own pid."""
-
-    def __init__(self, url: str, home: Path, logs: Path):
-        self.env = {
-            **os.environ,
-            "SPARKIT_DATABASE_URL": url,
-            "SPARKIT_HOME": str(home),
-            "PYTHONPATH": str(REPO),
-            "SPARKIT_TEST_SEARCH_DELAY_S": "0.2",
-        }
-        self.logs = logs
-        self.started: list[subprocess.Popen[bytes]] = []
-
-    def sparkit(self, *args: str) -> subprocess.Popen[bytes]:
-        log = open(self.logs / f"{args[0]}-{len(self.started)}.log", "wb")  # noqa: SIM115 - closed with the process
-        process = subprocess.Popen(
-            [sys.executable, "-m", "agent.cli", *args], env=self.env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT
-        )
-        self.started.append(process)
-        return process
-
-    def worker(self, *extra: str) -> subprocess.Popen[bytes]:
-        return self.sparkit(
-            "worker",
-            "--import",
-            "tests.service.scripted",
-            "--heartbeat-s",
-            "1",
-            "--stalled-after-s",
-            "4",
-            "--poll-s",
-            "0.5",
-            *extra,
-        )
-
-    def add_user(self, name: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "agent.cli", "users", "add", name],
-            env=self.env,
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout.strip()
-
-    def logged(self) -> str:
-        return "\n".join(p.read_text(errors="replace") for p in sorted(self.logs.glob("*.log")))
-
-    def stop(self) -> None:
-        for process in self.started:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in self.started:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-@pytest.fixture
-def processes(database_url: str, tmp_path: Path) -> Iterator[Processes]:
-    (tmp_path / "logs").mkdir()
-    procs = Processes(database_url, tmp_path / "service-home", tmp_path / "logs")
-    try:
-        yield procs
-    finally:
-        procs.stop()
-
-
-async def _client(processes: Processes, key: str) -> Any:
-    from langgraph_sdk import get_client
-
-    port = _free_port()
-    processes.sparkit("serve", "--port", str(port))
-    client = get_client(url=f"http://127.0.0.1:{port}", api_key=key)
-    for _ in range(240):
-        with contextlib.suppress(Exception):
-            await client.assistants.search()
-            return client
-        await asyncio.sleep(0.5)
-    raise AssertionError("sparkit serve did not start:\n" + processes.logged()[-3000:])
 
 
 def _rows(url: str, query: str, *params: Any) -> list[tuple[Any, ...]]:
@@ -156,7 +60,7 @@ async def test_twelve_runs_through_three_workers_survive_a_killed_worker(process
     assert len({str(a) for a in expected.values()}) > 1
     key = processes.add_user("alice")
     workers = {p.pid: p for p in (processes.worker() for _ in range(3))}
-    client = await _client(processes, key)
+    client = await sdk_client(processes, key)
 
     async def submit(question: str) -> tuple[str, str, str]:
         thread = await client.threads.create()
@@ -201,7 +105,7 @@ async def test_a_worker_killed_before_a_steps_checkpoint_continues_from_the_step
     processes.env["SPARKIT_TEST_DIE_AFTER_UPDATES"] = "2"  # plan, retrieve
     doomed = processes.worker()
     del processes.env["SPARKIT_TEST_DIE_AFTER_UPDATES"]
-    client = await _client(processes, key)
+    client = await sdk_client(processes, key)
     thread = (await client.threads.create())["thread_id"]
     run = await client.runs.create(thread, "sparkit", input={"question": question, "mode": "verify"}, context=SETTINGS)
     assert await asyncio.to_thread(doomed.wait, 600) == -signal.SIGKILL
@@ -229,7 +133,7 @@ async def test_a_cancelled_run_resumes_to_the_same_answer_and_finished_threads_a
     expected = single_process_answer(question)
     key = processes.add_user("alice")
     processes.worker("--prune-after-s", "0")
-    client = await _client(processes, key)
+    client = await sdk_client(processes, key)
     thread = (await client.threads.create())["thread_id"]
     seen: list[str] = []
     run_id = ""

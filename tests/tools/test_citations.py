@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.interfaces import HopFilter
-from agent.records import Record
+from agent.literature import Record
 from agent.tools.citations import filter_hop_records, select_neighbours
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from agent.errors import SourceError
 from agent.interfaces import HopFilter
-from agent.records import Record
+from agent.literature import Record
 from agent.tools.crossref import CrossrefClient, follow_rate_headers
 from agent.tools.http import HostPolicy, HttpOptions, Pacer
 from tests.tools.helpers import FakeClock, fixture_json, fixture_response, json_response

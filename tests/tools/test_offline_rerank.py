@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent.records import Record
+from agent.literature import Record
 from agent.tools.corpus_records import records_from_dicts
 from agent.tools.encoder import shared_encoder
 from agent.tools.local_index import LocalIndex

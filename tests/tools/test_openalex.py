@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 
 from agent.interfaces import HopFilter
-from agent.records import Record
+from agent.literature import Record
 from agent.tools.openalex import OpenAlexClient, rebuild_abstract, work_to_record
 from tests.tools.helpers import fixture_json, fixture_response, json_response
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.records import Provenance
+from agent.literature import Provenance
 from agent.tracing.render_html import render_html
 from agent.tracing.render_text import render_show
 from agent.tracing.view import load_view

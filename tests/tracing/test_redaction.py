@@ -11,7 +11,7 @@ import pytest
 
 from agent.cli import main
 from agent.config import sparkit_home
-from agent.records import Record
+from agent.literature import Record
 from agent.redact import RedactingFilter
 from agent.tools.http import CallEvent, call_events
 from agent.tracing import load_trace, redact, register_secret

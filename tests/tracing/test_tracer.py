@@ -10,7 +10,8 @@ import pytest
 from langchain_core.runnables import RunnableLambda
 
 from agent.api import ask, resume
-from agent.records import Record, Status
+from agent.literature import Record
+from agent.records import Status
 from agent.tools.http import HostPolicy, HttpBase, HttpOptions
 from agent.tracing import list_traces, trace_path, traces_dir
 from agent.tracing.runs import run_records
