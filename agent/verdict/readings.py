@@ -18,7 +18,8 @@ import numpy as np
 
 from agent.judges.breakdown import reader_rows
 from agent.judges.reading import read_structure
-from agent.records import STANCE_LABELS, Hypothesis, Passage, Record
+from agent.literature import Passage, Record
+from agent.records import STANCE_LABELS, Hypothesis
 from agent.scoring.aspect import aspects_of_hypothesis, record_addresses
 from agent.scoring.chunking import structured_label
 from agent.scoring.court import section_weight, under_results
