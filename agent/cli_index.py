@@ -75,15 +75,10 @@ def _build_qdrant(args: argparse.Namespace, settings: Any, corpus: Path) -> int:
         progress=False if args.quiet else None,
         shards=args.shards,
         replicas=args.replicas,
+        force=args.force,
     )
-    print(
-        terminal_safe(
-            f"indexed {report.documents:,} documents ({report.added:,} added, {report.skipped:,} already there): "
-            f"collection {report.collection} ({report.where}); search it with --set index=qdrant"
-            f" --set qdrant_collection={report.collection}",
-            1000,
-        )
-    )
+    search = f"; search it with --set index=qdrant --set qdrant_collection={report.collection}"
+    print(terminal_safe(report.line() + ("" if report.up_to_date or report.updated else search), 1000))
     return 0
 
 
