@@ -19,6 +19,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     from agent.config import sparkit_home
     from agent.corpus import corpus_of
     from agent.errors import CorpusError
+    from agent.tools.index_refresh import refresh_index
     from agent.tools.local_index import LocalIndex, default_index_dir
 
     settings = make_context(None, corpus_path=args.path)
@@ -28,11 +29,16 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     if args.engine == "qdrant":
         return _build_qdrant(args, settings.corpus, corpus)
     target = Path(args.index_dir).expanduser() if args.index_dir else default_index_dir(corpus, sparkit_home())
-    index = LocalIndex.build(corpus, target, progress=False if args.quiet else None)  # it reports itself on stderr
-    print(f"indexed {len(index.records)} documents: {target}")
+    # nothing to do on a current index, an update of a changed corpus, a build otherwise; a build reports on stderr
+    refresh = refresh_index(corpus, target, force=args.force, progress=False if args.quiet else None)
+    print(terminal_safe(refresh.line(), 1000))
     if args.sentences:
         from agent.tools.offline_rerank import SentenceStore
 
+        index = refresh.index or LocalIndex.load(target)
+        if not args.force and SentenceStore.load(index) is not None:
+            print("sentence store up to date: nothing to do")
+            return 0
         started = time.time()
         print("encoding every sentence for the reranker's sentence store (minutes) ...", file=sys.stderr)
         SentenceStore.build(index, progress=not args.quiet)
@@ -69,15 +75,10 @@ def _build_qdrant(args: argparse.Namespace, settings: Any, corpus: Path) -> int:
         progress=False if args.quiet else None,
         shards=args.shards,
         replicas=args.replicas,
+        force=args.force,
     )
-    print(
-        terminal_safe(
-            f"indexed {report.documents:,} documents ({report.added:,} added, {report.skipped:,} already there): "
-            f"collection {report.collection} ({report.where}); search it with --set index=qdrant"
-            f" --set qdrant_collection={report.collection}",
-            1000,
-        )
-    )
+    search = f"; search it with --set index=qdrant --set qdrant_collection={report.collection}"
+    print(terminal_safe(report.line() + ("" if report.up_to_date or report.updated else search), 1000))
     return 0
 
 
@@ -95,7 +96,9 @@ def add_index_commands(sub: argparse._SubParsersAction) -> None:
     """`index build`, with the Qdrant engine's options."""
     index_p = sub.add_parser("index", help="the offline literature index")
     index_sub = index_p.add_subparsers(dest="index_command", required=True)
-    build_p = index_sub.add_parser("build", help="build (or rebuild) the index of a JSONL corpus")
+    build_p = index_sub.add_parser(
+        "build", help="build the index of a JSONL corpus, or update it when the corpus changed (nothing when current)"
+    )
     build_p.add_argument("path", nargs="?", help="corpus JSONL (default: the configured or shared SciFact corpus)")
     build_p.add_argument("--index-dir", help="where to write it")
     build_p.add_argument(
@@ -125,6 +128,11 @@ def add_index_commands(sub: argparse._SubParsersAction) -> None:
         "--vectors-from",
         metavar="INDEX_DIR",
         help="qdrant: reuse the vectors of an embedded index of the same texts instead of encoding them",
+    )
+    build_p.add_argument(
+        "--force",
+        action="store_true",
+        help="rebuild even when the index is current (same corpus digest, encoder and tokeniser: else nothing is done)",
     )
     build_p.add_argument("--quiet", "-q", action="store_true")
     build_p.set_defaults(handler=_cmd_index_build)

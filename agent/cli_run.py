@@ -206,6 +206,7 @@ def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
             r.model_dump(include={"id", "title", "abstract", "year", "doi"}) for r in load_corpus(Path(args.documents))
         ]
     traced = _trace_flag(args)
+    overrides = _settings_overrides(args)
     answer = ask(
         args.text,
         getattr(args, "option", None) or None,
@@ -213,9 +214,19 @@ def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
         on_event=on_event,
         documents=documents,
         trace=traced,
-        **_settings_overrides(args),
+        **overrides,
     )
-    return _print_answer(answer, args, traced)
+    code = _print_answer(answer, args, traced)
+    if documents is None and code == 0:  # the answer is out: the reranker's sentence store may be built now
+        from agent.tools.background_store import after_answer
+
+        try:
+            started = after_answer(overrides)
+        except OSError as exc:  # the answer stands; the store is tried again after the next one
+            started = f"the sentence store's background build did not start ({exc.strerror or exc})"
+        if started:
+            print(terminal_safe(started, 400), file=sys.stderr)
+    return code
 
 
 def _cmd_resume(args: argparse.Namespace) -> int:

@@ -3,7 +3,8 @@
     plan -> retrieve -(decision)-> citation_hop -> rerank
                      \\-----------------------------> rerank -(decision)-> hypothesize -> discriminate -> retrieve
                                                               \\-> court -(decision)-> discriminate (low margin /
-                                                              disagreement)
+                                                              disagreement) -(decision)-> retrieve, or synthesize
+                                                              when no new query can bring a record
                                                                               \\-> synthesize -> verify_claims
                                                                               -(decision)-> target_claims -> retrieve
                                                                                                                       \\->
@@ -44,6 +45,7 @@ from agent.nodes.verify_claims import verify_claims
 from agent.records import Decision
 from agent.routing import (
     decide_after_court,
+    decide_after_discriminate,
     decide_after_rerank,
     decide_after_retrieve,
     decide_after_verify,
@@ -58,7 +60,7 @@ STEPS: dict[str, Step] = {
     "citation_hop": Step(citation_hop, then="rerank"),
     "rerank": Step(rerank, decide=decide_after_rerank),
     "hypothesize": Step(hypothesize, then="discriminate"),
-    "discriminate": Step(discriminate, then="retrieve"),
+    "discriminate": Step(discriminate, decide=decide_after_discriminate),
     "court": Step(court, decide=decide_after_court),
     "synthesize": Step(synthesize, then="verify_claims"),
     "verify_claims": Step(verify_claims, decide=decide_after_verify),

@@ -26,7 +26,15 @@ TaskType = Literal["mcq", "open", "polar", "claim"]  # polar: a yes / no questio
 Stance = Literal["SUPPORT", "CONTRADICT", "NEUTRAL"]
 STANCE_LABELS: tuple[Stance, ...] = ("SUPPORT", "CONTRADICT", "NEUTRAL")  # the order of every stance model's outputs
 Route = Literal[
-    "citation_hop", "rerank", "hypothesize", "court", "discriminate", "synthesize", "target_claims", "report"
+    "retrieve",
+    "citation_hop",
+    "rerank",
+    "hypothesize",
+    "court",
+    "discriminate",
+    "synthesize",
+    "target_claims",
+    "report",
 ]
 """Every node a conditional edge can lead to (agent/routing.py narrows it per edge)."""
 RouteT = TypeVar("RouteT", bound=Route)

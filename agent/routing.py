@@ -22,6 +22,7 @@ from agent.records import ClaimVerdict, Decision, Route
 RetrieveRoute = Literal["citation_hop", "rerank", "report"]
 RerankRoute = Literal["hypothesize", "court"]
 CourtRoute = Literal["discriminate", "synthesize"]
+DiscriminateRoute = Literal["retrieve", "synthesize"]
 VerifyRoute = Literal["target_claims", "report"]
 
 
@@ -37,11 +38,16 @@ class AfterCourt(Decision[CourtRoute]):
     """Another discrimination round, or write the answer."""
 
 
+class AfterDiscriminate(Decision[DiscriminateRoute]):
+    """Retrieve for the new queries, or write the answer when a round could bring nothing new."""
+
+
 class AfterVerify(Decision[VerifyRoute]):
     """Re-check contested claims, or report."""
 
 
 ROUTE_LABELS: dict[str, str] = {
+    "retrieve": "new queries",
     "citation_hop": "hop citations",
     "rerank": "rank pool",
     "hypothesize": "no hypotheses yet",
@@ -70,6 +76,15 @@ def stopped(state: Mapping[str, Any]) -> str | None:
     return f"budget_exhausted: {state['budget_stop']}" if state.get("budget_stop") else None
 
 
+def citation_hop_left(state: Mapping[str, Any], settings: Context) -> bool:
+    """Whether the next retrieval may hop through the citation graph (decide_after_retrieve's condition)."""
+    return (
+        settings.ablations.enable_citation_hop
+        and state.get("hops_done", 0) < settings.retrieval.citation_hops
+        and settings.retrieval.citation_hop_top > 0
+    )
+
+
 def decide_after_retrieve(state: Mapping[str, Any], settings: Context) -> AfterRetrieve:
     """Hop through the citation graph once hypotheses exist and hops remain, else rerank; straight to the report when
     no source could be reached and nothing was ever retrieved (no network)."""
@@ -83,11 +98,7 @@ def decide_after_retrieve(state: Mapping[str, Any], settings: Context) -> AfterR
             at="retrieve", next="rerank", reason="round-1 evidence: rerank before hypotheses", round=round_
         )
     hops = state.get("hops_done", 0)
-    if (
-        settings.ablations.enable_citation_hop
-        and hops < settings.retrieval.citation_hops
-        and settings.retrieval.citation_hop_top > 0
-    ):
+    if citation_hop_left(state, settings):
         if spent := spent_reason(state.get("usage"), run_clock(state).deadline(settings), settings):
             return AfterRetrieve(
                 at="retrieve", next="rerank", reason=f"citation hop skipped: budget spent ({spent})", round=round_
@@ -196,6 +207,34 @@ def decide_after_court(state: Mapping[str, Any], settings: Context) -> AfterCour
             **common,
         )
     return AfterCourt(next="discriminate", reason=f"{why}: discrimination round {extra_rounds + 1}", **common)
+
+
+def decide_after_discriminate(state: Mapping[str, Any], settings: Context) -> AfterDiscriminate:
+    """Retrieve for the round's queries; but a round the court asked for that has no new query (every one proposed
+    was sent before) and no citation hop left cannot add a record: retrieve, rerank and court would run again on the
+    same pool and reach the same margin, so the run writes its answer instead and says why. The first discrimination
+    (after hypothesize, before any court) always goes on: the court has not weighed the evidence yet."""
+    round_ = state.get("round", 0)
+    if stop := stopped(state):
+        return AfterDiscriminate(at="discriminate", next="synthesize", reason=stop, round=round_)
+    weighed = any(d.at == "court" for d in state.get("decisions") or [])
+    queries = len(state.get("queries") or [])
+    if not weighed or queries or citation_hop_left(state, settings):
+        return AfterDiscriminate(
+            at="discriminate",
+            next="retrieve",
+            reason=f"{queries} new quer{'y' if queries == 1 else 'ies'}"
+            + ("" if queries or not weighed else ", a citation hop left"),
+            round=round_,
+        )
+    return AfterDiscriminate(
+        at="discriminate",
+        next="synthesize",
+        reason="no new query (every discriminating query was sent before) and no citation hop left: no new record "
+        "can come; answering from the evidence weighed",
+        margin=state.get("margin"),
+        round=round_,
+    )
 
 
 def decide_after_verify(state: Mapping[str, Any], settings: Context) -> AfterVerify:

@@ -33,4 +33,5 @@ def isolated_home(tmp_path, monkeypatch):
     """Each test writes checkpoints, traces and caches into its own folder."""
     monkeypatch.setenv("SPARKIT_HOME", str(tmp_path / "sparkit-home"))
     monkeypatch.delenv("SPARKIT_CORPUS", raising=False)
+    monkeypatch.setenv("SPARKIT_BACKGROUND_SENTENCES", "0")  # no detached sentence-store builds after a test's `ask`
     yield

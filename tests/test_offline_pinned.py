@@ -68,7 +68,9 @@ def test_offline_answers_match_the_ones_pinned_before_the_chat_model_work(case):
         "confidence": a.confidence,
         "selected": a.selected_option,
         "scores": [[h.id, round(h.score, 6), h.verdict.value] for h in a.hypotheses],
-        "routes": [f"{d.at}->{d.next}" for d in a.decisions],
+        # discriminate->retrieve was an unconditional edge when these were pinned; it is recorded since issue 46 (a
+        # round with no new query goes to synthesize instead, and would show here)
+        "routes": [f"{d.at}->{d.next}" for d in a.decisions if (d.at, d.next) != ("discriminate", "retrieve")],
         "sentences": [s.model_dump() for s in a.sentences],
         "claims": [[c.text, c.verdict.value] for c in a.claims],
         "ledger": [[e.hypothesis_id, e.record_id, e.stance, round(e.confidence * e.weight, 6)] for e in a.ledger],

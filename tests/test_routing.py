@@ -11,7 +11,7 @@ from agent.graph import graph
 from agent.interfaces import CitedSentence, Draft
 from agent.llm.providers import register_chat_model, unregister_chat_model
 from agent.reasoners.extractive import ExtractiveReasoner
-from agent.records import ClaimVerdict, Hypothesis, LedgerEntry, Status
+from agent.records import ClaimVerdict, Decision, Hypothesis, LedgerEntry, Query, Status
 from agent.routing import decide_after_court, decide_after_verify
 from tests.fakes import (
     BagOfWordsEmbedder,
@@ -69,16 +69,84 @@ def test_clear_support_ends_after_one_court():
     assert {c.id for c in answer.citations} <= {r.id for r in SUPPORTING}
 
 
+class FreshQueries(ExtractiveReasoner):
+    """The extractive reasoner, each round's discriminating queries made new (a numbered facet), so every round has
+    something to retrieve: what a loop bounded only by max_discrimination_rounds needs."""
+
+    def __init__(self, embedder):
+        super().__init__(embedder)
+        self.rounds = 0
+
+    async def discriminating_queries(self, question, hypotheses, cap):
+        self.rounds += 1
+        proposed = await super().discriminating_queries(question, hypotheses, cap)
+        return [q.model_copy(update={"text": f"{q.text} facet {self.rounds}"}) for q in proposed]
+
+
 def test_low_margin_loops_to_discrimination_and_is_bounded():
     source = ListSource(SUPPORTING[:2] + OPPOSING[:2])
     # relevance_decay=0: rank would break the tie between the balanced sides this test needs
-    answer = run(
-        CLAIM, make_backend([source]), mode="verify", max_claims=0, max_discrimination_rounds=2, relevance_decay=0.0
-    )
+    backend = make_backend([source], reasoner=FreshQueries(BagOfWordsEmbedder()))
+    answer = run(CLAIM, backend, mode="verify", max_claims=0, max_discrimination_rounds=2, relevance_decay=0.0)
     court = [d for d in answer.decisions if d.at == "court"]
     assert [d.next for d in court] == ["discriminate", "discriminate", "synthesize"]
     assert all(d.margin < 0.06 for d in court)
     assert "max_discrimination_rounds (2) reached" in answer.stop_reason
+
+
+def test_a_round_with_no_new_query_goes_to_the_answer_without_weighing_the_same_pool_again():
+    """Issue 46: rounds 3 and 4 of a low-margin question ran with `queries=0, records=0` and retrieve, rerank and court
+    ran again on the same pool. The extractive reasoner proposes the same queries each round, all sent in round 2, and
+    a list source has no citation graph: after the first court nothing new can come, so the court runs once."""
+    source = ListSource(SUPPORTING[:2] + OPPOSING[:2])
+    stance = RuleStance()
+    answer = run(
+        CLAIM,
+        make_backend([source], stance=stance),
+        mode="verify",
+        max_claims=0,
+        max_discrimination_rounds=3,
+        relevance_decay=0.0,
+    )
+    court = [d for d in answer.decisions if d.at == "court"]
+    assert len(court) == 1 and court[0].next == "discriminate" and court[0].margin < 0.06
+    last = [d for d in answer.decisions if d.at == "discriminate"][-1]
+    assert last.next == "synthesize" and "no new query" in last.reason
+    assert "discriminate: no new query" in answer.stop_reason and "max_discrimination_rounds" not in answer.stop_reason
+    assert [d.round for d in answer.decisions if d.at == "retrieve"] == [1, 2]  # no empty third round
+    assert answer.status in (Status.ANSWERED, Status.INSUFFICIENT_EVIDENCE) and answer.answer
+
+
+def test_a_round_with_no_new_query_still_retrieves_while_a_citation_hop_is_left():
+    from agent.routing import decide_after_discriminate  # issue 46's decider (here, so the file imports on c6b850c)
+
+    weighed = [Decision(at="court", next="discriminate", reason="low margin")]
+    state = {"queries": [], "decisions": weighed, "hops_done": 0, "round": 2}
+    assert decide_after_discriminate(state, Context()).next == "retrieve"  # the hop may still bring records
+    assert decide_after_discriminate({**state, "hops_done": 1}, Context()).next == "synthesize"
+    assert decide_after_discriminate({**state, "hops_done": 1, "decisions": []}, Context()).next == "retrieve"
+    pending = {**state, "hops_done": 1, "queries": [Query(text="aspirin adenoma recurrence")]}
+    assert decide_after_discriminate(pending, Context()).reason == "1 new query"
+
+
+def test_progress_never_states_an_answer_the_report_withdraws():
+    """Issue 46: "[synthesize] answer=Yes: the evidence indicates ..." was printed, then the report abstained. The
+    draft is not the answer: the one progress line that states an answer is the report's, and it is the answer."""
+    name = unique_backend_name()
+    register_backend(name, make_backend([ListSource(SUPPORTING)]))
+    context = Context(backend=name, max_claims=0, abstain_threshold=0.99)  # the draft is declined
+    events = [
+        event
+        for event in graph.stream(
+            {"question": CLAIM, "mode": "verify"}, {"recursion_limit": 100}, context=context, stream_mode="custom"
+        )
+        if isinstance(event, dict) and event.get("event") is None
+    ]
+    answer = graph.invoke({"question": CLAIM, "mode": "verify"}, {"recursion_limit": 100}, context=context)["answer"]
+    assert answer.status == Status.INSUFFICIENT_EVIDENCE and answer.abstained
+    assert any(e["node"] == "synthesize" for e in events)
+    stated = [(e["node"], e["answer"]) for e in events if "answer" in e]
+    assert stated == [("report", answer.answer)]
 
 
 def test_low_margin_without_rounds_left_goes_to_synthesis():

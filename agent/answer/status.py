@@ -101,7 +101,8 @@ class Ruling:
 
 
 def stop_reason_of(decisions: Sequence[Decision], declined: str | None = None) -> str:
-    """Why the run ended: a budget if one stopped a loop, else the court's and the verifier's last word. `declined`:
+    """Why the run ended: a budget if one stopped a loop, else the court's (and, when a round with no new query ended
+    the loop, discrimination's) and the verifier's last word. `declined`:
     why a run gives no answer although the court went on to write one; it leads, and the court's "resolved: margin
     1.000" is left out (a margin of score shares is 1 when only one answer has any support, however little): an
     abstention never reads as resolved."""
@@ -109,8 +110,10 @@ def stop_reason_of(decisions: Sequence[Decision], declined: str | None = None) -
     if budget:
         return f"{budget[-1].at}: {budget[-1].reason}"
     parts = [f"insufficient evidence: {declined}"] if declined else []
-    for at in ("court", "verify_claims"):
+    for at in ("court", "discriminate", "verify_claims"):
         last = next((d for d in reversed(decisions) if d.at == at), None)
+        if at == "discriminate" and (last is None or last.next != "synthesize"):
+            continue  # discrimination speaks only when it ended the loop (no new query could bring a record)
         if last and not (declined and at == "court" and last.reason.startswith("resolved")):
             parts.append(f"{at}: {last.reason}")
     return "; ".join(parts) or "completed"

@@ -39,6 +39,12 @@ def _print_report(report: AddReport, args: argparse.Namespace, verb: str) -> int
             print(terminal_safe(f"skipped {skip.path}: {skip.reason}", 400), file=sys.stderr)
         for note in report.notes:
             print(terminal_safe(f"note: {note}", 400), file=sys.stderr)
+        if report.duplicates and not (report.added or report.updated or report.skipped):
+            print(  # a second add of the same input: nothing was indexed or written, and one line says so
+                f"the library is up to date: the {len(set(report.duplicates))} document(s) given are already in it; "
+                f"nothing to index ({report.seconds:.1f} s; the library has {report.documents} document(s))"
+            )
+            return 0
         print(
             f"{verb} {len(report.added)} document(s), updated {len(report.updated)}, "
             f"{len(set(report.duplicates))} already in the library, "

@@ -106,6 +106,7 @@ class Library:
 
     def __init__(self, root: Path | str | None = None):
         self.root = Path(root).expanduser() if root else default_library_dir()
+        self._corpora: list[Path] = []  # JSONL corpora read by the add under way
 
     @property
     def manifest_path(self) -> Path:
@@ -229,7 +230,7 @@ class Library:
                             continue
                     result = read(path)
                     if path.suffix.lower() == ".jsonl":
-                        _reuse_corpus_vectors(path)
+                        self._corpora.append(path)  # its indexed vectors are read only if something needs encoding
                 except BadFileError as exc:
                     report.skipped.append(Skipped(path=str(path), reason=str(exc)))
                     continue
@@ -328,9 +329,12 @@ class Library:
                     report.updated.append(existing)
             for key in docs[doc_id].dedupe_keys():
                 key_to_id.setdefault(key, doc_id)
+        corpora, self._corpora = self._corpora, []
         if not rebuild:
             report.documents = len(docs)
             return
+        for corpus in corpora:  # loading a corpus's index costs seconds: only when something is to be encoded
+            _reuse_corpus_vectors(corpus)
         records: list[Record] = []
         for doc_id, doc in docs.items():
             records += (

@@ -160,6 +160,12 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
         searched=backend.searched,
     )
     emit(
-        {"node": "report", "status": ruling.status.value, "confidence": ruling.confidence, "citations": len(citations)}
+        {
+            "node": "report",
+            "status": ruling.status.value,
+            "answer": answer.answer,  # the one answer progress states: synthesize's draft may be declined here
+            "confidence": ruling.confidence,
+            "citations": len(citations),
+        }
     )
     return {"answer": answer}

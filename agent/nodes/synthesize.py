@@ -42,6 +42,10 @@ async def _checked(draft: Draft, pool: dict, backend: Any, settings: Context) ->
     return draft.model_copy(update={"sentences": kept, "faithfulness": faithfulness}), notes + faith_notes
 
 
+def _cited(draft: Draft) -> set[str]:
+    return {c for sentence in draft.sentences for c in sentence.citations} | set(draft.answer_citations)
+
+
 async def synthesize(state: ResearchState, parts: RunParts) -> ResearchState:
     settings = parts.settings
     backend = await parts.backend()
@@ -58,5 +62,7 @@ async def synthesize(state: ResearchState, parts: RunParts) -> ResearchState:
         )
         draft, more = await _checked(draft.alternative, pool, backend, settings)
         notes += more
-    emit({"node": "synthesize", "answer": draft.answer, "sentences": len(draft.sentences)})
+    # a draft, not the answer: the report may still decline it (too little evidence, a low confidence), so its progress
+    # line states the answer and this one only what was drafted
+    emit({"node": "synthesize", "sentences": len(draft.sentences), "cited": len(_cited(draft))})
     return {"draft": draft, "notes": notes}

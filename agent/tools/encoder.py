@@ -75,14 +75,18 @@ _bulk_model: SentenceTransformer | None = None
 
 
 def bf16_bulk_encoding() -> bool:
-    """Whether an index build encodes in bfloat16: only when SPARKIT_BULK_BF16=1 asks for it and this CPU computes
-    bf16 natively (AMX or AVX512-BF16; Linux /proc/cpuinfo; elsewhere it is emulated, and slower). Opt-in: on such a
-    CPU it took 2.5-3.9x less CPU per abstract, with cosines >= 0.99992 against fp32 on 755 SciFact abstracts and
-    dense nDCG@10 0.7963 against 0.7967 on them, but the full BEIR-SciFact check has not been run, and an index built
-    so differs slightly from one built in fp32 on another machine."""
-    forced = os.environ.get(BF16_ENV, "").strip().lower()
-    if forced not in ("1", "true", "yes", "on"):
+    """Whether an index build encodes in bfloat16: by default wherever this CPU computes bf16 natively (AMX or
+    AVX512-BF16; Linux /proc/cpuinfo; elsewhere it is emulated, and slower); SPARKIT_BULK_BF16=0 keeps fp32. On such a
+    CPU it takes 2.5-3.9x less CPU per abstract, and BEIR-SciFact nDCG@10 holds within 0.005 of fp32 (evals/HISTORY.md,
+    issue 46); an index built so differs slightly from one built in fp32 on another machine."""
+    chosen = os.environ.get(BF16_ENV, "").strip().lower()
+    if chosen in ("0", "false", "no", "off"):
         return False
+    return native_bf16()
+
+
+def native_bf16() -> bool:
+    """Whether this CPU computes bf16 natively (AMX or AVX512-BF16 in /proc/cpuinfo)."""
     try:
         flags = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -91,8 +95,8 @@ def bf16_bulk_encoding() -> bool:
 
 
 def bulk_model() -> SentenceTransformer:
-    """The model for encoding a whole corpus (an index build): a bfloat16 copy when `bf16_bulk_encoding()` (opt-in),
-    else the fp32 model. Queries and everything else use the fp32 model."""
+    """The model for encoding a whole corpus (an index build): a bfloat16 copy when `bf16_bulk_encoding()` (the
+    default on a CPU with native bf16), else the fp32 model. Queries and everything else use the fp32 model."""
     global _bulk_model
     model = load_model()  # before the lock, which loading takes too
     if not bf16_bulk_encoding():

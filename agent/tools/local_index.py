@@ -30,6 +30,8 @@ from agent.tools.corpus_records import load_corpus
 from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
 
 INDEX_VERSION = 2
+TOKENISER = "bm25s-en-stopwords+snowball-english/v1"
+"""The BM25 tokenisation (`bm25_tokenize`), recorded in the manifest: change it whenever a record's tokens would."""
 TOKENS_FILE = "tokens.json"  # BM25 tokens per record, written by save() so an update tokenizes only new records
 WORDS_FILE = "words.json"  # word -> count over the corpus (lower case), the spelling corrector's dictionary
 WORD_PATTERN = re.compile(r"[A-Za-z]+")  # a word, for the speller's counts
@@ -139,6 +141,7 @@ class LocalIndex:
             "documents": len(records),
             "model": MODEL_NAME,
             "dim": DIM,
+            "tokeniser": TOKENISER,
         }
         index = cls(records, bm25, embeddings, manifest)
         index.save(index_dir)
@@ -193,10 +196,13 @@ class LocalIndex:
                         _write_quietly(stored, json.dumps(self._words))
             return self._words
 
-    def updated(self, records: list[Record], manifest: dict, *, progress: bool = False) -> LocalIndex:
+    def updated(
+        self, records: list[Record], manifest: dict, *, progress: bool = False, bulk: bool = False
+    ) -> LocalIndex:
         """A new index over `records` that reuses this one's vectors and BM25 tokens for every record whose id and
-        text are unchanged: only new or changed records are encoded. BM25 scores depend on corpus-wide term
-        statistics, so its matrix is recomputed from the stored tokens (about a second for 5,000 abstracts)."""
+        text are unchanged: only new or changed records are encoded (`bulk`: as an index build encodes). BM25 scores
+        depend on corpus-wide term statistics, so its matrix is recomputed from the stored tokens (about a second for
+        5,000 abstracts)."""
         import bm25s
 
         old_rows = {r.id: i for i, r in enumerate(self.records)}
@@ -208,7 +214,7 @@ class LocalIndex:
             for r in records
         ]
         fresh = [i for i, row in enumerate(keep) if row is None]
-        vectors = shared_encoder().encode([records[i].text for i in fresh], show_progress=progress)
+        vectors = shared_encoder().encode([records[i].text for i in fresh], show_progress=progress, bulk=bulk)
         fresh_tokens = bm25_tokenize([records[i].text for i in fresh], return_ids=False) if fresh else []
         embeddings = np.zeros((len(records), DIM), dtype=np.float32)
         tokens: list[list[str]] = [[] for _ in records]
@@ -226,7 +232,14 @@ class LocalIndex:
             records,
             bm25,
             embeddings,
-            {**manifest, "version": INDEX_VERSION, "documents": len(records), "model": MODEL_NAME, "dim": DIM},
+            {
+                **manifest,
+                "version": INDEX_VERSION,
+                "documents": len(records),
+                "model": MODEL_NAME,
+                "dim": DIM,
+                "tokeniser": TOKENISER,
+            },
         )
         index._tokens = tokens
         return index
@@ -285,10 +298,14 @@ class LocalIndex:
 
     @classmethod
     def open(cls, corpus: Path, index_dir: Path, *, progress: bool | None = None) -> LocalIndex:
-        """Load the index for `corpus`, building it first when absent."""
+        """Load the index for `corpus`, building it first when absent (updating the corpus's previous index beside
+        it when there is one: agent.tools.index_refresh)."""
         if (index_dir / "manifest.json").exists():
             return cls.load(index_dir)
-        return cls.build(corpus, index_dir, progress=progress)
+        from agent.tools.index_refresh import refresh_index
+
+        built = refresh_index(corpus, index_dir, progress=progress).index
+        return built if built is not None else cls.load(index_dir)
 
     # ------------------------------------------------------------------ search
     def lexical(self, query: str, k: int) -> list[tuple[int, float]]:

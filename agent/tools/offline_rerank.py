@@ -95,11 +95,13 @@ class SentenceStore:
     def path_for(index: LocalIndex, home: Path | None = None) -> Path | None:
         """Where the store of `index` lives; None for an in-memory index (nothing to key it by)."""
         digest = index.manifest.get("corpus_sha256")
-        if not digest:
-            return None
-        return (
-            (home or sparkit_home()) / "cache" / "rerank" / f"sentences-{digest[:16]}-{MODEL_NAME}-v{STORE_VERSION}.npz"
-        )
+        return SentenceStore.path_of(digest, home) if digest else None
+
+    @staticmethod
+    def path_of(corpus_sha256: str, home: Path | None = None) -> Path:
+        """Where the store of the index of a corpus of this digest lives."""
+        name = f"sentences-{corpus_sha256[:16]}-{MODEL_NAME}-v{STORE_VERSION}.npz"
+        return (home or sparkit_home()) / "cache" / "rerank" / name
 
     @staticmethod
     def _layout(index: LocalIndex) -> tuple[list[str], np.ndarray, dict[str, int]]:

@@ -1,8 +1,13 @@
 """Building the Qdrant literature index: a corpus streamed into a collection in batches, resumable, refused when the
-collection was built with another embedder or tokeniser; agent.tools.qdrant_index searches it."""
+collection was built with another embedder or tokeniser; agent.tools.qdrant_index searches it.
+
+Idempotent (issue 46): a complete collection of the same corpus digest is left alone (nothing is read or encoded); a
+changed corpus updates the collection in place (new and edited records encoded, removed ones deleted); `force` drops
+the collection and builds it again."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import sys
 import time
@@ -45,8 +50,41 @@ class BuildReport(BaseModel):
     where: str
     documents: int
     added: int
-    skipped: int = Field(description="Records already in the collection (a resumed build), not encoded again.")
+    skipped: int = Field(description="Records already in the collection, unchanged, not encoded again.")
+    edited: int = Field(0, description="Records in the collection whose content changed: encoded again.")
+    removed: int = Field(0, description="Records in the collection no longer in the corpus: deleted.")
+    up_to_date: bool = Field(False, description="The collection was complete and of this corpus digest: nothing done.")
+    updated: bool = Field(False, description="A complete collection of another digest was brought up to date.")
     seconds: float
+
+    def line(self) -> str:
+        """What the build did, in one line."""
+        where = f"collection {self.collection} ({self.where})"
+        if self.up_to_date:
+            return (
+                f"{where} is up to date ({self.documents:,} documents; corpus digest, encoder and tokeniser match): "
+                f"nothing to do ({self.seconds:.1f} s; --force rebuilds)"
+            )
+        if self.updated:
+            return (
+                f"updated {where}: {self.added:,} new, {self.edited:,} edited, {self.removed:,} removed record(s); "
+                f"{self.skipped:,} unchanged; {self.documents:,} documents in {self.seconds:.1f} s"
+            )
+        return f"indexed {self.documents:,} documents ({self.added:,} added, {self.skipped:,} already there): {where}"
+
+
+def corpus_digest(corpus: Path) -> str:
+    """A file's sha256; for a folder, the sha256 of its corpus files' names, sizes and modification times (reading
+    a PubMed baseline's gigabytes to learn it did not change would cost what it saves)."""
+    from agent.tools.corpus_stream import corpus_files
+
+    if corpus.is_file():
+        return file_digest(corpus)
+    digest = hashlib.sha256(b"folder:")
+    for path in corpus_files(corpus):
+        stat = path.stat()
+        digest.update(f"{path.name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
 
 
 def _batches(items: Iterator[_T], size: int) -> Iterator[list[_T]]:
@@ -92,13 +130,42 @@ def _index_payload(client: QdrantClient, location: QdrantLocation, field: str) -
     )
 
 
-def _stored(client: QdrantClient, location: QdrantLocation, ids: list[str]) -> list[Any]:
-    """The points of these ids already in the collection (ids only): what a resumed build skips."""
-    return call(
+def _stored(client: QdrantClient, location: QdrantLocation, ids: list[str]) -> dict[str, Any]:
+    """Point id -> payload of the points of these ids already in the collection: what a build skips when unchanged."""
+    points = call(
         location,
         "checking which records are in",
-        lambda: client.retrieve(location.collection, ids=ids, with_payload=False, with_vectors=False),
+        lambda: client.retrieve(location.collection, ids=ids, with_payload=True, with_vectors=False),
     )
+    return {str(p.id): p.payload for p in points}
+
+
+def _remove_others(client: QdrantClient, location: QdrantLocation, keep: set[str]) -> int:
+    """Delete the points whose id is not in `keep` (records the corpus no longer has); returns how many."""
+    from qdrant_client.http import models
+
+    def page(offset: Any) -> tuple[list[Any], Any]:
+        return call(
+            location,
+            "listing the records",
+            lambda: client.scroll(
+                location.collection, limit=1_000, offset=offset, with_payload=False, with_vectors=False
+            ),
+        )
+
+    def delete(ids: list[Any]) -> None:
+        selector = models.PointIdsList(points=ids)
+        call(location, "deleting removed records", lambda: client.delete(location.collection, selector, wait=True))
+
+    removed, offset = 0, None
+    while True:
+        points, offset = page(offset)
+        gone = [p.id for p in points if str(p.id) not in keep]
+        if gone:
+            delete(gone)
+            removed += len(gone)
+        if offset is None:
+            return removed
 
 
 def _write(client: QdrantClient, location: QdrantLocation, points: list[Any]) -> None:
@@ -124,11 +191,14 @@ def build_qdrant_index(
     replicas: int = 1,
     records: Iterable[Record] | None = None,
     total: int | None = None,
+    force: bool = False,
 ) -> BuildReport:
     """Stream `corpus` (JSONL or PubMed XML, agent.tools.corpus_stream) into the collection, `batch_size` records per
     encoding call and upsert. Resumable: records whose id is already in the collection are skipped, not encoded
     again, so after a crash or Ctrl-C the same command continues where it stopped. A collection built with another
-    embedder or tokeniser is refused before anything is written. `records`/`total` replace reading `corpus` (evals)."""
+    embedder or tokeniser is refused before anything is written. A complete collection of this corpus digest is left
+    alone; one of another digest is updated: edited records are encoded again, records no longer in the corpus are
+    deleted. `force` drops the collection first. `records`/`total` replace reading `corpus` (evals)."""
     from qdrant_client.http import models
 
     from agent.metering import waiting_for
@@ -136,13 +206,29 @@ def build_qdrant_index(
     from agent.tools.corpus_stream import count_records, iter_records
 
     started = time.monotonic()
-    stream = iter(records) if records is not None else iter_records(corpus)
-    total = total if total is not None else count_records(corpus)
     client = connect(location)
     meta = read_metadata(client, location)
     where = f"collection {location.collection!r} ({location.describe()})"
+    if meta is not None and force:
+        call(location, "dropping the collection", lambda: client.delete_collection(location.collection))
+        meta = None
     if meta is not None and (why := incompatibility(meta)) is not None:
         raise CorpusError(f"{where} is refused: {why}; build into a new collection (--collection NAME)")
+    digest = corpus_digest(corpus) if records is None and corpus.exists() else None
+    updating = meta is not None and bool(meta.get("complete"))
+    if updating and meta is not None and digest is not None and meta.get("corpus_sha256") == digest:
+        documents = int(meta.get("documents") or 0)
+        return BuildReport(
+            collection=location.collection,
+            where=location.describe(),
+            documents=documents,
+            added=0,
+            skipped=documents,
+            up_to_date=True,
+            seconds=time.monotonic() - started,
+        )
+    stream = iter(records) if records is not None else iter_records(corpus)
+    total = total if total is not None else count_records(corpus)
     before = 0
     if meta is None:
         head = list(itertools.islice(stream, AVGDL_SAMPLE))
@@ -156,9 +242,9 @@ def build_qdrant_index(
         before = call(location, "counting", lambda: client.count(location.collection, exact=True).count)
         meta = {**meta, "complete": False}
         _save_metadata(client, location, meta)
-    digest = file_digest(corpus) if corpus.is_file() else None
     words: Counter[str] = Counter()
-    added = skipped = 0
+    added = skipped = edited = 0
+    seen: set[str] = set()
     cites = False
     start = (
         f"building the Qdrant index of {corpus} ({total:,} records) into {where}: about "
@@ -189,8 +275,12 @@ def build_qdrant_index(
                     words.update(w.lower() for w in WORD_PATTERN.findall(record.text))
                     cites = cites or bool(record.references)
                 ids = [point_id(r.id) for r in unique]
-                present = {str(p.id) for p in _stored(client, location, ids)}
-                fresh = [r for r, i in zip(unique, ids, strict=True) if i not in present]
+                seen.update(ids)
+                present = _stored(client, location, ids)
+                payloads = [r.model_dump(mode="json", exclude_defaults=True) for r in unique]
+                fresh = [r for r, i, p in zip(unique, ids, payloads, strict=True) if present.get(i) != p]
+                changed = sum(1 for i, p in zip(ids, payloads, strict=True) if i in present and present[i] != p)
+                edited += changed
                 skipped += len(unique) - len(fresh)
                 if fresh:
                     texts = [r.text for r in fresh]
@@ -210,7 +300,7 @@ def build_qdrant_index(
                             )
                         )
                     _write(client, location, points)
-                    added += len(fresh)
+                    added += len(fresh) - changed
                 step.advance(len(batch))
     except KeyboardInterrupt:
         print(
@@ -219,16 +309,16 @@ def build_qdrant_index(
             flush=True,
         )
         raise
+    removed = _remove_others(client, location, seen) if before else 0  # the whole corpus was read: the rest is gone
     documents = call(location, "counting", lambda: client.count(location.collection, exact=True).count)
-    previous = meta.get("corpus_sha256")
     meta = {
         **meta,
         "complete": True,
         "documents": documents,
-        "has_citations": bool(meta.get("has_citations")) or cites,
+        "has_citations": cites,
         "words": dict(words.most_common(WORDS_CAP)),
         "corpus": str(corpus.resolve()),
-        "corpus_sha256": digest if before == 0 or previous == digest else None,
+        "corpus_sha256": digest,  # every record was compared with the corpus: the collection is this digest's
     }
     _save_metadata(client, location, meta)
     if location.url:
@@ -239,6 +329,9 @@ def build_qdrant_index(
         documents=documents,
         added=added,
         skipped=skipped,
+        edited=edited,
+        removed=removed,
+        updated=updating,
         seconds=time.monotonic() - started,
     )
 

@@ -221,7 +221,10 @@ def test_cli_builds_a_collection_from_pubmed_xml(tmp_path, encoder, capsys):
         )
         == 0
     )
-    assert "(0 added, 3 already there)" in capsys.readouterr().out
+    assert (
+        "collection pm (Qdrant local mode at " in (out := capsys.readouterr().out)
+        and "is up to date (3 documents" in out
+    )
 
 
 def test_cli_bad_input_and_an_unreachable_server_are_one_line_exit_2(tmp_path, encoder, capsys):
