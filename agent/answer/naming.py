@@ -180,12 +180,19 @@ def unaddressed_terms(question: str, missing: list[str], titles_only: bool = Fal
 COMPARED_OPTION_WORDS = 4  # options this short are names ('statins'), not statements: the evidence must compare them
 
 
-def uncompared_sentence(options: list[str], selected: int, quoted: list[str]) -> str:
+_COMPARING = re.compile(
+    r"\b(more|less|better|worse|higher|lower|greater|superior|inferior|compared|versus|vs|than|most|least)\b", re.I
+)
+
+
+def uncompared_sentence(question: str, options: list[str], selected: int, quoted: list[str]) -> str:
     """' The passages quoted for (A) never name ezetimibe: they do not compare the options.' when the options are
     names and no passage quoted for the chosen one names another option: 'Statins are potent inhibitors of cholesterol
-    biosynthesis' is evidence about statins, not that they lower LDL more than ezetimibe (issue 44). Empty otherwise."""
+    biosynthesis' is evidence about statins, not that they lower LDL more than ezetimibe (issue 44). Only a question
+    that asks for a comparison ('Which is more effective ...?') needs one; 'Which drug increases insulin sensitivity?'
+    is answered by evidence about the drug alone. Empty otherwise."""
     others = [o for i, o in enumerate(options) if i != selected]
-    if not quoted or any(len(o.split()) > COMPARED_OPTION_WORDS for o in options):
+    if not quoted or not _COMPARING.search(question) or any(len(o.split()) > COMPARED_OPTION_WORDS for o in options):
         return ""
     said = {t for text in quoted for t in content_terms(text)}
     if any(set(content_terms(o)) & said for o in others):

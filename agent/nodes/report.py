@@ -129,7 +129,8 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
     text = ruling.text
     if selected is not None:
         text = with_confidence(f"({option_label(selected)}) {plan.options[selected]}", ruling.confidence)
-        text += uncompared_sentence(plan.options, selected, [s.text for s in draft.sentences] if draft else [])
+        quoted = [s.text for s in draft.sentences] if draft else []
+        text += uncompared_sentence(state["question"], plan.options, selected, quoted)
     text = " ".join(filter(None, [text, read_as_sentence(corrections)]))  # the answer says what it read the question as
     relevance = state.get("relevance")
     answer = Answer(

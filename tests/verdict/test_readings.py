@@ -78,9 +78,15 @@ def test_an_mcq_answer_says_when_its_quotes_never_compare_the_options():
     from agent.answer.naming import uncompared_sentence
 
     about_one = ["Statins are potent inhibitors of cholesterol biosynthesis."]
-    assert uncompared_sentence(["statins", "ezetimibe"], 0, about_one) == (
+    question = "Which is more effective at lowering LDL cholesterol?"
+    assert uncompared_sentence(question, ["statins", "ezetimibe"], 0, about_one) == (
         " The passages quoted for (A) never name ezetimibe: they do not compare the options."
     )
-    assert uncompared_sentence(["statins", "ezetimibe"], 0, ["Statins lowered LDL more than ezetimibe did."]) == ""
+    assert (
+        uncompared_sentence(question, ["statins", "ezetimibe"], 0, ["Statins lowered LDL more than ezetimibe did."])
+        == ""
+    )
+    # a question that asks for no comparison is answered by evidence about the option alone
+    assert uncompared_sentence("Which drug lowers LDL cholesterol?", ["statins", "ezetimibe"], 0, about_one) == ""
     # options that are whole statements compete on the same evidence: nothing to say
-    assert uncompared_sentence(["Statins lower LDL in adults with diabetes", "x"], 0, about_one) == ""
+    assert uncompared_sentence(question, ["Statins lower LDL in adults with diabetes", "x"], 0, about_one) == ""
