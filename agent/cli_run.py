@@ -218,10 +218,8 @@ def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
     )
     code = _print_answer(answer, args, traced)
     if documents is None and code == 0:  # the answer is out: the reranker's sentence store may be built now
-        from agent.tools.background_store import after_answer
-
         try:
-            started = after_answer(overrides)
+            started = sentence_store_after_answer(overrides)
         except OSError as exc:  # the answer stands; the store is tried again after the next one
             started = f"the sentence store's background build did not start ({exc.strerror or exc})"
         if started:
@@ -291,3 +289,24 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
     resume_p.add_argument("run_id")
     _add_run_options(resume_p)
     resume_p.set_defaults(handler=_cmd_resume)
+
+
+def sentence_store_after_answer(overrides: dict[str, Any]) -> str | None:
+    """For a `sparkit ask` on the embedded index of a corpus: start its sentence store's build
+    (agent/tools/background_store.py)."""
+    from agent.api import make_context
+    from agent.config import sparkit_home
+    from agent.corpus import corpus_of
+    from agent.tools.background_store import start_sentence_store
+    from agent.tools.local_index import default_index_dir
+
+    settings = make_context(None, **overrides).corpus
+    if settings.backend != "offline" or settings.index == "qdrant" or not settings.use_corpus:
+        return None
+    corpus = corpus_of(settings)  # never downloads: the run found (or fetched) it already
+    if corpus is None or not corpus.is_file():
+        return None
+    index_dir = (
+        Path(settings.index_dir).expanduser() if settings.index_dir else default_index_dir(corpus, sparkit_home())
+    )
+    return start_sentence_store(corpus, index_dir)

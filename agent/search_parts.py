@@ -113,7 +113,8 @@ def _qdrant_index(corpus: CorpusSettings) -> tuple[Path, Any]:
 
 def _corpus_index(corpus: CorpusSettings) -> tuple[Path, LocalIndex]:
     from agent.corpus import corpus_of
-    from agent.tools.local_index import LocalIndex, default_index_dir
+    from agent.tools.index_refresh import open_index
+    from agent.tools.local_index import default_index_dir
 
     if corpus.index == "qdrant":
         return _qdrant_index(corpus)  # a QdrantIndex: searched as a LocalIndex is (local_index.SearchIndex)
@@ -127,7 +128,7 @@ def _corpus_index(corpus: CorpusSettings) -> tuple[Path, LocalIndex]:
         raise CorpusError(f"corpus not found: {path}")
     index_dir = Path(corpus.index_dir).expanduser() if corpus.index_dir else None
     index_dir = index_dir or default_index_dir(path, sparkit_home())
-    return path, LocalIndex.open(path, index_dir)  # a first build reports itself on stderr (LocalIndex.build)
+    return path, open_index(path, index_dir)  # a first build reports itself on stderr (LocalIndex.build)
 
 
 def merged_word_counts(indexes: list[LocalIndex]) -> dict[str, int]:

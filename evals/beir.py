@@ -31,6 +31,7 @@ from agent.config import sparkit_home
 from agent.errors import CorpusError
 from agent.tools.corpus_records import load_corpus
 from agent.tools.encoder import shared_encoder
+from agent.tools.index_refresh import open_index as open_corpus_index
 from agent.tools.local_index import LocalIndex, default_index_dir
 from agent.tools.offline_rerank import HybridReranker, SentenceStore
 from benchmarks.cli import commit
@@ -91,7 +92,7 @@ def open_index(corpus: Path, index_dir: Path | None) -> LocalIndex:
     """The index of `corpus` under $SPARKIT_HOME (built on first use), or a given one checked to hold the
     same documents, whitespace aside (the SciFact and BEIR-SciFact files differ as files, not as documents)."""
     if index_dir is None:
-        return LocalIndex.open(corpus, default_index_dir(corpus, sparkit_home()), progress=True)
+        return open_corpus_index(corpus, default_index_dir(corpus, sparkit_home()), progress=True)
     index = LocalIndex.load(index_dir)
     given = {r.id: " ".join(r.text.split()) for r in load_corpus(corpus)}
     if given != {r.id: " ".join(r.text.split()) for r in index.records}:

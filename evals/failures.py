@@ -12,13 +12,20 @@ A rerun with the same --answers file retries only the failed items (evals/sweep.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from agent.records import Answer, Status
 from agent.redact import redact
 
-if TYPE_CHECKING:
-    from evals.sweep import Answered
+
+class Answered(Protocol):
+    """What failures reads of a sweep's answered item (evals.sweep.Answered), named here so that the sweep imports
+    this module and not the other way round."""
+
+    index: int
+    id: str
+    answer: Answer
+
 
 Item = TypeVar("Item")
 FAILED = 1

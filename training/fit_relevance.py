@@ -38,6 +38,7 @@ from agent.reasoners.extractive import ExtractiveReasoner
 from agent.scoring.relevance import FEATURES, TOP_RECORDS, RelevanceModel, default_model_path, relevance_features
 from agent.tools.corpus_records import records_from_dicts
 from agent.tools.encoder import MODEL_NAME, shared_encoder
+from agent.tools.index_refresh import open_index
 from agent.tools.local_index import LocalIndex, default_index_dir
 from agent.tools.offline_rerank import HybridReranker
 from benchmarks.cli import commit
@@ -65,7 +66,7 @@ def top_records(
 async def rows(corpus: Path, index_dir: Path | None, claims_path: Path, pubmedqa_path: Path) -> list[dict]:
     encoder = shared_encoder()
     reasoner = ExtractiveReasoner(encoder)
-    index = LocalIndex.open(corpus, index_dir or default_index_dir(corpus, sparkit_home()))
+    index = open_index(corpus, index_dir or default_index_dir(corpus, sparkit_home()))
     reranker = HybridReranker.for_index(index)
     aspirin = records_from_dicts(ASPIRIN)
     out: list[dict] = []
@@ -104,7 +105,7 @@ async def claim_record_rows(corpus: Path, index_dir: Path | None, claims_path: P
     its top retrieved abstracts, the best title/sentence cosine and whether the record is gold evidence. (Unannotated
     evidence among the retrieved records is label noise, as in training/dataset.py.)"""
     encoder = shared_encoder()
-    index = LocalIndex.open(corpus, index_dir or default_index_dir(corpus, sparkit_home()))
+    index = open_index(corpus, index_dir or default_index_dir(corpus, sparkit_home()))
     by_id = {r.id: r for r in index.records}
     claims = read_jsonl(claims_path)
     splits = scifact_splits(claims)

@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from agent.config import sparkit_home
 
@@ -70,21 +69,3 @@ def start_sentence_store(corpus: Path, index_dir: Path, home: Path | None = None
         f"building the reranker's sentence store in the background (pid {process.pid}, lowest priority; log {log}); "
         "later runs rerank with it"
     )
-
-
-def after_answer(overrides: dict[str, Any]) -> str | None:
-    """For a `sparkit ask` on the embedded index of a corpus: start its sentence store's build (see the module)."""
-    from agent.api import make_context
-    from agent.corpus import corpus_of
-    from agent.tools.local_index import default_index_dir
-
-    settings = make_context(None, **overrides).corpus
-    if settings.backend != "offline" or settings.index == "qdrant" or not settings.use_corpus:
-        return None
-    corpus = corpus_of(settings)  # never downloads: the run found (or fetched) it already
-    if corpus is None or not corpus.is_file():
-        return None
-    index_dir = (
-        Path(settings.index_dir).expanduser() if settings.index_dir else default_index_dir(corpus, sparkit_home())
-    )
-    return start_sentence_store(corpus, index_dir)

@@ -159,3 +159,12 @@ def _update(
         replaced=replaced,
         index=index,
     )
+
+
+def open_index(corpus: Path, index_dir: Path, *, progress: bool | None = None) -> LocalIndex:
+    """Load the index for `corpus`, building it first when absent (updating the corpus's previous index beside it
+    when there is one)."""
+    if (index_dir / "manifest.json").exists():
+        return LocalIndex.load(index_dir)
+    built = refresh_index(corpus, index_dir, progress=progress).index
+    return built if built is not None else LocalIndex.load(index_dir)

@@ -296,17 +296,6 @@ class LocalIndex:
         index.index_dir = index_dir
         return index
 
-    @classmethod
-    def open(cls, corpus: Path, index_dir: Path, *, progress: bool | None = None) -> LocalIndex:
-        """Load the index for `corpus`, building it first when absent (updating the corpus's previous index beside
-        it when there is one: agent.tools.index_refresh)."""
-        if (index_dir / "manifest.json").exists():
-            return cls.load(index_dir)
-        from agent.tools.index_refresh import refresh_index
-
-        built = refresh_index(corpus, index_dir, progress=progress).index
-        return built if built is not None else cls.load(index_dir)
-
     # ------------------------------------------------------------------ search
     def lexical(self, query: str, k: int) -> list[tuple[int, float]]:
         k = min(k, len(self.records))
