@@ -41,9 +41,16 @@ def scifact_slice(tmp_path_factory):
 def _run(question: str, mode: str, corpus, index_dir):
     app = compile_graph(InMemorySaver())
     config = {"configurable": {"thread_id": f"t-{abs(hash(question))}"}, "recursion_limit": 80}
-    # the pipeline as the earlier court reads it (no decisive floor): what these tests pin is that citations are
-    # retrieved records and the gold abstracts are found; the floor's cost in answers is measured in evals/HISTORY.md
-    context = Context(corpus_path=str(corpus), index_dir=str(index_dir), max_claims=3, decisive_confidence=0.0)
+    # the pipeline without an abstention floor (the formula's decisive floor, the verdict model's operating point): what
+    # these tests pin is that citations are retrieved records and the gold abstracts are found; what the operating
+    # point costs in answers is measured in evals/HISTORY.md
+    context = Context(
+        corpus_path=str(corpus),
+        index_dir=str(index_dir),
+        max_claims=3,
+        decisive_confidence=0.0,
+        verdict_threshold=0.5,
+    )
     out = asyncio.run(app.ainvoke({"question": question, "mode": mode}, config, context=context))
     return out["answer"], app.get_state(config).values["pool"]
 

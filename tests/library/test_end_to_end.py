@@ -142,7 +142,9 @@ def test_the_readme_question_after_adding_pdfs_still_searches_the_corpus(tmp_pat
     assert main(["library", "add", str(folder), "-q"]) == 0
     capsys.readouterr()
 
-    assert main(["ask", README_QUESTION, "--json", "-q", "--no-trace"]) == 0
+    # what is pinned is that the corpus is still searched beside the library; the verdict model's operating point on
+    # a 300-record slice is not (evals/HISTORY.md, stop 43), so any leading answer above 0.5 is given
+    assert main(["ask", README_QUESTION, "--json", "-q", "--no-trace", "--set", "court.verdict_threshold=0.5"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["searched"] == f"scifact-slice.jsonl ({len(kept):,} records) + your library (3 PDFs)"
     assert answer["status"] == "ANSWERED" and DEMENTIA_STUDY in [c["id"] for c in answer["citations"]], answer["answer"]

@@ -34,12 +34,14 @@ def corpus(tmp_path_factory):
     return path, folder / "index"
 
 
-def _ask(question: str, corpus, options: list[str] | None = None):
+def _ask(question: str, corpus, options: list[str] | None = None, **settings):
     path, index = corpus
     app = compile_graph(InMemorySaver())
     config = {"configurable": {"thread_id": f"t-{abs(hash(question))}"}, "recursion_limit": 80}
     # the wall-time budget off: on a loaded machine a court can take a minute, and what is tested is the reading
-    context = Context(corpus_path=str(path), index_dir=str(index), preset="fast", max_claims=0, max_wall_time_s=900)
+    context = Context(
+        corpus_path=str(path), index_dir=str(index), preset="fast", max_claims=0, max_wall_time_s=900, **settings
+    )
     state = {"question": question, "options": options or [], "mode": "ask"}
     return asyncio.run(app.ainvoke(state, config, context=context))["answer"]
 
