@@ -56,9 +56,9 @@ def test_open_access_articles_are_not_cited_less_often(corpus):
 
 
 def test_the_sentence_that_decides_birth_weight_is_quoted_first(corpus):
-    answer = _ask(
-        "Is a higher birth weight in women associated with a higher risk of breast cancer later in life?", corpus
-    )
+    # which sentence is quoted first is what is pinned, not the operating point (0.67-0.87 here, by index precision)
+    question = "Is a higher birth weight in women associated with a higher risk of breast cancer later in life?"
+    answer = _ask(question, corpus, verdict_threshold=0.5)
     assert answer.verdict == "SUPPORT", answer.answer
     first = answer.sentences[0].text.lower()
     assert "birthweight" in first or "birth weight" in first, first
