@@ -36,7 +36,7 @@ from sklearn.metrics import log_loss, roc_auc_score
 from sklearn.model_selection import GroupKFold
 
 from agent.verdict.features import claim_features, option_features
-from agent.verdict.model import CLASSES, SETTINGS, reader_versions
+from agent.verdict.model import CLASSES, SETTINGS, reader_versions, softmax
 from benchmarks.formats import read_jsonl
 from benchmarks.questions import contrast_pairs
 from benchmarks.selection import choose_or_safest, curve
@@ -129,11 +129,6 @@ def oof_logits(
         model.fit((x[train] - mean) / scale, y[train])
         out[test] = _columns(model, model.decision_function((x[test] - mean) / scale), n_classes)
     return out
-
-
-def softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def temperature_of(logits: np.ndarray, y: np.ndarray) -> float:

@@ -81,7 +81,8 @@ class Linear:
         return (z @ self.coef.T + self.intercept) / self.temperature
 
 
-def _softmax(logits: np.ndarray, axis: int) -> np.ndarray:
+def softmax(logits: np.ndarray, axis: int = 1) -> np.ndarray:
+    """Probabilities along `axis` (training/fit_verdict.py uses the same, so fit and runtime normalise alike)."""
     shifted = np.exp(logits - logits.max(axis=axis, keepdims=True))
     return shifted / shifted.sum(axis=axis, keepdims=True)
 
@@ -102,14 +103,14 @@ class VerdictModel:
 
     def claim_probabilities(self, features: dict[str, float], setting: str = "corpus") -> dict[str, float]:
         """P(SUPPORT), P(CONTRADICT), P(NOT_ENOUGH_INFO) of one claim in one setting."""
-        row = _softmax(self.claim_model(setting).logits([features]), axis=1)[0]
+        row = softmax(self.claim_model(setting).logits([features]), axis=1)[0]
         return {label: float(p) for label, p in zip(CLASSES, row, strict=True)}
 
     def option_probabilities(self, options: list[dict[str, float]]) -> list[float]:
         """Each option's probability of being the right one (they sum to 1)."""
         if not options:
             return []
-        return [float(p) for p in _softmax(self.option.logits(options)[:, 0], axis=0)]
+        return [float(p) for p in softmax(self.option.logits(options)[:, 0], axis=0)]
 
 
 def read_model(path: Path) -> VerdictModel:
