@@ -114,8 +114,12 @@ def add_index_commands(sub: argparse._SubParsersAction) -> None:
         "for millions of "
         "records; the path may also be PubMed .xml.gz files or a folder of them; resumable)",
     )
-    build_p.add_argument("--qdrant-url", help="qdrant: the server (API key from QDRANT_API_KEY); default: local mode")
-    build_p.add_argument("--qdrant-path", help="qdrant local mode: the folder (default $SPARKIT_HOME/qdrant)")
+    build_p.add_argument(
+        "--qdrant-url", help="qdrant: the server (API key from QDRANT_API_KEY); default: a Qdrant Edge folder"
+    )
+    build_p.add_argument(
+        "--qdrant-path", help="qdrant without a server: the Qdrant Edge folder (default $SPARKIT_HOME/qdrant)"
+    )
     build_p.add_argument("--collection", help="qdrant: the collection (default sparkit-<corpus name>-<digest>)")
     build_p.add_argument(
         "--batch-size", type=_positive, default=256, help="qdrant: records per encoding call and upsert"

@@ -83,7 +83,7 @@ def offline_indexes(
 
 def qdrant_location(corpus: CorpusSettings, path: Path | None = None) -> Any:
     """Where the settings' Qdrant collection lives: the named collection (else the one a build of the default corpus
-    names), on the server at qdrant_url or in the local-mode folder (qdrant_path, else $SPARKIT_HOME/qdrant)."""
+    names), on the server at qdrant_url or in a Qdrant Edge folder (qdrant_path, else $SPARKIT_HOME/qdrant)."""
     from agent.corpus import corpus_of
     from agent.tools.qdrant_index import QdrantLocation, default_collection
 

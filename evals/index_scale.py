@@ -17,9 +17,11 @@ query; nDCG@10 and recall@100 are BEIR-SciFact's on the judged queries (train qr
 copies, a copy of a relevant document counts as that document, and a ranking keeps each source document once (its
 first copy), so quality at N is comparable with quality at 5,183.
 
-Qdrant runs in qdrant-client's local mode (no server can be installed here): exact search in Python, quantisation
-and HNSW accepted and ignored, each point written with its own SQLite commit. Put --work on tmpfs (/dev/shm) so
-those commits do not measure the disk's fsync.
+Engines: `embedded` (agent.tools.local_index), `qdrant` (a Qdrant folder: Qdrant Edge, the server's engine
+in-process, with HNSW, int8 quantisation and the sparse index; its build time includes building the HNSW graph) and
+`qdrant-local` (qdrant-client's local mode: exact search in Python, quantisation and HNSW accepted and ignored, each
+point written with its own SQLite commit; put --work on tmpfs (/dev/shm) so those commits do not measure the disk's
+fsync). No Qdrant server can be installed here.
 """
 
 from __future__ import annotations
@@ -89,6 +91,12 @@ def _prime(vectors_from: str | None) -> None:
         prime_from_embedded(Path(vectors_from))
 
 
+def _location(engine: str, target: Path) -> Any:
+    from agent.tools.qdrant_index import QdrantLocation
+
+    return QdrantLocation(collection="scale", path=str(target), local="client" if engine == "qdrant-local" else "edge")
+
+
 def child_build(engine: str, corpus: Path, target: Path, vectors_from: str | None) -> dict[str, Any]:
     _prime(vectors_from)
     started = time.perf_counter()
@@ -98,9 +106,8 @@ def child_build(engine: str, corpus: Path, target: Path, vectors_from: str | Non
         LocalIndex.build(corpus, target, progress=False)
     else:
         from agent.tools.qdrant_build import build_qdrant_index
-        from agent.tools.qdrant_index import QdrantLocation
 
-        build_qdrant_index(corpus, QdrantLocation(collection="scale", path=str(target)), batch_size=512)
+        build_qdrant_index(corpus, _location(engine, target), batch_size=512)
     return {"build_s": time.perf_counter() - started}
 
 
@@ -116,9 +123,9 @@ def child_serve(
 
         index: Any = LocalIndex.load(target)
     else:
-        from agent.tools.qdrant_index import QdrantIndex, QdrantLocation
+        from agent.tools.qdrant_index import QdrantIndex
 
-        index = QdrantIndex.open(QdrantLocation(collection="scale", path=str(target)))
+        index = QdrantIndex.open(_location(engine, target))
     open_s = time.perf_counter() - started
     shared_encoder().encode(["warm-up"])
     forget_queries(queries)
@@ -149,10 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--qrels", type=Path, required=True)
     parser.add_argument("--vectors-from", help="an embedded index of --corpus whose vectors are reused")
     parser.add_argument("--sizes", default="5183,10000,100000", help="comma-separated record counts")
-    parser.add_argument("--engines", default="embedded,qdrant")
+    parser.add_argument("--engines", default="embedded,qdrant", help="embedded, qdrant (Edge), qdrant-local")
     parser.add_argument("--query-limit", default="100", help="judged queries per size, one count or one per size")
     parser.add_argument("--work", type=Path, default=Path("/dev/shm/sk-scale"))
     parser.add_argument("--out", type=Path, help="append each result as a JSON line to this file")
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep each index folder (not removed before or after): a Qdrant build stopped midway resumes",
+    )
     parser.add_argument("--child", nargs=3, metavar=("STEP", "ENGINE", "TARGET"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -179,10 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for size, limit in zip(sizes, limits, strict=True):
         corpus = args.work / f"corpus-{size}.jsonl"
-        write_corpus(args.corpus, size, corpus)
+        if not (args.keep and corpus.exists()):
+            write_corpus(args.corpus, size, corpus)
         for engine in args.engines.split(","):
             target = args.work / f"{engine}-{size}"
-            shutil.rmtree(target, ignore_errors=True)
+            if not args.keep:
+                shutil.rmtree(target, ignore_errors=True)
             common = [
                 "--corpus",
                 str(corpus),
@@ -211,8 +225,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.out:
                 with args.out.open("a", encoding="utf-8") as handle:
                     handle.write(json.dumps(row) + "\n")
-            shutil.rmtree(target, ignore_errors=True)
-        corpus.unlink(missing_ok=True)
+            if not args.keep:
+                shutil.rmtree(target, ignore_errors=True)
+        if not args.keep:
+            corpus.unlink(missing_ok=True)
     print(
         f"{'engine':<9} {'records':>9} {'build s':>8} {'build RSS MB':>12} {'disk MB':>8} {'open s':>7} "
         f"{'serve RSS MB':>12} {'p50 ms':>8} {'p95 ms':>8} {'nDCG@10':>8} {'R@100':>7} {'queries':>7}"

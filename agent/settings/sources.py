@@ -45,17 +45,18 @@ class CorpusSettings(SettingsGroup):
         "embedded",
         description="Offline: where the corpus is searched. 'embedded' (the default): the index folder under "
         "$SPARKIT_HOME, read whole into memory; 'qdrant': a Qdrant collection built with `sparkit "
-        "index build --engine qdrant` (a server at qdrant_url, or local mode in qdrant_path), for "
+        "index build --engine qdrant` (a server at qdrant_url, or a Qdrant Edge folder in qdrant_path), for "
         "corpora of millions of records (docs/deploy.md).",
     )
     qdrant_url: str | None = Field(
         None,
         description="index 'qdrant': the server, e.g. http://qdrant:6333 (its API key from the QDRANT_API_KEY "
-        "environment variable, never a setting). Unset: local mode in qdrant_path.",
+        "environment variable, never a setting). Unset: the Qdrant Edge folder in qdrant_path.",
     )
     qdrant_path: str | None = Field(
         None,
-        description="index 'qdrant' without qdrant_url: the local-mode folder (one process at a time). Default: "
+        description="index 'qdrant' without qdrant_url: the folder, searched in-process by Qdrant Edge (the "
+        "server's engine; one process at a time). Default: "
         "$SPARKIT_HOME/qdrant.",
     )
     qdrant_collection: str | None = Field(

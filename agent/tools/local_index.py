@@ -3,7 +3,8 @@
 The corpus it indexes is read by agent.tools.corpus_records (its formats are listed there).
 
 The index is built once (`sparkit index build PATH`) into a temporary folder and renamed into place, so
-a crash never leaves a half-written index; loading checks a manifest and array shapes and raises
+a crash never leaves a half-written index (and the encoding done before it is kept: a rerun resumes it,
+agent.tools.encode_checkpoint); loading checks a manifest and array shapes and raises
 CorpusError with a one-line message when anything is off.
 """
 
@@ -27,6 +28,7 @@ from agent.errors import CorpusError
 from agent.interfaces import HopFilter
 from agent.literature import Provenance, Record
 from agent.tools.corpus_records import load_corpus
+from agent.tools.encode_checkpoint import discard, encode_resumable, work_folder
 from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
 
 INDEX_VERSION = 2
@@ -126,8 +128,12 @@ class LocalIndex:
         ):
             bm25 = bm25s.BM25()
             bm25.index(bm25_tokenize(texts), show_progress=False)
-            embeddings = shared_encoder().encode(texts, on_progress=step.advance, bulk=True)
+            work = work_folder(index_dir)  # a stopped build resumes its encoding (agent.tools.encode_checkpoint)
+            embeddings = encode_resumable(
+                texts, work, shared_encoder(), on_progress=step.advance, announce=setup_progress_wanted(progress)
+            )
             index = cls._built(corpus, index_dir, records, bm25, embeddings)
+        discard(work)
         return index
 
     @classmethod

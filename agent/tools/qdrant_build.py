@@ -116,7 +116,7 @@ def _create(client: QdrantClient, location: QdrantLocation, meta: dict[str, Any]
             metadata={META_KEY: meta},
         ),
     )
-    for field in ("id", "references") if location.url else ():  # local mode has no payload indexes (it scans)
+    for field in ("id", "references") if location.url or location.edge else ():  # local mode scans instead
         _index_payload(client, location, field)
 
 
@@ -320,6 +320,9 @@ def build_qdrant_index(
         "corpus": str(corpus.resolve()),
         "corpus_sha256": digest,  # every record was compared with the corpus: the collection is this digest's
     }
+    if location.edge:  # a server builds its HNSW graph in the background; in-process it is built now, once
+        edge_client: Any = client  # agent.tools.qdrant_edge.EdgeClient, which has what a server does unasked
+        call(location, "building the search graph", lambda: edge_client.optimize(location.collection))
     _save_metadata(client, location, meta)
     if location.url:
         client.close()

@@ -17,8 +17,10 @@ collection and lets the server fuse them, so a run searches it exactly as it sea
 The collection's metadata names the embedder, its dimension and the tokeniser version: an index built with another
 is refused when opened or built into, with the reason, instead of answering from vectors that mean something else.
 
-In qdrant-client's local mode (`qdrant_path`, no server) the same calls run in-process: exact search, no HNSW and no
-quantisation (accepted and ignored), sparse scoring in Python; it is for tests and small corpora.
+Without a server (`qdrant_path`) the same calls run in-process on Qdrant Edge, the server's own engine
+(agent.tools.qdrant_edge: HNSW, int8 quantisation and the sparse index as on a server, a folder of millions on one
+machine). qdrant-client's local mode (exact search in Python over objects in memory) remains behind `local="client"`,
+for the tests of the client calls a server gets.
 
 Building a collection (streaming a corpus in, resumably) is agent.tools.qdrant_build's.
 """
@@ -35,7 +37,7 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -65,17 +67,24 @@ _T = TypeVar("_T")
 
 
 class QdrantLocation(BaseModel):
-    """Where a collection lives: a server (`url`, the API key from QDRANT_API_KEY, never a setting) or a local-mode
-    folder (`path`)."""
+    """Where a collection lives: a server (`url`, the API key from QDRANT_API_KEY, never a setting) or a folder
+    (`path`): Qdrant Edge's (the default) or qdrant-client local mode's (`local="client"`, tests)."""
 
     collection: str
     url: str | None = None
     path: str | None = None
+    local: Literal["edge", "client"] = "edge"
     timeout_s: float = Field(30.0, gt=0)
     retries: int = Field(3, ge=1)
 
+    @property
+    def edge(self) -> bool:
+        return not self.url and self.local == "edge"
+
     def describe(self) -> str:
-        return f"Qdrant at {self.url}" if self.url else f"Qdrant local mode at {self.path}"
+        if self.url:
+            return f"Qdrant at {self.url}"
+        return f"Qdrant Edge at {self.path}" if self.edge else f"Qdrant local mode at {self.path}"
 
 
 def default_collection(corpus: Path) -> str:
@@ -164,6 +173,12 @@ def call(location: QdrantLocation, what: str, fn: Callable[[], _T]) -> _T:
     failure, or the last one, becomes a one-line ConfigurationError."""
     from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+    if location.edge:  # in-process: nothing to retry; the engine's own faults (a corrupt or foreign folder) named
+        try:
+            return fn()
+        except (RuntimeError, OSError) as exc:
+            reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            raise ConfigurationError(f"{location.describe()} failed ({reason}) (while {what})") from None
     for attempt in range(location.retries):
         try:
             return fn()
@@ -175,7 +190,8 @@ def call(location: QdrantLocation, what: str, fn: Callable[[], _T]) -> _T:
 
 
 def connect(location: QdrantLocation) -> QdrantClient:
-    """A client for the location; a local-mode folder another process holds open is refused with the reason."""
+    """A client for the location; a folder another process holds open is refused with the reason. A folder is
+    Qdrant Edge's (agent.tools.qdrant_edge.EdgeClient, which answers the calls below as a QdrantClient does)."""
     from qdrant_client import QdrantClient
 
     if location.url:
@@ -188,8 +204,10 @@ def connect(location: QdrantLocation) -> QdrantClient:
         call(location, "connecting", client.get_collections)
         return client
     if not location.path:
-        raise ConfigurationError("the qdrant index needs qdrant_url (a server) or qdrant_path (local mode)")
+        raise ConfigurationError("the qdrant index needs qdrant_url (a server) or qdrant_path (a folder)")
     key = str(Path(location.path).expanduser().resolve())
+    if location.edge:
+        return _edge_client(Path(key), location)
     with _local_lock:
         if key not in _local_clients:  # a folder's lock is per open: two backends in one process share one client
             try:
@@ -202,7 +220,22 @@ def connect(location: QdrantLocation) -> QdrantClient:
         return _local_clients[key]
 
 
-_local_clients: dict[str, QdrantClient] = {}
+def _edge_client(root: Path, location: QdrantLocation) -> Any:
+    from agent.tools.qdrant_edge import EdgeClient, local_mode_folder
+
+    if local_mode_folder(root, location.collection):
+        raise ConfigurationError(
+            f"{location.describe()} holds collection {location.collection!r} in qdrant-client's local mode (the "
+            "format before Qdrant Edge): build it again into another --qdrant-path"
+        )
+    key = f"edge:{root}"
+    with _local_lock:
+        if key not in _local_clients:
+            _local_clients[key] = EdgeClient(root)
+        return _local_clients[key]
+
+
+_local_clients: dict[str, Any] = {}
 _local_lock = threading.Lock()
 
 

@@ -1,4 +1,4 @@
-"""`sparkit index build --engine qdrant` on the SciFact corpus, in qdrant-client's local mode, answers the README
+"""`sparkit index build --engine qdrant` on the SciFact corpus, into a Qdrant Edge folder, answers the README
 question with the same cited answer as the embedded index (the packaged models, the real corpus, two CLI runs)."""
 
 from __future__ import annotations

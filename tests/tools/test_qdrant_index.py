@@ -1,5 +1,6 @@
-"""The Qdrant index in qdrant-client's local mode: the same hybrid ranking as the embedded index, a build that resumes
-where it stopped, and a collection built with another embedder or tokeniser refused with the reason."""
+"""The Qdrant index in a folder, on Qdrant Edge (the default: the server's engine in-process) and in qdrant-client's
+local mode (the client calls a server gets): the same hybrid ranking as the embedded index, a build that resumes where
+it stopped, and a collection built with another embedder or tokeniser refused with the reason."""
 
 from __future__ import annotations
 
@@ -66,8 +67,21 @@ def scifact_sample(tmp_path):
     return path
 
 
+LOCAL = {"engine": "edge"}
+
+
+@pytest.fixture(autouse=True, params=["edge", "client"])
+def local_engine(request):
+    """Every test on Qdrant Edge and on qdrant-client's local mode (the calls a server gets)."""
+    if request.param == "edge":
+        pytest.importorskip("qdrant_edge")
+    LOCAL["engine"] = request.param
+    yield request.param
+    LOCAL["engine"] = "edge"
+
+
 def _location(tmp_path, name="test"):
-    return QdrantLocation(collection=name, path=str(tmp_path / "qdrant"))
+    return QdrantLocation(collection=name, path=str(tmp_path / "qdrant"), local=LOCAL["engine"])
 
 
 def _forget_clients():
@@ -179,6 +193,11 @@ def test_the_offline_backend_searches_the_collection_when_settings_say_qdrant(tm
     settings = CorpusSettings(
         index="qdrant", qdrant_path=str(tmp_path / "qdrant"), qdrant_collection="pubmed", use_library="off"
     )
+    if LOCAL["engine"] == "client":  # settings open a folder with Qdrant Edge: a local-mode folder is named, not read
+        _forget_clients()
+        with pytest.raises(ConfigurationError, match="holds collection 'pubmed' in qdrant-client's local mode"):
+            offline_indexes(settings, None)
+        return
     indexes, labels = offline_indexes(settings, None)
     assert isinstance(indexes[0], QdrantIndex) and labels == ["pubmed_sample.xml.gz (3 records)"]
     with pytest.raises(CorpusError, match=r"'elsewhere'.*does not exist"):
@@ -221,10 +240,7 @@ def test_cli_builds_a_collection_from_pubmed_xml(tmp_path, encoder, capsys):
         )
         == 0
     )
-    assert (
-        "collection pm (Qdrant local mode at " in (out := capsys.readouterr().out)
-        and "is up to date (3 documents" in out
-    )
+    assert "collection pm (Qdrant Edge at " in (out := capsys.readouterr().out) and "is up to date (3 documents" in out
 
 
 def test_cli_bad_input_and_an_unreachable_server_are_one_line_exit_2(tmp_path, encoder, capsys):
@@ -255,7 +271,7 @@ def test_a_local_folder_another_process_holds_is_refused_with_the_reason(tmp_pat
     with (folder / ".lock").open("r+") as held:  # what another process's client holds: an exclusive flock on .lock
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(ConfigurationError, match=r"cannot be opened .*one process at a time: run a Qdrant server"):
-            qdrant_index.connect(QdrantLocation(collection="x", path=str(folder)))
+            qdrant_index.connect(QdrantLocation(collection="x", path=str(folder), local=LOCAL["engine"]))
 
 
 def test_pubmed_reader_fields_and_faults(tmp_path):
