@@ -13,15 +13,15 @@ import pytest
 
 pytest.importorskip("openinference.instrumentation.langchain", reason="the otel extra is not installed")
 
-from agent.api import ask  # noqa: E402
-from agent.errors import InputError  # noqa: E402
-from agent.records import Status  # noqa: E402
-from agent.redact import redact  # noqa: E402
-from agent.tracing import otel_setup  # noqa: E402
-from agent.tracing.otel import ENDPOINT_ENV, otlp_endpoint  # noqa: E402
-from tests.tracing.helpers import CLAIM, scripted_backend  # noqa: E402
-from tests.tracing.otlp_collector import Collector  # noqa: E402
-from tests.tracing.test_tracer import GRAPH_NODES  # noqa: E402
+from agent.api import ask
+from agent.errors import InputError
+from agent.records import Status
+from agent.redact import redact
+from agent.tracing import otel_setup
+from agent.tracing.otel import ENDPOINT_ENV, otlp_endpoint
+from tests.tracing.helpers import CLAIM, scripted_backend
+from tests.tracing.otlp_collector import Collector
+from tests.tracing.test_tracer import GRAPH_NODES
 
 SECRET = "zq7-not-a-real-key-4481"
 

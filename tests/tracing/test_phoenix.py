@@ -20,12 +20,12 @@ import pytest
 
 pytest.importorskip("openinference.instrumentation.langchain", reason="the otel extra is not installed")
 
-from agent.api import ask  # noqa: E402
-from agent.records import Status  # noqa: E402
-from agent.tracing import otel_setup  # noqa: E402
-from agent.tracing.otel import ENDPOINT_ENV, PROJECT_ENV  # noqa: E402
-from tests.tracing.helpers import CLAIM, scripted_backend  # noqa: E402
-from tests.tracing.test_tracer import GRAPH_NODES  # noqa: E402
+from agent.api import ask
+from agent.records import Status
+from agent.tracing import otel_setup
+from agent.tracing.otel import ENDPOINT_ENV, PROJECT_ENV
+from tests.tracing.helpers import CLAIM, scripted_backend
+from tests.tracing.test_tracer import GRAPH_NODES
 
 pytestmark = pytest.mark.slow
 
