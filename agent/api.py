@@ -23,11 +23,15 @@ from agent.inputs import validate_mode, validate_question
 from agent.interfaces import StanceJudge
 from agent.records import Answer, Status
 from agent.redact import redact
+from agent.tracing.events import collecting_calls
+from agent.tracing.otel import start_run as start_otel_run
 from agent.tracing.progress import NodeUsage, ProgressContext
 from agent.tracing.session import TraceSession, tracing_enabled
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
+
+    from agent.tracing.otel import OtelRun
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +71,10 @@ async def _run(
     callbacks: list | None,
     session: TraceSession | None,
     by_node: NodeUsage,
+    otel: OtelRun | None = None,
 ) -> Answer:
-    """Stream the graph; progress events go to `on_event` (and the trace), per-node usage to `by_node`."""
+    """Stream the graph; progress events go to `on_event` (and the trace), per-node usage to `by_node`; the final
+    state to the trace session and the OpenTelemetry export when on."""
     from agent.backend import release_backends
     from agent.budget import RUN_CLOCK_KEY, RunClock
     from agent.checkpoint import save_run_settings, sqlite_checkpointer
@@ -85,7 +91,10 @@ async def _run(
     progress = ProgressContext()
     loop = asyncio.get_running_loop()
     _runs_in_loop[loop] += 1
-    with session.collecting_calls() if session else contextlib.nullcontext(), _unreachable_hosts_of_this_run():
+    calls = session.calls if session else (otel.calls if otel else None)
+    if otel is not None and calls is not None:
+        otel.calls = calls  # one log for both: call_events holds one list
+    with collecting_calls(calls), _unreachable_hosts_of_this_run():
         try:
             async with sqlite_checkpointer(checkpoint_path()) as saver:
                 if graph_input is not None:
@@ -114,6 +123,8 @@ async def _run(
                 await release_backends()
     if session is not None:
         session.final_state = state.values
+    if otel is not None:
+        otel.final_state = state.values
     answer = state.values.get("answer")
     if answer is None:
         raise SparkitError(f"run {run_id} ended without an answer (next: {list(state.next)})")
@@ -145,21 +156,35 @@ async def _traced_run(
 ) -> Answer:
     """Run, turning failures inside the run into a resumable ERROR answer, and write the trace when on.
 
-    SparkitErrors (bad configuration, missing corpus) still raise, after their trace is written.
+    SparkitErrors (bad configuration, missing corpus) still raise, after their trace is written. With
+    SPARKIT_OTLP_ENDPOINT set the run is also exported over OpenTelemetry (agent/tracing/otel.py).
     """
     session = TraceSession(run_id, settings, graph_input) if tracing_enabled(trace, default=False) else None
+    otel = start_otel_run(run_id, asked, resumed=graph_input is None)
     by_node = NodeUsage()
     answer: Answer | None = None
     try:
-        answer = await _run(graph_input, settings, run_id, on_event, callbacks, session, by_node)
+        with otel.active() if otel else contextlib.nullcontext():
+            answer = await _run(graph_input, settings, run_id, on_event, callbacks, session, by_node, otel)
     except SparkitError as exc:
+        await _end_otel(otel, None, f"{type(exc).__name__}: {exc}")
         await _save_trace(session, None, by_node, f"{type(exc).__name__}: {exc}")
         raise
     except Exception as exc:
         answer = _error_answer(asked, run_id, exc)
         answer.usage.by_node = by_node.as_dict()
-    await _save_trace(session, answer, by_node, answer.answer if answer.status == Status.ERROR else None)
+    error = answer.answer if answer.status == Status.ERROR else None
+    await _end_otel(otel, answer, error)
+    await _save_trace(session, answer, by_node, error)
     return answer
+
+
+async def _end_otel(otel: OtelRun | None, answer: Answer | None, error: str | None) -> None:
+    """Finish the run's OpenTelemetry spans and send them (the flush, bounded, in a worker thread)."""
+    if otel is None:
+        return
+    otel.finish(answer, error)
+    await asyncio.to_thread(otel.flush)
 
 
 async def _save_trace(

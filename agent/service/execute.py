@@ -14,17 +14,24 @@ the next step starts, so a SIGKILL loses at most the step in progress. Cancellat
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 from psycopg_pool import AsyncConnectionPool
 
+from agent.records import Answer
 from agent.service import store
 from agent.service.jsonable import jsonable
 from agent.service.requests import ASSISTANT_ID, GRAPH_ID
 from agent.service.run_options import EXTRA_MODES, graph_command, stream_event
+from agent.tracing.events import collecting_calls
+from agent.tracing.otel import start_run as start_otel_run
+
+if TYPE_CHECKING:
+    from agent.tracing.otel import OtelRun
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +103,6 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
     from agent.api import make_context
     from agent.budget import RUN_CLOCK_KEY, RunClock
     from agent.graph import compile_graph
-    from agent.tools.http.reachability import UnreachableHosts, unreachable_hosts
-    from agent.tracing.progress import ProgressContext
 
     settings = make_context(run.settings)
     app = compile_graph(saver)
@@ -133,6 +138,51 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
         },
     }
     extra = [mode for mode in EXTRA_MODES if mode in run.stream_mode]
+    answer: Any = None
+    otel = start_otel_run(run.run_id, run.input or {}, resumed=graph_input is None)
+    outcome: Outcome = "error", None, "the run stopped before its end"
+    try:
+        with otel.active() if otel else contextlib.nullcontext(), collecting_calls(otel.calls if otel else None):
+            outcome, answer = await _stream(pool, app, run, graph_input, config, settings, extra)
+    except BaseException as exc:
+        outcome = "error", None, f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        if otel is not None:
+            await _end_otel(otel, app, thread, answer, outcome[2] if outcome[0] == "error" else None)
+    if outcome[0] != "success":
+        return outcome
+    if answer is None:
+        state = await app.aget_state(thread)
+        if state.next:  # stopped at a breakpoint: the next run (input None, or a command) goes on from here
+            return await _stopped(pool, run, state.values)
+        return "error", None, f"the run ended without an answer (next: {list(state.next)})"
+    return await _finish(pool, run, answer)
+
+
+async def _end_otel(otel: OtelRun, app: Any, thread: RunnableConfig, answer: Any, error: str | None) -> None:
+    """Give the run's OpenTelemetry export its final state and answer, end it and send it (bounded, in a thread)."""
+    with contextlib.suppress(Exception):  # the state is only read for the retrieval spans
+        otel.final_state = (await app.aget_state(thread)).values
+    otel.finish(answer if isinstance(answer, Answer) else None, error)
+    await asyncio.to_thread(otel.flush)
+
+
+async def _stream(
+    pool: AsyncConnectionPool,
+    app: Any,
+    run: store.RunRow,
+    graph_input: Any,
+    config: RunnableConfig,
+    settings: Any,
+    extra: list[str],
+) -> tuple[Outcome, Any]:
+    """Stream the graph, storing each event; ("success", None, None) when it ran to its end, with the answer
+    (None when it stopped at a breakpoint)."""
+    from agent.tools.http.reachability import UnreachableHosts, unreachable_hosts
+    from agent.tracing.progress import ProgressContext
+
+    options = run.options
     progress = ProgressContext()
     answer: Any = None
     token = unreachable_hosts.set(UnreachableHosts())
@@ -160,19 +210,14 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
                     data = stream_event(mode, chunk)
                 verdict = await store.add_event(pool, run.run_id, run.attempts, mode, jsonable(data))
                 if verdict == "cancelled":
-                    return "interrupted", None, "cancelled"
+                    return ("interrupted", None, "cancelled"), answer
                 if verdict == "superseded":
-                    return None, None, None
+                    return (None, None, None), answer
         finally:
             await stream.aclose()
     finally:
         unreachable_hosts.reset(token)
-    if answer is None:
-        state = await app.aget_state(thread)
-        if state.next:  # stopped at a breakpoint: the next run (input None, or a command) goes on from here
-            return await _stopped(pool, run, state.values)
-        return "error", None, f"the run ended without an answer (next: {list(state.next)})"
-    return await _finish(pool, run, answer)
+    return ("success", None, None), answer
 
 
 async def _stopped(pool: AsyncConnectionPool, run: store.RunRow, values: Any) -> Outcome:

@@ -59,8 +59,11 @@ async def defer_run(app: procrastinate.App, run_id: str, thread_id: str) -> int:
 async def run_worker(url: str, options: WorkerOptions) -> None:
     """Run until SIGINT/SIGTERM: take runs, execute them, watch for stalled jobs."""
     from agent.service.execute import execute_run
+    from agent.tracing.otel import ensure_export
 
     await ensure_schema(url)
+    if endpoint := ensure_export():  # every run of this worker goes there (agent/tracing/otel.py)
+        log.info("exporting runs over OpenTelemetry to %s", endpoint)
     for module in options.imports:
         importlib.import_module(module)
     name = options.name or f"{socket.gethostname()}:{os.getpid()}"

@@ -8,7 +8,8 @@ from the state the node saw plus the usage it added. Source calls come from `age
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agent.config import Context
@@ -26,6 +27,21 @@ class CallLog(list):
     def append(self, event: Any) -> None:
         self.nodes.append(_current_node())
         super().append(event)
+
+
+@contextlib.contextmanager
+def collecting_calls(log: CallLog | None) -> Iterator[None]:
+    """Route HTTP call events into `log` while the graph runs (nothing when it is None)."""
+    if log is None:
+        yield
+        return
+    from agent.tools.http import call_events
+
+    token = call_events.set(log)
+    try:
+        yield
+    finally:
+        call_events.reset(token)
 
 
 def _current_node() -> str | None:

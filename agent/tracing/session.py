@@ -8,10 +8,9 @@ calls, progress, usage per node, the answer, the records it cites) and writes th
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -60,17 +59,6 @@ class TraceSession:
         self.final_state: Mapping[str, Any] = {}
         self.started = datetime.now(UTC)
         self._t0 = time.perf_counter()
-
-    @contextlib.contextmanager
-    def collecting_calls(self) -> Iterator[None]:
-        """Route HTTP call events into this session while the graph runs."""
-        from agent.tools.http import call_events
-
-        token = call_events.set(self.calls)
-        try:
-            yield
-        finally:
-            call_events.reset(token)
 
     def record_progress(self, event: Any) -> None:
         self.progress.append(
