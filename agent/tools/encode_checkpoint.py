@@ -16,23 +16,12 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
-from agent.tools.encoder import DIM
+from agent.tools.encoder import DIM, MiniLMEncoder
 
 CHUNK = 20_000  # about 20-25 minutes of encoding on 2 cores: what a stop can cost at most
-
-
-class BulkEncoder(Protocol):
-    def encode(
-        self,
-        texts: list[str],
-        show_progress: bool = False,
-        on_progress: Callable[[int], None] | None = None,
-        bulk: bool = False,
-    ) -> np.ndarray: ...
 
 
 def work_folder(index_dir: Path) -> Path:
@@ -62,7 +51,7 @@ def _load(path: Path, rows: int) -> np.ndarray | None:
 def encode_resumable(
     texts: list[str],
     work: Path,
-    encoder: BulkEncoder,
+    encoder: MiniLMEncoder,
     *,
     on_progress: Callable[[int], None] | None = None,
     chunk: int = CHUNK,
