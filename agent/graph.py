@@ -13,8 +13,10 @@
                                                                                                                       END
 `STEPS` declares it: each node with the node after it, or the decider (agent/routing.py) whose Decision its branch
 follows, so each route and its numbers are in the state and the trace; each branch is wired to exactly its decider's
-Literal of routes. `graph` has no checkpointer (for `langgraph dev`); `compile_graph(checkpointer)` gives the CLI and
-Python API a resumable one; agent/server.py serves it to langgraph dev.
+Literal of routes. A route to `synthesize` passes through `review` (agent.routing.ROUTE_NODES): a no-op unless the
+run asked for a scientist's review (agent/nodes/review.py), it stops the run there with the court's final ledger.
+`graph` has no checkpointer (for `langgraph dev`); `compile_graph(checkpointer)` gives the CLI and Python API a
+resumable one; agent/server.py serves it to langgraph dev.
 
 A thread holds one question at a time: a new input on a thread that answered before is a new question, run from a
 fresh state (the input keys it leaves out are cleared, `ResearchGraph`; plan clears the rest, agent/nodes/runnable.py);
@@ -38,6 +40,7 @@ from agent.nodes.plan import plan
 from agent.nodes.report import report
 from agent.nodes.rerank import rerank
 from agent.nodes.retrieve import retrieve
+from agent.nodes.review import review
 from agent.nodes.runnable import Decider, Step, node
 from agent.nodes.synthesize import synthesize
 from agent.nodes.target_claims import target_claims
@@ -62,6 +65,7 @@ STEPS: dict[str, Step] = {
     "hypothesize": Step(hypothesize, then="discriminate"),
     "discriminate": Step(discriminate, decide=decide_after_discriminate),
     "court": Step(court, decide=decide_after_court),
+    "review": Step(review, then="synthesize"),
     "synthesize": Step(synthesize, then="verify_claims"),
     "verify_claims": Step(verify_claims, decide=decide_after_verify),
     "target_claims": Step(target_claims, then="retrieve"),

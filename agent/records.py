@@ -104,6 +104,9 @@ class LedgerEntry(BaseModel):
         description="The sentence whose reading decided the verdict (the verdict model's strongest finding on the "
         "winning side): quoted first.",
     )
+    reviewed: bool = Field(
+        default=False, description="A reviewer set this passage's reading (agent/nodes/review.py): confidence 1."
+    )
 
 
 class Claim(BaseModel):
@@ -336,6 +339,11 @@ class Answer(BaseModel):
         default_factory=list,
         description="Words of the question read as others (misspellings the corpus does not know); "
         "`question` is the question as read.",
+    )
+    review: list[dict] | None = Field(
+        default=None,
+        description="What a reviewer changed in the court's ledger before this answer (strike / read / add, each with "
+        "the passage and the readings before and after); [] when the ledger was approved as it was, None unreviewed.",
     )
     searched: str = Field(
         "", description="What the run searched, e.g. 'SciFact (5,183 abstracts) + your library (3 PDFs)'."

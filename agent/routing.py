@@ -60,9 +60,15 @@ ROUTE_LABELS: dict[str, str] = {
 """The label each route's edge carries in the drawn graph (Studio, `draw_mermaid`): why the edge is taken."""
 
 
+ROUTE_NODES: dict[str, str] = {"synthesize": "review"}
+"""Routes that end at another node than their name: writing the answer passes through the review point first
+(agent/nodes/review.py; a no-op unless the run asked for a review), so every way to the answer offers the court's
+final ledger for review."""
+
+
 def routes(route_type: Any) -> dict[Hashable, str]:
     """The edge label -> node name of each route in a route Literal, for `add_conditional_edges`."""
-    return {ROUTE_LABELS[name]: name for name in get_args(route_type)}
+    return {ROUTE_LABELS[name]: ROUTE_NODES.get(name, name) for name in get_args(route_type)}
 
 
 def follow_decision(state: Mapping[str, Any]) -> str:

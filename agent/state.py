@@ -109,6 +109,8 @@ class ResearchState(InputState, total=False):
     ledger: list[LedgerEntry]
     readings: list[dict[str, Any]]  # the last court's readings per sentence (agent/verdict/readings.py)
     verdict_model: dict[str, Any] | None  # the fitted verdict model's decision at the last court (agent/verdict)
+    semantic: list[float]  # each hypothesis's closeness to the court's passages (an MCQ's blend), at the last court
+    review: dict[str, Any] | None  # the reviewer's changes to the court's ledger (agent/nodes/review.py), once made
     margin: float | None
     relevance: (
         RelevanceAssessment | None

@@ -204,6 +204,12 @@ EXAMPLES: dict[str, Any] = {
         "abstention": 0.2,
         "threshold": 0.65,
     },
+    "semantic": [0.61, 0.42],
+    "review": {
+        "changes": [
+            {"action": "strike", "statement": "s", "record_id": "r1", "text": "t", "before": "support", "after": None}
+        ]
+    },
     "margin": 0.4,
     "relevance": RELEVANCE,
     "adjudication": ADJUDICATION,

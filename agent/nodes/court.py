@@ -15,7 +15,7 @@ shares of the positive score mass."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -142,6 +142,47 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
             semantic.append(float(np.mean(np.sort(sims[:, j])[-3:])))
     else:
         scored = list(hypotheses)
+    weighed = await weigh(backend, state, scored, ledger, readings, semantic, judged_entries, relevance, settings)
+    emit(
+        {
+            "node": "court",
+            "round": state.get("round", 0),
+            "margin": weighed["margin"],
+            "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in weighed["hypotheses"]],
+            **({"verdict_model": weighed["verdict_model"]} if weighed["verdict_model"] else {}),
+            **(_adjudication_event(weighed["adjudication"]) if weighed["adjudication"] else {}),
+        }
+    )
+    return cast(
+        ResearchState, {**weighed, "relevance": relevance, "notes": _aspect_notes(off_aspect) + weighed["notes"]}
+    )
+
+
+def _adjudication_event(adjudication: Adjudication) -> dict[str, Any]:
+    return {
+        "adjudication": {
+            "model": adjudication.model_choice,
+            "evidence": adjudication.evidence_choice,
+            "blend": adjudication.blend,
+            "contested": adjudication.contested,
+        }
+    }
+
+
+async def weigh(
+    backend: Any,
+    state: ResearchState,
+    scored: list[Hypothesis],
+    ledger: list[LedgerEntry],
+    readings: list[dict[str, Any]],
+    semantic: list[float],
+    judged_entries: dict[tuple[str, int], LedgerEntry],
+    relevance: RelevanceAssessment | None,
+    settings: Context,
+) -> dict[str, Any]:
+    """From the scored hypotheses and their ledger to the court's update: the MCQ blend, the chat model's
+    adjudication when there is one, the margin, the fitted verdict model's decision. The review point (agent/nodes/
+    review.py) weighs a reviewer's edited ledger through this same path."""
     mcq = state["plan"].task == "mcq"
     evidence_share = (
         semantic_shares(semantic, len(scored)) if mcq else adjudication_scoring.shares([h.score for h in scored])
@@ -158,38 +199,15 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
         scored, model_verdict, model_notes = _model_verdict(backend, state, scored, readings, relevance, settings)
         if model_verdict is not None:
             ledger = with_decider(ledger, judged_entries, readings, scored, model_verdict["family"])
-    emit(
-        {
-            "node": "court",
-            "round": state.get("round", 0),
-            "margin": margin,
-            "hypotheses": [(h.id, round(h.score, 3), h.verdict.value) for h in scored],
-            **({"verdict_model": model_verdict} if model_verdict else {}),
-            **(
-                {
-                    "adjudication": {
-                        "model": adjudication.model_choice,
-                        "evidence": adjudication.evidence_choice,
-                        "blend": adjudication.blend,
-                        "contested": adjudication.contested,
-                    }
-                }
-                if adjudication
-                else {}
-            ),
-        }
-    )
     return {
         "hypotheses": scored,
         "ledger": ledger,
         "readings": readings,
+        "semantic": semantic,
         "verdict_model": model_verdict,
         "margin": margin,
-        "relevance": relevance,
         "adjudication": adjudication,
-        "notes": _aspect_notes(off_aspect)
-        + model_notes
-        + ([f"adjudication: {note}" for note in adjudication.notes] if adjudication else []),
+        "notes": model_notes + ([f"adjudication: {note}" for note in adjudication.notes] if adjudication else []),
     }
 
 

@@ -24,6 +24,7 @@ from agent.literature import Citation
 from agent.nodes.parts import RunParts
 from agent.reasoners.extractive import option_label, winner
 from agent.records import Answer, AnswerSentence, Hypothesis, Status, Usage
+from agent.review.ledger import reviewed_sentence
 from agent.scoring.calibration import evidence_score
 from agent.state import ResearchState
 from agent.tracing.progress import emit
@@ -132,6 +133,8 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
         quoted = [s.text for s in draft.sentences] if draft else []
         text += uncompared_sentence(state["question"], plan.options, selected, quoted)
     text = " ".join(filter(None, [text, read_as_sentence(corrections)]))  # the answer says what it read the question as
+    review = state.get("review")
+    text = " ".join(filter(None, [text, reviewed_sentence(review["changes"]) if review else ""]))
     relevance = state.get("relevance")
     answer = Answer(
         status=ruling.status,
@@ -158,6 +161,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
         faithfulness=draft.faithfulness if draft else None,
         adjudication=state.get("adjudication"),
         corrections=corrections,
+        review=review["changes"] if review else None,
         searched=backend.searched,
     )
     emit(

@@ -185,6 +185,12 @@ class AnswerSettings(SettingsGroup):
         description="With the verdict model, a multiple-choice question abstains when its likeliest option's "
         "probability is below this; 0 (exam-style): it always names the option the evidence favours.",
     )
+    review: bool = Field(
+        False,
+        description="Stop after the court for a scientist's review of its ledger (strike a passage, change its "
+        "reading, add a retrieved record), then recompute the verdict from the edited ledger "
+        "(agent/nodes/review.py; `sparkit ask --review`, Studio's interrupt, the SDK's command.resume).",
+    )
 
 
 class VerificationSettings(SettingsGroup):

@@ -92,6 +92,8 @@ async def read_all(
                     "kind": "sentence",
                     "statement": j,
                     "passage": i,
+                    "sentence": passage.sentence_index,
+                    "sentence_end": passage.sentence_end,
                     "hypotheses": ids_of[statement],
                     "record": passage.record_id,
                     "rank": rank_of[passage.record_id],
