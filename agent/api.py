@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import os
 import uuid
@@ -23,6 +24,7 @@ from agent.inputs import validate_mode, validate_question
 from agent.interfaces import StanceJudge
 from agent.records import Answer, Status
 from agent.redact import redact
+from agent.review.ledger import ReviewPending, check_edits, pending_review, resumable
 from agent.tracing.events import collecting_calls
 from agent.tracing.otel import start_run as start_otel_run
 from agent.tracing.progress import NodeUsage, ProgressContext
@@ -36,6 +38,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EventHandler = Callable[[dict[str, Any]], None]
+Reviewer = Callable[[dict[str, Any]], Any]
+"""Asked at the review point (`review=True`): the ledger under review in (agent.review.ledger.review_payload), the
+edits out ({"strike": [...], "read": {...}, "add": [...]}; {} approves), or an awaitable of them."""
+MAX_REVIEW_ROUNDS = 4  # the node asks again when edits do not fit; it gives up after its own bound
+NO_RESUME = object()
 _runs_in_loop: Counter[asyncio.AbstractEventLoop] = Counter()
 """Runs in progress per event loop: concurrent runs share the cached backends' HTTP clients, so only the last one
 to end releases them."""
@@ -72,9 +79,15 @@ async def _run(
     session: TraceSession | None,
     by_node: NodeUsage,
     otel: OtelRun | None = None,
+    reviewer: Reviewer | None = None,
+    resume_value: Any = NO_RESUME,
 ) -> Answer:
     """Stream the graph; progress events go to `on_event` (and the trace), per-node usage to `by_node`; the final
-    state to the trace session and the OpenTelemetry export when on."""
+    state to the trace session and the OpenTelemetry export when on. At the review point `reviewer` is asked and the
+    run resumed with its edits; without one, ReviewPending (the run waits, checkpointed). `resume_value` resumes a
+    run stopped at its review point with those edits."""
+    from langgraph.types import Command
+
     from agent.backend import release_backends
     from agent.budget import RUN_CLOCK_KEY, RunClock
     from agent.checkpoint import save_run_settings, sqlite_checkpointer
@@ -101,19 +114,30 @@ async def _run(
                     await save_run_settings(saver, run_id, settings.explicit())
                 app = compile_graph(saver)
                 by_node.mark()
-                async for mode, chunk in app.astream(
-                    graph_input, config, context=settings, stream_mode=["updates", "custom"]
-                ):
-                    if mode == "updates":
-                        by_node.observe(chunk)
-                        progress.observe(chunk)
-                        continue
-                    event = progress.enrich(chunk)
-                    if session is not None:
-                        session.record_progress(event)
-                    if on_event is not None:
-                        on_event(event)
-                state = await app.aget_state(config)
+                given: Any = graph_input if resume_value is NO_RESUME else Command(resume=resumable(resume_value))
+                for _ in range(MAX_REVIEW_ROUNDS):
+                    async for mode, chunk in app.astream(
+                        given, config, context=settings, stream_mode=["updates", "custom"]
+                    ):
+                        if mode == "updates":
+                            by_node.observe(chunk)
+                            progress.observe(chunk)
+                            continue
+                        event = progress.enrich(chunk)
+                        if session is not None:
+                            session.record_progress(event)
+                        if on_event is not None:
+                            on_event(event)
+                    state = await app.aget_state(config)
+                    waiting = pending_review(state.interrupts)
+                    if waiting is None:
+                        break
+                    if reviewer is None:
+                        raise ReviewPending(run_id, waiting)
+                    edits = reviewer(waiting)
+                    given = Command(resume=resumable(await edits if inspect.isawaitable(edits) else edits))
+                else:
+                    raise ReviewPending(run_id, waiting or {})  # the reviewer's edits never fitted: the run still waits
         finally:
             _runs_in_loop[loop] -= 1
             if not _runs_in_loop[
@@ -153,6 +177,8 @@ async def _traced_run(
     on_event: EventHandler | None,
     callbacks: list | None,
     trace: bool | None,
+    reviewer: Reviewer | None = None,
+    resume_value: Any = NO_RESUME,
 ) -> Answer:
     """Run, turning failures inside the run into a resumable ERROR answer, and write the trace when on.
 
@@ -165,7 +191,9 @@ async def _traced_run(
     answer: Answer | None = None
     try:
         with otel.active() if otel else contextlib.nullcontext():
-            answer = await _run(graph_input, settings, run_id, on_event, callbacks, session, by_node, otel)
+            answer = await _run(
+                graph_input, settings, run_id, on_event, callbacks, session, by_node, otel, reviewer, resume_value
+            )
     except SparkitError as exc:
         await _end_otel(otel, None, f"{type(exc).__name__}: {exc}")
         await _save_trace(session, None, by_node, f"{type(exc).__name__}: {exc}")
@@ -232,9 +260,14 @@ async def aask(
     on_event: EventHandler | None = None,
     callbacks: list | None = None,
     trace: bool | None = None,
+    reviewer: Reviewer | None = None,
     **overrides: Any,
 ) -> Answer:
     """Answer a question (or check a claim with mode='verify') with cited evidence.
+
+    With `review=True` the run stops after the court for a scientist's review of its ledger: `reviewer(payload)` is
+    asked for the edits (agent/review/ledger.py); without a reviewer ReviewPending is raised, and
+    `resume(run_id, edits={...})` continues the run with them.
 
     Input and configuration problems raise SparkitError subclasses; failures inside the run return an
     Answer with status ERROR whose run_id can be resumed. `trace=True` writes a local trace to
@@ -249,7 +282,7 @@ async def aask(
     graph_input: dict[str, Any] = {"question": question, "options": options, "mode": mode}
     if documents:
         graph_input["documents"] = documents
-    return await _traced_run(graph_input, settings, run_id, graph_input, on_event, callbacks, trace)
+    return await _traced_run(graph_input, settings, run_id, graph_input, on_event, callbacks, trace, reviewer)
 
 
 async def averify(claim: str, **kwargs: Any) -> Answer:
@@ -264,11 +297,15 @@ async def aresume(
     on_event: EventHandler | None = None,
     callbacks: list | None = None,
     trace: bool | None = None,
+    edits: Any = NO_RESUME,
+    reviewer: Reviewer | None = None,
     **overrides: Any,
 ) -> Answer:
     """Continue a checkpointed run from where it stopped, with the settings it started with; `context` and keyword
     settings apply on top (a new `preset` re-applies that preset under them). A traced run's trace gets a new segment.
-    An unknown run id raises InputError, and nothing is written."""
+    An unknown run id raises InputError, and nothing is written. A run waiting at its review point takes `edits`
+    (checked against its ledger first: ReviewError, and nothing runs, when they do not fit or the run is not waiting
+    for a review)."""
     from agent.checkpoint import load_run_question, load_run_settings, sqlite_checkpointer
     from agent.tracing.store import trace_path
 
@@ -281,10 +318,20 @@ async def aresume(
                 f"no checkpointed run {run_id!r} in {checkpoint_path()} (`sparkit trace list` shows recent runs)"
             )
         stored = await load_run_settings(saver, run_id) or {}
+        if edits is not NO_RESUME:
+            await _check_review(saver, run_id, edits)
     given = context.explicit() if isinstance(context, Context) else settings_tree(context)
     settings = make_context(merge_trees(stored, given), **overrides)
     _announce(run_id, on_event)
-    return await _traced_run(None, settings, run_id, asked, on_event, callbacks, trace)
+    return await _traced_run(None, settings, run_id, asked, on_event, callbacks, trace, reviewer, edits)
+
+
+async def _check_review(saver: Any, run_id: str, edits: Any) -> None:
+    """The edits checked against the run's checkpointed ledger and pending review (agent.review.ledger.check_edits)."""
+    from agent.graph import compile_graph
+
+    snapshot = await compile_graph(saver).aget_state({"configurable": {"thread_id": run_id}})
+    check_edits(snapshot.values, snapshot.interrupts, edits, run_id)
 
 
 def ensure_home() -> Path:

@@ -18,6 +18,7 @@ import sys
 from typing import NoReturn
 
 from agent.cli_index import add_index_commands
+from agent.cli_review import add_corrections_command
 from agent.cli_run import add_run_commands
 from agent.cli_trace import add_trace_commands
 from agent.errors import InputError, SparkitError
@@ -91,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     add_run_commands(sub)
+    add_corrections_command(sub)
     add_index_commands(sub)
 
     from agent.library.cli import add_library_commands

@@ -207,6 +207,11 @@ def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
         ]
     traced = _trace_flag(args)
     overrides = _settings_overrides(args)
+    reviewer = None
+    if args.review:  # the court's ledger reviewed at the terminal before the answer (agent/cli_review.py)
+        from agent.cli_review import terminal_reviewer
+
+        overrides["review"], reviewer = True, terminal_reviewer()
     answer = ask(
         args.text,
         getattr(args, "option", None) or None,
@@ -214,6 +219,7 @@ def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
         on_event=on_event,
         documents=documents,
         trace=traced,
+        reviewer=reviewer,
         **overrides,
     )
     code = _print_answer(answer, args, traced)
@@ -231,7 +237,14 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     from agent.api import resume
 
     traced = _trace_flag(args)
-    answer = resume(args.run_id, on_event=_run_events(args), trace=traced, **_settings_overrides(args))
+    reviewer = None
+    if args.review:  # a run waiting at its review point: the ledger reviewed at the terminal
+        from agent.cli_review import terminal_reviewer
+
+        reviewer = terminal_reviewer()
+    answer = resume(
+        args.run_id, on_event=_run_events(args), trace=traced, reviewer=reviewer, **_settings_overrides(args)
+    )
     return _print_answer(answer, args, traced)
 
 
@@ -263,6 +276,12 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         "--no-trace",
         action="store_true",
         help="do not write a local trace (default: $SPARKIT_HOME/traces/RUN_ID.jsonl)",
+    )
+    parser.add_argument(
+        "--review",
+        action="store_true",
+        help="stop after the court: its ledger on stderr, your edits from stdin (strike P / read P against / "
+        "add RECORD_ID), then the verdict from the edited ledger",
     )
 
 

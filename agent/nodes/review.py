@@ -139,8 +139,12 @@ def _judged_by_passage(
     }
     judged = {}
     for entry in ledger:
-        key = (statements.index(by_id[entry.hypothesis_id].statement), entry.record_id, entry.sentence_index,
-               entry.sentence_end)  # fmt: skip
+        key = (
+            statements.index(by_id[entry.hypothesis_id].statement),
+            entry.record_id,
+            entry.sentence_index,
+            entry.sentence_end,
+        )
         if key in number:
             judged[(entry.hypothesis_id, number[key])] = entry
     return judged
@@ -178,16 +182,29 @@ async def _read_added(
             weight = passage_weight(passages[i], record, h, settings, source_types[record.id], rank)
             entries.append(
                 LedgerEntry(
-                    hypothesis_id=h.id, record_id=record.id, sentence_index=passages[i].sentence_index,
-                    sentence_end=passages[i].sentence_end, text=passages[i].text,
-                    stance=STANCE_FLIP[stance] if h.polarity < 0 else stance, confidence=float(confidence),
-                    weight=float(weight), via="review", judged_by=result.judged_by,
+                    hypothesis_id=h.id,
+                    record_id=record.id,
+                    sentence_index=passages[i].sentence_index,
+                    sentence_end=passages[i].sentence_end,
+                    text=passages[i].text,
+                    stance=STANCE_FLIP[stance] if h.polarity < 0 else stance,
+                    confidence=float(confidence),
+                    weight=float(weight),
+                    via="review",
+                    judged_by=result.judged_by,
                 )
-            )  # fmt: skip
+            )
     rows = await read_all(
-        backend.stance, statements, chosen, passages, sims, results, hypotheses, records,
+        backend.stance,
+        statements,
+        chosen,
+        passages,
+        sims,
+        results,
+        hypotheses,
+        records,
         settings.court.section_weights,
-    )  # fmt: skip
+    )
     for row in rows:
         row["rank"] = rank
         if "passage" in row:

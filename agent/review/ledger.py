@@ -12,7 +12,8 @@ Edits, as JSON (Studio's resume value, the SDK's `command.resume`, the Python AP
 
     {"strike": ["p2"], "read": {"p3": "against"}, "add": ["RECORD_ID"]}
 
-An empty object (or null) approves the ledger as it is: the answer is the unreviewed one.
+`{"approve": true}` approves the ledger as it is: the answer is the unreviewed one (the Python API sends it for `{}`
+or None; over the SDK send it, since LangGraph reads an empty resume mapping as no value).
 """
 
 from __future__ import annotations
@@ -20,14 +21,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.errors import InputError
+from agent.errors import InputError, SparkitError
 from agent.literature import Record
 from agent.records import STANCE_LABELS, Hypothesis, LedgerEntry, Stance
 
 READINGS: dict[str, Stance] = {"support": "SUPPORT", "against": "CONTRADICT", "unrelated": "NEUTRAL"}
 SHOWN: dict[Stance, str] = {stance: word for word, stance in READINGS.items()}
 FLIP: dict[Stance, Stance] = {"SUPPORT": "CONTRADICT", "CONTRADICT": "SUPPORT", "NEUTRAL": "NEUTRAL"}
-EDIT_KEYS = ("strike", "read", "add")
+EDIT_KEYS = ("strike", "read", "add", "approve")
+APPROVE = {"approve": True}
+"""The ledger approved as it is. Not `{}`: LangGraph reads an empty resume mapping as no resume value at all."""
 
 
 class ReviewError(InputError):
@@ -92,9 +95,16 @@ def review_passages(hypotheses: list[Hypothesis], ledger: list[LedgerEntry]) -> 
         polarity = by_id[entry.hypothesis_id].polarity
         reading = entry.stance if polarity >= 0 else FLIP[entry.stance]
         seen[key] = ReviewPassage(
-            f"p{len(seen) + 1}", key[0], entry.record_id, key[2], key[3], entry.text, reading, entry.confidence,
+            f"p{len(seen) + 1}",
+            key[0],
+            entry.record_id,
+            key[2],
+            key[3],
+            entry.text,
+            reading,
+            entry.confidence,
             entry.decided,
-        )  # fmt: skip
+        )
     return list(seen.values())
 
 
@@ -114,16 +124,18 @@ def review_payload(
         "passages": [p.shown() for p in passages],
         "addable": [{"record_id": rid, "title": r.title} for rid, r in pool.items() if rid not in in_ledger][:50],
         "how": 'resume with {"strike": ["p2"], "read": {"p3": "against"}, "add": ["RECORD_ID"]}; readings: '
-        "support, against, unrelated; {} approves the ledger as it is",
+        'support, against, unrelated; {"approve": true} keeps the ledger as it is',
     }
 
 
 def parse_edits(value: Any, passages: list[ReviewPassage], pool: dict[str, Record]) -> Edits:
     """The reviewer's edits, checked against the ledger under review: ReviewError names the first that does not fit."""
-    if value is None or value == {}:
+    if value is None or value == {} or value == APPROVE:
         return Edits()
     if not isinstance(value, dict):
         raise ReviewError(f"a review is an object with {', '.join(EDIT_KEYS)} (got {type(value).__name__})")
+    if "approve" in value and len(value) > 1:
+        raise ReviewError('"approve" keeps the ledger as it is: send it alone, or the edits without it')
     unknown = sorted(set(value) - set(EDIT_KEYS))
     if unknown:
         raise ReviewError(f"a review has no field {unknown[0]!r}: its fields are {', '.join(EDIT_KEYS)}")
@@ -191,8 +203,10 @@ def edited_ledger(
             stance = reread[key] if by_id[entry.hypothesis_id].polarity >= 0 else FLIP[reread[key]]
             entry = entry.model_copy(update={"stance": stance, "confidence": 1.0, "reviewed": True})
         kept.append(entry)
-    changes = [Change("strike", by_pid[p].statement, by_pid[p].record_id, by_pid[p].text, SHOWN[by_pid[p].reading],
-                      None) for p in edits.strike]  # fmt: skip
+    changes = [
+        Change("strike", by_pid[p].statement, by_pid[p].record_id, by_pid[p].text, SHOWN[by_pid[p].reading], None)
+        for p in edits.strike
+    ]
     changes += [
         Change("read", by_pid[p].statement, by_pid[p].record_id, by_pid[p].text, SHOWN[by_pid[p].reading], SHOWN[s])
         for p, s in edits.read.items()
@@ -200,8 +214,9 @@ def edited_ledger(
     return kept, changes
 
 
-def edited_readings(readings: list[dict[str, Any]], passages: list[ReviewPassage], edits: Edits,
-                    statements: list[str]) -> list[dict[str, Any]]:  # fmt: skip
+def edited_readings(
+    readings: list[dict[str, Any]], passages: list[ReviewPassage], edits: Edits, statements: list[str]
+) -> list[dict[str, Any]]:
     """The court's reading rows with the edits: a struck sentence's row removed; a re-read one's probabilities, every
     reader's and the negation's, set to the reviewer's reading (the verdict model then weighs it as a certain one)."""
     by_pid = {p.id: p for p in passages}
@@ -254,3 +269,40 @@ def reviewed_sentence(changes: list[dict[str, Any]]) -> str:
     if added:
         parts.append(f"{len(added)} record(s) added ({', '.join(c['record_id'] for c in added)})")
     return "A reviewer edited the court's ledger before this answer: " + "; ".join(parts) + "."
+
+
+class ReviewPending(SparkitError):
+    """A run stopped at its review point with no reviewer to ask: `run_id` resumes it with the edits
+    (`resume(run_id, edits={...})`), `payload` is the ledger under review (review_payload)."""
+
+    exit_code = 3
+
+    def __init__(self, run_id: str, payload: dict[str, Any]):
+        super().__init__(
+            f"run {run_id} waits for a review of its court's ledger ({len(payload.get('passages', []))} passages): "
+            f"resume it with the edits, e.g. resume({run_id!r}, edits={{}}) to approve it as it is"
+        )
+        self.run_id = run_id
+        self.payload = payload
+
+
+def pending_review(interrupts: Any) -> dict[str, Any] | None:
+    """The review payload a stopped run waits on (a StateSnapshot's `interrupts`), else None."""
+    for item in interrupts or ():
+        value = getattr(item, "value", None)
+        if isinstance(value, dict) and value.get("kind") == "court_review":
+            return value
+    return None
+
+
+def check_edits(values: dict[str, Any], interrupts: Any, edits: Any, run_id: str) -> None:
+    """Refuse, before anything runs, edits to a run that is not waiting for a review or that do not fit its ledger."""
+    if pending_review(interrupts) is None:
+        raise ReviewError(f"run {run_id} is not waiting for a review (it is finished, or it never stopped for one)")
+    passages = review_passages(values.get("hypotheses") or [], values.get("ledger") or [])
+    parse_edits(edits, passages, values.get("pool") or {})
+
+
+def resumable(edits: Any) -> Any:
+    """Edits as a resume value LangGraph delivers: no edits (None, {}) become APPROVE."""
+    return APPROVE if edits is None or edits == {} else edits

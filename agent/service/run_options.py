@@ -53,13 +53,30 @@ async def checked_options(body: RunCreate, graph: Any, saver: Any, thread_id: st
     checkpoint_id = body.checkpoint_id or checkpoint_id_of(body.checkpoint)
     if checkpoint_id is not None:
         await checkpoint_config(saver, thread_id, checkpoint_id)  # 422 when the thread has no such checkpoint
+    command = _command(graph, body.command)
+    if command is not None and "resume" in command:
+        command["resume"] = await _checked_review(graph, saver, thread_id, checkpoint_id, command["resume"])
     options = {
         "checkpoint_id": checkpoint_id,
         "interrupt_before": _nodes(graph, "interrupt_before", body.interrupt_before),
         "interrupt_after": _nodes(graph, "interrupt_after", body.interrupt_after),
-        "command": _command(graph, body.command),
+        "command": command,
     }
     return {key: value for key, value in options.items() if value is not None}
+
+
+async def _checked_review(graph: Any, saver: Any, thread_id: str, checkpoint_id: str | None, edits: Any) -> Any:
+    """A `command.resume` answers the review point (agent/nodes/review.py), the graph's only `interrupt`: 409 when the
+    thread is not waiting for a review (a finished run), 422 with the reason when the edits do not fit its ledger;
+    the edits as LangGraph delivers them ({} approves)."""
+    from agent.review.ledger import ReviewError, check_edits, resumable
+
+    snapshot = await graph.aget_state(await checkpoint_config(saver, thread_id, checkpoint_id))
+    try:
+        check_edits(snapshot.values, snapshot.interrupts, edits, f"on thread {thread_id}")
+    except ReviewError as exc:
+        raise HttpError(409 if "not waiting" in str(exc) else 422, f"command.resume: {exc}") from None
+    return resumable(edits)
 
 
 def graph_command(command: dict[str, Any]) -> Any:
