@@ -32,6 +32,7 @@ from agent.scoring.court import (
     blend_mcq,
     margin_of,
     null_result_reading,
+    passage_entry,
     passage_weight,
     score_hypothesis,
     semantic_shares,
@@ -117,24 +118,9 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
                     off_aspect.add(record.id)
                 if h.polarity < 0:
                     stance = STANCE_FLIP[stance]
-                entries.append(
-                    LedgerEntry(
-                        hypothesis_id=h.id,
-                        record_id=record.id,
-                        sentence_index=passages[i].sentence_index,
-                        sentence_end=passages[i].sentence_end,
-                        text=passages[i].text,
-                        stance=stance,
-                        confidence=float(confidence),
-                        weight=float(
-                            passage_weight(
-                                passages[i], record, h, settings, source_types[record.id], rank_of[record.id]
-                            )
-                        ),
-                        via="citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search",
-                        judged_by=result.judged_by,
-                    )
-                )
+                weight = passage_weight(passages[i], record, h, settings, source_types[record.id], rank_of[record.id])
+                via = "citation_hop" if any(p.via == "citation_hop" for p in record.provenance) else "search"
+                entries.append(passage_entry(h, passages[i], stance, confidence, weight, via, result.judged_by))
                 judged_entries[(h.id, i)] = entries[-1]
             h_scored, kept = score_hypothesis(h, entries, settings)
             scored.append(h_scored)

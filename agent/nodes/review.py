@@ -37,7 +37,7 @@ from agent.review.ledger import (
     review_payload,
 )
 from agent.scoring.chunking import sentence_passages
-from agent.scoring.court import passage_weight, score_hypothesis, source_types_by_record
+from agent.scoring.court import passage_entry, passage_weight, score_hypothesis, source_types_by_record
 from agent.state import ResearchState
 from agent.tracing.progress import emit
 from agent.verdict.readings import read_all
@@ -180,20 +180,8 @@ async def _read_added(
             )
             record = next(r for r in records if r.id == passages[i].record_id)
             weight = passage_weight(passages[i], record, h, settings, source_types[record.id], rank)
-            entries.append(
-                LedgerEntry(
-                    hypothesis_id=h.id,
-                    record_id=record.id,
-                    sentence_index=passages[i].sentence_index,
-                    sentence_end=passages[i].sentence_end,
-                    text=passages[i].text,
-                    stance=STANCE_FLIP[stance] if h.polarity < 0 else stance,
-                    confidence=float(confidence),
-                    weight=float(weight),
-                    via="review",
-                    judged_by=result.judged_by,
-                )
-            )
+            stance = STANCE_FLIP[stance] if h.polarity < 0 else stance
+            entries.append(passage_entry(h, passages[i], stance, confidence, weight, "review", result.judged_by))
     rows = await read_all(
         backend.stance,
         statements,

@@ -95,6 +95,30 @@ def decisive(
     )
 
 
+def passage_entry(
+    hypothesis: Hypothesis,
+    passage: Passage,
+    stance: Stance,
+    confidence: float,
+    weight: float,
+    via: str,
+    judged_by: str | None,
+) -> LedgerEntry:
+    """One judged passage's ledger entry for a hypothesis (its stance already read for that hypothesis)."""
+    return LedgerEntry(
+        hypothesis_id=hypothesis.id,
+        record_id=passage.record_id,
+        sentence_index=passage.sentence_index,
+        sentence_end=passage.sentence_end,
+        text=passage.text,
+        stance=stance,
+        confidence=float(confidence),
+        weight=float(weight),
+        via=via,
+        judged_by=judged_by,
+    )
+
+
 def score_hypothesis(
     hypothesis: Hypothesis, entries: list[LedgerEntry], settings: Context
 ) -> tuple[Hypothesis, list[LedgerEntry]]:

@@ -98,3 +98,11 @@ async def sdk_client(processes: Processes, key: str) -> Any:
             return client
         await asyncio.sleep(0.5)
     raise AssertionError("sparkit serve did not start:\n" + processes.logged()[-3000:])
+
+
+WAIT_S = float(os.environ.get("SPARKIT_TEST_WAIT_S") or 600)
+
+
+async def wait_run(client: Any, thread: str, **kwargs: Any) -> Any:
+    """`runs.wait` on the sparkit assistant, bounded (SPARKIT_TEST_WAIT_S)."""
+    return await asyncio.wait_for(client.runs.wait(thread, "sparkit", **kwargs), timeout=WAIT_S)

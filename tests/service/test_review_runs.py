@@ -5,23 +5,15 @@ with the reviewer's edits finishes it with the verdict weighed from the edited l
 
 from __future__ import annotations
 
-import asyncio
-import os
-from typing import Any
-
 import httpx
 import pytest
 
 from tests.service.harness import Processes, sdk_client
+from tests.service.harness import wait_run as _wait
 from tests.service.scripted import QUESTIONS, SETTINGS
 from tests.service.test_workers import fingerprint, single_process_answer
 
 pytestmark = pytest.mark.slow
-WAIT_S = float(os.environ.get("SPARKIT_TEST_WAIT_S") or 600)
-
-
-async def _wait(client: Any, thread: str, **kwargs: Any) -> Any:
-    return await asyncio.wait_for(client.runs.wait(thread, "sparkit", **kwargs), timeout=WAIT_S)
 
 
 async def test_a_review_over_the_sdk(processes: Processes):
