@@ -54,13 +54,14 @@ def default_index_dir(corpus: Path, home: Path) -> Path:
 
 
 def estimated_build_s(documents: int) -> float:
-    """A first guess at an index build's seconds, before any is measured: MiniLM costs about 30 ms of CPU per abstract
-    in bf16 and 70 ms in fp32 (`agent.tools.encoder.bulk_model`), spread over the cores torch uses."""
+    """A first guess at an index build's seconds, before any is measured: MiniLM costs about 50 ms of CPU per abstract
+    in bf16 and 80 ms in fp32 (`agent.tools.encoder.bulk_model`; SciFact's 5,183 took 135 s in bf16 on 2 quiet cores,
+    evals/HISTORY.md stop 48, where 30 ms had promised 81 s), spread over the cores torch uses."""
     import torch
 
     from agent.tools.encoder import bf16_bulk_encoding
 
-    return 3.0 + documents * (0.03 if bf16_bulk_encoding() else 0.07) / max(1, torch.get_num_threads())
+    return 3.0 + documents * (0.05 if bf16_bulk_encoding() else 0.08) / max(1, torch.get_num_threads())
 
 
 def bm25_tokenize(
