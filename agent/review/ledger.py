@@ -280,7 +280,7 @@ class ReviewPending(SparkitError):
     def __init__(self, run_id: str, payload: dict[str, Any]):
         super().__init__(
             f"run {run_id} waits for a review of its court's ledger ({len(payload.get('passages', []))} passages): "
-            f"resume it with the edits, e.g. resume({run_id!r}, edits={{}}) to approve it as it is"
+            f"`sparkit resume {run_id} --review`, or resume({run_id!r}, edits={{...}}) in Python ({{}} approves it)"
         )
         self.run_id = run_id
         self.payload = payload

@@ -173,3 +173,15 @@ def test_an_added_record_is_read_by_the_court_and_counts(home):
         and "CONTRADICT" in {e.stance for e in added if e.hypothesis_id == "H1"}
     )
     assert "1 record(s) added (c1)" in answer.answer and answer.review[0]["action"] == "add"
+
+
+def test_a_run_waiting_for_review_resumed_at_the_terminal_without_review_says_how(home, monkeypatch, capsys):
+    backend = scripted_backend()
+    with pytest.raises(ReviewPending) as waiting:
+        ask(CLAIM, mode="verify", backend=backend, max_claims=0, review=True)
+    run_id = waiting.value.run_id
+    assert main(["resume", run_id, "--set", f"backend={backend}", "--no-trace"]) == 3
+    assert f"`sparkit resume {run_id} --review`" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))  # an empty line: approved as it is
+    assert main(["resume", run_id, "--review", "--set", f"backend={backend}", "--no-trace"]) == 0
+    assert "A reviewer edited" not in capsys.readouterr().out
