@@ -21,13 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.english.lexicon import STANCE_FLIP
 from agent.errors import InputError, SparkitError
 from agent.literature import Record
 from agent.records import STANCE_LABELS, Hypothesis, LedgerEntry, Stance
 
 READINGS: dict[str, Stance] = {"support": "SUPPORT", "against": "CONTRADICT", "unrelated": "NEUTRAL"}
 SHOWN: dict[Stance, str] = {stance: word for word, stance in READINGS.items()}
-FLIP: dict[Stance, Stance] = {"SUPPORT": "CONTRADICT", "CONTRADICT": "SUPPORT", "NEUTRAL": "NEUTRAL"}
 EDIT_KEYS = ("strike", "read", "add", "approve")
 APPROVE = {"approve": True}
 """The ledger approved as it is. Not `{}`: LangGraph reads an empty resume mapping as no resume value at all."""
@@ -93,7 +93,7 @@ def review_passages(hypotheses: list[Hypothesis], ledger: list[LedgerEntry]) -> 
         if key in seen or entry.hypothesis_id not in by_id:
             continue
         polarity = by_id[entry.hypothesis_id].polarity
-        reading = entry.stance if polarity >= 0 else FLIP[entry.stance]
+        reading = entry.stance if polarity >= 0 else STANCE_FLIP[entry.stance]
         seen[key] = ReviewPassage(
             f"p{len(seen) + 1}",
             key[0],
@@ -200,7 +200,7 @@ def edited_ledger(
         if key in struck:
             continue
         if key in reread:
-            stance = reread[key] if by_id[entry.hypothesis_id].polarity >= 0 else FLIP[reread[key]]
+            stance = reread[key] if by_id[entry.hypothesis_id].polarity >= 0 else STANCE_FLIP[reread[key]]
             entry = entry.model_copy(update={"stance": stance, "confidence": 1.0, "reviewed": True})
         kept.append(entry)
     changes = [
@@ -237,7 +237,11 @@ def edited_readings(
                 **row,
                 "p": certain,
                 "readers": {name: list(certain) for name in row.get("readers", {})},
-                **({"neg": [1.0 if label == FLIP[stance] else 0.0 for label in STANCE_LABELS]} if "neg" in row else {}),
+                **(
+                    {"neg": [1.0 if label == STANCE_FLIP[stance] else 0.0 for label in STANCE_LABELS]}
+                    if "neg" in row
+                    else {}
+                ),
                 "structure_side": None,
                 "reviewed": SHOWN[stance],
             }
