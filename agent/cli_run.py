@@ -98,6 +98,8 @@ def _confidence_shown(answer: Any) -> str:
     right; an abstention's is the probability that "insufficient evidence" is right, and is labelled so (a bare
     "confidence 0.56" on every abstention read as a confidence in some answer); a run stopped by its budget without
     an answer or by an error shows none."""
+    if answer.status.value == "LEANING":
+        return f"   probability that the lean is right {answer.confidence:.2f}"
     if not answer.abstained and answer.status.value != "ERROR":
         return f"   confidence {answer.confidence:.2f}"
     if answer.status.value == "INSUFFICIENT_EVIDENCE":

@@ -41,7 +41,12 @@ RouteT = TypeVar("RouteT", bound=Route)
 
 
 class Status(str, Enum):
+    """ANSWERED: the confident tier (the leading answer reaches the operating point); LEANING: a side leads but is
+    under it, and the answer states the lean with its probability; INSUFFICIENT_EVIDENCE: nothing addresses the
+    question, no record takes a side, or "not enough information" is the likeliest reading."""
+
     ANSWERED = "ANSWERED"
+    LEANING = "LEANING"
     INSUFFICIENT_EVIDENCE = "INSUFFICIENT_EVIDENCE"
     BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
     ERROR = "ERROR"
@@ -284,13 +289,18 @@ class Answer(BaseModel):
         ge=0.0,
         le=1.0,
         description=(
-            "Probability that what the run reports is right (agent/scoring/calibration.py). With `abstained` "
-            "false: that the answer is right. "
-            "With `abstained` true: that 'insufficient evidence' is the right answer (the abstention's "
-            "probability, not a confidence in "
-            "any answer; `leading_confidence` is the leading answer's); 0 for a run stopped before it gathered "
-            "evidence or by an error."
+            "Probability that what the status line says is right (the verdict model's, else "
+            "agent/scoring/calibration.py). With `abstained` false (ANSWERED or LEANING): that the answer, or the "
+            "lean, is right. With `abstained` true: that 'insufficient evidence' is the right answer (the "
+            "abstention's probability, not a confidence in any answer; `leading_confidence` is the leading "
+            "answer's); 0 for a run stopped before it gathered evidence or by an error."
         ),
+    )
+    tier: Literal["confident", "leaning"] | None = Field(
+        default=None,
+        description="Which answer the run gives: 'confident' when the leading answer reaches the operating point "
+        "(status ANSWERED), 'leaning' when it leads but is under it (status LEANING: the answer states the lean and "
+        "its probability); None when the run gives no answer.",
     )
     leading_confidence: float | None = Field(
         default=None,

@@ -412,6 +412,29 @@ def lean_sentence(best: Hypothesis | None, task: str, ledger: list[LedgerEntry])
     return f" What evidence there is leans {_lean_side(best, task)} [{', '.join(leaning[:LEAN_CITATIONS])}]."
 
 
+def lean_line(best: Hypothesis, task: str, draft: Draft, ledger: list[LedgerEntry], confidence: float) -> str:
+    """The leaning run's line: the side the evidence leads to, the probability that it is right, what it says and the
+    records it rests on ('The evidence leans towards yes (0.71): hypoglycemia increases the risk of dementia
+    [13282296].'). A lean is an answer under the operating point: it is stated, with how far to trust it, rather
+    than hidden behind "insufficient evidence"; its records are the draft's, else those read supporting it."""
+    statement = best.text.strip().rstrip(".")
+    lowered = statement[:1].lower() + statement[1:] if statement[1:2].islower() else statement
+    if best.origin in ("claim", "negation") and task == "polar":
+        head, said = f"towards {'yes' if best.polarity > 0 else 'no'}", lowered
+    elif best.origin in ("claim", "negation"):
+        claim = statement if best.polarity > 0 else best.statement.strip().rstrip(".")
+        head, said = ("towards" if best.polarity > 0 else "against") + " the claim", claim
+    elif best.option_index is not None:
+        head, said = f"towards ({option_label(best.option_index)})", statement
+    else:
+        head, said = "towards this finding", reported(statement)
+    supporting = sorted(
+        (e for e in ledger if e.hypothesis_id == best.id and e.stance == "SUPPORT"), key=lambda e: -e.confidence
+    )
+    cited = list(dict.fromkeys(draft.answer_citations or [e.record_id for e in supporting]))[:LEAN_CITATIONS]
+    return with_citations(f"The evidence leans {head} ({confidence:.2f}): {said}.", cited)
+
+
 def _lean_side(best: Hypothesis, task: str) -> str:
     statement = best.text.strip().rstrip(".")
     if best.origin in ("claim", "negation") and task == "polar":

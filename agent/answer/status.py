@@ -13,6 +13,7 @@ from agent.answer.compose import (
     RELATED,
     abstention_line,
     answer_line,
+    lean_line,
     lean_sentence,
     listed,
     mixed_sentence,
@@ -76,13 +77,16 @@ class Findings:
 
 @dataclass(frozen=True)
 class Thresholds:
-    """The settings the ladder reads: the confidence below which the leading answer is not given (`abstain`), the
-    evidence a verdict needs (`verdict_min_evidence`, for the "evidence is mixed" sentence), and the margin under
-    which a budget-stopped loop reports BUDGET_EXHAUSTED rather than ANSWERED (`margin`)."""
+    """The settings the ladder reads: the confidence below which the leading answer is not given as a confident
+    answer (`abstain`, the operating point), the evidence a verdict needs (`verdict_min_evidence`, for the "evidence
+    is mixed" sentence), the margin under which a budget-stopped loop reports BUDGET_EXHAUSTED rather than ANSWERED
+    (`margin`), and whether a leading answer under the operating point is given as a lean (`leaning`; false:
+    answer.confident_only)."""
 
     abstain: float
     verdict_min_evidence: float
     margin: float
+    leaning: bool = True
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,7 @@ class Ruling:
     leading: float  # the leading answer's confidence (the adjudication's blend when a model adjudicated)
     decided: bool  # a hypothesis reached a verdict on evidence that takes a side
     abstained: bool
+    tier: str | None = None  # "confident" (ANSWERED), "leaning" (LEANING), None: no answer given
     unaddressed: list[str] = field(default_factory=list)  # what the records never mention that the question asks about
     off_topic: bool = False  # the relevance gate found that nothing retrieved addresses the question
 
@@ -130,13 +135,18 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
     5. INSUFFICIENT_EVIDENCE, unaddressed: an open answer's records never mention a name the question asks about
        ("TNF-alpha"), or two of its words ("blood clots") (answer.naming.unaddressed_terms);
     6. INSUFFICIENT_EVIDENCE, abstained: no hypothesis reached a verdict (too little evidence takes a side), the
-       leading answer's confidence is below `thresholds.abstain`, the adjudicating model abstained, or every passage
-       quoted on the leading answer reads against it (quotes_only_against);
-    7. ANSWERED: the draft's answer line with its confidence, "the evidence is mixed" where it is, and what the
+       adjudicating model abstained, every passage quoted on the leading answer reads against it
+       (quotes_only_against), or the leading answer is below `thresholds.abstain` and no likelier than "insufficient
+       evidence" (or leans are off, `thresholds.leaning` false);
+    7. LEANING: the leading answer is below `thresholds.abstain` (the operating point) but likelier than
+       "insufficient evidence" (for a claim: its side leads the verdict model's three-way probabilities): the lean,
+       its probability and the records it rests on (compose.lean_line);
+    8. ANSWERED: the draft's answer line with its confidence, "the evidence is mixed" where it is, and what the
        records it rests on leave unnamed.
-    Then two budget rungs override the status: an ANSWERED run whose loop a budget ended below `thresholds.margin`
-    is BUDGET_EXHAUSTED, and a run a hard limit cut short (`budget_stop`) is BUDGET_EXHAUSTED with what it found so
-    far. The confidence is the calibrator's for an abstention when the run abstains, else the leading answer's."""
+    Then two budget rungs override the status: an ANSWERED or LEANING run whose loop a budget ended below
+    `thresholds.margin` is BUDGET_EXHAUSTED, and a run a hard limit cut short (`budget_stop`) is BUDGET_EXHAUSTED
+    with what it found so far. The confidence is always the probability that what the status says is right: the
+    abstention's when the run abstains, else the leading answer's (a lean's included)."""
     question, plan, pool, ledger, draft, best = (
         found.question,
         found.plan,
@@ -152,10 +162,11 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
     if adjudication is not None and best is not None:  # the model adjudicated: the answer follows the blend
         leading = adjudication.blend.get(best.id, 0.0)
         decided = has_evidence and not adjudication.abstained
-        abstained = not decided
+        abstained, under = not decided, False
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
-        abstained = not decided or leading < thresholds.abstain
+        under = decided and leading < thresholds.abstain
+        abstained = not decided or under
     names_checked = plan.task != "mcq" and has_evidence  # an MCQ's options each name their own words
     rested_on = records_rested_on(draft, pool) if names_checked and draft is not None else []
     missing = unnamed(question, rested_on, claimed=bool(plan.claim)) if names_checked else []
@@ -167,9 +178,13 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         titles_only = any(not record.abstract for record in rested_on)
         unaddressed = unaddressed_terms(question, unnamed(question, rested_on, together=False), titles_only)
     abstained = abstained or bool(unaddressed)
-    # a verdict followed only by evidence against it is not given
-    contrary = has_evidence and not abstained and draft is not None and quotes_only_against(draft)
-    abstained = abstained or contrary
+    # under the operating point, the leading answer is still given as a lean when it is likelier than "insufficient
+    # evidence" (a scientist wants the lean and how far to trust it, not silence)
+    leaning = under and thresholds.leaning and leading > found.abstention and not unaddressed and draft is not None
+    # a verdict (or lean) followed only by evidence against it is not given
+    contrary = has_evidence and (leaning or not abstained) and draft is not None and quotes_only_against(draft)
+    leaning = leaning and not contrary
+    abstained = (abstained or contrary) and not leaning
     conf = found.abstention if abstained else leading
     # the relevance gate declined: no stance was judged, so no hypothesis was weighed (an open question's are sentences
     # of the off-topic records; shown as "Hypotheses weighed" they read as if the run had considered them)
@@ -202,15 +217,28 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         )
         status, text = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason)
         stop_reason = stop_reason_of(decisions, reason)
+    elif leaning and best is not None:
+        text = lean_line(best, plan.task, draft, ledger, conf) + mixed_sentence(best, ledger, thresholds.verdict_min_evidence)
+        status, text = Status.LEANING, text + unnamed_sentence(missing)
+        stop_reason = (
+            f"leaning: the leading answer's confidence is {leading:.2f}, below the {thresholds.abstain:.2f} of a "
+            f"confident answer and above the {found.abstention:.2f} of insufficient evidence; {stop_reason}"
+        )
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, thresholds.verdict_min_evidence)
         status, text = Status.ANSWERED, text + unnamed_sentence(missing)
-    if "budget_exhausted" in stop_reason and status == Status.ANSWERED and (found.margin or 0) < thresholds.margin:
+    tier = None if abstained or status == Status.ERROR else "leaning" if status == Status.LEANING else "confident"
+    if (
+        "budget_exhausted" in stop_reason
+        and status in (Status.ANSWERED, Status.LEANING)
+        and (found.margin or 0) < thresholds.margin
+    ):
         status = Status.BUDGET_EXHAUSTED
     if found.budget_stop:  # a hard limit cut the run short: whatever was found is provisional
         so_far = lean_sentence(best, plan.task, ledger) if has_evidence else ""
         status, stop_reason = Status.BUDGET_EXHAUSTED, f"budget_exhausted: {found.budget_stop}"
         text = f"Budget exhausted before the run finished ({found.budget_stop}).{so_far}"
+        tier = None
     return Ruling(
         status=status,
         text=text,
@@ -219,6 +247,7 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         leading=leading,
         decided=decided,
         abstained=abstained,
+        tier=tier,
         unaddressed=unaddressed,
         off_topic=off_topic,
     )

@@ -63,6 +63,7 @@ def _thresholds(settings: Context) -> Thresholds:
         abstain=settings.answer.abstain_threshold,
         verdict_min_evidence=settings.court.verdict_min_evidence,
         margin=settings.court.margin_threshold,
+        leaning=not settings.answer.confident_only,
     )
 
 
@@ -128,7 +129,9 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
     selected = best.option_index if plan.task == "mcq" and best is not None and not ruling.abstained else None
     corrections = state.get("corrections") or []
     text = ruling.text
-    if selected is not None:
+    if selected is not None and ruling.tier == "leaning":
+        text = f"The evidence leans towards ({option_label(selected)}) {plan.options[selected]} ({ruling.confidence:.2f})."
+    elif selected is not None:
         text = with_confidence(f"({option_label(selected)}) {plan.options[selected]}", ruling.confidence)
         quoted = [s.text for s in draft.sentences] if draft else []
         text += uncompared_sentence(state["question"], plan.options, selected, quoted)
@@ -143,6 +146,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
         answer=text,
         verdict=_verdict(plan, best, ruling.decided and not ruling.abstained),
         confidence=ruling.confidence,
+        tier=ruling.tier,  # type: ignore[arg-type]
         leading_confidence=ruling.leading if best is not None and not ruling.off_topic else None,
         selected_option=selected,
         abstained=ruling.abstained,

@@ -185,6 +185,11 @@ class AnswerSettings(SettingsGroup):
         description="With the verdict model, a multiple-choice question abstains when its likeliest option's "
         "probability is below this; 0 (exam-style): it always names the option the evidence favours.",
     )
+    confident_only: bool = Field(
+        False,
+        description="Give only the confident tier: a leading answer under the operating point is reported as "
+        "insufficient evidence (with its lean in words) instead of as LEANING with its probability.",
+    )
     review: bool = Field(
         False,
         description="Stop after the court for a scientist's review of its ledger (strike a passage, change its "

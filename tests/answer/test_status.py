@@ -98,15 +98,46 @@ def test_an_open_answer_whose_records_never_name_what_is_asked_declines():
     assert "do not mention" in ruling.text and "TNF-alpha" in ruling.text
 
 
-def test_a_leading_answer_below_the_abstention_threshold_declines_with_the_abstentions_confidence():
+def test_a_leading_answer_below_the_operating_point_but_likelier_than_insufficient_is_given_as_a_lean():
     ruling = rule(answered(leading=0.4), THRESHOLDS)
-    assert (ruling.status, ruling.confidence, ruling.decided, ruling.abstained) == (
+    assert (ruling.status, ruling.confidence, ruling.decided, ruling.abstained, ruling.tier) == (
+        Status.LEANING,
+        0.4,
+        True,
+        False,
+        "leaning",
+    )
+    assert ruling.text.startswith("The evidence leans towards the claim (0.40): Aspirin reduces") and "[r1]" in ruling.text
+    assert ruling.stop_reason.startswith("leaning: the leading answer's confidence is 0.40, below the 0.50")
+
+
+def test_a_lean_no_likelier_than_insufficient_evidence_declines_with_the_abstentions_confidence():
+    ruling = rule(answered(leading=0.4, abstention=0.45), THRESHOLDS)
+    assert (ruling.status, ruling.confidence, ruling.decided, ruling.abstained, ruling.tier) == (
         Status.INSUFFICIENT_EVIDENCE,
-        0.3,
+        0.45,
         True,
         True,
+        None,
     )
     assert "below the 0.50 needed to answer" in ruling.text and "leans towards the claim [r1]" in ruling.text
+
+
+def test_confident_only_declines_a_lean():
+    ruling = rule(answered(leading=0.4), replace(THRESHOLDS, leaning=False))
+    assert (ruling.status, ruling.confidence, ruling.abstained) == (Status.INSUFFICIENT_EVIDENCE, 0.3, True)
+
+
+def test_a_confident_answer_is_the_confident_tier():
+    assert rule(answered(), THRESHOLDS).tier == "confident"
+
+
+def test_a_lean_quoted_only_against_is_not_given():
+    against = DRAFT.model_copy(
+        update={"sentences": [DRAFT.sentences[0].model_copy(update={"side": "against", "role": "against_claim"})]}
+    )
+    ruling = rule(answered(leading=0.4, draft=against), THRESHOLDS)
+    assert ruling.status == Status.INSUFFICIENT_EVIDENCE and ruling.tier is None
 
 
 def test_an_abstaining_adjudication_declines_and_its_blend_is_the_leading_confidence():

@@ -122,20 +122,24 @@ def test_the_court_verdict_and_the_answer_confidence_are_the_models(tmp_path):
     assert ablated["verdict_model"] is None  # the formula's verdict, as before the model
 
 
-def test_below_the_models_operating_point_the_answer_abstains_with_the_models_probability(tmp_path):
+def test_below_the_models_operating_point_the_answer_leans_with_the_models_probability(tmp_path):
     answered = _answered(tmp_path, threshold=0.01)
-    assert not answered.abstained and answered.leading_confidence == pytest.approx(
-        answered_probability := answered.confidence
-    )
-    withheld = _answered(tmp_path, threshold=0.99)
+    assert (answered.status.value, answered.tier, answered.abstained) == ("ANSWERED", "confident", False)
+    assert answered.leading_confidence == pytest.approx(answered_probability := answered.confidence)
+    leaning = _answered(tmp_path, threshold=0.99)
+    assert (leaning.status.value, leaning.tier, leaning.abstained) == ("LEANING", "leaning", False)
+    assert leaning.confidence == pytest.approx(answered_probability) and leaning.verdict == answered.verdict
+    side = "yes" if leaning.verdict == "SUPPORT" else "no"
+    assert leaning.answer.startswith(f"The evidence leans towards {side} ({answered_probability:.2f}): statins")
+    withheld = _answered(tmp_path, threshold=0.99, confident_only=True)
     assert withheld.abstained and withheld.leading_confidence == pytest.approx(answered_probability)
-    assert "below the 0.99 needed to answer" in withheld.answer
+    assert withheld.tier is None and "below the 0.99 needed to answer" in withheld.answer
 
 
-def _answered(tmp_path: Path, threshold: float):
+def _answered(tmp_path: Path, threshold: float, **settings):
     from agent.nodes.synthesize import synthesize
 
-    rt = _runtime(tmp_path, threshold=threshold)
+    rt = _runtime(tmp_path, threshold=threshold, **settings)
     state = _courted(rt)
     state.update(run(synthesize, state, rt))
     return run(report, state, rt)["answer"]
