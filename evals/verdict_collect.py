@@ -37,14 +37,16 @@ FAMILIES = ("claims", "mcq", "pubmedqa", "healthver", "check_covid")
 STANCE_GOLD = {"SUPPORT": "SUPPORT", "CONTRADICT": "CONTRADICT", "NEUTRAL": "NOT_ENOUGH_INFO"}
 
 
-def training_claims(data: Path) -> list[dict]:
+def training_claims(data: Path, parts: tuple[str, ...] = ("train", "val")) -> list[dict]:
+    """SciFact claims_train's claims of the given parts of its training split (never the held-out groups)."""
     claims = read_jsonl(data / "scifact" / "claims_train.jsonl")
     splits = scifact_splits(claims)
-    return [c for c in claims if splits[c["id"]] in ("train", "val")]
+    return [c for c in claims if splits[c["id"]] in parts and splits[c["id"]] != "heldout"]
 
 
 def _claims(data: Path, limit: int) -> Iterator[tuple[str, Any, Ask]]:
-    for claim in training_claims(data)[:limit]:
+    # the validation part first: its claims are the ones no reader trained on (the verdict model's own part)
+    for claim in (training_claims(data, ("val",)) + training_claims(data, ("train",)))[:limit]:
         yield str(claim["id"]), gold_of(claim)[2], lambda ctx, c=claim: averify(c["claim"], context=ctx)
 
 
