@@ -6,7 +6,8 @@ verdict from a wrong one. A reading row is plain JSON (state and answers carry i
 class): one row per (statement, judged passage), plus one row per top record read as a whole (`kind` 'record': the
 claim against that record's findings together, the way SciFact labels an abstract), and for a claim the
 negation's own reading of each passage (`neg`: two readings that must agree, where the negation hypothesis otherwise
-takes the claim's reversed).
+takes the claim's reversed). Each row keeps the text it read, so a reader trained later is fitted into the verdict
+model on the same passages (training/fit_verdict.py) without rerunning retrieval.
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ async def read_all(
                     "sentence_end": passage.sentence_end,
                     "hypotheses": ids_of[statement],
                     "record": passage.record_id,
+                    "text": passage.text,  # kept so a new reader can be fitted on what the court read, unrerun
                     "rank": rank_of[passage.record_id],
                     "order": order,
                     "sim": round(float(sims[i, j]), 4),
@@ -136,6 +138,7 @@ async def _whole_records(
                 "kind": "record",
                 "statement": j,
                 "record": top[record].id,
+                "text": pairs[n][1],
                 "rank": rank_of[top[record].id],
                 "p": _row([result.probabilities.get(label, 0.0) for label in STANCE_LABELS]),
                 "readers": {name: _row(rows_[n]) for name, rows_ in readers.items()},
