@@ -32,6 +32,7 @@ def offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]]:
     """The offline judge for judges.stance_model ('llm' uses it as the fallback); notes say when auto fell back."""
     from agent.judges import offline_stance_judge
     from agent.judges.cross import direction_weights_in_use, readers_in_use
+    from agent.judges.evidence import EvidenceReader, EvidenceReadJudge, evidence_weights_in_use
 
     kind = judges.stance_model if is_offline_judge(judges.stance_model) else "auto"
     judge = offline_stance_judge(
@@ -44,6 +45,9 @@ def offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]]:
         from agent.judges.reading import StructureReadJudge
 
         judge = StructureReadJudge(judge)
+    evidence = evidence_weights_in_use(judges.stance_evidence_weights)
+    if evidence is not None and "cross" in judge.name:  # it reads over the cross-encoder's lower layers
+        judge = EvidenceReadJudge(judge, EvidenceReader(evidence))
     notes = (
         [f"stance: cross-encoder weights absent, using the {judge.name} judge"]
         if kind == "auto" and "cross" not in judge.name
@@ -56,7 +60,14 @@ def cached_offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]
     """offline_stance, built once per judge setting (loading its weights)."""
     offline = judges.model_dump(
         mode="json",
-        include={"stance_model", "stance_weights", "stance_direction_weights", "stance_readers", "stance_structure"},
+        include={
+            "stance_model",
+            "stance_weights",
+            "stance_direction_weights",
+            "stance_evidence_weights",
+            "stance_readers",
+            "stance_structure",
+        },
     )
     return part("offline_stance", offline, lambda: offline_stance(judges))
 

@@ -83,7 +83,7 @@ def _healthver(data: Path, limit: int) -> Iterator[tuple[str, Any, Ask]]:
     for pair in _every(pairs, limit):
         document = {"id": f"hv{pair.extra['id']}", "title": "", "abstract": pair.passage}
         yield (
-            str(pair.extra["id"]),
+            f"{pair.group}_{pair.extra['id']}",  # topic_pair: folds and the verdict model's part go by topic
             STANCE_GOLD[pair.label],
             lambda ctx, p=pair, d=document: averify(p.statement, documents=[d], context=ctx),
         )

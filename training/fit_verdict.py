@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize_scalar
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import log_loss, roc_auc_score
+from sklearn.metrics import log_loss
 from sklearn.model_selection import GroupKFold
 
 from agent.verdict.features import claim_features, option_features
@@ -40,7 +40,9 @@ from agent.verdict.model import CLASSES, SETTINGS, reader_versions, softmax
 from benchmarks.formats import read_jsonl
 from benchmarks.questions import contrast_pairs
 from benchmarks.selection import choose_or_safest, curve
-from benchmarks.splits import scifact_groups
+from benchmarks.splits import scifact_groups, scifact_splits
+from training.verdict_parts import PARTS, kept
+from training.verdict_report import family_report, side_and_probability
 
 GOLD = {"yes": "SUPPORT", "no": "CONTRADICT", "maybe": "NOT_ENOUGH_INFO"}
 SETTING_OF = {"claims": "corpus", "pubmedqa": "documents", "healthver": "documents", "check_covid": "documents"}
@@ -69,15 +71,18 @@ def relevance_of(answer: dict[str, Any]) -> float | None:
     return float(answer["relevance"]["probability"]) if answer.get("relevance") else None
 
 
-def claim_table(folder: Path, claims: list[dict]) -> tuple[list[dict[str, float]], list[str], list[str], list[str]]:
-    """Features, gold class, CV group and family of every answered claim-family question."""
-    groups = scifact_groups(claims)
+def claim_table(
+    folder: Path, claims: list[dict], part: str = "all"
+) -> tuple[list[dict[str, float]], list[str], list[str], list[str]]:
+    """Features, gold class, CV group and family of every answered claim-family question of the part
+    (training/verdict_parts.py)."""
+    groups, splits = scifact_groups(claims), scifact_splits(claims)
     rows, gold, group, family = [], [], [], []
     for name in ("claims", "pubmedqa", "healthver", "check_covid"):
         path = folder / f"{name}.jsonl"
         for line in read_jsonl(path) if path.is_file() else []:
             answer = line.get("answer")
-            if not answer:
+            if not answer or not kept(part, name, line, splits):
                 continue
             rows.append(
                 claim_features(
@@ -89,7 +94,7 @@ def claim_table(folder: Path, claims: list[dict]) -> tuple[list[dict[str, float]
             if name == "claims":
                 key = str(groups.get(int(key), key))
             elif name == "healthver":
-                key = str(line.get("topic", key))
+                key = str(line.get("topic") or key.split("_")[0])
             elif name == "check_covid":
                 key = key.rsplit("_", 1)[0]
             group.append(f"{name}:{key}")
@@ -141,12 +146,6 @@ def temperature_of(logits: np.ndarray, y: np.ndarray) -> float:
     return float(minimize_scalar(nll, bounds=(0.3, 5.0), method="bounded").x)
 
 
-def side_and_probability(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The likelier side (0 SUPPORT, 1 CONTRADICT) of each question and its probability."""
-    side = (p[:, 1] > p[:, 0]).astype(int)
-    return side, p[np.arange(len(p)), side]
-
-
 def operating_point(p: np.ndarray, y: np.ndarray, target: float, delta: float) -> dict[str, Any]:
     """The threshold the procedure in the module docstring chooses, whether it meets the target (else it is the
     threshold whose precision can be vouched for most), and the curve it chose from."""
@@ -160,39 +159,6 @@ def operating_point(p: np.ndarray, y: np.ndarray, target: float, delta: float) -
         "point": chosen,
         "curve": points,
     }
-
-
-def family_report(p: np.ndarray, y: np.ndarray, threshold: float | np.ndarray, family: list[str]) -> dict[str, Any]:
-    """Per family, out of fold: coverage, precision when answering, accuracy with abstention as NOT_ENOUGH_INFO, the
-    direction of evidence questions answered, and how well the probability tells right answers from wrong ones."""
-    side, prob = side_and_probability(p)
-    report = {}
-    for name in sorted(set(family)) + ["all"]:
-        keep = np.asarray([name in ("all", f) for f in family])
-        answered = keep & (prob >= threshold)
-        right = side == y
-        evidence = keep & (y < 2)
-        auc_mask = answered
-        auc = (
-            float(roc_auc_score(right[auc_mask], prob[auc_mask]))
-            if auc_mask.sum() > 5 and 0 < right[auc_mask].mean() < 1
-            else None
-        )
-        predicted = np.where(prob >= threshold, side, 2)
-        report[name] = {
-            "questions": int(keep.sum()),
-            "answered": int(answered.sum()),
-            "coverage": round(float(answered.sum() / max(1, keep.sum())), 4),
-            "precision": round(float(right[answered].mean()), 4) if answered.any() else None,
-            "accuracy_with_abstention": round(float((predicted[keep] == y[keep]).mean()), 4),
-            "evidence_answered": round(float((answered & evidence).sum() / max(1, evidence.sum())), 4),
-            "direction_right_when_answered": (
-                round(float(right[answered & evidence].mean()), 4) if (answered & evidence).any() else None
-            ),
-            "direction_right_all_evidence": round(float(right[evidence].mean()), 4) if evidence.any() else None,
-            "auc_right_vs_wrong": round(auc, 4) if auc is not None else None,
-        }
-    return report
 
 
 def fit_claims(
@@ -230,19 +196,21 @@ def _answers(folder: Path, family: str) -> dict[str, dict[str, Any]]:
     return {line["id"]: line for line in read_jsonl(path) if line.get("answer")} if path.is_file() else {}
 
 
-def option_table(folder: Path, claims: list[dict]) -> tuple[list[dict[str, float]], list[dict[str, float]], list[str]]:
+def option_table(
+    folder: Path, claims: list[dict], part: str = "all"
+) -> tuple[list[dict[str, float]], list[dict[str, float]], list[str]]:
     """(supported option, contradicted option) features, each option read in its own claim's run, and the pair's CV
     group: SciFact's supported / contradicted claims of one abstract (evals.scifact_mcq's pairs), and Check-COVID's
     claims written from one abstract with opposite labels ('... in thirty minutes' / '... in a few seconds')."""
     supported, contradicted, group = [], [], []
-    answers = _answers(folder, "claims")
-    groups = scifact_groups(claims)
+    groups, splits = scifact_groups(claims), scifact_splits(claims)
+    answers = {k: v for k, v in _answers(folder, "claims").items() if kept(part, "claims", v, splits)}
     for s, c in contrast_pairs([c for c in claims if str(c["id"]) in answers]):
         supported.append(option_features(answers[str(s["id"])]["answer"]["readings"], 0, s["claim"]))
         contradicted.append(option_features(answers[str(c["id"])]["answer"]["readings"], 0, c["claim"]))
         group.append(f"claims:{groups[s['id']]}")
     by_abstract: dict[str, dict[str, dict[str, Any]]] = {}
-    for key, line in _answers(folder, "check_covid").items():
+    for key, line in _answers(folder, "check_covid").items() if part == "all" else ():
         by_abstract.setdefault(key.rsplit("_", 1)[0], {}).setdefault(line["gold"], line)
     for abstract, lines in sorted(by_abstract.items()):
         if "SUPPORT" in lines and "CONTRADICT" in lines:
@@ -316,9 +284,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--min-questions", type=int, default=MIN_QUESTIONS, help="refuse to choose an operating point on fewer"
     )
+    parser.add_argument(
+        "--part",
+        choices=PARTS,
+        default="unseen",
+        help="the questions it learns from: 'unseen', only those no reader trained on (training/verdict_parts.py); "
+        "'all', every collected question (readings made in-sample included)",
+    )
+    parser.add_argument("--options-from", type=Path, help="reuse this verdict model file's option model")
     args = parser.parse_args(argv)
     claims = read_jsonl(args.claims)
-    rows, gold, groups, family = claim_table(args.answers, claims)
+    rows, gold, groups, family = claim_table(args.answers, claims, args.part)
     if len(rows) < args.min_questions:
         parser.error(
             f"{len(rows)} claim-family questions answered: the operating point needs at least {args.min_questions}"
@@ -348,10 +324,16 @@ def main(argv: list[str] | None = None) -> int:
             point=chosen["point"],
         )
     thresholds = np.asarray([sections[s]["threshold"] for s in where])
-    supported, contradicted, pair_groups = option_table(args.answers, claims)
-    if len(set(pair_groups)) < 2 * FOLDS:
-        parser.error(f"{len(pair_groups)} supported / contradicted claim pairs answered: too few to fit the options")
-    option = fit_options(supported, contradicted, pair_groups)
+    supported, contradicted, pair_groups = option_table(args.answers, claims, args.part)
+    if args.options_from:  # the option model of another file (its features are read by name)
+        option = {**json.loads(args.options_from.read_text(encoding="utf-8"))["option"], "oof": {"reused": True}}
+    elif len(set(pair_groups)) < 2 * FOLDS:
+        parser.error(
+            f"{len(pair_groups)} supported / contradicted claim pairs answered: too few to fit the options "
+            "(--options-from FILE reuses another model's)"
+        )
+    else:
+        option = fit_options(supported, contradicted, pair_groups)
     report = {
         "claim": {
             "questions": len(rows),
@@ -386,9 +368,11 @@ def main(argv: list[str] | None = None) -> int:
         "option": {k: v for k, v in option.items() if k != "oof"},
         "fit": {
             "procedure": "training/fit_verdict.py",
+            "part": args.part,
             "questions": report["claim"]["by_family"],
             "settings": {k: {kk: vv for kk, vv in v.items() if kk != "point"} for k, v in fits.items()},
-            "option_pairs": option["oof"]["pairs"],
+            "option_pairs": option["oof"].get("pairs"),
+            "option_reused_from": args.options_from.name if args.options_from else None,
             "target_precision": args.target,
             "delta": args.delta,
         },

@@ -218,8 +218,9 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         status, text = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason)
         stop_reason = stop_reason_of(decisions, reason)
     elif leaning and best is not None:
-        text = lean_line(best, plan.task, draft, ledger, conf) + mixed_sentence(best, ledger, thresholds.verdict_min_evidence)
-        status, text = Status.LEANING, text + unnamed_sentence(missing)
+        text = lean_line(best, plan.task, draft, ledger, conf)
+        text += mixed_sentence(best, ledger, thresholds.verdict_min_evidence) + unnamed_sentence(missing)
+        status = Status.LEANING
         stop_reason = (
             f"leaning: the leading answer's confidence is {leading:.2f}, below the {thresholds.abstain:.2f} of a "
             f"confident answer and above the {found.abstention:.2f} of insufficient evidence; {stop_reason}"

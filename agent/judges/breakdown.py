@@ -39,12 +39,25 @@ def leaf_readers(judge: Any) -> list[StanceJudge]:
     return found
 
 
-async def reader_rows(judge: Any, pairs: list[tuple[str, str]]) -> dict[str, np.ndarray]:
-    """Each leaf reader's probabilities [n, 3] in LABELS order, keyed by reader name (a name met twice gets '#2')."""
+def record_readers(judge: Any) -> list[StanceJudge]:
+    """The readers a judge carries for whole records only (the evidence reader, agent/judges/evidence.py): they read
+    the court's `record` rows, never single sentences."""
+    found: list[StanceJudge] = []
+    node = judge
+    while node is not None:
+        if getattr(node, "evidence", None) is not None:
+            found.append(node.evidence)
+        node = getattr(node, "base", None)
+    return found
+
+
+async def reader_rows(judge: Any, pairs: list[tuple[str, str]], records: bool = False) -> dict[str, np.ndarray]:
+    """Each leaf reader's probabilities [n, 3] in LABELS order, keyed by reader name (a name met twice gets '#2');
+    with `records`, the record readers' too (the pairs are a statement against a record's findings)."""
     rows: dict[str, np.ndarray] = {}
     if not pairs:
         return rows
-    for reader in leaf_readers(judge):
+    for reader in leaf_readers(judge) + (record_readers(judge) if records else []):
         results = await reader.judge(pairs)
         name = str(getattr(reader, "name", type(reader).__name__))
         key, n = name, 2

@@ -130,7 +130,8 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
     corrections = state.get("corrections") or []
     text = ruling.text
     if selected is not None and ruling.tier == "leaning":
-        text = f"The evidence leans towards ({option_label(selected)}) {plan.options[selected]} ({ruling.confidence:.2f})."
+        option = f"({option_label(selected)}) {plan.options[selected]}"
+        text = f"The evidence leans towards {option} ({ruling.confidence:.2f})."
     elif selected is not None:
         text = with_confidence(f"({option_label(selected)}) {plan.options[selected]}", ruling.confidence)
         quoted = [s.text for s in draft.sentences] if draft else []

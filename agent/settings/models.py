@@ -146,6 +146,13 @@ class JudgeSettings(SettingsGroup):
         "another cross-encoder's weights (.npz); 'off': the ensemble alone decides (its maps: "
         "evals/data/calibration_ensemble.json, `calibration_table`).",
     )
+    stance_evidence_weights: str | None = Field(
+        "packaged",
+        description="The evidence reader: whether a top record's findings settle the claim or are related but silent "
+        "(agent/judges/evidence.py); read on the court's whole-record rows, an input of the verdict model. "
+        "'packaged': agent/models/evidence_reader.npz; a path: another file of training/evidence_pool.py's "
+        "recipe; 'off': none (the verdict model must then be one fitted without it).",
+    )
     stance_readers: list[str] = Field(
         [],
         description="More cross-encoders (.npz) read beside the packaged one in the offline ensemble: each joins the "

@@ -15,6 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from agent.scoring.claimed_quantity import quantity_reading
+
 READERS = ("heuristic", "cross", "direction")
 S, C, N = 0, 1, 2  # STANCE_LABELS order: SUPPORT, CONTRADICT, NEUTRAL
 
@@ -116,6 +118,7 @@ def statement_features(rows: Sequence[dict[str, Any]], statement: int) -> dict[s
         "record_contradict": first_record["p"][C] if first_record else 0.0,
         "record_max_lean": max((r["p"][S] - r["p"][C] for r in records), default=0.0),
         "record_min_lean": min((r["p"][S] - r["p"][C] for r in records), default=0.0),
+        **_evidence_block(records),
     }
     return {
         **{k: float(v) for k, v in values.items()},
@@ -123,6 +126,40 @@ def statement_features(rows: Sequence[dict[str, Any]], statement: int) -> dict[s
         **_sentence_block("best_for", best_support),
         **_sentence_block("best_against", best_against),
     }
+
+
+def _evidence_block(records: list[dict[str, Any]]) -> dict[str, float]:
+    """The evidence reader's word on the top records (agent/judges/evidence.py): how likely the likeliest to settle
+    the claim does, how likely the first record does, and which way the settling one leans (zeros without it)."""
+    read = [(r, r["readers"]["evidence"]) for r in records if r["readers"].get("evidence")]
+    if not read:
+        return {
+            "evidence_present": 0.0,
+            "evidence_settles_max": 0.0,
+            "evidence_settles_first": 0.0,
+            "evidence_lean": 0.0,
+        }
+    best = max((p for _, p in read), key=lambda p: 1.0 - p[N])
+    return {
+        "evidence_present": 1.0,
+        "evidence_settles_max": 1.0 - best[N],
+        "evidence_settles_first": 1.0 - read[0][1][N],
+        "evidence_lean": best[S] - best[C],
+    }
+
+
+def quantity_features(rows: Sequence[dict[str, Any]], statement: int, text: str) -> dict[str, float]:
+    """The quantity reader (agent/scoring/claimed_quantity.py) on the statement against its deciding sentences and
+    its first record's findings: the texts a verdict rests on."""
+    sentences = [r for r in rows if r["kind"] == "sentence" and r["statement"] == statement and _eligible(r)]
+    chosen = [max(sentences, key=key, default=None) for key in (_side, lambda r: r["p"][S], lambda r: r["p"][C])]
+    first = min(
+        (r for r in rows if r["kind"] == "record" and r["statement"] == statement),
+        key=lambda r: r["rank"],
+        default=None,
+    )
+    texts = [str(r.get("text") or "") for r in [*chosen, first] if r is not None]
+    return quantity_reading(text, texts)
 
 
 def form_features(statement: str) -> dict[str, float]:
@@ -142,6 +179,7 @@ def claim_features(
     relevance gate's probability (1 when no gate ran)."""
     return {
         **statement_features(rows, 0),
+        **quantity_features(rows, 0, statement),
         **form_features(statement),
         "polar_question": float(polar),
         "relevance": 1.0 if relevance is None else float(relevance),
@@ -151,7 +189,7 @@ def claim_features(
 
 def option_features(rows: Sequence[dict[str, Any]], statement: int, text: str) -> dict[str, float]:
     """One option's inputs (no bias: options are compared with each other by a softmax)."""
-    return {**statement_features(rows, statement), **form_features(text)}
+    return {**statement_features(rows, statement), **quantity_features(rows, statement, text), **form_features(text)}
 
 
 def decider_row(rows: Sequence[dict[str, Any]], side: str, statement: int = 0) -> dict[str, Any] | None:

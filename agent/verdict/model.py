@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from agent.errors import ConfigurationError
-from agent.judges.breakdown import leaf_readers
+from agent.judges.breakdown import leaf_readers, record_readers
 
 CLASSES = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
 
@@ -35,7 +35,7 @@ def reader_versions(judge: Any) -> dict[str, str]:
     from agent.judges.packaged import weights_digest
 
     versions: dict[str, str] = {}
-    for reader in leaf_readers(judge):
+    for reader in leaf_readers(judge) + record_readers(judge):
         path = getattr(reader, "_path", None) or (reader.default_path() if hasattr(reader, "default_path") else None)
         versions[str(getattr(reader, "name", type(reader).__name__))] = weights_digest(Path(path)) if path else ""
     return versions

@@ -129,7 +129,7 @@ async def _whole_records(
     top = records[:RECORDS_READ_WHOLE]
     pairs = [(s, findings_text(r)) for s in statements for r in top]
     results = await judge.judge(pairs) if pairs else []
-    readers = await reader_rows(judge, pairs)
+    readers = await reader_rows(judge, pairs, records=True)
     rows = []
     for n, result in enumerate(results):
         j, record = divmod(n, len(top))
