@@ -7,12 +7,13 @@ The shipped judges never saw PubMedQA. `--split heldout` scores only the 246 odd
 training run uses: the PubMedQA-trained judge variant (`training/train_cross_stance.py --pubmedqa`, not
 shipped) learns from the even ones, so this is the split on which the two can be compared.
 
-Two decision rules are scored: `strict` (verdict SUPPORT -> yes, CONTRADICT -> no, NOT_ENOUGH_INFO or
-abstention -> maybe) and `lean` (when the system abstains, the side its court's hypothesis scores favour;
-maybe only when the court saw no evidence either way). `accuracy` is the lean rule's. With `--rule FILE` (a rule
-`evals.pubmedqa_rule` chose by cross-validation on pqal_dev), `accuracy_rule` and its confusion are added. Calibration
-is scored for both: `ece` with the lean rule (the leading answer's confidence when the run abstained but leaned) and
-`ece_strict` with the reported confidence (an abstention's is the probability that "maybe" is right)."""
+Two decision rules are scored: `strict`, what the answer states (verdict SUPPORT -> yes, CONTRADICT -> no, a lean's
+included: a LEANING answer states its side; NOT_ENOUGH_INFO or abstention -> maybe: the benchmark's own scoring, and
+the headline since answers lean) and `lean` (when the system abstains, the side its court's hypothesis scores
+favour; maybe only when the court saw no evidence either way). `accuracy` is the lean rule's. With `--rule FILE` (a
+rule `evals.pubmedqa_rule` chose by cross-validation on pqal_dev), `accuracy_rule` and its confusion are added.
+Calibration is scored for both: `ece` with the lean rule (the leading answer's confidence when the run abstained but
+leaned) and `ece_strict` with the reported confidence (an abstention's is the probability that "maybe" is right)."""
 
 from __future__ import annotations
 

@@ -54,6 +54,24 @@ async def ask_claim(context: Context, claim: dict) -> Answer:
     return await averify(claim["claim"], context=context)
 
 
+def tier_report(answers: list[Any], correct: list[bool]) -> dict[str, Any]:
+    """Each answer tier's coverage and precision (the confident tier, ANSWERED; leans, LEANING), and how well the
+    printed confidence ranks right against wrong over every claim that answers or leans (AUC)."""
+    out: dict[str, Any] = {}
+    for tier in ("confident", "leaning"):
+        hits = [c for a, c in zip(answers, correct) if getattr(a, "tier", None) == tier]
+        out[f"{tier}_coverage"] = len(hits) / len(answers) if answers else 0.0
+        out[f"{tier}_precision"] = sum(hits) / len(hits) if hits else None
+    stated = [(a.confidence, c) for a, c in zip(answers, correct) if getattr(a, "tier", None)]
+    right = [p for p, c in stated if c]
+    wrong = [p for p, c in stated if not c]
+    pairs = len(right) * len(wrong)
+    out["auc_stated_right_vs_wrong"] = (
+        sum((r > w) + 0.5 * (r == w) for r in right for w in wrong) / pairs if pairs else None
+    )
+    return out
+
+
 def score(claims: list[dict], answered: list[Answered], max_docs: int = 1) -> dict[str, Any]:
     """The table's results from each claim's answer (in claim order)."""
     answers = [a.answer for a in answered]
@@ -62,9 +80,16 @@ def score(claims: list[dict], answered: list[Answered], max_docs: int = 1) -> di
     correct_sents = predicted_sents = gold_sents = 0
     claim_correct, confidences = [], []
     answered_claims, evidence_answered, gate_declined, faithfulness = [], [], 0, []
+    on_gold, support_on_gold, stated_without_evidence = [], [], []
     for claim, answer in zip(claims, answers):
         gold_labels, gold_sentences, gold_claim = gold_of(claim)
         labels, sentences = predictions_of(answer, max_docs)
+        for doc, label in labels.items():  # direction where the record it rests on carries gold evidence
+            if doc in gold_labels:
+                on_gold.append(label == gold_labels[doc])
+                support_on_gold.append(gold_labels[doc] == "SUPPORT")
+        if labels:
+            stated_without_evidence.append(gold_claim == "NOT_ENOUGH_INFO")
         predicted_docs += len(labels)
         gold_docs += len(gold_labels)
         gold_sents += sum(len(s) for s in gold_sentences.values())
@@ -102,6 +127,13 @@ def score(claims: list[dict], answered: list[Answered], max_docs: int = 1) -> di
         "faithfulness": statistics.mean(faithfulness) if faithfulness else None,
         "ece": ece,
         "brier": brier,
+        **tier_report(answers, claim_correct),
+        "direction_on_gold_records": sum(on_gold) / len(on_gold) if on_gold else None,
+        "always_support_on_gold_records": sum(support_on_gold) / len(support_on_gold) if support_on_gold else None,
+        "gold_records_chosen": len(on_gold),
+        "stated_without_evidence_share": (
+            sum(stated_without_evidence) / len(stated_without_evidence) if stated_without_evidence else None
+        ),
         "claims_per_second": len(claims) / total if total else 0.0,
         "seconds_per_claim_mean": statistics.mean(seconds) if seconds else 0.0,
         "seconds_per_claim_p95": sorted(seconds)[int(0.95 * (len(seconds) - 1))] if seconds else 0.0,

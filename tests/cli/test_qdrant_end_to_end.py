@@ -64,3 +64,8 @@ def test_the_qdrant_index_gives_the_readme_answer_of_the_embedded_index(tmp_path
     assert ours["citations"], ours
     assert _cited(ours) == _cited(theirs)
     assert ours["confidence"] == pytest.approx(theirs["confidence"], abs=1e-9)
+    # README command 1 answers yes, in either tier, with the probability that the answer is right (it abstained at
+    # 0.71 when a lean under the operating point was hidden behind "insufficient evidence")
+    assert theirs["status"] in ("ANSWERED", "LEANING") and theirs["tier"] in ("confident", "leaning"), theirs["answer"]
+    assert theirs["verdict"] == "SUPPORT" and not theirs["abstained"]
+    assert theirs["confidence"] == pytest.approx(theirs["leading_confidence"])

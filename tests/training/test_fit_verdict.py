@@ -57,7 +57,7 @@ def test_the_written_model_is_what_the_runtime_reads_and_leans_as_the_data_do(tm
     out = tmp_path / "verdict.json"
     assert (
         fit_verdict.main(
-            ["--answers", str(folder), "--claims", str(claims), "--out", str(out), "--min-questions", "100"]
+            ["--answers", str(folder), "--claims", str(claims), "--part", "all", "--out", str(out), "--min-questions", "100"]
         )
         == 0
     )
@@ -75,5 +75,5 @@ def test_it_refuses_to_choose_an_operating_point_on_too_few_questions(tmp_path, 
     monkeypatch.setattr(fit_verdict, "running_readers", lambda: {})
     folder, claims = _folder(tmp_path, 30)
     with pytest.raises(SystemExit) as exit_:
-        fit_verdict.main(["--answers", str(folder), "--claims", str(claims)])
+        fit_verdict.main(["--answers", str(folder), "--claims", str(claims), "--part", "all"])
     assert exit_.value.code == 2
