@@ -29,6 +29,7 @@ from agent import Context, aask, averify
 from benchmarks.formats import check_covid_jsonl, healthver_csv, read_corpus, read_jsonl
 from benchmarks.questions import contrast_pairs, documents_of, gold_of, question_of
 from benchmarks.splits import healthver_split, pubmedqa_split, scifact_splits
+from benchmarks.verdict_parts import PARTS, kept
 from evals.report import context_or_exit
 from evals.scifact_mcq import QUESTION
 
@@ -132,14 +133,18 @@ def done_ids(path: Path) -> set[str]:
     return {json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
 
 
-async def collect(family: str, data: Path, out: Path, context: Context, limit: int) -> tuple[int, int]:
-    """Answer the family's questions not yet in its file; returns (asked, failed)."""
+async def collect(
+    family: str, data: Path, out: Path, context: Context, limit: int, part: str = "all"
+) -> tuple[int, int]:
+    """Answer the family's questions of the part (benchmarks/verdict_parts.py) not yet in its file; returns (asked,
+    failed)."""
     path = out / f"{family}.jsonl"
     done = done_ids(path)
+    splits = scifact_splits(read_jsonl(data / "scifact" / "claims_train.jsonl"))
     asked = failed = 0
     with path.open("a", encoding="utf-8") as handle:
         for key, gold, ask in SOURCES[family](data, limit):
-            if key in done:
+            if key in done or not kept(part, family, {"id": key}, splits):
                 continue
             started = time.perf_counter()
             try:
@@ -168,6 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--families", default=",".join(FAMILIES))
     parser.add_argument("--limit", type=int, default=100_000, help="at most this many questions per family")
     parser.add_argument("--preset", default="fast")
+    parser.add_argument(
+        "--part",
+        choices=PARTS,
+        default="all",
+        help="'unseen': only the questions no reader trained on (the verdict "
+        "model's own part, benchmarks/verdict_parts.py)",
+    )
     args = parser.parse_args(argv)
     families = [f for f in args.families.split(",") if f]
     unknown = [f for f in families if f not in SOURCES]
@@ -182,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     failures = 0
     for family in families:
-        asked, failed = asyncio.run(collect(family, args.data, args.out, context, args.limit))
+        asked, failed = asyncio.run(collect(family, args.data, args.out, context, args.limit, args.part))
         failures += failed
         print(f"{family}: {asked} answered now, {failed} failed", flush=True)
     return 1 if failures else 0

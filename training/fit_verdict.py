@@ -41,7 +41,7 @@ from benchmarks.formats import read_jsonl
 from benchmarks.questions import contrast_pairs
 from benchmarks.selection import choose_or_safest, curve
 from benchmarks.splits import scifact_groups, scifact_splits
-from training.verdict_parts import PARTS, kept
+from benchmarks.verdict_parts import PARTS, kept
 from training.verdict_report import family_report, side_and_probability
 
 GOLD = {"yes": "SUPPORT", "no": "CONTRADICT", "maybe": "NOT_ENOUGH_INFO"}

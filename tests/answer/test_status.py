@@ -107,7 +107,9 @@ def test_a_leading_answer_below_the_operating_point_but_likelier_than_insufficie
         False,
         "leaning",
     )
-    assert ruling.text.startswith("The evidence leans towards the claim (0.40): Aspirin reduces") and "[r1]" in ruling.text
+    assert (
+        ruling.text.startswith("The evidence leans towards the claim (0.40): Aspirin reduces") and "[r1]" in ruling.text
+    )
     assert ruling.stop_reason.startswith("leaning: the leading answer's confidence is 0.40, below the 0.50")
 
 

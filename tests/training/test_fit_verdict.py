@@ -57,7 +57,18 @@ def test_the_written_model_is_what_the_runtime_reads_and_leans_as_the_data_do(tm
     out = tmp_path / "verdict.json"
     assert (
         fit_verdict.main(
-            ["--answers", str(folder), "--claims", str(claims), "--part", "all", "--out", str(out), "--min-questions", "100"]
+            [
+                "--answers",
+                str(folder),
+                "--claims",
+                str(claims),
+                "--part",
+                "all",
+                "--out",
+                str(out),
+                "--min-questions",
+                "100",
+            ]
         )
         == 0
     )

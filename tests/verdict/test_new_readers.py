@@ -14,10 +14,10 @@ from agent.judges.reading import StructureReadJudge
 from agent.scoring.claimed_quantity import quantities, quantity_reading
 from agent.verdict.features import claim_features
 from benchmarks.splits import scifact_splits
+from benchmarks.verdict_parts import kept, reader_unseen
 from tests.fakes import FixedStance
 from tests.verdict.test_readings import _row
 from training.reread import record_pairs, reread
-from training.verdict_parts import kept, reader_unseen
 
 
 def _record_row(rank: int, evidence: list[float] | None = None, text: str = "Findings.") -> dict:

@@ -3,7 +3,8 @@
 The verdict model weighs what the readers read. On a question a reader was trained on, its reading is better than it
 will be on a new question, so a verdict model fitted on such readings learns to trust the readers too much (fitted on
 SciFact's train + validation claims at stop 43, it answered 30 % of claims at precision 0.865 out of fold and 20 % at
-0.757 held out). `--part unseen` fits it only on questions no reader trained on:
+0.757 held out). `--part unseen` (training/fit_verdict.py, evals/verdict_collect.py) fits it only on questions no
+reader trained on:
 
 - SciFact: the validation claims (benchmarks/splits.py); the judges and the evidence reader train on the `train`
   part;

@@ -1,6 +1,6 @@
 r"""Where the readers read a finding's direction wrong, by category (issue 50, item 4): negations, antonyms, numbers.
 
-    python -m evals.direction_categories --pool-file ~/.cache/sparkit-train/pool.jsonl.gz [--limit 1500] \
+    python -m training.direction_categories --pool-file ~/.cache/sparkit-train/pool.jsonl.gz [--limit 1500] \
         [--out evals/data/direction_categories.json]
 
 On the pool's validation pairs that take a side (training/pool.py `val`: SciFact, HealthVer, Check-COVID, CliniFact,
@@ -51,7 +51,10 @@ OPPOSITES = [
     ("inhibit(?:s|ed)?|suppress(?:es|ed)?|block(?:s|ed)?", "promote[sd]?|activate[sd]?|induce[sd]?|enhance[sd]?"),
     ("risk", "protective|protects?|protection"),
     ("protective|protects?|protection", "risk"),
-    ("improve[sd]?|improving|benefit(?:s|ed)?|beneficial", "worsen(?:s|ed)?|harm(?:s|ed|ful)?|impair(?:s|ed)?"),
+    (
+        "improve[sd]?|improving|benefit(?:s|ed)?|beneficial",
+        "worsen(?:s|ed)?|harm(?:s|ed|ful)?|impair(?:s|ed)?|poor(?:er)?|worse",
+    ),
     ("positive(?:ly)?", "negative(?:ly)?|inverse(?:ly)?"),
     ("negative(?:ly)?|inverse(?:ly)?", "positive(?:ly)?"),
     ("up-?regulate[sd]?", "down-?regulate[sd]?"),
@@ -107,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     from training.pool import build_pool
     from training.train_judge import read_pool, write_pool
 
-    parser = argparse.ArgumentParser(prog="python -m evals.direction_categories", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m training.direction_categories", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--data-dir", type=Path, default=default_data_dir())
     parser.add_argument("--pool-file", type=Path, help="the pool (written here on the first run, read after)")
     parser.add_argument("--limit", type=int, default=0, help="a random sample of this many pairs (0: all)")
