@@ -59,6 +59,8 @@ GROUPS = {
     "counts": ("records_for", "records_against", "sentences", "eligible_share", "records_read"),
     "form": ("form_", "polar_question"),
     "relevance": ("relevance",),
+    "evidence reader": ("evidence_",),
+    "quantity reader": ("quantity_",),
 }
 
 
