@@ -47,7 +47,9 @@ def offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]]:
         judge = StructureReadJudge(judge)
     evidence = evidence_weights_in_use(judges.stance_evidence_weights)
     if evidence is not None and "cross" in judge.name:  # it reads over the cross-encoder's lower layers
-        judge = EvidenceReadJudge(judge, EvidenceReader(evidence))
+        reader = EvidenceReader(evidence)
+        _ = reader.model  # loaded now: a missing or stale file fails at start-up, not mid-run
+        judge = EvidenceReadJudge(judge, reader)
     notes = (
         [f"stance: cross-encoder weights absent, using the {judge.name} judge"]
         if kind == "auto" and "cross" not in judge.name
