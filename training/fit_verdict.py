@@ -46,7 +46,7 @@ from training.verdict_report import family_report, side_and_probability
 
 GOLD = {"yes": "SUPPORT", "no": "CONTRADICT", "maybe": "NOT_ENOUGH_INFO"}
 SETTING_OF = {"claims": "corpus", "pubmedqa": "documents", "healthver": "documents", "check_covid": "documents"}
-C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0)
+C_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 GRID = 0.05  # candidate thresholds: multiples of 0.05, so the Bonferroni correction counts at most 20 of them
 FOLDS = 5
 MIN_QUESTIONS = 400
@@ -294,6 +294,9 @@ def main(argv: list[str] | None = None) -> int:
         "'all', every collected question (readings made in-sample included)",
     )
     parser.add_argument("--options-from", type=Path, help="reuse this verdict model file's option model")
+    parser.add_argument(
+        "--without", action="append", default=[], choices=sorted(GROUPS), help="leave an input group out (repeatable)"
+    )
     args = parser.parse_args(argv)
     claims = read_jsonl(args.claims)
     rows, gold, groups, family = claim_table(args.answers, claims, args.part)
@@ -301,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             f"{len(rows)} claim-family questions answered: the operating point needs at least {args.min_questions}"
         )
-    names = list(rows[0])
+    dropped = [m for group in args.without for m in GROUPS[group]]
+    names = [n for n in rows[0] if not any(m in n for m in dropped)]
     y = np.asarray([CLASSES.index(g) for g in gold])
     where = np.asarray([SETTING_OF[f] for f in family])
     oof, sections, fits = np.zeros((len(rows), len(CLASSES))), {}, {}
@@ -371,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
         "fit": {
             "procedure": "training/fit_verdict.py",
             "part": args.part,
+            "without": args.without,
             "questions": report["claim"]["by_family"],
             "settings": {k: {kk: vv for kk, vv in v.items() if kk != "point"} for k, v in fits.items()},
             "option_pairs": option["oof"].get("pairs"),
