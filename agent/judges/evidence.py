@@ -29,10 +29,11 @@ def default_evidence_weights_path() -> Path:
 
 
 def evidence_weights_in_use(setting: str | None) -> Path | None:
-    """The evidence reader a run loads (`stance_evidence_weights`: 'packaged', a file, or 'off' / null for none)."""
+    """The evidence reader a run loads (`stance_evidence_weights`: a file, 'packaged' for agent/models/, or 'off' /
+    null for none). None ships yet (the verdict model gained nothing from the one trained at stop 49), so the default
+    is 'off' and 'packaged' names the file a later version ships."""
     if setting == "packaged":
-        path = default_evidence_weights_path()
-        return path if path.is_file() else None
+        return default_evidence_weights_path()
     return Path(setting).expanduser() if setting and setting != "off" else None
 
 

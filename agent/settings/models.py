@@ -147,11 +147,11 @@ class JudgeSettings(SettingsGroup):
         "evals/data/calibration_ensemble.json, `calibration_table`).",
     )
     stance_evidence_weights: str | None = Field(
-        "packaged",
+        "off",
         description="The evidence reader: whether a top record's findings settle the claim or are related but silent "
-        "(agent/judges/evidence.py); read on the court's whole-record rows, an input of the verdict model. "
-        "'packaged': agent/models/evidence_reader.npz; a path: another file of training/evidence_pool.py's "
-        "recipe; 'off': none (the verdict model must then be one fitted without it).",
+        "(agent/judges/evidence.py), read on the court's whole-record rows as an input of the verdict model. A path: "
+        "a file of training/evidence_pool.py's recipe (then use a verdict model fitted with it, "
+        "`court.verdict_model_path`); 'packaged': agent/models/evidence_reader.npz, once one ships; 'off': none.",
     )
     stance_readers: list[str] = Field(
         [],

@@ -14,7 +14,7 @@ from agent.judges.evidence import default_evidence_weights_path
 from agent.judges.packaged import weights_digest
 from agent.verdict.model import default_verdict_path, reader_versions, verdict_model_for
 
-pytestmark = pytest.mark.skipif(not default_evidence_weights_path().is_file(), reason="the evidence reader ships")
+SHIPS = default_evidence_weights_path().is_file()
 
 CLAIM = "Aspirin reduces the risk of colorectal cancer."
 SETTLES = (
@@ -27,8 +27,9 @@ SILENT = (
 )
 
 
+@pytest.mark.skipif(not SHIPS, reason="no evidence reader ships yet (agent/judges/evidence.py)")
 def test_the_default_judge_carries_the_evidence_reader_and_the_verdict_model_names_it():
-    judge = stance_judge()
+    judge = stance_judge(stance_evidence_weights="packaged")
     readers = record_readers(judge)
     assert [r.name for r in readers] == ["evidence"]
     versions = reader_versions(judge)
@@ -39,10 +40,18 @@ def test_the_default_judge_carries_the_evidence_reader_and_the_verdict_model_nam
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not SHIPS, reason="no evidence reader ships yet (agent/judges/evidence.py)")
 def test_a_record_that_settles_the_claim_reads_likelier_to_settle_it_than_a_silent_one():
-    rows = asyncio.run(reader_rows(stance_judge(), [(CLAIM, SETTLES), (CLAIM, SILENT)], records=True))["evidence"]
+    judge = stance_judge(stance_evidence_weights="packaged")
+    rows = asyncio.run(reader_rows(judge, [(CLAIM, SETTLES), (CLAIM, SILENT)], records=True))["evidence"]
     settles, silent = 1 - rows[0][2], 1 - rows[1][2]
     assert settles > silent and rows[0][0] > rows[0][1]
+
+
+def test_by_default_no_evidence_reader_reads_and_the_shipped_verdict_model_matches_the_readers():
+    judge = stance_judge()
+    assert record_readers(judge) == [] and "evidence" not in reader_versions(judge)
+    assert verdict_model_for(default_verdict_path(), reader_versions(judge)) is not None
 
 
 def test_another_evidence_file_that_is_not_there_is_refused_in_one_line(tmp_path):
