@@ -147,7 +147,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
         answer=text,
         verdict=_verdict(plan, best, ruling.decided and not ruling.abstained),
         confidence=ruling.confidence,
-        tier=ruling.tier,  # type: ignore[arg-type]
+        tier=ruling.tier,
         leading_confidence=ruling.leading if best is not None and not ruling.off_topic else None,
         selected_option=selected,
         abstained=ruling.abstained,
