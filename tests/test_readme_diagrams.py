@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.graph import graph
+from tests.evals.test_results_page import slug
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -51,11 +52,6 @@ def test_an_edge_left_out_is_caught():
     diagram = diagrams((ROOT / "README.md").read_text(encoding="utf-8"))[0]
     without_review = "\n".join(line for line in diagram.splitlines() if "review" not in line)
     assert drawn_edges(without_review) != graph_edges()
-
-
-def slug(heading: str) -> str:
-    """A heading's anchor as GitHub writes it: lower case, punctuation dropped, each space a hyphen."""
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
 def anchors(page: Path) -> set[str]:

@@ -144,3 +144,11 @@ def test_the_settings_page_counts_the_fields_the_code_has():
     stated = re.search(r"nine groups of (\d+)\s+fields", page)
     assert len(GROUPS) == 9 and stated and int(stated.group(1)) == fields
     assert f"rather than {fields} fields in one" in re.sub(r"\s+", " ", page)
+
+
+@pytest.mark.parametrize("page", FRONT_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_front_page_tells_no_history(page):
+    """History (issues, seeds, stops, the machines something was measured on) lives in evals/HISTORY.md."""
+    history = re.compile(r"\bissue #?\d|\bseed 0\d\d|\bstop \d|these machines|this machine kind", re.I)
+    found = [line for line in page.read_text(encoding="utf-8").splitlines() if history.search(line)]
+    assert not found, found
