@@ -7,8 +7,8 @@
 A corpus of N records is the SciFact abstracts repeated with fresh ids (`<id>~<copy>`) until N: no larger real
 corpus is at hand. Repeated texts reuse the vectors of an embedded index of the corpus (`--vectors-from`, primed into
 the encoder's cache) instead of being encoded again: encoding a million abstracts on two shared cores would take days.
-So build time is everything but the encoding (reading, tokenising, BM25, writing); add about 30-70 ms of CPU per new
-abstract for MiniLM (`agent.tools.local_index.estimated_build_s`).
+So build time is everything but the encoding (reading, tokenising, BM25, writing); add about 50 ms of CPU per new
+abstract for MiniLM in bf16, 1.7 times that in fp32 (`agent.tools.local_index.estimated_build_s`).
 
 Each engine and size runs in two child processes, one building and one serving (open the index, then the queries),
 so each peak RSS (ru_maxrss from wait4) is that step's alone. Disk is the index folder's size. Latency is one

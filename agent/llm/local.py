@@ -20,7 +20,7 @@ call_deadline: ContextVar[float | None] = ContextVar("sparkit_call_deadline", de
 
 
 def local_gguf(model_path: str, temperature: float, n_ctx: int, max_tokens: int, n_threads: int | None) -> Any:
-    """A local GGUF model through llama-cpp (extra 'local'; see the README for the build flags)."""
+    """A local GGUF model through llama-cpp (extra 'local'; its build flags: docs/live.md, "A local GGUF model")."""
     from pathlib import Path
 
     path = Path(model_path).expanduser()

@@ -4,8 +4,9 @@ The status, the answer line and the stop reason come from the status ladder (age
 docstring lists the rungs): INSUFFICIENT_EVIDENCE when nothing retrieved bears on the question, an open answer's
 records never mention a name the question asks about, or the leading answer's confidence falls below the abstention
 threshold (the answer then says so and never invents); BUDGET_EXHAUSTED when a budget ended the loop; otherwise
-ANSWERED. The reported confidence is the calibrator's probability that what is reported is right: the leading
-answer's, or the abstention's.
+ANSWERED. The reported confidence is the probability that what is reported is right, the leading answer's or the
+abstention's: the verdict model's where it decided (a claim, a yes / no question, an MCQ; agent/verdict/), else the
+calibrator's maps of the evidence score (agent/scoring/calibration.py).
 """
 
 from __future__ import annotations

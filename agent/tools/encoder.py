@@ -71,14 +71,18 @@ def load_model() -> SentenceTransformer:
 
 
 BF16_ENV = "SPARKIT_BULK_BF16"
+BF16_BUILD_SAVING = 1.7
+"""How many times less CPU an index build takes with its documents encoded in bf16 rather than fp32, on a CPU with
+native bf16: paired whole-process builds of 1,000 SciFact abstracts gave 1.55 and 1.86 (evals/HISTORY.md, "The bf16
+speed-up, one figure"). The index-build estimate (agent.tools.local_index.estimated_build_s) and the docs use it."""
 _bulk_model: SentenceTransformer | None = None
 
 
 def bf16_bulk_encoding() -> bool:
     """Whether an index build encodes in bfloat16: by default wherever this CPU computes bf16 natively (AMX or
     AVX512-BF16; Linux /proc/cpuinfo; elsewhere it is emulated, and slower); SPARKIT_BULK_BF16=0 keeps fp32. On such a
-    CPU it takes 2.5-3.9x less CPU per abstract, and BEIR-SciFact nDCG@10 holds within 0.005 of fp32 (evals/HISTORY.md,
-    issue 46); an index built so differs slightly from one built in fp32 on another machine."""
+    CPU a build takes BF16_BUILD_SAVING times less CPU, and BEIR-SciFact nDCG@10 holds within 0.005 of fp32
+    (evals/HISTORY.md, issue 46); an index built so differs slightly from one built in fp32 on another machine."""
     chosen = os.environ.get(BF16_ENV, "").strip().lower()
     if chosen in ("0", "false", "no", "off"):
         return False

@@ -53,15 +53,21 @@ def default_index_dir(corpus: Path, home: Path) -> Path:
     return home / "index" / f"{corpus.stem}-{file_digest(corpus)[:10]}"
 
 
+BF16_ABSTRACT_S = 0.05
+"""CPU seconds per abstract of an index build in bf16 (estimated_build_s)."""
+
+
 def estimated_build_s(documents: int) -> float:
     """A first guess at an index build's seconds, before any is measured: MiniLM costs about 50 ms of CPU per abstract
-    in bf16 and 80 ms in fp32 (`agent.tools.encoder.bulk_model`; SciFact's 5,183 took 135 s in bf16 on 2 quiet cores,
-    evals/HISTORY.md stop 48, where 30 ms had promised 81 s), spread over the cores torch uses."""
+    in bf16 (`agent.tools.encoder.bulk_model`; SciFact's 5,183 took 135 s in bf16 on 2 quiet cores, evals/HISTORY.md
+    stop 48, where 30 ms had promised 81 s) and BF16_BUILD_SAVING times that in fp32, spread over the cores torch
+    uses."""
     import torch
 
-    from agent.tools.encoder import bf16_bulk_encoding
+    from agent.tools.encoder import BF16_BUILD_SAVING, bf16_bulk_encoding
 
-    return 3.0 + documents * (0.05 if bf16_bulk_encoding() else 0.08) / max(1, torch.get_num_threads())
+    per_abstract = BF16_ABSTRACT_S if bf16_bulk_encoding() else BF16_ABSTRACT_S * BF16_BUILD_SAVING
+    return 3.0 + documents * per_abstract / max(1, torch.get_num_threads())
 
 
 def bm25_tokenize(
