@@ -23,37 +23,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import get_args
 
 from agent.literature import Record
+from agent.records import StudyDesign
 from agent.text import split_sentences
 
-Design = Literal[
-    "meta-analysis",
-    "systematic review",
-    "RCT",
-    "cohort",
-    "case-control",
-    "cross-sectional",
-    "case report or series",
-    "animal",
-    "in vitro",
-    "narrative review",
-    "other",
-]
-DESIGNS: tuple[Design, ...] = (
-    "meta-analysis",
-    "systematic review",
-    "RCT",
-    "cohort",
-    "case-control",
-    "cross-sectional",
-    "case report or series",
-    "animal",
-    "in vitro",
-    "narrative review",
-    "other",
-)
+Design = StudyDesign
+DESIGNS: tuple[Design, ...] = get_args(StudyDesign)
 EVIDENCE_LEVEL: dict[Design, float] = {
     "meta-analysis": 1.0,
     "systematic review": 0.9,
@@ -131,6 +108,12 @@ _COMPUTATIONAL = re.compile(
     r"\bcomputational (?:approaches|analysis|model)|\bin silico\b|\bprotocol\b|\blandscape of\b|"
     r"\bgenome-wide (?:data|map)|\bsequencing data\b|\b\d+ (?:\w+ )?species\b|"
     r"\bwe propose a\b[^.]{0,60}\bmodel\b|\bmodel(?:led|ling) ",
+    _I,
+)
+_STUDIED_ONCE = re.compile(
+    r"\bwe (?:studied|examined|evaluated|assessed|measured|included|enrolled|recruited|investigated)\b[^.]{0,40}"
+    r"\b\d[\d,]*\s+(?:[\w-]+\s+){0,3}(?:patients|participants|subjects|women|men|children|adults|individuals|"
+    r"volunteers|people)\b",
     _I,
 )
 _OWN_DATA = re.compile(
@@ -323,7 +306,8 @@ def _signature(title: str, sentences: Sequence[str]) -> DesignReading | None:
         found = next((s for s in measured if pattern.search(s) and (not of_people or _HUMANS.search(s))), None)
         if found is not None:
             return DesignReading(design, found)
-    return None
+    studied = _first(_STUDIED_ONCE, measured)  # people measured, no follow-up, no allocation: one point in time
+    return DesignReading("cross-sectional", studied) if studied is not None else None
 
 
 def _human_design_words(text: str) -> bool:

@@ -38,6 +38,12 @@ _PEOPLE = (
 _COUNT = re.compile(
     rf"(?P<number>{_NUMBER})\s+(?:(?:[A-Za-z][\w'’/+\-]*|\([^)]*\))\s+){{0,5}}?(?P<who>{_PEOPLE})\b(?!-)", _I
 )
+# "4432 were randomized to alendronate or placebo": a count whose people the sentence names before it
+_COUNT_DID = re.compile(
+    rf"(?P<number>{_NUMBER})\s+(?:were|was|had been)\s+(?:randomi[sz]ed|randomly|enrolled|included|recruited|studied|"
+    r"analy[sz]ed|followed|evaluated|examined|interviewed|surveyed|assigned)\b",
+    _I,
+)
 _N_EQUALS = re.compile(r"\b[nN]\s*=\s*(?P<number>\d{1,3}(?:[, ]\d{3})+|\d+)(?![\d.])")
 
 
@@ -106,6 +112,7 @@ _BETWEEN_NOT_PEOPLE = re.compile(
     r"times|fold|cycles|visits|in|on|of|from|at|to|with|among|per|for|by)\b|%|\d",
     _I,
 )
+_PEOPLE_NAMED = re.compile(rf"\b{_PEOPLE}\b", _I)
 _PAIR = re.compile(rf"(?P<number>{_NUMBER})\s+(?:and|or)\s+(?={_NUMBER}\s)", _I)
 
 
@@ -115,6 +122,10 @@ def _counts(sentence: str) -> list[_Count]:
     for number in re.finditer(_NUMBER, sentence, _I):
         match = _COUNT.match(sentence, number.start())
         if match is None:
+            did = _COUNT_DID.match(sentence, number.start())
+            value = number_value(did.group("number")) if did else None
+            if did and value and _allowed_before(sentence[: did.start()]) and _PEOPLE_NAMED.search(sentence):
+                found.append(_Count(did.start(), did.end("number"), value, True))
             continue
         before = sentence[: match.start()]
         between = sentence[match.end("number") : match.start("who")]
