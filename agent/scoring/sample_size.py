@@ -156,7 +156,11 @@ _SKIPPED = re.compile(
     r"inclusion criteria)\b|\bwe included\b|\beligible (?:if|when)\b|\bwere included if\b",
     _I,
 )
-_INVITED = re.compile(r"\b(?:invited|approached|selected|received|were sent|eligible|screened|contacted)\b", _I)
+_INVITED = re.compile(r"\b(?:invited|approached|selected|received|sent|eligible|screened|contacted)\b", _I)
+# "Of 91 girls selected, 64 performed the test": the part that took part
+_OF_THEM = re.compile(
+    rf"^\s*(?:[A-Z]{{2,}}[A-Z ]*\s+)?of (?:the |these )?(?P<all>{_NUMBER})\b[^,;]{{0,120}},\s*(?P<part>{_NUMBER})\b", _I
+)
 _TOOK_PART = re.compile(r"\b(?:agreed|participated|returned|completed|took part|responded|consented)\b", _I)
 
 
@@ -171,6 +175,11 @@ def size_of(sentences: Sequence[str], pooled: bool = False) -> SizeReading | Non
             continue
         if pooled and not re.search(r"\b(?:total|involving|including|included|pooled|among|of|with)\b", sentence, _I):
             continue
+        of_them = _OF_THEM.match(sentence)
+        part = number_value(of_them.group("part")) if of_them else None
+        whole = number_value(of_them.group("all")) if of_them else None
+        if part and whole and part < whole:
+            return SizeReading(part, sentence)
         if _INVITED.search(sentence) and not _TOOK_PART.search(sentence):
             later = next((s for s in sentences[i + 1 : i + 3] if _TOOK_PART.search(s) and _counts(s)), None)
             if later is not None:  # "908 prisoners received a questionnaire ... 650 agreed": those who took part
