@@ -1,15 +1,16 @@
 r"""The study-design and sample-size reader (agent/scoring/study.py) against abstracts labelled by hand.
 
-    python -m evals.study_design --split aside --json
+    python -m evals.study_design --split heldout --json
     python -m evals.study_design --split tune --errors
 
 Reads evals/data/study_design.jsonl (doc ids of SciFact corpus abstracts with their design and sample size, labelled
 by hand before the rules were written; evals/data/README.md says how) and the abstracts themselves from the SciFact
 corpus (../shared/data/scifact/corpus.jsonl, `--corpus`). Scores design accuracy (target >= 0.85), sample size exact
 match over all abstracts (none = none counts as a match; target >= 0.80) and over those with a stated size, and prints
-the design confusion table (rows: the label; columns: the reader). `--split tune` is the part the rules were tuned
-on, `aside` the part kept aside (never read while tuning: report it, do not tune on its errors), `all` both.
-`--errors` lists the misread abstracts (use it on `tune` only).
+the design confusion table (rows: the label; columns: the reader). `--split tune` is the part the rules were first
+tuned on; `aside` the part kept aside at first (scored twice, then its errors were tuned on too: evals/HISTORY.md);
+`heldout` a third part labelled later and never tuned on (report it, do not tune on its errors); `all` every part.
+`--errors` lists the misread abstracts (never use it on `heldout`).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
-    parser.add_argument("--split", choices=("tune", "aside", "all"), default="aside")
+    parser.add_argument("--split", choices=("tune", "aside", "heldout", "all"), default="heldout")
     parser.add_argument("--errors", action="store_true", help="list the misread abstracts")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
