@@ -65,7 +65,8 @@ _META = re.compile(
 )
 _POOLED = re.compile(
     r"\bpooled\b|random[- ]effects?|fixed[- ]effects?|summary (?:estimates?|sensitivity|odds|relative)|"
-    r"\bmeta-?analy|combined (?:odds|relative|hazard|risk)|weighted mean difference",
+    r"\bmeta-?analy|combined (?:odds|relative|hazard|risk)|weighted mean difference|"
+    r";\s*(?:\w+|\d+) (?:trials|studies);",
     _I,
 )
 _SYSTEMATIC = re.compile(
@@ -80,6 +81,11 @@ _NOT_A_STUDY = re.compile(  # a methods paper about meta-analysis is not one
     r"techniques?)\b|\b(?:methodology|statistical methods?) for\b|\bwe review the statistical\b",
     _I,
 )
+_UNCONTROLLED = re.compile(r"\bopen-label\b|\bsingle-arm\b|\bnon-?randomi[sz]ed\b|\buncontrolled\b", _I)
+_METHODS_PAPER = re.compile(  # a paper proposing a statistic or a method: no study of its own
+    r"\bwe (?:develop|derive|propose|introduce)\b[^.]{0,80}\b(?:methods?|measures?|statistics?|metrics?|techniques?)\b",
+    _I,
+)
 _NARRATIVE = re.compile(
     r"\b(?:this|the present|our|in this|a) (?:mini-?)?review\b|\bwe (?:review|discuss|summari[sz]e|highlight|"
     r"examine the current)\b|\bhere,? (?:we|i) (?:review|discuss|summari[sz]e)\b|\bi review\b|"
@@ -91,7 +97,7 @@ _NARRATIVE = re.compile(
 )
 _NARRATIVE_TITLE = re.compile(r"\breview\b|\bperspectives?\b|\boverview\b|: a (?:\w+ )?update\b", _I)
 _RCT = re.compile(
-    r"\brandomi[sz]ed\b[^.]{0,60}\b(?:trials?|study|studies|design)\b|\brandomly (?:assigned|allocated)\b|"
+    r"\brandomi[sz]ed\b[^.]{0,60}\b(?:trial|study|design)\b(?!s)|\brandomly (?:assigned|allocated)\b|"
     r"\bwere randomi[sz]ed\b|\bwe randomi[sz]ed\b|\brandomi[sz]ation\b|\bcluster[- ]randomi[sz]ed\b|"
     r"\bplacebo-controlled\b",
     _I,
@@ -104,7 +110,9 @@ _STRONG_RCT = re.compile(
 _PROSPECTIVE_ONLY = re.compile(r"\b(?:future|further|should|needed|warranted|required|are needed)\b", _I)
 _COMPUTATIONAL = re.compile(
     r"\bwe present a (?:new |novel )?(?:\w+ )?(?:method|software|tool|representation|algorithm|approach)\b|"
-    r"\bsoftware\b|\bmicrosimulation\b|\bdecision (?:analytic(?:al)?|model)|\bmathematical models?\b|"
+    r"\b(?:software|package|tool)\b[^.]{0,40}\b(?:is|are|was) (?:freely )?available|\bsoftware package\b|"
+    r"\bwe (?:present|describe|developed?) [^.]{0,60}\bsoftware\b|\bour model\b|\bmicrosimulation\b|"
+    r"\bdecision (?:analytic(?:al)?|model)|\bmathematical models?\b|"
     r"\bcomputational (?:approaches|analysis|model)|\bin silico\b|\bprotocol\b|\blandscape of\b|"
     r"\bgenome-wide (?:data|map)|\bsequencing data\b|\b\d+ (?:\w+ )?species\b|"
     r"\bwe propose a\b[^.]{0,60}\bmodel\b|\bmodel(?:led|ling) ",
@@ -126,7 +134,8 @@ _COHORT = re.compile(
     r"\bcohort\b|\bprospective(?:ly)? (?:study|studies|population|observational|followed|evaluat)|"
     r"\b(?:we|were) followed\b|"
     r"\bfollowed (?:up )?(?:for|over|until|to)\b|\bfollow-up (?:of|was|period)\b|\bperson-years\b|"
-    r"\bretrospective(?:ly)? (?:study|analy[sz]ed|analysis|review(?:ed)?)\b|\bregistry\b|\bfollow[-–]up (?:period|of)",
+    r"\bretrospective(?:ly)? (?:study|analy[sz]ed|analysis|review(?:ed)?)\b|\bregistry\b|\bfollow[-–]up (?:period|of)|"
+    r"\bduring (?:a |the )?(?:mean |median )?follow[-–]up\b|\bprospectively collected\b",
     _I,
 )
 _CROSS = re.compile(
@@ -278,11 +287,11 @@ def _signature(title: str, sentences: Sequence[str]) -> DesignReading | None:
     if meta is not None and not _NOT_A_STUDY.search(everything):
         return DesignReading("meta-analysis", meta)
     findings = [s for s in sentences if not _PROSPECTIVE_ONLY.search(s)]  # "Future randomized trials should ..."
-    strong = _first(_STRONG_RCT, findings)
+    strong = _first(_STRONG_RCT, [s for s in findings if not _ANIMAL.search(s)])  # "Pigs were randomized": animals
     if strong is not None:
         return DesignReading("RCT", strong)
     review = _first(_NARRATIVE, sentences)
-    if review is not None and not _OWN_DATA.search(everything):
+    if review is not None and not _OWN_DATA.search(everything) and not _METHODS_PAPER.search(everything):
         return DesignReading("narrative review", review)
     case = _first(_CASE_REPORT, sentences)
     if case is not None:
@@ -290,9 +299,12 @@ def _signature(title: str, sentences: Sequence[str]) -> DesignReading | None:
     humans = bool(_HUMANS.search(everything))
     measured = _measured(sentences)
     animal_finding = _animal_finding(title, measured)
-    rct = _first(_RCT, findings)
+    rct = _first(_RCT, [s for s in findings if not _ANIMAL.search(s)])
     if rct is not None and not (animal_finding and not humans):
         return DesignReading("RCT", rct)
+    uncontrolled = _first(_UNCONTROLLED, findings)
+    if uncontrolled is not None and humans:
+        return DesignReading("other", uncontrolled)  # an intervention without random allocation
     if animal_finding is not None and not _human_design_words(everything):
         return DesignReading("animal", animal_finding)
     if not humans:
@@ -337,7 +349,7 @@ def _subject(title: str, sentences: Sequence[str]) -> DesignReading | None:
     microbes or molecules (in vitro)."""
     texts = [title, *sentences]
     everything = " ".join(texts)
-    computational = _first(_COMPUTATIONAL, texts)
+    computational = _first(_COMPUTATIONAL, texts) or _first(_METHODS_PAPER, texts)
     if computational is not None and not _IN_VIVO_RESULT.search(everything):
         return DesignReading("other", computational)
     if not _OWN_DATA.search(everything) and not re.search(

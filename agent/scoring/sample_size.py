@@ -36,7 +36,9 @@ _PEOPLE = (
 )
 # "1472 SIDS cases", "20,244 men and women", "Seven PAH patients (4 women; ...)", "61,650 participants"
 _COUNT = re.compile(
-    rf"(?P<number>{_NUMBER})\s+(?:(?:[A-Za-z][\w'’/+\-]*|\([^)]*\))\s+){{0,5}}?(?P<who>{_PEOPLE})\b(?!-)", _I
+    rf"(?P<number>{_NUMBER})\s+(?:(?:[A-Za-z][\w'’/+\-]*|\d+[- ]year[- ]old|\([^)]*\))\s+){{0,5}}?"
+    rf"(?P<who>{_PEOPLE})\b(?!-)",
+    _I,
 )
 # "4432 were randomized to alendronate or placebo": a count whose people the sentence names before it
 _COUNT_DID = re.compile(
@@ -133,6 +135,8 @@ def _counts(sentence: str) -> list[_Count]:
             continue
         if re.search(r"\b(?:aged?|ages|every|at least|at most|top|first|last)\s*$|[\d.]\s*[-–]\s*$", before, _I):
             continue
+        if re.match(r"\s*\(\s*\d+(?:\.\d+)?\s*%\s*\)", sentence[match.end() :]):
+            continue  # "MACE occurred in 25 subjects (8.2%)": a share of the sample, not the sample
         value = number_value(match.group("number"))
         if value is not None:
             found.append(_Count(match.start(), match.end(), value, True))

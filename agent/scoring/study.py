@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from agent.literature import Record
-from agent.scoring.design import EVIDENCE_LEVEL, Design, design_of, sentences_of
+from agent.scoring.design import EVIDENCE_LEVEL, Design, DesignReading, design_of, sentences_of
 from agent.scoring.sample_size import SizeReading, size_of
 
 _ONE_CASE = re.compile(
@@ -37,6 +37,8 @@ def read_study(record: Record) -> StudyReading:
         if design.design in WITHOUT_PARTICIPANTS
         else size_of(sentences, pooled=design.design in ("meta-analysis", "systematic review"))
     )
+    if design.sentence is None and size is not None:  # people counted, no design stated, no follow-up, no allocation
+        design = DesignReading("cross-sectional", size.sentence)
     if (
         size is None
         and design.design == "case report or series"
