@@ -18,6 +18,7 @@ records were read: over one or two papers it would only repeat the table as a ba
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 
 from agent.english.lexicon import STANCE_FLIP
 from agent.literature import Record
@@ -101,10 +102,7 @@ def paper_findings(
                 year=record.year,
                 answer=answer,
                 answer_sentence=sentence,
-                design=study.design,
-                design_sentence=study.design_sentence,
-                sample_size=study.sample_size,
-                size_sentence=study.size_sentence,
+                **asdict(study),  # design, design_sentence, sample_size, size_sentence
             )
         )
     return findings

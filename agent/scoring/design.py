@@ -133,8 +133,8 @@ _CASE_CONTROL = re.compile(r"\bcase[- ]control\b|\bcases? and (?:[\w,]+ ){0,3}co
 _COHORT = re.compile(
     r"\bcohort\b|\bprospective(?:ly)? (?:study|studies|population|observational|followed|evaluat)|"
     r"\b(?:we|were) followed\b|"
-    r"\bfollowed (?:up )?(?:for|over|until|to)\b|\bfollow-up (?:of|was|period)\b|\bperson-years\b|"
-    r"\bretrospective(?:ly)? (?:study|analy[sz]ed|analysis|review(?:ed)?)\b|\bregistry\b|\bfollow[-–]up (?:period|of)|"
+    r"\bfollowed (?:up )?(?:for|over|until|to)\b|\bfollow[-–]up (?:of|was|period)\b|\bperson-years\b|"
+    r"\bretrospective(?:ly)? (?:study|analy[sz]ed|analysis|review(?:ed)?)\b|\bregistry\b|"
     r"\bduring (?:a |the )?(?:mean |median )?follow[-–]up\b|\bprospectively collected\b",
     _I,
 )
