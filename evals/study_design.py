@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
-    parser.add_argument("--split", choices=("tune", "aside", "heldout", "all"), default="heldout")
+    parser.add_argument("--split", choices=("tune", "aside", "heldout", "final", "all"), default="final")
     parser.add_argument("--errors", action="store_true", help="list the misread abstracts")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
