@@ -84,6 +84,11 @@ _NOT_A_STUDY = re.compile(  # a methods paper about meta-analysis is not one
     _I,
 )
 _UNCONTROLLED = re.compile(r"\bopen-label\b|\bsingle-arm\b|\bnon-?randomi[sz]ed\b|\buncontrolled\b", _I)
+_LITERATURE = re.compile(  # an abstract that reports others' findings, not its own
+    r"\b(?:studies|trials|data|evidence|work) (?:have |has )?(?:shown|demonstrated|suggest|suggests|indicate)\b|"
+    r"\bin a recent (?:\w+ )?(?:study|trial)\b|\bare currently ongoing\b|\brecent (?:studies|evidence|data|work)\b",
+    _I,
+)
 _METHODS_PAPER = re.compile(  # a paper proposing a statistic or a method: no study of its own
     r"\bwe (?:develop|derive|propose|introduce)\b[^.]{0,80}\b(?:methods?|measures?|statistics?|metrics?|techniques?)\b",
     _I,
@@ -105,6 +110,7 @@ _RCT = re.compile(
     _I,
 )
 _STRONG_RCT = re.compile(
+    r"\bdouble-blind(?:ed)?\b[^.]{0,40}\btrial\b(?!s)|"
     r"\b(?:a|an|this|our|the present|in this)\s+(?:[\w-]+,?\s+){0,4}randomi[sz]ed\b[^.]{0,40}\btrial\b(?!s)|"
     r"\bwere randomly (?:assigned|allocated)|\bwe randomi[sz]ed\b|\bwere randomi[sz]ed\b",
     _I,
@@ -115,7 +121,9 @@ _COMPUTATIONAL = re.compile(
     r"\b(?:software|package|tool)\b[^.]{0,40}\b(?:is|are|was) (?:freely )?available|\bsoftware package\b|"
     r"\bwe (?:present|describe|developed?) [^.]{0,60}\bsoftware\b|\bour model\b|\bmicrosimulation\b|"
     r"\bdecision (?:analytic(?:al)?|model)|\bmathematical models?\b|"
-    r"\bcomputational (?:approaches|analysis|model)|\bin silico\b|\bprotocol\b|\blandscape of\b|"
+    r"\bcomputational (?:approaches|analysis|model)|\bin silico\b|"
+    r"\bin this protocol\b|\bthis protocol (?:describes|provides)|"
+    r"\blandscape of\b|"
     r"\bgenome-wide (?:data|map)|\bsequencing data\b|\b\d+ (?:\w+ )?species\b|"
     r"\bwe propose a\b[^.]{0,60}\bmodel\b|\bmodel(?:led|ling) ",
     _I,
@@ -140,21 +148,26 @@ _COHORT = re.compile(
     r"\bduring (?:a |the )?(?:mean |median )?follow[-–]up\b|\bprospectively collected\b",
     _I,
 )
-_CROSS = re.compile(
-    r"\bcross[- ]sectional\b|\bsurvey\b|\bprevalence\b|\bquestionnaires?\b|\bvalidation\b|"
-    r"\bdiagnostic (?:accuracy|capabilit)|\bsensitivity and specificity\b",
+_CROSS = re.compile(r"\bsurvey\b|\bprevalence\b|\bquestionnaires?\b", _I)  # only where people are named
+_MEASURED_ONCE = re.compile(
+    r"\bcross[- ]sectional(?:ly)?\b|\bvalidat(?:ion|ed|ing)\b|\binternal consistency\b|\breproducibility\b|"
+    r"\binter-?(?:rater|observer) (?:agreement|reliability)\b|\bdiagnostic (?:accuracy|capabilit)|"
+    r"\bsensitivity and specificity\b",
     _I,
 )
 _CASE_REPORT = re.compile(
     r"\bcase report\b|\bcase series\b|\bwe (?:report|describe|present) (?:a|an|the|two|three|four) "
     r"(?:\w+ ){0,3}(?:cases?|patients?|child|man|woman|boy|girl|adolescent)\b|\ba case of\b|"
-    r"\b\d+-year-old (?:man|woman|male|female|boy|girl|patient)\b|\blevel (?:of evidence )?iv\b",
+    r"\b\d+-year-old (?:man|woman|male|female|boy|girl|patient)\b|\blevel (?:of evidence )?iv\b|"
+    r"\b(?:a|one|two|three) (?:family|families|patients?|cases?)\b[^.]{0,80}"
+    r"\b(?:is|are|was|were) (?:described|reported|presented)\b",
     _I,
 )
 _ANIMAL = re.compile(
     r"\b(?:mice|mouse|murine|rats?|rodents?|pigs?|porcine|piglets?|dogs?|canine|rabbits?|sheep|monkeys?|"
     r"macaques?|primates?|zebrafish|drosophila|xenopus|c\. elegans|caenorhabditis|hamsters?|ferrets?|"
-    r"animal models?|knock-?out|knock-?in|transgenic|in vivo|xenografts?|flies|sprague-dawley|wistar|c57bl/6|balb/c)\b",
+    r"animals|animal models?|knock-?out|knock-?in|transgenic|in vivo|xenografts?|flies|sprague-dawley|wistar|c57bl/6|"
+    r"balb/c)\b",
     _I,
 )
 _IN_VIVO_RESULT = re.compile(  # animal work carrying the finding, not a confirmatory aside
@@ -162,7 +175,10 @@ _IN_VIVO_RESULT = re.compile(  # animal work carrying the finding, not a confirm
     r"were (?:resistant|protected|fed|treated|infected|randomi[sz]ed|given|injected)|had|display(?:ed)?|"
     r"lacking|deficient|underwent|received)\b|"
     r"\b(?:mouse|rat|porcine|murine|animal|knock-?in|knock-?out) models?\b|\bwe (?:engrafted|crossed|inactivated)\b|"
-    r"\b(?:mice|rats) (?:lacking|deficient|with|bearing|infected|harboring)\b",
+    r"\b(?:mice|rats) (?:lacking|deficient|with|bearing|infected|harboring)\b|"
+    r"\b(?:[\w-]+-(?:null|deficient|knockout)|recipient|mutant|knockout|deficient|exposed|treated|septic) "
+    r"(?:mice|rats|animals)\b|"
+    r"\b(?:immunity|tumou?rs?|disease|responses?|inflammation) in (?:mice|rats)\b",
     _I,
 )
 _IN_VITRO = re.compile(
@@ -313,9 +329,10 @@ def _signature(title: str, sentences: Sequence[str]) -> DesignReading | None:
         return None
     observational: tuple[tuple[Design, re.Pattern[str], bool], ...] = (
         ("case-control", _CASE_CONTROL, False),
-        ("cross-sectional", re.compile(r"\bcross[- ]sectional\b", _I), False),
+        ("cross-sectional", re.compile(r"\bcross[- ]sectional(?:ly)?\b", _I), False),
         ("cohort", _COHORT, False),
         ("cross-sectional", _CROSS, True),  # a survey or a prevalence: only in a sentence that names people
+        ("cross-sectional", _MEASURED_ONCE, False),
     )
     for design, pattern, of_people in observational:
         found = next((s for s in measured if pattern.search(s) and (not of_people or _HUMANS.search(s))), None)
@@ -340,7 +357,8 @@ def _animal_finding(title: str, sentences: Sequence[str]) -> str | None:
         return in_vivo[0]
     text = _MOUSE_CELLS.sub("", " ".join([title, *sentences]))
     animal_terms = len(_ANIMAL.findall(text)) + 2 * len(in_vivo)
-    if animal_terms and animal_terms >= len(_IN_VITRO.findall(text)):
+    cell_words = len(re.findall(r"\bcells?\b", text, _I))  # immunology names cells in vivo too: half weight
+    if animal_terms and animal_terms >= len(_IN_VITRO.findall(text)) - cell_words / 2:
         return in_vivo[0] if in_vivo else _first(_ANIMAL, sentences)
     return None
 
@@ -354,8 +372,11 @@ def _subject(title: str, sentences: Sequence[str]) -> DesignReading | None:
     computational = _first(_COMPUTATIONAL, texts) or _first(_METHODS_PAPER, texts)
     if computational is not None and not _IN_VIVO_RESULT.search(everything):
         return DesignReading("other", computational)
-    if not _OWN_DATA.search(everything) and not re.search(
-        r"\bwe\b|\bour\b|\bhere\b|\bthis study\b|\d+(?:\.\d+)? ?%|\bp ?[<=]", everything, _I
+    first_person = re.search(r"\bwe\b|\bour\b|\bhere\b|\bthis study\b|\bthe present study\b", everything, _I)
+    if (
+        not _OWN_DATA.search(everything)
+        and not first_person
+        and (_LITERATURE.search(everything) or not re.search(r"\d+(?:\.\d+)? ?%|\bp ?[<=]", everything, _I))
     ):
         return DesignReading("narrative review", _first(_NARRATIVE, texts) or title or None)
     animal = _animal_finding(title, _measured(sentences))

@@ -32,7 +32,7 @@ _PEOPLE = (
     r"newborns|individuals|persons|people|volunteers|cases|controls|students|survivors|smokers|mothers|"
     r"pregnant women|prisoners|inhabitants|residents|outpatients|inpatients|admissions|respondents|offspring|"
     r"families|couples|twins|veterans|workers|nurses|physicians|athletes|pairs|"
-    r"mice|rats|pigs|dogs|rabbits|monkeys|animals|sheep|tumou?rs|eyes)"
+    r"noncases|non-cases|referents|mice|rats|pigs|dogs|rabbits|monkeys|animals|sheep|tumou?rs|eyes)"
 )
 # "1472 SIDS cases", "20,244 men and women", "Seven PAH patients (4 women; ...)", "61,650 participants"
 _COUNT = re.compile(
@@ -46,7 +46,7 @@ _COUNT_DID = re.compile(
     r"analy[sz]ed|followed|evaluated|examined|interviewed|surveyed|assigned)\b",
     _I,
 )
-_N_EQUALS = re.compile(r"\b[nN]\s*=\s*(?P<number>\d{1,3}(?:[, ]\d{3})+|\d+)(?![\d.])")
+_N_EQUALS = re.compile(r"\b[nN]\s*=\s*(?P<number>\d{1,3}(?:[, ]\d{3})+|\d+)(?![\d.])(?!\s*/)")
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,8 @@ _FUNCTION_WORDS = frozenset(
     "were was are had have comprised consisted included including involving enrolled recruited studied examined "
     "analysed analyzed randomized randomised assigned describe report identified selected followed evaluated "
     "surveyed tested interviewed screened treated underwent contained includes include comprise involve were "
-    "a an our this that whom which who remaining".split()
+    "identify enroll recruit study examine analyse analyze follow interview survey select evaluate compare treat "
+    "randomize randomise assign a an our this that whom which who remaining".split()
 )
 _BETWEEN_NOT_PEOPLE = re.compile(
     r"\b(?:studies|trials|articles|papers|citations|reviews|arms|sites|centers|centres|hospitals|countries|units|"
@@ -130,7 +131,9 @@ def _counts(sentence: str) -> list[_Count]:
                 found.append(_Count(did.start(), did.end("number"), value, True))
             continue
         before = sentence[: match.start()]
-        between = sentence[match.end("number") : match.start("who")]
+        between = re.sub(
+            r"\d+[- ]year[- ]old", "", _without_brackets(sentence[match.end("number") : match.start("who")])
+        )
         if _BETWEEN_NOT_PEOPLE.search(between) or not _allowed_before(before):
             continue
         if re.search(r"\b(?:aged?|ages|every|at least|at most|top|first|last)\s*$|[\d.]\s*[-–]\s*$", before, _I):
@@ -157,13 +160,17 @@ def _counts(sentence: str) -> list[_Count]:
 
 _SKIPPED = re.compile(
     r"^\s*(?:background|context|importance|introduction|rationale|objectives?|aims?|purpose|selection criteria|"
-    r"inclusion criteria)\b|\bwe included\b|\beligible (?:if|when)\b|\bwere included if\b",
+    r"inclusion criteria)\b|\bwe included (?:\w+ ){0,3}(?:studies|trials|papers|articles|reports|reviews)\b|"
+    r"\beligible (?:if|when)\b|\bwere included if\b",
     _I,
 )
 _INVITED = re.compile(r"\b(?:invited|approached|selected|received|sent|eligible|screened|contacted)\b", _I)
 # "Of 91 girls selected, 64 performed the test": the part that took part
 _OF_THEM = re.compile(
-    rf"^\s*(?:[A-Z]{{2,}}[A-Z ]*\s+)?of (?:the |these )?(?P<all>{_NUMBER})\b[^,;]{{0,120}},\s*(?P<part>{_NUMBER})\b", _I
+    rf"^\s*(?:[A-Z]{{2,}}[A-Z ]*\s+)?of (?:the |these )?(?P<all>{_NUMBER})\b[^,;]{{0,120}},\s*(?P<part>{_NUMBER})\b"
+    r"(?=[^.;]{0,40}\b(?:performed|completed|participated|agreed|took part|provided|attended|responded|returned|"
+    r"(?:were|was) (?:included|enrolled|analy[sz]ed|randomi[sz]ed|studied|eligible)))",
+    _I,
 )
 _TOOK_PART = re.compile(r"\b(?:agreed|participated|returned|completed|took part|responded|consented)\b", _I)
 
@@ -208,6 +215,9 @@ def _main_count(counts: list[_Count], sentence: str) -> int:
         ):
             break
         run.append(count)
+    among = len(counts) > 1 and re.fullmatch(r"\s*(?:among|out of|of)\s*", sentence[counts[0].end : counts[1].start])
+    if among and counts[1].value > counts[0].value:  # "3770 POAG cases among 140,496 examined individuals": the whole
+        return counts[1].value
     first, groups = run[0], run[1:]
     if not groups or (
         first.people and not any(g.people for g in groups) and sum(g.value for g in groups) <= first.value
