@@ -1,6 +1,6 @@
 r"""The study-design and sample-size reader (agent/scoring/study.py) against abstracts labelled by hand.
 
-    python -m evals.study_design --split heldout --json
+    python -m evals.study_design --split final --json
     python -m evals.study_design --split tune --errors
 
 Reads evals/data/study_design.jsonl (doc ids of SciFact corpus abstracts with their design and sample size, labelled
@@ -8,9 +8,9 @@ by hand before the rules were written; evals/data/README.md says how) and the ab
 corpus (../shared/data/scifact/corpus.jsonl, `--corpus`). Scores design accuracy (target >= 0.85), sample size exact
 match over all abstracts (none = none counts as a match; target >= 0.80) and over those with a stated size, and prints
 the design confusion table (rows: the label; columns: the reader). `--split tune` is the part the rules were first
-tuned on; `aside` the part kept aside at first (scored twice, then its errors were tuned on too: evals/HISTORY.md);
-`heldout` a third part labelled later and never tuned on (report it, do not tune on its errors); `all` every part.
-`--errors` lists the misread abstracts (never use it on `heldout`).
+tuned on; `aside` and `heldout` parts kept aside at first, scored, then tuned on too (evals/HISTORY.md); `final` the
+part never tuned on (report it, do not tune on its errors: label a new part first); `all` every part. `--errors`
+lists the misread abstracts (never use it on `final`).
 """
 
 from __future__ import annotations
