@@ -82,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--errors", action="store_true", help="list the misread abstracts")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.errors and args.split in ("final", "all"):
+        print(f"--errors lists the misread abstracts of a part tuned on, not of '{args.split}'", file=sys.stderr)
+        return 2
     if not args.corpus.exists():
         print(f"no SciFact corpus at {args.corpus} (--corpus)", file=sys.stderr)
         return 2
