@@ -17,6 +17,8 @@ METER_COLOUR: dict[PaperAnswer, str] = {
     "contradicts": "#c94c4c",
     "silent": "#b8c0ca",
 }
+BADGE: dict[PaperAnswer, str] = {"supports": "ok", "mixed": "warn", "contradicts": "bad", "silent": ""}
+"""The page's badge colours (agent/tracing/html_assets.py) for each answer."""
 WIDTH, HEIGHT = 480, 18
 
 
@@ -63,7 +65,8 @@ def papers_section(answer: dict[str, Any], ref: Callable[[str], str]) -> str:
     )
     rows = "".join(
         "<tr>"
-        f'<td><span class="badge paper-{p.answer}">{_e(ANSWER_LABEL[p.answer])}</span>{_quote(p.answer_sentence)}</td>'
+        f'<td><span class="badge {BADGE[p.answer]} paper-{p.answer}">{_e(ANSWER_LABEL[p.answer])}</span>'
+        f"{_quote(p.answer_sentence)}</td>"
         f"<td>{_e(p.design)}{_quote(p.design_sentence)}</td>"
         f'<td class="num">{"-" if p.sample_size is None else f"{p.sample_size:,}"}{_quote(p.size_sentence)}</td>'
         f"<td>{ref(p.record_id)}</td><td>{_e(p.title)}{f' ({p.year})' if p.year else ''}</td>"

@@ -5,6 +5,7 @@ prints the meter and the table, and the trace's page and `trace show` carry them
 from __future__ import annotations
 
 import json
+import re
 
 from agent.cli import main
 from agent.cli_run import render
@@ -46,7 +47,8 @@ def test_the_trace_page_and_trace_show_carry_the_papers(tmp_path, capsys):
     assert main(["trace", "html", answer.run_id, "-o", str(page)]) == 0
     html = page.read_text()
     assert '<section id="papers">' in html and '<svg class="meter"' in html
-    assert html.count('class="badge paper-') == 4 and f'href="#rec-{answer.papers[0].record_id}"' in html
+    assert len(re.findall(r'class="badge [a-z]* ?paper-', html)) == 4 and 'class="badge ok paper-supports"' in html
+    assert f'href="#rec-{answer.papers[0].record_id}"' in html
     capsys.readouterr()
     assert main(["trace", "show", answer.run_id]) == 0
     assert "Papers the court read (4): supports 3 · contradicts 1" in capsys.readouterr().out
