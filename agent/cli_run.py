@@ -122,6 +122,10 @@ def render(answer: Any) -> str:
         lines.append(
             f"Faithfulness: {answer.faithfulness:.2f} of the cited statements are supported by the passages they cite"
         )
+    if answer.papers:
+        from agent.answer.papers_text import paper_lines
+
+        lines += ["", *paper_lines(answer.papers)]
     if answer.hypotheses:
         lines += ["", "Hypotheses weighed (score, support / contradiction, verdict):"]
         for h in sorted(answer.hypotheses, key=lambda h: -h.score):

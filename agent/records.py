@@ -275,6 +275,43 @@ class Correction(BaseModel):
     corrected: str
 
 
+PaperAnswer = Literal["supports", "contradicts", "mixed", "silent"]
+StudyDesign = Literal[
+    "meta-analysis",
+    "systematic review",
+    "RCT",
+    "cohort",
+    "case-control",
+    "cross-sectional",
+    "case report or series",
+    "animal",
+    "in vitro",
+    "narrative review",
+    "other",
+]
+
+
+class PaperFinding(BaseModel):
+    """One record the court read, at a glance: its answer to the question from the ledger's readings of it, its study
+    design and its stated sample size, each with the sentence it came from (agent/answer/papers.py)."""
+
+    record_id: str
+    title: str = ""
+    year: int | None = None
+    answer: PaperAnswer = Field(
+        description="Towards the claim as written (a claim or yes / no question) or the answer given (a choice or an "
+        "open question): supports, contradicts, mixed (sentences on both sides, neither outweighing the other twice "
+        "over) or silent (related: the court read it, but no kept reading of it takes a side)."
+    )
+    answer_sentence: str | None = Field(default=None, description="The passage whose reading decided `answer`.")
+    design: StudyDesign = Field(description="Read by rules from the title and abstract (agent/scoring/design.py).")
+    design_sentence: str | None = None
+    sample_size: int | None = Field(
+        default=None, description="Participants (patients, people, animals) the abstract states first; None if none."
+    )
+    size_sentence: str | None = None
+
+
 class Answer(BaseModel):
     """What a run returns: the CLI's --json output and the Python API's return value."""
 
@@ -357,4 +394,9 @@ class Answer(BaseModel):
     )
     searched: str = Field(
         "", description="What the run searched, e.g. 'SciFact (5,183 abstracts) + your library (3 PDFs)'."
+    )
+    papers: list[PaperFinding] = Field(
+        default_factory=list,
+        description="Every record the court read, each with its answer to the question, study design and sample size "
+        "(agent/answer/papers.py); empty when the court judged nothing.",
     )

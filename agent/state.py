@@ -20,7 +20,17 @@ from typing_extensions import (
 from agent.inputs import Mode
 from agent.interfaces import Draft, Plan
 from agent.literature import Passage, Query, Record
-from agent.records import Adjudication, Answer, Claim, Correction, Decision, Hypothesis, LedgerEntry, Usage
+from agent.records import (
+    Adjudication,
+    Answer,
+    Claim,
+    Correction,
+    Decision,
+    Hypothesis,
+    LedgerEntry,
+    PaperFinding,
+    Usage,
+)
 from agent.scoring.relevance import RelevanceAssessment
 
 Phase = Literal["round_1", "discrimination", "escalation"]
@@ -107,6 +117,8 @@ class ResearchState(InputState, total=False):
     hypotheses: list[Hypothesis]
     agreement: float | None
     ledger: list[LedgerEntry]
+    court_read: list[str]  # the records the last court judged passages of, in its order
+    papers: list[PaperFinding]  # each record the court read at a glance: answer, design, size (agent/answer/papers.py)
     readings: list[dict[str, Any]]  # the last court's readings per sentence (agent/verdict/readings.py)
     verdict_model: dict[str, Any] | None  # the fitted verdict model's decision at the last court (agent/verdict)
     semantic: list[float]  # each hypothesis's closeness to the court's passages (an MCQ's blend), at the last court

@@ -25,6 +25,7 @@ from agent.records import (
     HypothesisJudgement,
     HypothesisVerdict,
     LedgerEntry,
+    PaperFinding,
     Status,
     Usage,
 )
@@ -153,6 +154,20 @@ ANSWER = Answer(
     corrections=[Correction(original="asprin", corrected="aspirin")],
 )
 
+PAPERS = [
+    PaperFinding(
+        record_id="r1",
+        title="Metformin and insulin",
+        year=2019,
+        answer="supports",
+        answer_sentence="Metformin increases insulin sensitivity.",
+        design="RCT",
+        design_sentence="We randomly assigned 120 adults to metformin or placebo.",
+        sample_size=120,
+        size_sentence="We randomly assigned 120 adults to metformin or placebo.",
+    )
+]
+
 EXAMPLES: dict[str, Any] = {
     "question": "Which drug increases insulin sensitivity?",
     "options": ["metformin", "aspirin"],
@@ -193,6 +208,8 @@ EXAMPLES: dict[str, Any] = {
     "hypotheses": HYPOTHESES,
     "agreement": 0.75,
     "ledger": LEDGER,
+    "court_read": ["r1", "r2"],
+    "papers": PAPERS,
     "readings": [
         {"kind": "sentence", "statement": 0, "passage": 3, "record": "r1", "rank": 0, "p": [0.7, 0.1, 0.2]},
         {"kind": "record", "statement": 0, "record": "r1", "rank": 0, "p": [0.6, 0.1, 0.3]},

@@ -139,8 +139,10 @@ async def court(state: ResearchState, parts: RunParts) -> ResearchState:
             **(_adjudication_event(weighed["adjudication"]) if weighed["adjudication"] else {}),
         }
     )
+    read = [r.id for r in records] if passages and hypotheses else []  # each paper's answer (agent/answer/papers.py)
     return cast(
-        ResearchState, {**weighed, "relevance": relevance, "notes": _aspect_notes(off_aspect) + weighed["notes"]}
+        ResearchState,
+        {**weighed, "relevance": relevance, "court_read": read, "notes": _aspect_notes(off_aspect) + weighed["notes"]},
     )
 
 

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from agent.answer.compose import with_confidence
 from agent.answer.naming import uncompared_sentence
+from agent.answer.papers import paper_findings, records_read
 from agent.answer.status import Findings, Thresholds, rule
 from agent.config import Context
 from agent.english.questions import classify_task
@@ -141,6 +142,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
     review = state.get("review")
     text = " ".join(filter(None, [text, reviewed_sentence(review["changes"]) if review else ""]))
     relevance = state.get("relevance")
+    papers = paper_findings(records_read(state.get("court_read") or [], ledger, pool), ledger, hypotheses, best)
     answer = Answer(
         status=ruling.status,
         task=plan.task,
@@ -169,6 +171,7 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
         corrections=corrections,
         review=review["changes"] if review else None,
         searched=backend.searched,
+        papers=papers,
     )
     emit(
         {
@@ -179,4 +182,4 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
             "citations": len(citations),
         }
     )
-    return {"answer": answer}
+    return {"answer": answer, "papers": papers}

@@ -17,6 +17,7 @@ from html import escape
 from typing import Any
 
 from agent.tracing.html_assets import CSP, SCRIPT, STYLE
+from agent.tracing.papers_html import papers_section
 from agent.tracing.view import RunNode, TraceView, fmt_budget, fmt_num, fmt_seconds, round_of, start_offsets
 
 _SAFE_ANCHOR = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -386,6 +387,7 @@ def render_html(view: TraceView) -> str:
     sections = [
         ("summary", "Totals", summary + errors),
         ("answer", "Answer", _answer_section(view)),
+        ("papers", "Each paper at a glance", papers_section(answer, lambda rid: _ref(rid, view))),
         ("timeline", "Time per node", _timeline(view)),
         (
             "tree",

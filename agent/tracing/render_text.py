@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.answer.papers_text import head_line
+from agent.records import PaperFinding
 from agent.tracing.view import RunNode, TraceView, fmt_budget, fmt_num, fmt_seconds, round_of, start_offsets
 
 BAR_WIDTH = 24
@@ -89,6 +91,8 @@ def render_show(view: TraceView) -> str:
     ]
     if answer.get("answer"):
         lines.append(f"Answer: {str(answer['answer'])[:300]}")
+    if answer.get("papers"):
+        lines.append(head_line([PaperFinding.model_validate(p) for p in answer["papers"]]))
     by_source = ", ".join(f"{k} {v}" for k, v in sorted(totals["calls_by_source"].items()))
     lines.append(
         f"Total: {fmt_seconds(totals['latency_s'])}, {totals['llm_calls']} LLM calls, "
