@@ -21,6 +21,14 @@ a side. The same command with `--base` the packaged MiniLM folder is the same re
         --base $(python -c "from agent.tools.encoder import packaged_model_path as p; print(p())") \
         --pool-file pool.jsonl.gz --out trial-minilm
 
+On a lent GPU (`--device cuda`) the whole pool is an epoch in minutes; on CPU `--checkpoint ~/.cache/sparkit-train/
+mpnet.pt` saves the run every 15 minutes and the same command resumes it, and `--contrast N` adds N edited copies with
+their labels flipped (training/contrast.py: a direction word swapped, increased -> decreased):
+
+    python -m training.trial_base --base mpnet/all-mpnet-base-v2 --pool-file pool.jsonl.gz --quota \
+        scifact=all,healthver=all,check_covid=all,clinifact=all,evidence_inference=all,negated=all --contrast 6000 \
+        --device auto --checkpoint ~/.cache/sparkit-train/mpnet.pt --out trial-mpnet
+
 Writes `report.json` (settings, pair counts, seconds, accuracy per split and source), `probs.npy` (P(SUPPORT),
 P(CONTRADICT) per evaluated pair, in pool order) and `top.pt` (the trained layers and head). Measured in
 evals/HISTORY.md ("A larger base: all-mpnet-base-v2"). Training code: never imported at run time.
@@ -34,13 +42,15 @@ import math
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
+from training.contrast import contrast_pairs
 from training.dataset import StancePair, default_data_dir
 from training.pool import SOURCES, build_pool
-from training.train_judge import read_pool, warmup_then_decay, write_pool
+from training.train_judge import read_pool, resolve_device, warmup_then_decay, write_pool
 
 SIDES = ("SUPPORT", "CONTRADICT")
 DEFAULT_QUOTA = "scifact=all,check_covid=all,clinifact=all,healthver=3000,evidence_inference=2000,negated=1500"
@@ -101,6 +111,8 @@ class DirectionReader(torch.nn.Module):
             padding=True,
             return_tensors="pt",
         )
+        device = self.head.weight.device
+        batch = {k: v.to(device) for k, v in batch.items()}
         hidden = self.encoder(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
         mask = batch["attention_mask"].unsqueeze(-1).float()
         return self.head((hidden * mask).sum(1) / mask.sum(1))
@@ -113,34 +125,64 @@ class DirectionReader(torch.nn.Module):
         }
 
 
+def save_checkpoint(model: DirectionReader, optimizer: Any, schedule: Any, step: int, path: Path) -> None:
+    """The trained layers, optimiser, schedule and next step, written atomically (a stopped write leaves the last)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {"model": model.trained_state(), "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict()}
+    torch.save({**state, "step": step}, path.with_suffix(".tmp"))
+    path.with_suffix(".tmp").replace(path)
+    print(f"checkpoint: step {step} -> {path}", flush=True)
+
+
+def resume(model: DirectionReader, optimizer: Any, schedule: Any, path: Path | None) -> int:
+    """The step to start from: 0, or the saved step with the saved layers, optimiser and schedule loaded."""
+    if path is None or not path.is_file():
+        return 0
+    saved = torch.load(path, map_location=model.head.weight.device)
+    model.encoder.load_state_dict(saved["model"]["layers"], strict=False)
+    model.head.load_state_dict(saved["model"]["head"])
+    optimizer.load_state_dict(saved["optimizer"])
+    schedule.load_state_dict(saved["schedule"])
+    print(f"resumed from {path} at step {saved['step']}", flush=True)
+    return int(saved["step"])
+
+
 def targets(pairs: list[StancePair]) -> torch.Tensor:
     return torch.tensor([SIDES.index(p.label) for p in pairs])
 
 
 def train_one_epoch(model: DirectionReader, train: list[StancePair], args: argparse.Namespace) -> float:
-    """One epoch, AdamW with linear warm-up and decay, class weights (count ratio ** 0.5); returns the seconds."""
+    """One epoch, AdamW with linear warm-up and decay, class weights (count ratio ** 0.5); returns the seconds. With
+    `--checkpoint FILE` the trained layers, the optimiser, the schedule and the step are saved every
+    `--checkpoint-every-s` seconds (outside the repository), and a run that finds the file goes on from its step: the
+    training order is fixed by the seed, so the resumed epoch is the one that stopped."""
     counts = np.bincount(targets(train).numpy(), minlength=len(SIDES)).astype(float)
     weights = torch.tensor((counts.sum() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
-    loss_of = torch.nn.CrossEntropyLoss(weight=weights / weights.mean())
+    device = model.head.weight.device
+    loss_of = torch.nn.CrossEntropyLoss(weight=(weights / weights.mean()).to(device))
     layers = [p for p in model.encoder.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(
         [{"params": layers, "lr": args.lr}, {"params": model.head.parameters(), "lr": args.head_lr}], weight_decay=0.01
     )
     steps = math.ceil(len(train) / args.batch)
     schedule = warmup_then_decay(optimizer, steps, 0.06)
+    first = resume(model, optimizer, schedule, args.checkpoint)
     model.train()
-    started = time.time()
-    for step in range(steps):
+    started = saved = time.time()
+    for step in range(first, steps):
         batch = train[step * args.batch : (step + 1) * args.batch]
-        loss = loss_of(model(batch, args.max_len), targets(batch))
+        loss = loss_of(model(batch, args.max_len), targets(batch).to(device))
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
         schedule.step()
+        if args.checkpoint and time.time() - saved >= args.checkpoint_every_s:
+            save_checkpoint(model, optimizer, schedule, step + 1, args.checkpoint)
+            saved = time.time()
         if step % 50 == 0:
             print(
                 f"step {step}/{steps} loss {loss.item():.4f} "
-                f"{(step + 1) * len(batch) / (time.time() - started):.1f} pairs/s",
+                f"{(step + 1 - first) * len(batch) / (time.time() - started):.1f} pairs/s",
                 flush=True,
             )
     return time.time() - started
@@ -149,7 +191,7 @@ def train_one_epoch(model: DirectionReader, train: list[StancePair], args: argpa
 @torch.no_grad()
 def probabilities(model: DirectionReader, pairs: list[StancePair], max_len: int, batch: int = 64) -> np.ndarray:
     model.eval()
-    out = [torch.softmax(model(pairs[i : i + batch], max_len), -1).numpy() for i in range(0, len(pairs), batch)]
+    out = [torch.softmax(model(pairs[i : i + batch], max_len), -1).cpu().numpy() for i in range(0, len(pairs), batch)]
     return np.concatenate(out) if out else np.zeros((0, len(SIDES)))
 
 
@@ -187,6 +229,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--head-lr", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (a lent GPU)")
+    parser.add_argument(
+        "--contrast", type=int, default=0, help="add this many edited pairs (training/contrast.py: direction swaps ...)"
+    )
+    parser.add_argument("--checkpoint", type=Path, help="resumable state, saved while training (outside the repo)")
+    parser.add_argument("--checkpoint-every-s", type=float, default=900.0)
     parser.add_argument("--out", type=Path, required=True, help="folder for report.json, probs.npy and top.pt")
     args = parser.parse_args(argv)
     if not (args.base / "config.json").is_file():
@@ -201,12 +249,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.pool_file:
             write_pool(args.pool_file, pool, removed)
     train = sample_training_pairs(pool, parse_quota(args.quota), rng)
+    if args.contrast:  # antonym-swap and other edited copies with their flipped labels (issue 50, item 4)
+        edited = [p for p in contrast_pairs(train, seed=args.seed) if p.label in SIDES]
+        train += rng.sample(edited, min(args.contrast, len(edited)))
+        rng.shuffle(train)
     excluded = {s.strip() for s in args.eval_exclude.split(",") if s.strip()}
     evaluated = [p for p in pool if p.split in ("val", "heldout") and p.label in SIDES and p.source not in excluded]
     if not train:
         raise SystemExit("no training pairs: the quota names no source of the pool with SUPPORT / CONTRADICT pairs")
     print(f"train {len(train)} pairs, evaluate {len(evaluated)}", flush=True)
-    model = DirectionReader(args.base, args.top)
+    model = DirectionReader(args.base, args.top).to(resolve_device(args.device))
     train_seconds = train_one_epoch(model, train, args)
     started = time.time()
     probs = probabilities(model, evaluated, args.max_len)

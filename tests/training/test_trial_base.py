@@ -91,3 +91,31 @@ def test_a_trial_trains_the_top_layers_and_reports_direction_accuracy_per_split_
                 str(out),
             ]
         )
+
+
+def test_a_trial_saves_its_state_while_training_and_a_rerun_goes_on_from_the_saved_step(tmp_path, capsys):
+    import torch
+
+    from agent.tools.encoder import packaged_model_path
+    from training.trial_base import main
+
+    pairs = [_pair("SUPPORT", "train", "scifact"), _pair("CONTRADICT", "train", "scifact", "Fever rose.")] * 3
+    pairs += [_pair("SUPPORT", "val", "scifact")]
+    write_pool(tmp_path / "pool.jsonl.gz", pairs, {})
+    checkpoint = tmp_path / "state" / "trial.pt"
+    args = [
+        "--base",
+        str(packaged_model_path()),
+        "--pool-file",
+        str(tmp_path / "pool.jsonl.gz"),
+        "--quota",
+        "scifact=all",
+    ]
+    args += ["--top", "1", "--max-len", "32", "--batch", "2", "--checkpoint", str(checkpoint)]
+    assert main([*args, "--checkpoint-every-s", "0", "--out", str(tmp_path / "a")]) == 0
+    saved = torch.load(checkpoint)
+    assert saved["step"] == 3 and set(saved["model"]["head"]) == {"weight", "bias"}  # every step saved (3 of 3)
+    assert main([*args, "--out", str(tmp_path / "b")]) == 0  # the saved run is complete: nothing left to train
+    assert f"resumed from {checkpoint} at step 3" in capsys.readouterr().out
+    first, again = np.load(tmp_path / "a" / "probs.npy"), np.load(tmp_path / "b" / "probs.npy")
+    assert np.allclose(first, again, atol=1e-5)  # the resumed model is the saved one
