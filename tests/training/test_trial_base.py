@@ -36,6 +36,15 @@ def test_the_quota_takes_every_pair_or_a_sample_of_each_source_and_only_pairs_th
         parse_quota("scifact=half")
 
 
+def _tiny_trial(tmp_path, pairs: list[StancePair]) -> list[str]:
+    """A pool of `pairs` written beside the test, and the trial's arguments for the packaged MiniLM's top layer."""
+    from agent.tools.encoder import packaged_model_path
+
+    write_pool(tmp_path / "pool.jsonl.gz", pairs, {})
+    return ["--base", str(packaged_model_path()), "--pool-file", str(tmp_path / "pool.jsonl.gz"), "--quota",
+            "scifact=all", "--top", "1", "--max-len", "32", "--batch", "2"]  # fmt: skip
+
+
 def test_a_trial_trains_the_top_layers_and_reports_direction_accuracy_per_split_and_source(tmp_path):
     import torch
 
@@ -49,29 +58,8 @@ def test_a_trial_trains_the_top_layers_and_reports_direction_accuracy_per_split_
             _pair("CONTRADICT", split, "scifact", "Fever rose after aspirin."),
             _pair("SUPPORT", split, "climate_fever"),
         ]
-    write_pool(tmp_path / "pool.jsonl.gz", pairs, {})
     out = tmp_path / "trial"
-    assert (
-        main(
-            [
-                "--base",
-                str(packaged_model_path()),
-                "--pool-file",
-                str(tmp_path / "pool.jsonl.gz"),
-                "--quota",
-                "scifact=all",
-                "--top",
-                "1",
-                "--max-len",
-                "32",
-                "--batch",
-                "2",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    assert main([*_tiny_trial(tmp_path, pairs), "--out", str(out)]) == 0
     report = json.loads((out / "report.json").read_text())
     assert report["train_pairs"] == 4 and report["train_pairs_by_source"] == {"scifact": 4}
     assert set(report["direction_accuracy"]) == {"val scifact", "heldout scifact"}  # climate_fever left out by default
@@ -96,22 +84,12 @@ def test_a_trial_trains_the_top_layers_and_reports_direction_accuracy_per_split_
 def test_a_trial_saves_its_state_while_training_and_a_rerun_goes_on_from_the_saved_step(tmp_path, capsys):
     import torch
 
-    from agent.tools.encoder import packaged_model_path
     from training.trial_base import main
 
     pairs = [_pair("SUPPORT", "train", "scifact"), _pair("CONTRADICT", "train", "scifact", "Fever rose.")] * 3
     pairs += [_pair("SUPPORT", "val", "scifact")]
-    write_pool(tmp_path / "pool.jsonl.gz", pairs, {})
     checkpoint = tmp_path / "state" / "trial.pt"
-    args = [
-        "--base",
-        str(packaged_model_path()),
-        "--pool-file",
-        str(tmp_path / "pool.jsonl.gz"),
-        "--quota",
-        "scifact=all",
-    ]
-    args += ["--top", "1", "--max-len", "32", "--batch", "2", "--checkpoint", str(checkpoint)]
+    args = [*_tiny_trial(tmp_path, pairs), "--checkpoint", str(checkpoint)]
     assert main([*args, "--checkpoint-every-s", "0", "--out", str(tmp_path / "a")]) == 0
     saved = torch.load(checkpoint)
     assert saved["step"] == 3 and set(saved["model"]["head"]) == {"weight", "bias"}  # every step saved (3 of 3)
