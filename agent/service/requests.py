@@ -37,10 +37,14 @@ class ThreadCreate(_Body):
     if_exists: Literal["raise", "do_nothing"] = "raise"
 
 
+BIGINT_MAX = 2**63 - 1
+"""The largest count or position a query binds (PostgreSQL's bigint): a larger one is refused with a 422."""
+
+
 class ThreadSearch(_Body):
     metadata: dict[str, Any] = Field(default_factory=dict)
     limit: int = Field(default=10, ge=1, le=1000)
-    offset: int = Field(default=0, ge=0)
+    offset: int = Field(default=0, ge=0, le=BIGINT_MAX)
 
 
 class HistoryQuery(_Body):
@@ -159,12 +163,17 @@ def run_settings(body: RunCreate, stored: dict[str, Any] | None) -> dict[str, An
 
 
 def int_param(value: str | None, default: int) -> int:
+    """A count or position from a query or header: below 0 reads as 0 (langgraph-sdk sends Last-Event-ID -1 for
+    "from the start"); beyond PostgreSQL's bigint, which the query binds it to, is a 422, not a failed query."""
     if value is None:
         return default
     try:
-        return max(0, int(value))
+        number = max(0, int(value))
     except ValueError:
         raise HttpError(422, f"{value[:20]!r} is not a number") from None
+    if number > BIGINT_MAX:
+        raise HttpError(422, f"{value[:20]!r} is over the largest count accepted, {BIGINT_MAX}")
+    return number
 
 
 def assistant_or_404(assistant_id: str) -> None:
