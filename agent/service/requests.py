@@ -117,9 +117,36 @@ async def read_body(request: Request, max_bytes: int) -> Any:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise HttpError(400, f"the body is not valid JSON: {str(exc)[:120]}") from None
+    except RecursionError:
+        raise HttpError(400, "the body nests deeper than any request of this API") from None
     if not isinstance(data, dict):
         raise HttpError(400, f"the body must be a JSON object, not {type(data).__name__}")
+    storable(data, "body")
     return data
+
+
+def storable(value: Any, where: str) -> None:
+    """422 naming where a string PostgreSQL cannot store sits (a NUL character, an unpaired surrogate: valid in JSON,
+    refused by its text and jsonb types), so that it is refused here and not by a query, as a 500."""
+    pending = [(value, where)]
+    while pending:
+        item, at = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item or (not item.isascii() and not _encodes(item)):
+                raise HttpError(422, f"{at}: text with a NUL character or an unpaired surrogate is not accepted")
+        elif isinstance(item, dict):
+            pending += [(key, at) for key in item]
+            pending += [(inner, f"{at}.{str(key)[:40]}") for key, inner in item.items()]
+        elif isinstance(item, list):
+            pending += [(inner, f"{at}[{n}]") for n, inner in enumerate(item)]
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def graph_input(data: dict[str, Any] | None) -> dict[str, Any] | None:

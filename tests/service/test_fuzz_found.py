@@ -36,3 +36,18 @@ def test_a_count_beyond_postgresqls_bigint_is_a_422(alice):
     assert stream.status_code == 422, stream.text
     search = client.post("/threads/search", json={"offset": 2**63})
     assert search.status_code == 422 and "offset" in search.json()["detail"], search.text
+
+
+def test_text_postgresql_cannot_store_is_a_422(alice):
+    """A NUL character or an unpaired surrogate is valid JSON and a valid URL, and refused by PostgreSQL's text and
+    jsonb: the first request is the one Schemathesis found (a 500 from the checkpoint query)."""
+    client, tid, _ = alice
+    found = client.get(f"/threads/{tid}/history?before=%C3%A2%26%00%F1%B7%9B%85%C3%8D")
+    assert found.status_code == 422 and "before: text with a NUL" in found.json()["detail"], found.text
+    assert client.get("/threads/a%00b").status_code == 422
+    for raw in (b'{"metadata": {"a": "\\u0000"}}', b'{"metadata": {"\\ud800": 1}}', b'{"thread_id": "\\udfff"}'):
+        refused = client.post("/threads", content=raw)
+        assert refused.status_code == 422 and "body" in refused.json()["detail"], (raw, refused.text)
+    deep = client.post("/threads", content=b"[" * 200_000)
+    assert deep.status_code == 400 and "nests deeper" in deep.json()["detail"], deep.text
+    assert client.post("/threads", json={"metadata": {"a": "ok \u00e9\U0001f600"}}).status_code == 200
