@@ -28,6 +28,8 @@ def read_zotero(folder: Path) -> ReadResult:
             conn.close()
     except sqlite3.DatabaseError as exc:
         raise BadFileError(f"not a readable Zotero database ({str(exc)[:80]})") from None
+    if not rows:
+        raise BadFileError("no items in the Zotero library (notes, attachments and the trash are left out)")
     result = ReadResult()
     for item_id, values, creators, attachments in rows:
         title = " ".join((values.get("title") or "").split())

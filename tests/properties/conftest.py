@@ -19,7 +19,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "thorough",
-    max_examples=400,
+    max_examples=200,
     deadline=None,
     database=None,
     print_blob=True,
