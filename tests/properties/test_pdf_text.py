@@ -44,6 +44,7 @@ def test_cleaned_text_is_one_clean_line_and_stays_so(text):
 @given(lines=st.lists(texts.map(clean_text), max_size=6), hyphenating=st.booleans())
 @example(lines=["signifi-", "cant", "COVID-", "19 meta-", "analysis"], hyphenating=True)
 @example(lines=["a\u00ad", "-b", "\x02"], hyphenating=False)
+@example(lines=["(\u00ad", "b"], hyphenating=True)  # a marked line end after a symbol: no word to settle it in
 def test_joined_lines_leave_no_hyphen_mark(lines, hyphenating):
     joined = ""
     for line in lines:

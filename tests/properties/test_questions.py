@@ -32,6 +32,7 @@ def test_any_question_is_clean_or_refused_in_one_line(question, options, mode):
         text, chosen = found
         assert text and text == " ".join(text.split()) and len(text) <= MAX_QUESTION_CHARS
         assert not re.search(r"[\x00-\x1f\x7f]", text)
+        assert text.encode("utf-8") and all(o.encode("utf-8") for o in chosen)  # valid Unicode: no lone surrogate
         assert isinstance(chosen, list) and all(isinstance(o, str) and o for o in chosen)
         assert len(chosen) == 0 or 2 <= len(chosen) <= 26
         assert len({o.lower() for o in chosen}) == len(chosen)

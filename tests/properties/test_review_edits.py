@@ -68,6 +68,7 @@ review_values = json_values | st.sampled_from(["p1", "p2", "p9", "r4", ["p1"], [
 
 @given(value=json_values | st.dictionaries(review_keys, review_values, max_size=3))
 @example(value={"read": {"p1": ["support"]}})
+@example(value={"read": ["p1"]})
 @example(value={"read": {"p1": "support"}, "strike": ["p1"]})
 def test_any_review_fits_the_ledger_or_is_refused_in_one_line(value):
     edits = result_or_typed_error(lambda: parse_edits(value, PASSAGES, POOL), ReviewError)
