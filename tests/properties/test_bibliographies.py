@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from agent.library.importers import read
 from agent.library.models import BadFileError, LibraryDocument
+from tests.library.zotero_tables import ZOTERO_TABLES
 from tests.properties.checks import result_or_typed_error
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzéøαβ0123456789", min_size=1, max_size=10)
@@ -191,15 +192,7 @@ def test_json_exports_keep_every_work_and_round_trip(works, writer):
 
 
 # ---------------------------------------------------------------------------------------------- Zotero
-ZOTERO_TABLES = """
-CREATE TABLE itemTypes (itemTypeID INTEGER PRIMARY KEY, typeName TEXT);
-CREATE TABLE items (itemID INTEGER PRIMARY KEY, itemTypeID INT, key TEXT);
-CREATE TABLE fields (fieldID INTEGER PRIMARY KEY, fieldName TEXT);
-CREATE TABLE itemDataValues (valueID INTEGER PRIMARY KEY, value);
-CREATE TABLE itemData (itemID INT, fieldID INT, valueID INT);
-CREATE TABLE creators (creatorID INTEGER PRIMARY KEY, firstName TEXT, lastName TEXT);
-CREATE TABLE itemCreators (itemID INT, creatorID INT, creatorTypeID INT, orderIndex INT);
-CREATE TABLE itemAttachments (itemID INTEGER PRIMARY KEY, parentItemID INT, linkMode INT, contentType TEXT, path TEXT);
+KINDS_AND_FIELDS = """
 INSERT INTO itemTypes VALUES (1, 'journalArticle'), (2, 'note');
 INSERT INTO fields VALUES (1, 'title'), (2, 'date'), (3, 'DOI'), (4, 'abstractNote');
 """
@@ -210,7 +203,7 @@ def zotero(works: list[dict[str, Any]], values: list[Any] | None = None) -> byte
     puts raw values of any type in place of the titles."""
     with tempfile.TemporaryDirectory() as folder:
         conn = sqlite3.connect(Path(folder) / "zotero.sqlite")
-        conn.executescript("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;" + ZOTERO_TABLES)
+        conn.executescript("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;" + ZOTERO_TABLES + KINDS_AND_FIELDS)
         for n, w in enumerate(works, 1):
             conn.execute("INSERT INTO items VALUES (?, 1, ?)", (n, f"K{n}"))
             conn.execute("INSERT INTO items VALUES (?, 2, ?)", (1000 + n, f"N{n}"))
