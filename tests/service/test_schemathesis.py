@@ -57,24 +57,26 @@ def served(pg_cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Ite
         procs.stop()
 
 
-def _passed(name: str, tally: Any, served: dict[str, Any]) -> None:
-    """Prints the run's figures (the results page quotes them) and fails with every failure found."""
-    print(f"\nschemathesis {name}: {tally.line()}")
+def _passed(name: str, tally: Any, served: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    """Prints the run's figures past pytest's capture, so CI's log has them (the results page quotes them), and fails
+    with every failure found."""
+    with capsys.disabled():
+        print(f"\nschemathesis {name}: {tally.line()}")
     operations = {f"{method} {path}" for method, path in schema_fuzz.served_routes()}
     assert set(tally.per_operation) == operations, operations - set(tally.per_operation)
     assert not tally.failures, "\n\n".join(tally.failures) + "\n" + served["procs"].logged()[-4000:]
 
 
-def test_every_served_operation_answers_as_declared(served):
+def test_every_served_operation_answers_as_declared(served, capsys):
     tally = schema_fuzz.fuzz(served["live"], cases=CASES, headers={"x-api-key": served["alice"]})
-    _passed("with alice's key", tally, served)
-    assert tally.cases >= 10 * len(tally.per_operation)
+    _passed("with alice's key", tally, served, capsys)
+    assert tally.cases >= min(CASES, 10) * len(tally.per_operation)  # a few operations have fewer possible inputs
 
 
-def test_without_a_key_every_operation_is_refused(served):
+def test_without_a_key_every_operation_is_refused(served, capsys):
     for name, headers in (("without a key", {}), ("with a wrong key", {"x-api-key": served["alice"] + "x"})):
         tally = schema_fuzz.fuzz(served["live"], cases=max(2, CASES // 5), headers=headers, expect=schema_fuzz.refused)
-        _passed(name, tally, served)
+        _passed(name, tally, served, capsys)
         open_cases = tally.per_operation["GET /ok"] + tally.per_operation["GET /info"]
         assert tally.statuses.get(401, 0) == tally.cases - open_cases
 
@@ -92,7 +94,7 @@ def _alices_thread(live: Any) -> Any:
     return get(""), get("/runs?limit=1000"), get("/history?limit=1000")
 
 
-def test_another_users_key_reaches_none_of_alices_threads(served):
+def test_another_users_key_reaches_none_of_alices_threads(served, capsys):
     live = served["live"]
     before = _alices_thread(live)
     assert before[0]["metadata"] == {"project": SECRET} and before[1] and before[2]
@@ -100,6 +102,6 @@ def test_another_users_key_reaches_none_of_alices_threads(served):
     tally = schema_fuzz.fuzz(
         live, cases=max(2, CASES // 5), headers={"x-api-key": served["bob"]}, expect=expect, aims=(1, 2)
     )
-    _passed("with bob's key on alice's ids", tally, served)
+    _passed("with bob's key on alice's ids", tally, served, capsys)
     assert tally.statuses.get(404, 0) > 0
     assert _alices_thread(live) == before
