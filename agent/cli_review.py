@@ -4,7 +4,7 @@ At the review point the ledger is printed on stderr (stdout keeps the answer, or
 each passage numbered with its record and reading, and edits are read one per line from stdin until an empty line,
 `done` or the end of input (so a script can pipe them in):
 
-    strike p2            the passage does not bear on the statement (or is not evidence): it stops counting
+    strike p2 [p5 ...]   the passage does not bear on the statement (or is not evidence): it stops counting
     read p3 against      the reviewer's reading: support, against or unrelated
     add 27768226         a record the run retrieved, read by the court's judges as its other records are
 
@@ -22,7 +22,7 @@ from typing import IO, Any
 from agent.review.ledger import READINGS, Edits, ReviewError, ReviewPassage, parse_edits
 from agent.terminal import terminal_safe
 
-HELP = "strike P | read P support|against|unrelated | add RECORD_ID | done (or an empty line)"
+HELP = "strike P [P ...] | read P support|against|unrelated | add RECORD_ID | done (or an empty line)"
 
 
 def show_ledger(payload: dict[str, Any], out: IO[str]) -> None:
@@ -47,8 +47,8 @@ def show_ledger(payload: dict[str, Any], out: IO[str]) -> None:
 def parse_line(line: str, edits: dict[str, Any]) -> bool:
     """Add one line's edit to `edits`; False when the line ends the review. ReviewError when it does not parse."""
     words = line.split()
-    if not words or words[0].lower() == "done":
-        return False
+    if not words or [w.lower() for w in words] == ["done"]:
+        return False  # "done" with more words is refused below: it is not the line that ends the review
     verb, rest = words[0].lower(), words[1:]
     if verb == "strike" and rest:
         edits.setdefault("strike", []).extend(rest)

@@ -239,6 +239,11 @@ def read_json(path: Path) -> ReadResult:
         )
     result = ReadResult()
     for n, raw in enumerate(items, 1):
+        if not isinstance(raw, dict):
+            result.skipped.append(
+                Skipped(path=f"{path}#{n}", reason=f"item is not a JSON object ({type(raw).__name__})")
+            )
+            continue
         if raw.get("itemType") in ("attachment", "note"):
             continue
         document, key, attachments = _zotero_json_item(raw, path) if kind == "zotero" else _csl_item(raw, path)
@@ -251,51 +256,70 @@ def read_json(path: Path) -> ReadResult:
     return result
 
 
+def _text_of(raw: dict, *keys: str) -> str:
+    """The first of `keys` holding text (a number written out), whitespace collapsed; '' when none does: an export
+    from another tool may put a list, an object or null where the format has text."""
+    for key in keys:
+        value = raw.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())
+    return ""
+
+
+def _objects(value: object) -> list[dict]:
+    """The JSON objects of a list (creators, authors, attachments); anything else in it, or a value that is not a
+    list, is no entry."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
 def _zotero_json_item(raw: dict, path: Path) -> tuple[LibraryDocument, str | None, list[Path]]:
     creators = [
-        " ".join(x for x in (c.get("firstName"), c.get("lastName") or c.get("name")) if x)
-        for c in raw.get("creators") or []
+        " ".join(x for x in (_text_of(c, "firstName"), _text_of(c, "lastName", "name")) if x)
+        for c in _objects(raw.get("creators"))
     ]
     attachments = [
-        Path(a["path"])
-        for a in raw.get("attachments") or []
-        if isinstance(a, dict) and str(a.get("path", "")).lower().endswith(".pdf")
+        Path(_text_of(a, "path"))
+        for a in _objects(raw.get("attachments"))
+        if _text_of(a, "path").lower().endswith(".pdf")
     ]
     document = LibraryDocument(
         id="",
-        title=" ".join((raw.get("title") or "").split()),
+        title=_text_of(raw, "title"),
         authors=[c for c in creators if c],
         year=year_of(raw.get("date")),
-        venue=raw.get("publicationTitle"),
-        doi=raw.get("DOI"),
-        abstract=" ".join((raw.get("abstractNote") or "").split()),
+        venue=_text_of(raw, "publicationTitle") or None,
+        doi=_text_of(raw, "DOI") or None,
+        abstract=_text_of(raw, "abstractNote"),
         kind="zotero",
         files=[str(path.resolve())],
-        arxiv_id=arxiv_from_extra(raw.get("extra")),
+        arxiv_id=arxiv_from_extra(_text_of(raw, "extra")),
     )
     return (
         document,
-        raw.get("citationKey") or raw.get("citekey"),
+        _text_of(raw, "citationKey", "citekey") or None,
         [a if a.is_absolute() else path.parent / a for a in attachments],
     )
 
 
 def _csl_item(raw: dict, path: Path) -> tuple[LibraryDocument, str | None, list[Path]]:
     authors = [
-        " ".join(x for x in (a.get("given"), a.get("family") or a.get("literal")) if x)
-        for a in raw.get("author") or []
-        if isinstance(a, dict)
+        " ".join(x for x in (_text_of(a, "given"), _text_of(a, "family", "literal")) if x)
+        for a in _objects(raw.get("author"))
     ]
-    parts = (raw.get("issued") or {}).get("date-parts") or [[None]]
+    issued = raw.get("issued")
+    parts = issued.get("date-parts") if isinstance(issued, dict) else None
+    first = parts[0] if isinstance(parts, list) and parts else None
     document = LibraryDocument(
         id="",
-        title=" ".join(str(raw.get("title") or "").split()),
+        title=_text_of(raw, "title"),
         authors=[a for a in authors if a],
-        year=year_of(parts[0][0] if parts and parts[0] else None),
-        venue=raw.get("container-title"),
-        doi=raw.get("DOI"),
-        pmid=raw.get("PMID"),
-        abstract=" ".join(str(raw.get("abstract") or "").split()),
+        year=year_of(first[0] if isinstance(first, list) and first else None),
+        venue=_text_of(raw, "container-title") or None,
+        doi=_text_of(raw, "DOI") or None,
+        pmid=_text_of(raw, "PMID") or None,
+        abstract=_text_of(raw, "abstract"),
         kind="csl-json",
         files=[str(path.resolve())],
     )

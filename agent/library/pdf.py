@@ -79,9 +79,11 @@ def _declares_no_pages(path: Path) -> bool:
 # ---------------------------------------------------------------------------------------------- parse
 def parse_pdf(path: Path, *, password: str | None = None) -> ParsedDocument:
     """Full text of a PDF as paragraphs with page numbers and section names, plus metadata and references."""
+    import pypdfium2 as pdfium
+
     document = _open(path, password)
+    raw_pages, heights, widths = [], [], []
     try:
-        raw_pages, heights, widths = [], [], []
         for index in range(len(document)):
             page = document[index]
             textpage = page.get_textpage()
@@ -91,6 +93,8 @@ def parse_pdf(path: Path, *, password: str | None = None) -> ParsedDocument:
             textpage.close()
             page.close()
         metadata = document.get_metadata_dict()
+    except pdfium.PdfiumError as exc:  # a damaged file whose header and page tree open, and a page does not
+        raise BadFileError(f"unreadable PDF: page {len(raw_pages) + 1} ({str(exc).splitlines()[0][:120]})") from None
     finally:
         document.close()
     notes = [

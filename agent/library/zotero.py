@@ -20,12 +20,16 @@ def read_zotero(folder: Path) -> ReadResult:
     db = folder / ZOTERO_DB
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
+        # text that is not UTF-8 damages that one value, not the whole file
+        conn.text_factory = lambda data: data.decode("utf-8", "replace")
         try:
             rows = list(_zotero_rows(conn))
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
         raise BadFileError(f"not a readable Zotero database ({str(exc)[:80]})") from None
+    if not rows:
+        raise BadFileError("no items in the Zotero library (notes, attachments and the trash are left out)")
     result = ReadResult()
     for item_id, values, creators, attachments in rows:
         title = " ".join((values.get("title") or "").split())
@@ -37,8 +41,8 @@ def read_zotero(folder: Path) -> ReadResult:
             title=title,
             authors=creators,
             year=year_of(values.get("date")),
-            venue=values.get("publicationTitle"),
-            doi=values.get("DOI"),
+            venue=values.get("publicationTitle") or None,
+            doi=values.get("DOI") or None,
             abstract=" ".join((values.get("abstractNote") or "").split()),
             kind="zotero",
             files=[str(db.resolve())],
@@ -57,7 +61,7 @@ def read_zotero(folder: Path) -> ReadResult:
         result.items.append(
             Item(
                 document=document,
-                key=values.get("citationKey"),
+                key=values.get("citationKey") or None,
                 attachments=[p for p in pdfs if p.suffix.lower() == ".pdf"],
             )
         )
@@ -76,16 +80,17 @@ def _zotero_rows(conn: sqlite3.Connection) -> Iterator[tuple[int, dict[str, str]
         f"WHERE t.typeName NOT IN ('attachment', 'note', 'annotation') AND i.itemID NOT IN ({trash}) ORDER BY i.itemID"
     ).fetchall()
     for (item_id,) in items:
-        values = dict(
-            conn.execute(
+        values = {
+            field: _as_text(value)
+            for field, value in conn.execute(
                 "SELECT f.fieldName, v.value FROM itemData d JOIN fields f ON f.fieldID = d.fieldID JOIN "
                 "itemDataValues v ON v.valueID = d.valueID "
                 f"WHERE d.itemID = ? AND f.fieldName IN ({placeholders})",
                 (item_id, *_ZOTERO_FIELDS),
             ).fetchall()
-        )
+        }
         creators = [
-            " ".join(x for x in (first, last) if x)
+            " ".join(x for x in (_as_text(first), _as_text(last)) if x)
             for first, last in conn.execute(
                 "SELECT c.firstName, c.lastName FROM itemCreators ic JOIN creators c ON c.creatorID = "
                 "ic.creatorID WHERE ic.itemID = ? ORDER BY ic.orderIndex",
@@ -93,7 +98,7 @@ def _zotero_rows(conn: sqlite3.Connection) -> Iterator[tuple[int, dict[str, str]
             ).fetchall()
         ]
         attachments = [
-            (key, path)
+            (_as_text(key), _as_text(path))
             for key, path in conn.execute(
                 "SELECT i.key, a.path FROM itemAttachments a JOIN items i ON i.itemID = a.itemID WHERE "
                 "a.parentItemID = ? AND a.path IS NOT NULL "
@@ -102,3 +107,10 @@ def _zotero_rows(conn: sqlite3.Connection) -> Iterator[tuple[int, dict[str, str]
             ).fetchall()
         ]
         yield item_id, values, [c for c in creators if c], attachments
+
+
+def _as_text(value: object) -> str:
+    """A value of Zotero's database as text: SQLite keeps whatever type was stored (a number, bytes) in any column."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return "" if value is None else str(value)

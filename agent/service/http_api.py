@@ -23,7 +23,7 @@ from agent.service import assistant_routes as a
 from agent.service import routes as r
 from agent.service import state_routes as s
 from agent.service.database import DatabaseUnavailable, unavailable
-from agent.service.requests import HttpError
+from agent.service.requests import HttpError, storable
 from agent.service.service import Service
 
 Handler = Callable[[Request, Service, str], Awaitable[Response]]
@@ -34,6 +34,8 @@ def _route(path: str, handler: Handler, methods: list[str]) -> Route:
         service: Service = request.app.state.service
         try:
             user = await service.user(request)
+            for name, value in [*request.path_params.items(), *request.query_params.multi_items()]:
+                storable(value, name)
             return await handler(request, service, user)
         except HttpError as exc:
             return JSONResponse({"detail": exc.detail}, status_code=exc.status)

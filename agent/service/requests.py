@@ -37,10 +37,14 @@ class ThreadCreate(_Body):
     if_exists: Literal["raise", "do_nothing"] = "raise"
 
 
+BIGINT_MAX = 2**63 - 1
+"""The largest count or position a query binds (PostgreSQL's bigint): a larger one is refused with a 422."""
+
+
 class ThreadSearch(_Body):
     metadata: dict[str, Any] = Field(default_factory=dict)
     limit: int = Field(default=10, ge=1, le=1000)
-    offset: int = Field(default=0, ge=0)
+    offset: int = Field(default=0, ge=0, le=BIGINT_MAX)
 
 
 class HistoryQuery(_Body):
@@ -113,9 +117,36 @@ async def read_body(request: Request, max_bytes: int) -> Any:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise HttpError(400, f"the body is not valid JSON: {str(exc)[:120]}") from None
+    except RecursionError:
+        raise HttpError(400, "the body nests deeper than any request of this API") from None
     if not isinstance(data, dict):
         raise HttpError(400, f"the body must be a JSON object, not {type(data).__name__}")
+    storable(data, "body")
     return data
+
+
+def storable(value: Any, where: str) -> None:
+    """422 naming where a string PostgreSQL cannot store sits (a NUL character, an unpaired surrogate: valid in JSON,
+    refused by its text and jsonb types), so that it is refused here and not by a query, as a 500."""
+    pending = [(value, where)]
+    while pending:
+        item, at = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item or (not item.isascii() and not _encodes(item)):
+                raise HttpError(422, f"{at}: text with a NUL character or an unpaired surrogate is not accepted")
+        elif isinstance(item, dict):
+            pending += [(key, at) for key in item]
+            pending += [(inner, f"{at}.{str(key)[:40]}") for key, inner in item.items()]
+        elif isinstance(item, list):
+            pending += [(inner, f"{at}[{n}]") for n, inner in enumerate(item)]
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def graph_input(data: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -159,12 +190,17 @@ def run_settings(body: RunCreate, stored: dict[str, Any] | None) -> dict[str, An
 
 
 def int_param(value: str | None, default: int) -> int:
+    """A count or position from a query or header: below 0 reads as 0 (langgraph-sdk sends Last-Event-ID -1 for
+    "from the start"); beyond PostgreSQL's bigint, which the query binds it to, is a 422, not a failed query."""
     if value is None:
         return default
     try:
-        return max(0, int(value))
+        number = max(0, int(value))
     except ValueError:
         raise HttpError(422, f"{value[:20]!r} is not a number") from None
+    if number > BIGINT_MAX:
+        raise HttpError(422, f"{value[:20]!r} is over the largest count accepted, {BIGINT_MAX}")
+    return number
 
 
 def assistant_or_404(assistant_id: str) -> None:

@@ -74,7 +74,7 @@ def _parse_record(obj: dict, line_no: int) -> Record:
     if isinstance(abstract, dict):
         raise TypeError("the abstract must be text or a list of sentences")
     sentences = [str(s).strip() for s in abstract if str(s).strip()] if isinstance(abstract, list) else []
-    text = " ".join(sentences) if sentences else str(abstract)
+    text = " ".join(sentences) if isinstance(abstract, list) else str(abstract)  # [] is no abstract, not "[]"
     count = obj.get("citation_count")
     return Record(
         id=str(rid),

@@ -9,6 +9,7 @@ import pytest
 
 from agent.library.importers import expand, read
 from agent.library.models import BadFileError
+from tests.library.zotero_tables import ZOTERO_TABLES
 
 BIB = r"""
 @article{smith2020metformin,
@@ -130,17 +131,9 @@ def make_zotero(folder, pdf_bytes: bytes | None = None):
     """A Zotero data folder with the tables the reader uses: one paper with a stored PDF, a note, a trashed item."""
     folder.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(folder / "zotero.sqlite")
-    conn.executescript("""
-    CREATE TABLE itemTypes (itemTypeID INTEGER PRIMARY KEY, typeName TEXT);
-    CREATE TABLE items (itemID INTEGER PRIMARY KEY, itemTypeID INT, key TEXT);
-    CREATE TABLE fields (fieldID INTEGER PRIMARY KEY, fieldName TEXT);
-    CREATE TABLE itemDataValues (valueID INTEGER PRIMARY KEY, value);
-    CREATE TABLE itemData (itemID INT, fieldID INT, valueID INT);
-    CREATE TABLE creators (creatorID INTEGER PRIMARY KEY, firstName TEXT, lastName TEXT);
-    CREATE TABLE itemCreators (itemID INT, creatorID INT, creatorTypeID INT, orderIndex INT);
-    CREATE TABLE itemAttachments (itemID INTEGER PRIMARY KEY, parentItemID INT, linkMode INT, contentType TEXT, path
-    TEXT);
-    CREATE TABLE deletedItems (itemID INTEGER PRIMARY KEY);
+    conn.executescript(
+        ZOTERO_TABLES
+        + """
     INSERT INTO itemTypes VALUES (1, 'journalArticle'), (2, 'attachment'), (3, 'note');
     INSERT INTO items VALUES (1, 1, 'AAAA1111'), (2, 2, 'BBBB2222'), (3, 3, 'CCCC3333'), (4, 1, 'DDDD4444');
     INSERT INTO fields VALUES (1, 'title'), (2, 'date'), (3, 'DOI'), (4, 'abstractNote'), (5, 'publicationTitle');
@@ -152,7 +145,8 @@ def make_zotero(folder, pdf_bytes: bytes | None = None):
     INSERT INTO itemCreators VALUES (1, 1, 1, 0);
     INSERT INTO itemAttachments VALUES (2, 1, 0, 'application/pdf', 'storage:paper.pdf');
     INSERT INTO deletedItems VALUES (4);
-    """)
+    """
+    )
     conn.commit()
     conn.close()
     if pdf_bytes is not None:

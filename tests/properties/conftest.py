@@ -1,0 +1,28 @@
+"""Hypothesis profiles of the property tests: `fast` (the default: few examples, the same ones on every run, so the
+fast loop stays quick and repeatable) and `thorough` (many new examples each run; tests/properties/test_thorough.py
+runs every property under it as a slow test). SPARKIT_HYPOTHESIS=thorough picks it for a run by hand."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "fast",
+    max_examples=30,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "thorough",
+    max_examples=200,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("SPARKIT_HYPOTHESIS") or "fast")
