@@ -7,14 +7,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
+from typing import Any, TypeVar
 
 import psycopg_pool
 from starlette.requests import Request
 
 from agent.service import store
-from agent.service.database import ensure_schema
+from agent.service.database import ensure_schema, is_connection_failure
 from agent.service.keys import user_for_key
 from agent.service.pools import checkpointer, open_pools
 from agent.service.requests import (
@@ -35,6 +36,7 @@ from agent.service.worker import defer_run, queue_app
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY = 1_000_000
+T = TypeVar("T")
 
 
 class Service:
@@ -48,8 +50,10 @@ class Service:
         poll_s: float = 0.25,
         pool_timeout_s: float = 5.0,
         keepalive_s: float = 15.0,
+        patience_s: float = 60.0,
     ):
         self.url = url
+        self.patience_s = patience_s
         self.keepalive_s = keepalive_s
         self.max_body_bytes = max_body_bytes
         self.poll_s = poll_s
@@ -134,10 +138,24 @@ class Service:
     async def wait(self, run: store.RunRow) -> store.RunRow:
         while run.status in store.ACTIVE:
             await asyncio.sleep(self.poll_s)
-            found = await store.get_run(self.pool, run.owner, run.thread_id, run.run_id)
+            found = await self._patiently(partial(store.get_run, self.pool, run.owner, run.thread_id, run.run_id))
             assert found is not None
             run = found
         return run
+
+    async def _patiently(self, read: Callable[[], Awaitable[T]]) -> T:
+        """A read of a response already under way (a stream, a wait), retried while the database cannot be reached,
+        for up to `patience_s`: through a PostgreSQL restart its client sees a pause instead of a cut connection."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.patience_s
+        while True:
+            try:
+                return await read()
+            except Exception as exc:
+                if not is_connection_failure(exc) or loop.time() > give_up:
+                    raise
+                log.warning("the database cannot be reached (%s); a response waits for it", type(exc).__name__)
+            await asyncio.sleep(self.poll_s)
 
     async def events(self, run: store.RunRow, modes: list[str], after: int = 0) -> AsyncIterator[bytes]:
         """The run's events as server-sent events, from `after` on, until it finishes."""
@@ -146,7 +164,7 @@ class Service:
         loop = asyncio.get_running_loop()
         quiet_since = loop.time()
         while True:
-            batch = await store.events_after(self.pool, run.run_id, seq)
+            batch = await self._patiently(partial(store.events_after, self.pool, run.run_id, seq))
             for event in batch:
                 seq = event.seq
                 if event.mode in modes:
@@ -157,9 +175,9 @@ class Service:
             if loop.time() - quiet_since > self.keepalive_s:
                 yield b": keepalive\n\n"  # an SSE comment: a long node must not look like a dead connection
                 quiet_since = loop.time()
-            found = await store.get_run(self.pool, run.owner, run.thread_id, run.run_id)
+            found = await self._patiently(partial(store.get_run, self.pool, run.owner, run.thread_id, run.run_id))
             if found is None or found.status not in store.ACTIVE:
-                if not await store.events_after(self.pool, run.run_id, seq):
+                if not await self._patiently(partial(store.events_after, self.pool, run.run_id, seq)):
                     if found is not None and found.status != "success" and found.output is None:
                         yield sse(
                             "error",

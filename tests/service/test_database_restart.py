@@ -1,0 +1,105 @@
+"""PostgreSQL restarted under the team server (issue 52): pooled connections are checked as they leave the pool, so
+the first query after a restart does not fail on a dead connection; a run whose connection drops mid-way is retried
+from its checkpoint to its one answer instead of ending in an error; a stream waits through the outage instead of
+being cut. The load eval (evals/load.py, tests/service/test_load.py) restarts the database under load."""
+
+from __future__ import annotations
+
+import asyncio
+
+import psycopg
+import pytest
+
+from agent.service.database import DatabaseUnavailable
+from agent.service.execute import DatabaseLost, lost_database
+from agent.service.pools import open_pools
+from agent.service.service import Service
+from tests.service.harness import fingerprint, rows, sdk_client
+from tests.service.scripted import QUESTIONS, SETTINGS
+from tests.service.test_workers import single_process_answer
+
+
+@pytest.mark.parametrize(
+    ("error", "lost"),
+    [
+        (psycopg.OperationalError("consuming input failed: server closed the connection unexpectedly"), True),
+        (psycopg.errors.AdminShutdown("terminating connection due to administrator command"), True),
+        (DatabaseUnavailable("PostgreSQL at db:5432/sparkit is not reachable"), True),
+        (psycopg.errors.UndefinedTable('relation "x" does not exist'), False),
+        (ValueError("a node's own failure"), False),
+    ],
+)
+def test_only_a_lost_connection_is_retried_not_the_runs_own_failure(error, lost):
+    assert lost_database(error) is lost
+    try:
+        try:
+            raise error
+        except Exception as exc:
+            raise RuntimeError("wrapped by a node") from exc
+    except RuntimeError as wrapped:
+        assert lost_database(wrapped) is lost
+
+
+async def test_a_stream_waits_through_an_outage_and_stops_waiting_after_its_patience():
+    service = Service("postgresql://u:p@127.0.0.1:1/none", poll_s=0.01, patience_s=0.3)
+    calls = [0]
+
+    async def flaky() -> str:
+        calls[0] += 1
+        if calls[0] < 4:
+            raise psycopg.OperationalError("connection failed: Connection refused")
+        return "events"
+
+    assert await service._patiently(flaky) == "events" and calls[0] == 4
+
+    async def down() -> str:
+        raise psycopg.OperationalError("connection failed: Connection refused")
+
+    with pytest.raises(psycopg.OperationalError):
+        await service._patiently(down)
+
+    async def broken() -> str:
+        calls[0] += 1
+        raise psycopg.errors.UndefinedTable("no such table")
+
+    calls[0] = 0
+    with pytest.raises(psycopg.errors.UndefinedTable):
+        await service._patiently(broken)
+    assert calls[0] == 1, "a failing query is not retried"
+
+
+@pytest.mark.slow
+async def test_pooled_connections_are_good_after_a_restart(pg_cluster, database_url):
+    async with open_pools(database_url, 2) as (pool, saver_pool):
+        for each in (pool, saver_pool):
+            async with each.connection() as conn:
+                await conn.execute("SELECT 1")
+        await asyncio.to_thread(pg_cluster.restart)
+        for each in (pool, saver_pool):
+            async with each.connection() as conn:  # the dead connection is replaced, not handed out
+                assert (await (await conn.execute("SELECT 1")).fetchone()) is not None
+
+
+@pytest.mark.slow
+async def test_a_run_that_loses_its_database_connection_is_retried_to_its_one_answer(processes, database_url):
+    question = QUESTIONS[3]
+    expected = single_process_answer(question)
+    key = processes.add_user("alice")
+    processes.env["SPARKIT_TEST_LOSE_DATABASE_AFTER_UPDATES"] = "2"
+    processes.worker()
+    client = await sdk_client(processes, key)
+    thread = (await client.threads.create())["thread_id"]
+    run = await client.runs.create(thread, "sparkit", input={"question": question, "mode": "verify"}, context=SETTINGS)
+    output = await asyncio.wait_for(client.runs.join(thread, run["run_id"]), timeout=600)
+    assert fingerprint(output["answer"]) == expected, output
+    ((status, attempts, error),) = rows(
+        database_url, "SELECT status, attempts, error FROM sparkit_runs WHERE run_id = %s", run["run_id"]
+    )
+    assert (status, attempts, error) == ("success", 2, None)
+    answers = rows(
+        database_url,
+        "SELECT attempt FROM sparkit_run_events WHERE run_id = %s AND mode = 'values' AND data ? 'answer'",
+        run["run_id"],
+    )
+    assert answers == [(2,)]
+    assert "the database connection was lost" in processes.logged() and DatabaseLost.__name__ in processes.logged()
