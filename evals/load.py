@@ -50,7 +50,7 @@ class LoadConfig:
     backend: str = "offline"  # or "scripted": tests/service/scripted.py, no models
     poll_s: float = 1.0
     phase_limit_s: int = 600  # Locust's --run-time for one phase
-    stalled_after_s: float = 10.0
+    stalled_after_s: float = 30.0  # `sparkit worker`'s default: on a starved machine 10 s took live workers' runs
     home: Path = Path("/var/tmp/sparkit-load")
     data: Path = REPO.parent / "shared" / "data"
     questions: tuple[str, ...] = ()
@@ -67,6 +67,7 @@ class Deployment:
     client: Any
     config: LoadConfig
     workers: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+    serve_pid: int = 0
 
     def add_worker(self) -> int:
         process = self.procs.worker("--stalled-after-s", str(self.config.stalled_after_s))
@@ -123,6 +124,7 @@ async def deploy(cluster: Cluster, config: LoadConfig, logs: Path) -> Deployment
     key = procs.add_user("load")
     base = start_serve(procs)
     deployment = Deployment(cluster, url, procs, base, key, await sdk_client(procs, key, base), config)
+    deployment.serve_pid = procs.started[-1].pid
     for _ in range(config.workers):
         deployment.add_worker()
     await deployment.warm(config.workers)
@@ -137,6 +139,7 @@ class Watch:
     rss_mb: dict[int, float] = field(default_factory=dict)
     fault: dict[str, Any] = field(default_factory=dict)
     db_unreachable_s: float = 0.0
+    serve_cpu_s: float = 0.0
 
 
 async def _watch(deployment: Deployment, phase: str, total: int, watch: Watch, stop: asyncio.Event) -> None:
@@ -191,6 +194,15 @@ async def _inject(deployment: Deployment, fault: str, watch: Watch) -> None:
         watch.fault = {"kind": "pg-restart", "at": start, "restart_s": round(time.time() - start, 2), "run_id": run_id}
 
 
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _rss_mb(pid: int) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -218,6 +230,7 @@ async def run_phase(deployment: Deployment, phase: str, out: Path) -> PhaseResul
     (out / f"{phase}-plan.json").write_text(json.dumps(plan))
     watch, stop = Watch(), asyncio.Event()
     load = (os.getloadavg()[0], time.time())
+    serve_cpu = _cpu_s(deployment.serve_pid)
     monitor = asyncio.create_task(_watch(deployment, phase, config.users * config.runs_per_user, watch, stop))
     with (out / f"{phase}-locust.log").open("wb") as log:
         locust = await asyncio.create_subprocess_exec(
@@ -243,10 +256,16 @@ async def run_phase(deployment: Deployment, phase: str, out: Path) -> PhaseResul
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-        await locust.wait()
-    stop.set()
-    await monitor
-    for _ in range(240):  # runs a user gave up on still end (or are lost): bounded
+        try:
+            await locust.wait()
+        finally:
+            if locust.returncode is None:  # interrupted: the users stop with it
+                locust.terminate()
+                await locust.wait()
+            stop.set()
+            await monitor
+            watch.serve_cpu_s = _cpu_s(deployment.serve_pid) - serve_cpu
+    for _ in range(2 * config.phase_limit_s):  # runs a user was stopped on still end, before the next phase: bounded
         pending = rows(
             deployment.url,
             "SELECT count(*) FROM sparkit_runs WHERE metadata->>'phase' = %s AND status IN ('pending', 'running')",
@@ -283,6 +302,7 @@ def main() -> None:
     parser.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES))
     parser.add_argument("--backend", choices=["offline", "scripted"], default="offline")
     parser.add_argument("--phase-limit-s", type=int, default=600, help="Locust's --run-time for each phase")
+    parser.add_argument("--poll-s", type=float, default=2.0, help="how often each user polls state, history, run")
     parser.add_argument("--home", type=Path, default=Path("/var/tmp/sparkit-load"), help="the slice and its index")
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--out", type=Path, help="where the runs, requests and logs go (default: a temporary folder)")
@@ -295,6 +315,7 @@ def main() -> None:
         phases=tuple(args.phases),
         backend=args.backend,
         phase_limit_s=args.phase_limit_s,
+        poll_s=args.poll_s,
         home=args.home,
         data=args.data,
     )

@@ -3,9 +3,11 @@ attempts, answers stored, when its job started), the users' runs (evals/locustfi
 every request they made (when, how long, its status).
 
 A run is *lost* when a user asked and did not get its answer: no run stored, the run not `success`, or its stream
-never showed the answer. A *duplicate answer* is a run with more than one answer stored, or a stream that showed more
-than one. API latency is every call but the streams' bodies (a stream's time is to its headers); "saturated" keeps
-the calls made while every live worker had a run and at least one more waited."""
+never showed the answer, or a run whose job ended while the run did not. A user that Locust's time bound stopped
+mid-run, and a run still queued or executing (its job alive) when measured, are counted apart. A *duplicate
+answer* is a run with more than one answer stored, or a stream that showed more than one. API latency is every
+call but the streams' bodies (a stream's time is to its headers); "saturated" keeps the calls made while every live
+worker had a run and at least one more waited."""
 
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ class PhaseResult:
     runs_stored: int
     finished: int
     lost: int
+    cut_by_time_bound: int  # users stopped by Locust's --run-time mid-run (their runs are checked, not counted lost)
+    unfinished_when_measured: int  # runs still queued or executing (their job alive) when the phase was measured
     duplicate_answers: int
     reattempted: int
     workers: int
@@ -44,6 +48,7 @@ class PhaseResult:
     api_saturated_p50_ms: float | None
     api_saturated_p95_ms: float | None
     requests: int
+    serve_cpu_ms_per_request: float | None
     failed_requests: dict[str, int]
     queue_wait_p50_s: float | None
     queue_wait_p95_s: float | None
@@ -73,7 +78,8 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 _RUNS = """
 SELECT r.run_id, r.status, r.attempts, r.input->>'question', r.output, r.created_at,
   (SELECT min(e.at) FROM procrastinate_events e WHERE e.job_id = r.job_id AND e.type = 'started'),
-  (SELECT count(*) FROM sparkit_run_events v WHERE v.run_id = r.run_id AND v.mode = 'values' AND v.data ? 'answer')
+  (SELECT count(*) FROM sparkit_run_events v WHERE v.run_id = r.run_id AND v.mode = 'values' AND v.data ? 'answer'),
+  (SELECT j.status::text FROM procrastinate_jobs j WHERE j.id = r.job_id)
 FROM sparkit_runs r WHERE r.metadata->>'phase' = %s
 """
 
@@ -84,14 +90,20 @@ def phase_result(
     stored = {row[0]: row for row in rows(url, _RUNS, phase)}
     asked = _lines(out / f"{phase}-runs.jsonl")
     requests = _lines(out / f"{phase}-requests.jsonl")
-    answered, duplicates = 0, 0
+    lost, cut, unfinished, duplicates = 0, 0, 0, 0
     answers: dict[str, list[dict[str, Any]]] = {}
     for record in asked:
         run = stored.get(record.get("run_id") or "")
         seen = record["answers"]
-        if run is not None and run[1] == "success" and seen and run[7] >= 1:
-            answered += 1
+        if run is not None and run[1] in ("pending", "running") and run[8] in ("todo", "doing"):
+            unfinished += 1  # still queued or executing when measured: slow, not lost
+        elif record["outcome"] == "stopped":  # Locust's time bound ended the user first: the run must still finish
+            cut += 1
+            lost += run is not None and run[1] != "success"
+        elif run is not None and run[1] == "success" and seen and run[7] >= 1:
             answers.setdefault(record["question"], []).append(fingerprint(seen[-1]))
+        else:
+            lost += 1
         duplicates += len(seen) > 1 or (run is not None and run[7] > 1)
     waits = [(run[6] - run[5]).total_seconds() for run in stored.values() if run[6] is not None]
     calls = [r for r in requests if "stream (rejoin)" not in r["name"]]
@@ -108,7 +120,9 @@ def phase_result(
         asked=len(asked),
         runs_stored=len(stored),
         finished=sum(run[1] == "success" for run in stored.values()),
-        lost=len(asked) - answered + max(0, config.users * config.runs_per_user - len(asked)),
+        lost=lost,
+        cut_by_time_bound=cut,
+        unfinished_when_measured=unfinished,
         duplicate_answers=duplicates,
         reattempted=sum(run[2] > 1 for run in stored.values()),
         workers=config.workers,
@@ -118,6 +132,7 @@ def phase_result(
         api_saturated_p50_ms=_percentile([r["ms"] for r in busy], 50),
         api_saturated_p95_ms=_percentile([r["ms"] for r in busy], 95),
         requests=len(requests),
+        serve_cpu_ms_per_request=round(watch.serve_cpu_s * 1000 / len(requests), 1) if requests else None,
         failed_requests=dict(failed),
         queue_wait_p50_s=_percentile(waits, 50),
         queue_wait_p95_s=_percentile(waits, 95),
@@ -173,6 +188,9 @@ def print_report(results: list[PhaseResult], config: LoadConfig, elapsed: float,
     for r in results:
         print(
             f"{r.phase}: wall {r.wall_s} s, saturated {r.saturated_s} s, re-attempted runs {r.reattempted}, "
+            f"users cut by the time bound {r.cut_by_time_bound}, unfinished when measured "
+            f"{r.unfinished_when_measured}, "
+            f"serve CPU per request {r.serve_cpu_ms_per_request} ms, "
             f"error events {r.error_events}, fault {r.fault or '-'}, database unreachable {r.db_unreachable_s} s"
         )
         if r.failed_requests or r.stream_cuts:

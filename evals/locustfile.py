@@ -40,6 +40,7 @@ def _log_request(
     request_type: str,
     name: str,
     response_time: float,
+    response_length: int,
     exception: BaseException | None,
     response: Any = None,
     **_: Any,
@@ -47,6 +48,7 @@ def _log_request(
     status = getattr(response, "status_code", None) if response is not None else None
     error = type(exception).__name__ if exception is not None else None
     record = {"t": time.time() - response_time / 1000, "name": f"{request_type} {name}", "ms": response_time}
+    record["bytes"] = response_length
     _requests_out.write(json.dumps({**record, "status": status, "error": error}) + "\n")
 
 

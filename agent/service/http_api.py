@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 
 import psycopg
 import psycopg_pool
@@ -29,12 +30,21 @@ from agent.service.service import Service
 Handler = Callable[[Request, Service, str], Awaitable[Response]]
 
 
-def _route(path: str, handler: Handler, methods: list[str]) -> Route:
+def _route(path: str, handler: Handler, methods: list[str], *, reads: bool = False) -> Route:
+    """A route that knows its user; a read (every GET, and the POSTs marked `reads`) whose database connection
+    dropped is tried again for up to twice the pool timeout (PostgreSQL restarting): its caller sees a slower answer,
+    not a 503. A write is not tried again: whether it was stored before the connection dropped is unknown."""
+    reads = reads or methods == ["GET"]
+
+    async def answer(request: Request, service: Service) -> Response:
+        return await handler(request, service, await service.user(request))
+
     async def endpoint(request: Request) -> Response:
         service: Service = request.app.state.service
         try:
-            user = await service.user(request)
-            return await handler(request, service, user)
+            if reads:
+                return await service.patiently(partial(answer, request, service), 2 * service.pool_timeout_s)
+            return await answer(request, service)
         except HttpError as exc:
             return JSONResponse({"detail": exc.detail}, status_code=exc.status)
         except DatabaseUnavailable as exc:
@@ -63,21 +73,21 @@ def create_app(service: Service) -> Starlette:
     routes = [
         Route("/ok", ok, methods=["GET"]),
         Route("/info", a.info, methods=["GET"]),
-        _route("/assistants/search", a.search_assistants, ["POST"]),
+        _route("/assistants/search", a.search_assistants, ["POST"], reads=True),
         _route("/assistants/{assistant_id}", a.get_assistant, ["GET"]),
         _route("/assistants/{assistant_id}/schemas", a.schemas, ["GET"]),
         _route("/assistants/{assistant_id}/graph", a.drawing, ["GET"]),
         _route("/assistants/{assistant_id}/subgraphs", a.subgraphs, ["GET"]),
         _route("/assistants/{assistant_id}/subgraphs/{namespace}", a.subgraphs, ["GET"]),
         _route("/threads", r.create_thread, ["POST"]),
-        _route("/threads/search", r.search_threads, ["POST"]),
+        _route("/threads/search", r.search_threads, ["POST"], reads=True),
         _route("/threads/{thread_id}", r.get_thread, ["GET"]),
         _route("/threads/{thread_id}", r.delete_thread, ["DELETE"]),
         _route("/threads/{thread_id}/state", s.thread_state, ["GET"]),
         _route("/threads/{thread_id}/state", s.update_state, ["POST"]),
-        _route("/threads/{thread_id}/state/checkpoint", s.state_at_checkpoint, ["POST"]),
+        _route("/threads/{thread_id}/state/checkpoint", s.state_at_checkpoint, ["POST"], reads=True),
         _route("/threads/{thread_id}/state/{checkpoint_id}", s.state_at, ["GET"]),
-        _route("/threads/{thread_id}/history", s.thread_history, ["GET", "POST"]),
+        _route("/threads/{thread_id}/history", s.thread_history, ["GET", "POST"], reads=True),
         _route("/threads/{thread_id}/runs", r.create_run, ["POST"]),
         _route("/threads/{thread_id}/runs", r.list_runs, ["GET"]),
         _route("/threads/{thread_id}/runs/stream", r.stream_run, ["POST"]),

@@ -138,16 +138,17 @@ class Service:
     async def wait(self, run: store.RunRow) -> store.RunRow:
         while run.status in store.ACTIVE:
             await asyncio.sleep(self.poll_s)
-            found = await self._patiently(partial(store.get_run, self.pool, run.owner, run.thread_id, run.run_id))
+            found = await self.patiently(partial(store.get_run, self.pool, run.owner, run.thread_id, run.run_id))
             assert found is not None
             run = found
         return run
 
-    async def _patiently(self, read: Callable[[], Awaitable[T]]) -> T:
-        """A read of a response already under way (a stream, a wait), retried while the database cannot be reached,
-        for up to `patience_s`: through a PostgreSQL restart its client sees a pause instead of a cut connection."""
+    async def patiently(self, read: Callable[[], Awaitable[T]], patience_s: float | None = None) -> T:
+        """A read retried while the database cannot be reached, for up to `patience_s` (default: the service's, for a
+        response already under way, a stream or a wait): through a PostgreSQL restart its client sees a pause
+        instead of a cut connection or a 503."""
         loop = asyncio.get_running_loop()
-        give_up = loop.time() + self.patience_s
+        give_up = loop.time() + (self.patience_s if patience_s is None else patience_s)
         while True:
             try:
                 return await read()
@@ -164,7 +165,7 @@ class Service:
         loop = asyncio.get_running_loop()
         quiet_since = loop.time()
         while True:
-            batch = await self._patiently(partial(store.events_after, self.pool, run.run_id, seq))
+            batch = await self.patiently(partial(store.events_after, self.pool, run.run_id, seq))
             for event in batch:
                 seq = event.seq
                 if event.mode in modes:
@@ -175,9 +176,9 @@ class Service:
             if loop.time() - quiet_since > self.keepalive_s:
                 yield b": keepalive\n\n"  # an SSE comment: a long node must not look like a dead connection
                 quiet_since = loop.time()
-            found = await self._patiently(partial(store.get_run, self.pool, run.owner, run.thread_id, run.run_id))
+            found = await self.patiently(partial(store.get_run, self.pool, run.owner, run.thread_id, run.run_id))
             if found is None or found.status not in store.ACTIVE:
-                if not await self._patiently(partial(store.events_after, self.pool, run.run_id, seq)):
+                if not await self.patiently(partial(store.events_after, self.pool, run.run_id, seq)):
                     if found is not None and found.status != "success" and found.output is None:
                         yield sse(
                             "error",

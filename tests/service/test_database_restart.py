@@ -50,13 +50,13 @@ async def test_a_stream_waits_through_an_outage_and_stops_waiting_after_its_pati
             raise psycopg.OperationalError("connection failed: Connection refused")
         return "events"
 
-    assert await service._patiently(flaky) == "events" and calls[0] == 4
+    assert await service.patiently(flaky) == "events" and calls[0] == 4
 
     async def down() -> str:
         raise psycopg.OperationalError("connection failed: Connection refused")
 
     with pytest.raises(psycopg.OperationalError):
-        await service._patiently(down)
+        await service.patiently(down)
 
     async def broken() -> str:
         calls[0] += 1
@@ -64,7 +64,7 @@ async def test_a_stream_waits_through_an_outage_and_stops_waiting_after_its_pati
 
     calls[0] = 0
     with pytest.raises(psycopg.errors.UndefinedTable):
-        await service._patiently(broken)
+        await service.patiently(broken)
     assert calls[0] == 1, "a failing query is not retried"
 
 
@@ -103,3 +103,36 @@ async def test_a_run_that_loses_its_database_connection_is_retried_to_its_one_an
     )
     assert answers == [(2,)]
     assert "the database connection was lost" in processes.logged() and DatabaseLost.__name__ in processes.logged()
+
+
+class _KnownUser(Service):
+    async def user(self, request):  # type: ignore[no-untyped-def]
+        return "alice"
+
+
+def test_a_read_rides_out_a_dropped_connection_and_a_write_answers_503():
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.testclient import TestClient
+
+    from agent.service.http_api import _route
+
+    calls = {"GET": 0, "POST": 0, "PUT": 0}
+
+    async def flaky(request, service, user):  # type: ignore[no-untyped-def]
+        calls[request.method] += 1
+        if calls[request.method] == 1:
+            raise psycopg.errors.AdminShutdown("terminating connection due to administrator command")
+        return JSONResponse({"user": user})
+
+    app = Starlette(
+        routes=[_route("/state", flaky, ["GET"]), _route("/history", flaky, ["POST"], reads=True)]
+        + [_route("/threads", flaky, ["PUT"])]
+    )
+    app.state.service = _KnownUser("postgresql://u:p@127.0.0.1:1/none", poll_s=0.01)
+    with TestClient(app) as client:
+        assert client.get("/state").json() == {"user": "alice"} and calls["GET"] == 2
+        assert client.post("/history").json() == {"user": "alice"} and calls["POST"] == 2
+        written = client.put("/threads")
+        assert written.status_code == 503 and "127.0.0.1:1/none is not reachable" in written.json()["detail"]
+        assert client.put("/threads").status_code == 200, "a write is tried once per request"

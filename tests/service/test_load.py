@@ -33,6 +33,7 @@ async def test_a_small_load_loses_no_run_to_a_killed_worker_or_a_restarted_datab
         context=dict(SETTINGS),
         home=tmp_path / "home",
         phase_limit_s=300,
+        stalled_after_s=8,
     )
     results = await run_load(pg_cluster, config, tmp_path / "load")
     assert [r.phase for r in results] == ["kill", "pg-restart"]
