@@ -111,7 +111,12 @@ def phase_result(
     failed = Counter(
         f"{r['name']}: {r['status'] or r['error']}" for r in requests if not r["status"] or r["status"] >= 500
     )
-    cuts = Counter(f"{what}: {why}" for record in asked for what, why in record["failures"])
+    cuts = Counter(  # the streams' own failures: a start refused or cut, a rejoin refused (polls are failed calls)
+        f"{what}: {why}"
+        for record in asked
+        for what, why in record["failures"]
+        if what in ("start", "stream", "rejoin")
+    )
     started = min((r["started"] for r in asked), default=load[1])
     ended = max((r.get("ended", r["started"]) for r in asked), default=time.time())
     return PhaseResult(

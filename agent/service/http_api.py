@@ -16,16 +16,16 @@ from functools import partial
 import psycopg
 import psycopg_pool
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agent.service import assistant_routes as a
 from agent.service import routes as r
 from agent.service import state_routes as s
-from agent.service.database import DatabaseUnavailable, unavailable
+from agent.service.database import DatabaseUnavailable, unavailable, where
 from agent.service.requests import HttpError
-from agent.service.service import Service
+from agent.service.service import POOL_SIZE, Service
 
 Handler = Callable[[Request, Service, str], Awaitable[Response]]
 
@@ -50,19 +50,30 @@ def _route(path: str, handler: Handler, methods: list[str], *, reads: bool = Fal
         except DatabaseUnavailable as exc:
             return JSONResponse({"detail": str(exc)}, status_code=503)
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout, psycopg.errors.AdminShutdown) as exc:
-            return JSONResponse({"detail": str(await _diagnose(service.url, exc))}, status_code=503)
+            return JSONResponse(
+                {"detail": await _diagnose(service.url, exc)}, status_code=503, headers={"Retry-After": "1"}
+            )
+        except ClientDisconnect:
+            return Response(status_code=499)  # the client left while its body was read: nobody reads the answer
 
     return Route(path, endpoint, methods=methods)
 
 
-async def _diagnose(url: str, exc: BaseException) -> DatabaseUnavailable:
-    """The reason the database cannot be used: a pool timeout hides it, so one direct connection is tried."""
+async def _diagnose(url: str, exc: BaseException) -> str:
+    """Why the database cannot be used. A pool timeout hides it, so one direct connection is tried; when that one
+    connects, the database is up and the server's own connections were all busy (more requests at once than its
+    pool holds, as under load): that is said, not that PostgreSQL is down."""
     try:
         conn = await psycopg.AsyncConnection.connect(url, connect_timeout=3)
     except psycopg.Error as cause:
-        return unavailable(url, cause)
+        return str(unavailable(url, cause))
     await conn.close()
-    return unavailable(url, exc)
+    if isinstance(exc, psycopg_pool.PoolTimeout):
+        return (
+            f"the server is busy: its {POOL_SIZE} connections to PostgreSQL at {where(url)} were all in use for "
+            f"{exc.args[0].split('after ')[-1] if exc.args else 'a while'}; retry"
+        )
+    return str(unavailable(url, exc))
 
 
 async def ok(request: Request) -> Response:

@@ -36,6 +36,7 @@ from agent.service.worker import defer_run, queue_app
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY = 1_000_000
+POOL_SIZE = 10  # connections `sparkit serve` holds to PostgreSQL (and as many for the checkpointer)
 T = TypeVar("T")
 
 
@@ -65,7 +66,7 @@ class Service:
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         await ensure_schema(self.url)
-        async with open_pools(self.url, 10) as (pool, saver_pool), self.queue.open_async():
+        async with open_pools(self.url, POOL_SIZE) as (pool, saver_pool), self.queue.open_async():
             pool.timeout = saver_pool.timeout = self.pool_timeout_s
             self.pool, self.saver = pool, checkpointer(saver_pool)
             yield

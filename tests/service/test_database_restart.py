@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 import psycopg
+import psycopg_pool
 import pytest
 
 from agent.service.database import DatabaseUnavailable
@@ -136,3 +137,39 @@ def test_a_read_rides_out_a_dropped_connection_and_a_write_answers_503():
         written = client.put("/threads")
         assert written.status_code == 503 and "127.0.0.1:1/none is not reachable" in written.json()["detail"]
         assert client.put("/threads").status_code == 200, "a write is tried once per request"
+
+
+def _timing_out_app(url: str):  # type: ignore[no-untyped-def]
+    from starlette.applications import Starlette
+
+    from agent.service.http_api import _route
+
+    async def exhausted(request, service, user):  # type: ignore[no-untyped-def]
+        raise psycopg_pool.PoolTimeout("couldn't get a connection after 5.00 sec")
+
+    app = Starlette(routes=[_route("/threads", exhausted, ["PUT"])])
+    app.state.service = _KnownUser(url)
+    return app
+
+
+def test_a_pool_timeout_with_the_database_down_says_it_is_down():
+    from starlette.testclient import TestClient
+
+    with TestClient(_timing_out_app("postgresql://u:p@127.0.0.1:1/none")) as client:
+        answered = client.put("/threads")
+    assert answered.status_code == 503 and answered.headers["retry-after"] == "1"
+    assert "127.0.0.1:1/none is not reachable" in answered.json()["detail"]
+
+
+@pytest.mark.slow
+def test_a_pool_timeout_with_the_database_up_says_the_server_is_busy_not_down(database_url):
+    from starlette.testclient import TestClient
+
+    with TestClient(_timing_out_app(database_url)) as client:
+        answered = client.put("/threads")
+    detail = answered.json()["detail"]
+    assert answered.status_code == 503 and answered.headers["retry-after"] == "1"
+    assert (
+        detail.startswith("the server is busy: its 10 connections to PostgreSQL at 127.0.0.1:") and "5.00 sec" in detail
+    )
+    assert "not reachable" not in detail and "start PostgreSQL" not in detail
