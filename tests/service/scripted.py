@@ -91,5 +91,25 @@ def _lose_database_after_updates(count: int) -> None:
     store.add_event = add_event  # type: ignore[assignment]
 
 
+def _lose_database_at_finish() -> None:
+    """Fail recording the first run's end once, as a dropped connection: its answer event is stored, its end is not."""
+    import psycopg
+
+    from agent.service import store
+
+    recorded = store.finish_run
+    failed = [False]
+
+    async def finish_run(pool, run_id, attempt, status, output, error):  # type: ignore[no-untyped-def]
+        if not failed[0]:
+            failed[0] = True
+            raise psycopg.OperationalError("consuming input failed: server closed the connection unexpectedly")
+        return await recorded(pool, run_id, attempt, status, output, error)
+
+    store.finish_run = finish_run  # type: ignore[assignment]
+
+
 if os.environ.get("SPARKIT_TEST_LOSE_DATABASE_AFTER_UPDATES"):
     _lose_database_after_updates(int(os.environ["SPARKIT_TEST_LOSE_DATABASE_AFTER_UPDATES"]))
+if os.environ.get("SPARKIT_TEST_LOSE_DATABASE_AT_FINISH"):
+    _lose_database_at_finish()

@@ -106,6 +106,31 @@ async def test_a_run_that_loses_its_database_connection_is_retried_to_its_one_an
     assert "the database connection was lost" in processes.logged() and DatabaseLost.__name__ in processes.logged()
 
 
+@pytest.mark.slow
+async def test_a_run_whose_end_was_not_recorded_streams_its_answer_once(processes, database_url):
+    """The connection dropped after the answer's event was stored, before the run's end was: the retried attempt
+    records the end and does not store (stream) the answer a second time."""
+    question = QUESTIONS[4]
+    key = processes.add_user("alice")
+    processes.env["SPARKIT_TEST_LOSE_DATABASE_AT_FINISH"] = "1"
+    processes.worker()
+    client = await sdk_client(processes, key)
+    thread = (await client.threads.create())["thread_id"]
+    run = await client.runs.create(thread, "sparkit", input={"question": question, "mode": "verify"}, context=SETTINGS)
+    output = await asyncio.wait_for(client.runs.join(thread, run["run_id"]), timeout=600)
+    assert fingerprint(output["answer"]) == single_process_answer(question)
+    ((status, attempts),) = rows(
+        database_url, "SELECT status, attempts FROM sparkit_runs WHERE run_id = %s", run["run_id"]
+    )
+    assert (status, attempts) == ("success", 2)
+    answers = rows(
+        database_url,
+        "SELECT attempt FROM sparkit_run_events WHERE run_id = %s AND mode = 'values' AND data ? 'answer'",
+        run["run_id"],
+    )
+    assert answers == [(1,)], "the answer was stored once, by the attempt that found it"
+
+
 class _KnownUser(Service):
     async def user(self, request):  # type: ignore[no-untyped-def]
         return "alice"
