@@ -81,28 +81,33 @@ async def test_pooled_connections_are_good_after_a_restart(pg_cluster, database_
                 assert (await (await conn.execute("SELECT 1")).fetchone()) is not None
 
 
-@pytest.mark.slow
-async def test_a_run_that_loses_its_database_connection_is_retried_to_its_one_answer(processes, database_url):
-    question = QUESTIONS[3]
-    expected = single_process_answer(question)
+async def _run_on_a_worker_that_loses_the_database(processes, database_url, question, fault):  # type: ignore[no-untyped-def]
+    """One run on a worker whose database connection fails once where `fault` (a scripted.py hook) says: its
+    output, its (status, attempts, error) and the attempts that stored an answer event."""
     key = processes.add_user("alice")
-    processes.env["SPARKIT_TEST_LOSE_DATABASE_AFTER_UPDATES"] = "2"
+    processes.env[fault] = "2" if fault.endswith("UPDATES") else "1"
     processes.worker()
     client = await sdk_client(processes, key)
     thread = (await client.threads.create())["thread_id"]
     run = await client.runs.create(thread, "sparkit", input={"question": question, "mode": "verify"}, context=SETTINGS)
     output = await asyncio.wait_for(client.runs.join(thread, run["run_id"]), timeout=600)
-    assert fingerprint(output["answer"]) == expected, output
-    ((status, attempts, error),) = rows(
-        database_url, "SELECT status, attempts, error FROM sparkit_runs WHERE run_id = %s", run["run_id"]
-    )
-    assert (status, attempts, error) == ("success", 2, None)
+    (row,) = rows(database_url, "SELECT status, attempts, error FROM sparkit_runs WHERE run_id = %s", run["run_id"])
     answers = rows(
         database_url,
         "SELECT attempt FROM sparkit_run_events WHERE run_id = %s AND mode = 'values' AND data ? 'answer'",
         run["run_id"],
     )
-    assert answers == [(2,)]
+    return output, row, answers
+
+
+@pytest.mark.slow
+async def test_a_run_that_loses_its_database_connection_is_retried_to_its_one_answer(processes, database_url):
+    question = QUESTIONS[3]
+    output, run, answers = await _run_on_a_worker_that_loses_the_database(
+        processes, database_url, question, "SPARKIT_TEST_LOSE_DATABASE_AFTER_UPDATES"
+    )
+    assert fingerprint(output["answer"]) == single_process_answer(question), output
+    assert run == ("success", 2, None) and answers == [(2,)]
     assert "the database connection was lost" in processes.logged() and DatabaseLost.__name__ in processes.logged()
 
 
@@ -111,23 +116,11 @@ async def test_a_run_whose_end_was_not_recorded_streams_its_answer_once(processe
     """The connection dropped after the answer's event was stored, before the run's end was: the retried attempt
     records the end and does not store (stream) the answer a second time."""
     question = QUESTIONS[4]
-    key = processes.add_user("alice")
-    processes.env["SPARKIT_TEST_LOSE_DATABASE_AT_FINISH"] = "1"
-    processes.worker()
-    client = await sdk_client(processes, key)
-    thread = (await client.threads.create())["thread_id"]
-    run = await client.runs.create(thread, "sparkit", input={"question": question, "mode": "verify"}, context=SETTINGS)
-    output = await asyncio.wait_for(client.runs.join(thread, run["run_id"]), timeout=600)
-    assert fingerprint(output["answer"]) == single_process_answer(question)
-    ((status, attempts),) = rows(
-        database_url, "SELECT status, attempts FROM sparkit_runs WHERE run_id = %s", run["run_id"]
+    output, run, answers = await _run_on_a_worker_that_loses_the_database(
+        processes, database_url, question, "SPARKIT_TEST_LOSE_DATABASE_AT_FINISH"
     )
-    assert (status, attempts) == ("success", 2)
-    answers = rows(
-        database_url,
-        "SELECT attempt FROM sparkit_run_events WHERE run_id = %s AND mode = 'values' AND data ? 'answer'",
-        run["run_id"],
-    )
+    assert fingerprint(output["answer"]) == single_process_answer(question), output
+    assert run == ("success", 2, None)
     assert answers == [(1,)], "the answer was stored once, by the attempt that found it"
 
 
