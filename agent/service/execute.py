@@ -9,7 +9,11 @@ stops at its next event.
 The checkpoints carry the run id in their metadata, so a run taken again after its worker died continues from its
 own last checkpoint (input None) instead of asking its question anew; a run that finished just before the worker died
 is only recorded. Steps are checkpointed synchronously (durability="sync"): a step's result is in the database before
-the next step starts, so a SIGKILL loses at most the step in progress. Cancellation is read at each stored event."""
+the next step starts, so a SIGKILL loses at most the step in progress. Cancellation is read at each stored event.
+
+A run whose database connection breaks (PostgreSQL restarted or failed over) is neither failed nor finished: the
+attempt raises DatabaseLost, its job goes back in the queue after a pause (worker.py's retry strategy), and the next
+attempt continues from the last checkpoint, as after a killed worker."""
 
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from agent.records import Answer
 from agent.service import store
+from agent.service.database import DatabaseUnavailable, is_connection_failure
 from agent.service.jsonable import jsonable
 from agent.service.requests import ASSISTANT_ID, GRAPH_ID
 from agent.service.run_options import EXTRA_MODES, graph_command, stream_event
@@ -64,9 +69,32 @@ Outcome = tuple[store.RunStatus | None, dict[str, Any] | None, str | None]
 """(status, output, error); status None: the attempt was superseded and records nothing."""
 
 
+class DatabaseLost(Exception):
+    """The attempt lost its database connection; the run is left running for its job's retry to continue."""
+
+
+def lost_database(exc: BaseException) -> bool:
+    """The database could not be reached or dropped the connection (this or a cause of it), not a failing query."""
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            return False
+        if isinstance(seen, DatabaseUnavailable) or is_connection_failure(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 async def execute_run(url: str, run_id: str, worker: str) -> None:
     """Run (or continue) one run on a private loop in a thread, so the worker's own loop keeps its heartbeat."""
-    await asyncio.to_thread(asyncio.run, _execute(url, run_id, worker))
+    try:
+        await asyncio.to_thread(asyncio.run, _execute(url, run_id, worker))
+    except Exception as exc:
+        if not lost_database(exc):
+            raise
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+        log.warning("run %s: the database connection was lost (%s: %s); retried", run_id, type(exc).__name__, first)
+        raise DatabaseLost(run_id) from exc
 
 
 async def _execute(url: str, run_id: str, worker: str) -> None:
@@ -82,6 +110,8 @@ async def _execute(url: str, run_id: str, worker: str) -> None:
         try:
             status, output, error = await _run_graph(pool, checkpointer(saver_pool), run)
         except Exception as exc:
+            if lost_database(exc):
+                raise  # not the run's failure: its job is retried (execute_run)
             from agent.redact import redact
 
             message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
@@ -124,7 +154,9 @@ async def _run_graph(pool: AsyncConnectionPool, saver: Any, run: store.RunRow) -
     # stored) but is not done; continuing applies those writes and goes on
     if graph_input is None and not snapshot.tasks:
         if mine and snapshot.values.get("answer") is not None:  # it had finished when its worker died
-            return await _finish(pool, run, snapshot.values["answer"])
+            # its answer event may be stored already (the attempt died between storing it and recording the run's
+            # end): streamed once, not twice
+            return await _finish(pool, run, snapshot.values["answer"], stream=not await store.answer_stored(pool, run))
         return "error", None, "nothing to resume: the thread's last run finished; send a question as input"
     config: RunnableConfig = {
         "configurable": {**start["configurable"], RUN_CLOCK_KEY: RunClock()},
@@ -230,8 +262,8 @@ async def _stopped(pool: AsyncConnectionPool, run: store.RunRow, values: Any) ->
     return "interrupted", output, None
 
 
-async def _finish(pool: AsyncConnectionPool, run: store.RunRow, answer: Any) -> Outcome:
+async def _finish(pool: AsyncConnectionPool, run: store.RunRow, answer: Any, *, stream: bool = True) -> Outcome:
     output = {"answer": jsonable(answer)}
-    if await store.add_event(pool, run.run_id, run.attempts, "values", output) == "superseded":
+    if stream and await store.add_event(pool, run.run_id, run.attempts, "values", output) == "superseded":
         return None, None, None
     return "success", output, None

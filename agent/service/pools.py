@@ -17,14 +17,20 @@ from agent.service.database import unavailable
 
 @contextlib.asynccontextmanager
 async def open_pools(url: str, size: int) -> AsyncIterator[tuple[AsyncConnectionPool, AsyncConnectionPool]]:
-    """The service pool and the checkpointer's pool (autocommit, dict rows, no prepared statements, as it needs)."""
-    pool = AsyncConnectionPool(url, min_size=1, max_size=size, open=False, kwargs={"autocommit": True})
+    """The service pool and the checkpointer's pool (autocommit, dict rows, no prepared statements, as it needs).
+
+    Each connection is checked as it leaves the pool (`check_connection`, an empty query): after PostgreSQL
+    restarted, the pooled connections are dead, and without the check every one of them failed its next query once
+    (a 503 per request, a failed run step) although the database was back."""
+    check = AsyncConnectionPool.check_connection
+    pool = AsyncConnectionPool(url, min_size=1, max_size=size, open=False, kwargs={"autocommit": True}, check=check)
     saver_pool = AsyncConnectionPool(
         url,
         min_size=1,
         max_size=size,
         open=False,
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        check=check,
     )
     try:
         await pool.open(wait=True, timeout=15)

@@ -7,14 +7,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
+from typing import Any, TypeVar
 
 import psycopg_pool
 from starlette.requests import Request
 
 from agent.service import store
-from agent.service.database import ensure_schema
+from agent.service.database import ensure_schema, is_connection_failure
 from agent.service.keys import user_for_key
 from agent.service.pools import checkpointer, open_pools
 from agent.service.requests import (
@@ -35,6 +36,8 @@ from agent.service.worker import defer_run, queue_app
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY = 1_000_000
+POOL_SIZE = 10  # connections `sparkit serve` holds to PostgreSQL (and as many for the checkpointer)
+T = TypeVar("T")
 
 
 class Service:
@@ -48,8 +51,10 @@ class Service:
         poll_s: float = 0.25,
         pool_timeout_s: float = 5.0,
         keepalive_s: float = 15.0,
+        patience_s: float = 60.0,
     ):
         self.url = url
+        self.patience_s = patience_s
         self.keepalive_s = keepalive_s
         self.max_body_bytes = max_body_bytes
         self.poll_s = poll_s
@@ -61,7 +66,7 @@ class Service:
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         await ensure_schema(self.url)
-        async with open_pools(self.url, 10) as (pool, saver_pool), self.queue.open_async():
+        async with open_pools(self.url, POOL_SIZE) as (pool, saver_pool), self.queue.open_async():
             pool.timeout = saver_pool.timeout = self.pool_timeout_s
             self.pool, self.saver = pool, checkpointer(saver_pool)
             yield
@@ -134,10 +139,25 @@ class Service:
     async def wait(self, run: store.RunRow) -> store.RunRow:
         while run.status in store.ACTIVE:
             await asyncio.sleep(self.poll_s)
-            found = await store.get_run(self.pool, run.owner, run.thread_id, run.run_id)
+            found = await self.patiently(partial(store.get_run, self.pool, run.owner, run.thread_id, run.run_id))
             assert found is not None
             run = found
         return run
+
+    async def patiently(self, read: Callable[[], Awaitable[T]], patience_s: float | None = None) -> T:
+        """A read retried while the database cannot be reached, for up to `patience_s` (default: the service's, for a
+        response already under way, a stream or a wait): through a PostgreSQL restart its client sees a pause
+        instead of a cut connection or a 503."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + (self.patience_s if patience_s is None else patience_s)
+        while True:
+            try:
+                return await read()
+            except Exception as exc:
+                if not is_connection_failure(exc) or loop.time() > give_up:
+                    raise
+                log.warning("the database cannot be reached (%s); a response waits for it", type(exc).__name__)
+            await asyncio.sleep(self.poll_s)
 
     async def events(self, run: store.RunRow, modes: list[str], after: int = 0) -> AsyncIterator[bytes]:
         """The run's events as server-sent events, from `after` on, until it finishes."""
@@ -146,7 +166,7 @@ class Service:
         loop = asyncio.get_running_loop()
         quiet_since = loop.time()
         while True:
-            batch = await store.events_after(self.pool, run.run_id, seq)
+            batch = await self.patiently(partial(store.events_after, self.pool, run.run_id, seq))
             for event in batch:
                 seq = event.seq
                 if event.mode in modes:
@@ -157,9 +177,9 @@ class Service:
             if loop.time() - quiet_since > self.keepalive_s:
                 yield b": keepalive\n\n"  # an SSE comment: a long node must not look like a dead connection
                 quiet_since = loop.time()
-            found = await store.get_run(self.pool, run.owner, run.thread_id, run.run_id)
+            found = await self.patiently(partial(store.get_run, self.pool, run.owner, run.thread_id, run.run_id))
             if found is None or found.status not in store.ACTIVE:
-                if not await store.events_after(self.pool, run.run_id, seq):
+                if not await self.patiently(partial(store.events_after, self.pool, run.run_id, seq)):
                     if found is not None and found.status != "success" and found.output is None:
                         yield sse(
                             "error",

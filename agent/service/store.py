@@ -248,6 +248,18 @@ async def add_event(pool: AsyncConnectionPool, run_id: str, attempt: int, mode: 
     return "cancelled" if row[0] else "go"
 
 
+async def answer_stored(pool: AsyncConnectionPool, run: RunRow) -> bool:
+    """Whether an attempt of this run stored its answer (its final `values` event)."""
+    async with pool.connection() as conn:
+        row = await (
+            await conn.execute(
+                "SELECT 1 FROM sparkit_run_events WHERE run_id = %s AND mode = 'values' AND data ? 'answer' LIMIT 1",
+                (run.run_id,),
+            )
+        ).fetchone()
+    return row is not None
+
+
 async def finish_run(
     pool: AsyncConnectionPool,
     run_id: str,

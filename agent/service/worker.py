@@ -56,6 +56,15 @@ async def defer_run(app: procrastinate.App, run_id: str, thread_id: str) -> int:
     return await app.configure_task(TASK_NAME, queue=QUEUE, lock=f"thread:{thread_id}").defer_async(run_id=run_id)
 
 
+def database_retry() -> procrastinate.RetryStrategy:
+    """A run that lost its database connection (execute.DatabaseLost) is retried, first after 3 s, then after waits
+    that double (5, 9, 17 s ... about 2 hours over 12 tries), so that a restart or a failover of PostgreSQL loses no
+    run; any other exception is the run's own outcome, recorded, not retried."""
+    from agent.service.execute import DatabaseLost
+
+    return procrastinate.RetryStrategy(max_attempts=12, wait=1, exponential_wait=2, retry_exceptions={DatabaseLost})
+
+
 async def run_worker(url: str, options: WorkerOptions) -> None:
     """Run until SIGINT/SIGTERM: take runs, execute them, watch for stalled jobs."""
     from agent.service.execute import execute_run
@@ -73,7 +82,7 @@ async def run_worker(url: str, options: WorkerOptions) -> None:
         saver = checkpointer(saver_pool)
         app = queue_app(url)
 
-        @app.task(name=TASK_NAME, queue=QUEUE)
+        @app.task(name=TASK_NAME, queue=QUEUE, retry=database_retry())
         async def execute(run_id: str) -> None:
             await execute_run(url, run_id, name)
 

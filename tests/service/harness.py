@@ -11,10 +11,17 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
+VOLATILE = {"run_id", "usage"}  # the run's id (the thread's) and its timings differ between any two runs
+
+
+def fingerprint(answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer without what differs between any two runs of one question."""
+    return {k: v for k, v in answer.items() if k not in VOLATILE}
 
 
 def _free_port() -> int:
@@ -86,12 +93,18 @@ class Processes:
                 process.wait()
 
 
-async def sdk_client(processes: Processes, key: str) -> Any:
-    from langgraph_sdk import get_client
-
+def start_serve(processes: Processes) -> str:
+    """`sparkit serve` on a free loopback port; its URL (it is ready once it answers)."""
     port = _free_port()
     processes.sparkit("serve", "--port", str(port))
-    client = get_client(url=f"http://127.0.0.1:{port}", api_key=key)
+    return f"http://127.0.0.1:{port}"
+
+
+async def sdk_client(processes: Processes, key: str, url: str | None = None) -> Any:
+    """A langgraph-sdk client of the server at `url` (else of a new `sparkit serve`), once the server answers."""
+    from langgraph_sdk import get_client
+
+    client = get_client(url=url or start_serve(processes), api_key=key)
     for _ in range(240):
         with contextlib.suppress(Exception):
             await client.assistants.search()
@@ -106,3 +119,27 @@ WAIT_S = float(os.environ.get("SPARKIT_TEST_WAIT_S") or 600)
 async def wait_run(client: Any, thread: str, **kwargs: Any) -> Any:
     """`runs.wait` on the sparkit assistant, bounded (SPARKIT_TEST_WAIT_S)."""
     return await asyncio.wait_for(client.runs.wait(thread, "sparkit", **kwargs), timeout=WAIT_S)
+
+
+def rows(url: str, query: str, *params: Any) -> list[tuple[Any, ...]]:
+    """The rows of one query on the service database, on a connection of its own."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return conn.execute(query, params).fetchall()  # type: ignore[arg-type]
+
+
+async def busy_worker(url: str, pids: Container[int], *, tries: int = 1200) -> tuple[int, str]:
+    """A worker pid among `pids` and the run it is in the middle of (two node updates stored, more to come)."""
+    for _ in range(tries):
+        found = rows(
+            url,
+            "SELECT r.worker, r.run_id FROM sparkit_runs r WHERE r.status = 'running' AND"
+            " (SELECT count(*) FROM sparkit_run_events e WHERE e.run_id = r.run_id AND e.mode = 'updates') >= 2",
+        )
+        for worker, run_id in found:
+            pid = int(str(worker).rsplit(":", 1)[1])
+            if pid in pids:
+                return pid, run_id
+        await asyncio.sleep(0.05)
+    raise AssertionError("no run was seen in progress")

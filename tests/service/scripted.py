@@ -70,3 +70,46 @@ def _die_after_updates(count: int) -> None:
 
 if os.environ.get("SPARKIT_TEST_DIE_AFTER_UPDATES"):
     _die_after_updates(int(os.environ["SPARKIT_TEST_DIE_AFTER_UPDATES"]))
+
+
+def _lose_database_after_updates(count: int) -> None:
+    """Fail this worker's `count`-th node update once with the error psycopg raises when PostgreSQL drops the
+    connection (a restart, a failover): the run must go on in a new attempt, not end in an error."""
+    import psycopg
+
+    from agent.service import store
+
+    stored = store.add_event
+    seen = [0]
+
+    async def add_event(pool, run_id, attempt, mode, data):  # type: ignore[no-untyped-def]
+        seen[0] += mode == "updates"
+        if mode == "updates" and seen[0] == count:
+            raise psycopg.OperationalError("consuming input failed: server closed the connection unexpectedly")
+        return await stored(pool, run_id, attempt, mode, data)
+
+    store.add_event = add_event  # type: ignore[assignment]
+
+
+def _lose_database_at_finish() -> None:
+    """Fail recording the first run's end once, as a dropped connection: its answer event is stored, its end is not."""
+    import psycopg
+
+    from agent.service import store
+
+    recorded = store.finish_run
+    failed = [False]
+
+    async def finish_run(pool, run_id, attempt, status, output, error):  # type: ignore[no-untyped-def]
+        if not failed[0]:
+            failed[0] = True
+            raise psycopg.OperationalError("consuming input failed: server closed the connection unexpectedly")
+        return await recorded(pool, run_id, attempt, status, output, error)
+
+    store.finish_run = finish_run  # type: ignore[assignment]
+
+
+if os.environ.get("SPARKIT_TEST_LOSE_DATABASE_AFTER_UPDATES"):
+    _lose_database_after_updates(int(os.environ["SPARKIT_TEST_LOSE_DATABASE_AFTER_UPDATES"]))
+if os.environ.get("SPARKIT_TEST_LOSE_DATABASE_AT_FINISH"):
+    _lose_database_at_finish()

@@ -9,50 +9,22 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 
 from agent.api import ask
-from tests.service.harness import sdk_client
+from tests.service.harness import busy_worker, fingerprint, rows, sdk_client
 from tests.service.scripted import QUESTIONS, SETTINGS
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-VOLATILE = {"run_id", "usage"}  # the run's id (the thread's) and its timings differ between any two runs
-
-
-def fingerprint(answer: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in answer.items() if k not in VOLATILE}
 
 
 def single_process_answer(question: str) -> dict[str, Any]:
     return fingerprint(ask(question, mode="verify", **SETTINGS).model_dump(mode="json"))
-
-
-def _rows(url: str, query: str, *params: Any) -> list[tuple[Any, ...]]:
-    with psycopg.connect(url) as conn:
-        return conn.execute(query, params).fetchall()  # type: ignore[arg-type]
-
-
-async def _busy_worker(url: str, workers: dict[int, subprocess.Popen[bytes]]) -> tuple[int, str]:
-    """A worker pid and the run it is in the middle of (two node updates stored, more to come)."""
-    for _ in range(1200):
-        rows = _rows(
-            url,
-            "SELECT r.worker, r.run_id FROM sparkit_runs r WHERE r.status = 'running' AND"
-            " (SELECT count(*) FROM sparkit_run_events e WHERE e.run_id = r.run_id AND e.mode = 'updates') >= 2",
-        )
-        for worker, run_id in rows:
-            pid = int(str(worker).rsplit(":", 1)[1])
-            if pid in workers:
-                return pid, run_id
-        await asyncio.sleep(0.05)
-    raise AssertionError("no run was seen in progress")
 
 
 async def test_twelve_runs_through_three_workers_survive_a_killed_worker(processes, database_url):
@@ -70,7 +42,7 @@ async def test_twelve_runs_through_three_workers_survive_a_killed_worker(process
         return question, thread["thread_id"], run["run_id"]
 
     submitted = await asyncio.gather(*(submit(q) for q in QUESTIONS))
-    pid, killed_run = await _busy_worker(database_url, workers)
+    pid, killed_run = await busy_worker(database_url, workers)
     os.kill(pid, signal.SIGKILL)
     workers[pid].wait()
 
@@ -78,14 +50,14 @@ async def test_twelve_runs_through_three_workers_survive_a_killed_worker(process
     for (question, _, _), output in zip(submitted, outputs, strict=True):
         assert "answer" in output, (question, output)
         assert fingerprint(output["answer"]) == expected[question], question
-    status = dict(_rows(database_url, "SELECT run_id, status FROM sparkit_runs"))
+    status = dict(rows(database_url, "SELECT run_id, status FROM sparkit_runs"))
     assert set(status.values()) == {"success"} and len(status) == 12
-    ((attempts, resumed_from, worker),) = _rows(
+    ((attempts, resumed_from, worker),) = rows(
         database_url, "SELECT attempts, resumed_from_step, worker FROM sparkit_runs WHERE run_id = %s", killed_run
     )
     assert attempts == 2 and resumed_from is not None and resumed_from >= 1, (attempts, resumed_from)
     assert not worker.endswith(f":{pid}")
-    plans = _rows(
+    plans = rows(
         database_url,
         "SELECT attempt FROM sparkit_run_events WHERE run_id = %s AND mode = 'updates' AND data ? 'plan'",
         killed_run,
@@ -112,14 +84,14 @@ async def test_a_worker_killed_before_a_steps_checkpoint_continues_from_the_step
     processes.worker()
     output = await asyncio.wait_for(client.runs.join(thread, run["run_id"]), timeout=600)
     assert fingerprint(output["answer"]) == expected
-    updates = _rows(
+    updates = rows(
         database_url,
         "SELECT attempt, (SELECT k FROM jsonb_object_keys(data) k LIMIT 1) FROM"
         " sparkit_run_events WHERE run_id = %s AND mode = 'updates' ORDER BY seq",
         run["run_id"],
     )
     assert updates[:2] == [(1, "plan"), (1, "retrieve")] and updates[2] == (2, "retrieve")  # replayed from its writes
-    started = _rows(
+    started = rows(
         database_url,
         "SELECT data->>'node' FROM sparkit_run_events WHERE run_id = %s AND attempt = 2 AND mode = 'custom'"
         " AND data->>'event' = 'start' ORDER BY seq",
@@ -156,7 +128,7 @@ async def test_a_cancelled_run_resumes_to_the_same_answer_and_finished_threads_a
     runs = await client.runs.list(thread)
     assert [r["status"] for r in runs] == ["success", "interrupted"]
     for _ in range(600):
-        if _rows(database_url, "SELECT 1 FROM sparkit_threads WHERE thread_id = %s AND pruned_at IS NOT NULL", thread):
+        if rows(database_url, "SELECT 1 FROM sparkit_threads WHERE thread_id = %s AND pruned_at IS NOT NULL", thread):
             break
         await asyncio.sleep(0.2)
     history = await client.threads.get_history(thread, limit=50)

@@ -61,6 +61,14 @@ class Cluster:
             [str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop"], check=False
         )
 
+    def restart(self) -> None:
+        """`pg_ctl restart -m fast`: every session is ended (its clients see their connections close) and the server
+        comes back on the same port with the same options; returns once it accepts connections again."""
+        _run_as_postgres(
+            [str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-l", str(self.folder / "log")]
+            + ["-m", "fast", "-w", "restart"]  # with its log file: else the server would hold our stdout pipe open
+        )
+
     def start(self) -> None:
         options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off -c max_connections=200"
         _run_as_postgres(
