@@ -175,7 +175,7 @@ def test_graph_runs_over_rest(server):
         state = client.get(f"/threads/{thread}/state").json()
         assert len(state["values"]["answer"]["claims"]) <= 2
         answer = state["values"]["answer"]
-        assert answer["status"] in ("ANSWERED", "INSUFFICIENT_EVIDENCE")
+        assert answer["status"] in ("ANSWERED", "LEANING", "INSUFFICIENT_EVIDENCE")
         assert answer["citations"] and {c["id"] for c in answer["citations"]} <= {"d1", "d2", "d3"}
         assert answer["run_id"] and answer["stop_reason"]
 

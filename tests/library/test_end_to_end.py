@@ -66,7 +66,10 @@ def test_a_browser_printed_report_answers_its_question(tmp_path, small_default_c
     assert main(["library", "add", str(pdf), "-q"]) == 0
     (document,) = Library().documents()
     answer = ask("Does zorbalin reduce migraine frequency in adults?", preset="fast")
-    assert answer.status == Status.ANSWERED, (answer.status, answer.stop_reason)
+    assert answer.status in (Status.ANSWERED, Status.LEANING) and not answer.abstained, (
+        answer.status,
+        answer.stop_reason,
+    )
     cited = [c for c in answer.citations if c.document_id == document.id]
     assert cited, [c.id for c in answer.citations]
     index = Library().index()
@@ -114,7 +117,7 @@ async def test_mcp_server_over_stdio(tmp_path, pdfs, papers, small_default_corpu
             "ask", {"question": "Do angiotensin II receptor blockers benefit overall cognition more than placebo?"}
         )
         answer = asked.structured_content
-        assert not asked.is_error and answer["status"] in ("ANSWERED", "INSUFFICIENT_EVIDENCE")
+        assert not asked.is_error and answer["status"] in ("ANSWERED", "LEANING", "INSUFFICIENT_EVIDENCE")
         assert any(c["document_id"] == "okafor2010" and c["page"] == 1 for c in answer["citations"]), answer[
             "citations"
         ]
@@ -147,7 +150,9 @@ def test_the_readme_question_after_adding_pdfs_still_searches_the_corpus(tmp_pat
     assert main(["ask", README_QUESTION, "--json", "-q", "--no-trace", "--set", "court.verdict_threshold=0.5"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["searched"] == f"scifact-slice.jsonl ({len(kept):,} records) + your library (3 PDFs)"
-    assert answer["status"] == "ANSWERED" and DEMENTIA_STUDY in [c["id"] for c in answer["citations"]], answer["answer"]
+    assert answer["status"] in ("ANSWERED", "LEANING") and DEMENTIA_STUDY in [c["id"] for c in answer["citations"]], (
+        answer["answer"]
+    )
 
     assert main(["ask", README_QUESTION, "--library-only", "-q", "--no-trace", "--preset", "fast"]) == 0
     text = capsys.readouterr().out

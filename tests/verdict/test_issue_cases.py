@@ -50,7 +50,7 @@ def test_open_access_articles_are_not_cited_less_often(corpus):
     answer = _ask(
         "Are open access articles cited less often than articles in traditional subscription journals?", corpus
     )
-    assert answer.status == Status.ANSWERED and answer.verdict == "CONTRADICT", answer.answer
+    assert answer.status in (Status.ANSWERED, Status.LEANING) and answer.verdict == "CONTRADICT", answer.answer
     assert "are not cited less often than" in answer.answer
     assert "27768226" in {c.id for c in answer.citations}
 
