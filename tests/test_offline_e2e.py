@@ -66,7 +66,7 @@ def test_claims_are_answered_with_retrieved_citations(scifact_slice):
         for sentence in answer.sentences:
             assert sentence.citations and set(sentence.citations) <= set(pool)
         gold = {doc: sets[0]["label"] for doc, sets in claim["evidence"].items()}
-        answered_with_gold += answer.status == Status.ANSWERED and bool(ids & set(gold))
+        answered_with_gold += answer.status in (Status.ANSWERED, Status.LEANING) and bool(ids & set(gold))
         right_verdicts += answer.verdict in gold.values()
         assert (answer.verdict == "NOT_ENOUGH_INFO") == (answer.status == Status.INSUFFICIENT_EVIDENCE)
     # at the time of writing: 4 of 5 answered citing the gold abstract, 2 of 5 with the gold verdict
