@@ -32,29 +32,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from evals.load_config import PHASES, LoadConfig, Watch
 from evals.load_report import PhaseResult, phase_result, print_report
 from tests.service.harness import REPO, Processes, busy_worker, rows, sdk_client, start_serve
 from tests.service.throwaway_postgres import Cluster, throwaway_cluster
 
-PHASES = ("steady", "kill", "pg-restart")
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 CLAIMS = 30
-
-
-@dataclass(frozen=True)
-class LoadConfig:
-    users: int = 6
-    runs_per_user: int = 3
-    workers: int = 3
-    phases: tuple[str, ...] = PHASES
-    backend: str = "offline"  # or "scripted": tests/service/scripted.py, no models
-    poll_s: float = 1.0
-    phase_limit_s: int = 600  # Locust's --run-time for one phase
-    stalled_after_s: float = 30.0  # `sparkit worker`'s default: on a starved machine 10 s took live workers' runs
-    home: Path = Path("/var/tmp/sparkit-load")
-    data: Path = REPO.parent / "shared" / "data"
-    questions: tuple[str, ...] = ()
-    context: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -129,17 +113,6 @@ async def deploy(cluster: Cluster, config: LoadConfig, logs: Path) -> Deployment
         deployment.add_worker()
     await deployment.warm(config.workers)
     return deployment
-
-
-@dataclass
-class Watch:
-    """What the monitor saw during a phase: when every worker was busy with runs waiting, peak RSS, the fault."""
-
-    saturated: list[tuple[float, float]] = field(default_factory=list)
-    rss_mb: dict[int, float] = field(default_factory=dict)
-    fault: dict[str, Any] = field(default_factory=dict)
-    db_unreachable_s: float = 0.0
-    serve_cpu_s: float = 0.0
 
 
 async def _watch(deployment: Deployment, phase: str, total: int, watch: Watch, stop: asyncio.Event) -> None:

@@ -19,14 +19,12 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from evals.load_config import LoadConfig, Watch
 from tests.service.harness import fingerprint, rows
-
-if TYPE_CHECKING:
-    from evals.load import LoadConfig, Watch
 
 
 @dataclass

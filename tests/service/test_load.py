@@ -9,7 +9,8 @@ import importlib.util
 
 import pytest
 
-from evals.load import LoadConfig, run_load
+from evals.load import run_load
+from evals.load_config import LoadConfig
 from tests.service.scripted import QUESTIONS, SETTINGS
 from tests.service.test_workers import single_process_answer
 
