@@ -27,6 +27,7 @@ import asyncio
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,6 +116,11 @@ class SentenceStore:
         return sentences, np.asarray(starts, dtype=np.int64), rows
 
     @classmethod
+    def size_of(cls, index: LocalIndex) -> int:
+        """How many titles and sentences the store of `index` holds (what a build encodes)."""
+        return len(cls._layout(index)[0])
+
+    @classmethod
     def load(cls, index: LocalIndex, path: Path | None = None) -> SentenceStore | None:
         """The persisted store of `index`, or None when absent or built from other sentences."""
         path = path or cls.path_for(index)
@@ -142,10 +148,16 @@ class SentenceStore:
         encoder: MiniLMEncoder | None = None,
         *,
         progress: bool = False,
+        on_progress: Callable[[int], None] | None = None,
     ) -> SentenceStore:
-        """Encode every sentence of the index (minutes on 2 cores for ~50k sentences) and persist it atomically."""
+        """Encode every sentence of the index (minutes on 2 cores for ~50k sentences) and persist it atomically;
+        `on_progress(n)` after each chunk of n sentences (it may raise to stop the build: nothing is written)."""
         sentences, starts, rows = cls._layout(index)
-        vectors = (encoder or shared_encoder()).encode(sentences, show_progress=progress).astype(np.float16)
+        vectors = (
+            (encoder or shared_encoder())
+            .encode(sentences, show_progress=progress, on_progress=on_progress)
+            .astype(np.float16)
+        )
         path = path if path is not None else cls.path_for(index)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
