@@ -114,10 +114,11 @@ class LocalIndex:
             how = f"about {fmt_duration(estimated_build_s(len(records)))} (later runs load it in seconds)"
         else:
             how = "from the vectors shipped for it, in seconds"
+        start = f"building the offline index of {corpus} ({len(records):,} records) into {index_dir}, once: {how} ..."
         step = StepProgress(
             "encoding",
             len(records),
-            start=f"building the offline index of {corpus} ({len(records):,} records) into {index_dir}, once: {how} ...",
+            start=start,
             done=f"indexed {len(records):,} records in {{elapsed}}: {index_dir}",
             enabled=progress,
         )
@@ -129,7 +130,6 @@ class LocalIndex:
             step,
         ):
             if shipped is not None:
-                step.advance(len(records))
                 return cls.from_vectors(corpus, index_dir, records, shipped)
             work = work_folder(index_dir)  # a stopped build resumes its encoding (agent.tools.encode_checkpoint)
             embeddings = encode_resumable(

@@ -4,9 +4,9 @@ temporary folder); a second waits, then copies the first's store, or builds its 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
-import fcntl
 import shutil
 import signal
 import tempfile
@@ -75,7 +75,7 @@ def test_a_build_stops_between_chunks_when_its_home_is_removed(homes, monkeypatc
     index = _index()
     encoder = ChunkedEncoder(during=lambda chunk: chunk == 2 and shutil.rmtree(home))
     monkeypatch.setattr(offline_rerank, "shared_encoder", lambda: encoder)
-    with pytest.raises(StoreBuildStopped, match="SPARKIT_HOME .* is gone; nothing was written"):
+    with pytest.raises(StoreBuildStopped, match=r"SPARKIT_HOME .* is gone; nothing was written"):
         build_sentence_store(index, index_dir, home)
     assert encoder.chunks == 2 < SentenceStore.size_of(index) / 10  # stopped after the chunk that saw it go
     assert not home.exists()  # not recreated by the store's write
@@ -210,7 +210,10 @@ def test_index_build_sentences_builds_the_store_once(tmp_path, monkeypatch, caps
     monkeypatch.setattr(local_index, "shared_encoder", lambda: FlatEncoder())
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(
-        "".join(json.dumps({"doc_id": i, "title": f"cells {i}", "abstract": [f"mice {i}.", f"rats {i}."]}) + "\n" for i in range(5)),
+        "".join(
+            json.dumps({"doc_id": i, "title": f"cells {i}", "abstract": [f"mice {i}.", f"rats {i}."]}) + "\n"
+            for i in range(5)
+        ),
         encoding="utf-8",
     )
     assert main(["index", "build", str(corpus), "--sentences", "-q"]) == 0
