@@ -24,7 +24,6 @@ documents only (z-scores over a mixed list would be biased)."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -36,6 +35,7 @@ import numpy as np
 from agent.config import sparkit_home
 from agent.text import split_sentences
 from agent.tools.encoder import DIM, MODEL_NAME, MiniLMEncoder, shared_encoder
+from agent.tools.packaged_vectors import texts_digest
 
 if TYPE_CHECKING:
     from agent.tools.local_index import LocalIndex
@@ -134,7 +134,7 @@ class SentenceStore:
             return None
         if (
             not np.array_equal(stored_starts, starts)
-            or check != _digest(sentences)
+            or check != texts_digest(sentences)
             or vectors.shape != (len(sentences), DIM)
         ):
             return None
@@ -164,7 +164,7 @@ class SentenceStore:
             handle, tmp = tempfile.mkstemp(prefix=".sentences-", suffix=".npz", dir=path.parent)
             os.close(handle)
             try:
-                np.savez(tmp, vectors=vectors, starts=starts, check=np.asarray(_digest(sentences)))
+                np.savez(tmp, vectors=vectors, starts=starts, check=np.asarray(texts_digest(sentences)))
                 os.replace(tmp, path)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
@@ -201,14 +201,6 @@ def _units_of(title: str, sentences: list[str], abstract: str) -> list[str]:
     """What the sentence signal compares the query with: the title, then each abstract sentence. Matches
     splitting a record's text ("title. abstract") on the fly, so stored and unstored documents agree."""
     return ([title.strip()] if title.strip() else []) + _sentences_of(sentences, abstract)
-
-
-def _digest(sentences: list[str]) -> str:
-    digest = hashlib.sha256()
-    for sentence in sentences:
-        digest.update(sentence.encode("utf-8"))
-        digest.update(b"\x00")
-    return digest.hexdigest()
 
 
 class HybridReranker:

@@ -18,6 +18,7 @@ from agent.tools.encoder import DIM
 from agent.tools.local_index import LocalIndex, file_digest
 from agent.tools.packaged_vectors import MANIFEST, MODELS, quantised, read_manifest, restored
 from tests.conftest import DATA, REPO
+from tests.tools.test_index_build_progress import _corpus
 from training.pack_corpus_vectors import pack
 
 
@@ -42,23 +43,12 @@ def _unit(rows: int, seed: int = 0) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def _corpus(path, n: int = 5, word: str = "cells"):
-    path.write_text(
-        "".join(
-            json.dumps({"doc_id": i, "title": f"study {i}", "abstract": [f"finding {i} about {word}."]}) + "\n"
-            for i in range(n)
-        ),
-        encoding="utf-8",
-    )
-    return path
-
-
 @pytest.fixture
 def shipped(tmp_path, monkeypatch):
     """Vectors packed for a small corpus into a stand-in for agent/models, and an encoder that counts."""
     folder = tmp_path / "models"
     folder.mkdir()
-    corpus = _corpus(tmp_path / "corpus.jsonl")
+    corpus = _corpus(tmp_path, 5)
     vectors = _unit(5)
     manifest = pack(vectors, corpus, [r.text for r in load_corpus(corpus)], "int8", folder)
     monkeypatch.setattr(packaged_vectors, "MODELS", folder)
@@ -76,7 +66,10 @@ def test_stored_vectors_come_back_close_to_the_fp32_ones(dtype, floor):
     assert np.allclose(np.linalg.norm(back, axis=1), 1.0, atol=1e-5)
 
 
-def test_a_build_of_the_corpus_the_vectors_were_made_for_loads_them_and_encodes_nothing(shipped, tmp_path, capsys):
+def test_a_build_of_the_corpus_the_vectors_were_made_for_loads_them_and_encodes_nothing(
+    shipped, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.delenv("SPARKIT_PROGRESS", raising=False)
     corpus, _, _, vectors = shipped
     index = LocalIndex.build(corpus, tmp_path / "index")
     assert CountingEncoder.encoded == 0
@@ -86,10 +79,11 @@ def test_a_build_of_the_corpus_the_vectors_were_made_for_loads_them_and_encodes_
 
 
 def test_any_other_corpus_is_encoded_as_before(shipped, tmp_path, capsys):
-    other = _corpus(tmp_path / "other.jsonl", word="mice")
+    (tmp_path / "other").mkdir()
+    other = _corpus(tmp_path / "other", 6)  # another file: another sha256
     index = LocalIndex.build(other, tmp_path / "index")
-    assert CountingEncoder.encoded == 5
-    assert np.allclose(index.embeddings, CountingEncoder().encode(["x"] * 5))
+    assert CountingEncoder.encoded == 6
+    assert np.allclose(index.embeddings, CountingEncoder().encode(["x"] * 6))
     assert "warning" not in capsys.readouterr().err
 
 

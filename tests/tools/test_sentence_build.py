@@ -160,6 +160,7 @@ def test_background_never_builds_an_index_in_a_home_that_is_gone(tmp_path, monke
     corpus.write_text(json.dumps({"doc_id": 1, "title": "t", "abstract": ["a."]}) + "\n", encoding="utf-8")
     home = tmp_path / "deleted-home"
     monkeypatch.setenv("SPARKIT_HOME", str(home))
+    monkeypatch.setenv("SPARKIT_PROGRESS", "1")  # `-q` sets it to 0 in this process; restored after the test
     code = main(["index", "build", str(corpus), "--index-dir", str(home / "index" / "x"), "--background", "-q"])
     assert code == 1 and "stopped the sentence store build: no index at" in capsys.readouterr().err
     assert not home.exists()
@@ -206,6 +207,7 @@ def test_index_build_sentences_builds_the_store_once(tmp_path, monkeypatch, caps
     from agent.tools import local_index
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("SPARKIT_PROGRESS", "1")  # `-q` sets it to 0 in this process; restored after the test
     monkeypatch.setattr(offline_rerank, "shared_encoder", ChunkedEncoder)
     monkeypatch.setattr(local_index, "shared_encoder", lambda: FlatEncoder())
     corpus = tmp_path / "corpus.jsonl"
