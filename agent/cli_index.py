@@ -13,8 +13,6 @@ from agent.terminal import terminal_safe
 
 
 def _cmd_index_build(args: argparse.Namespace) -> int:
-    import time
-
     from agent.api import make_context
     from agent.config import sparkit_home
     from agent.corpus import corpus_of
@@ -29,20 +27,59 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     if args.engine == "qdrant":
         return _build_qdrant(args, settings.corpus, corpus)
     target = Path(args.index_dir).expanduser() if args.index_dir else default_index_dir(corpus, sparkit_home())
+    if args.background:
+        return _background_sentences(target)
     # nothing to do on a current index, an update of a changed corpus, a build otherwise; a build reports on stderr
     refresh = refresh_index(corpus, target, force=args.force, progress=False if args.quiet else None)
     print(terminal_safe(refresh.line(), 1000))
     if args.sentences:
-        from agent.tools.offline_rerank import SentenceStore
+        _sentences(refresh.index or LocalIndex.load(target), target, force=args.force, quiet=args.quiet)
+    return 0
 
-        index = refresh.index or LocalIndex.load(target)
-        if not args.force and SentenceStore.load(index) is not None:
-            print("sentence store up to date: nothing to do")
-            return 0
-        started = time.time()
-        print("encoding every sentence for the reranker's sentence store (minutes) ...", file=sys.stderr)
-        SentenceStore.build(index, progress=not args.quiet)
+
+def _sentences(index: Any, target: Path, *, force: bool, quiet: bool) -> None:
+    """The index's sentence store: nothing when current, a copy of another home's build of the same corpus, else
+    encoded (one build per corpus on the machine; it stops when SPARKIT_HOME or the index folder goes)."""
+    import time
+
+    from agent.config import sparkit_home
+    from agent.terminal import StepProgress
+    from agent.tools.offline_rerank import SentenceStore
+    from agent.tools.sentence_build import build_sentence_store
+
+    if not force and SentenceStore.load(index, SentenceStore.path_for(index, sparkit_home())) is not None:
+        print("sentence store up to date: nothing to do")
+        return
+    started = time.time()
+    sentences = SentenceStore.size_of(index)
+    step = StepProgress(
+        "encoding",
+        sentences,
+        unit="sentences",
+        start=f"encoding {sentences:,} sentences for the reranker's sentence store (minutes) ...",
+        enabled=False if quiet else None,
+    )
+    with step:
+        outcome = build_sentence_store(index, target, sparkit_home(), force=force, on_progress=step.advance)
+    if outcome == "current":
+        print("sentence store up to date: nothing to do (built meanwhile by another process)")
+    elif outcome == "copied":
+        print("sentence store copied from another home's build of the same corpus")
+    else:
         print(f"sentence store built in {time.time() - started:.0f} s")
+
+
+def _background_sentences(target: Path) -> int:
+    """`--background`: the sentence store of an index that exists, as an answer starts it; never the index itself,
+    so a build whose home was deleted before it began does not recreate it."""
+    from agent.config import sparkit_home
+    from agent.tools.local_index import LocalIndex
+    from agent.tools.sentence_build import StoreBuildStopped
+
+    home = sparkit_home()
+    if not home.is_dir() or not (target / "manifest.json").is_file():
+        raise StoreBuildStopped(f"stopped the sentence store build: no index at {target} in {home}")
+    _sentences(LocalIndex.load(target), target, force=False, quiet=True)
     return 0
 
 
@@ -137,6 +174,12 @@ def add_index_commands(sub: argparse._SubParsersAction) -> None:
         "--force",
         action="store_true",
         help="rebuild even when the index is current (same corpus digest, encoder and tokeniser: else nothing is done)",
+    )
+    build_p.add_argument(
+        "--background",
+        action="store_true",
+        help="only the sentence store of an existing index, as an answer starts it: never builds the index, stops "
+        "when SPARKIT_HOME or the index folder is removed",
     )
     build_p.add_argument("--quiet", "-q", action="store_true")
     build_p.set_defaults(handler=_cmd_index_build)

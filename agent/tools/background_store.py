@@ -2,10 +2,12 @@
 
 Encoding SciFact's ~51,000 titles and sentences takes 10-20 minutes on 2 cores: too long to make a first question wait
 for (the reranker works without the store, a little less well: BEIR-SciFact nDCG@10 0.738 against 0.753). So once
-`sparkit ask` has printed its answer, it starts `sparkit index build --sentences` on the same corpus and index in a
+`sparkit ask` has printed its answer, it starts `sparkit index build --background` on the same corpus and index in a
 detached process at the lowest CPU priority, logging to $SPARKIT_HOME/logs/sentence-store.log; later runs load the
-store once it is there. At most one such build runs per store (a pid file beside it); SPARKIT_BACKGROUND_SENTENCES=0
-turns this off.
+store once it is there. At most one such build is started per store (a pid file beside it) and one encodes per corpus
+on the machine (agent/tools/sentence_build.py: a second waits, then copies the first's store); it never builds the
+index itself and stops when SPARKIT_HOME or the index folder is removed. SPARKIT_BACKGROUND_SENTENCES=0 turns this
+off.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def start_sentence_store(corpus: Path, index_dir: Path, home: Path | None = None
     command = [sys.executable, "-m", "agent.cli", "index", "build", str(corpus), "--index-dir", str(index_dir)]
     with log.open("ab") as out:
         process = subprocess.Popen(
-            [*command, "--sentences", "-q"],
+            [*command, "--background", "-q"],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,

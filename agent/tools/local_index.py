@@ -30,6 +30,7 @@ from agent.literature import Provenance, Record
 from agent.tools.corpus_records import load_corpus
 from agent.tools.encode_checkpoint import discard, encode_resumable, work_folder
 from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
+from agent.tools.packaged_vectors import packaged_vectors
 
 INDEX_VERSION = 2
 TOKENISER = "bm25s-en-stopwords+snowball-english/v1"
@@ -105,20 +106,21 @@ class LocalIndex:
     # ------------------------------------------------------------------ build / load
     @classmethod
     def build(cls, corpus: Path, index_dir: Path, *, progress: bool | None = None) -> LocalIndex:
-        """Index `corpus` into `index_dir`. It reports itself on stderr (`StepProgress`: a start line with an estimate,
-        progress with rate and ETA, an end line), on a terminal or not, unless `progress` is False or
-        SPARKIT_PROGRESS=0."""
-        import bm25s
-
+        """Index `corpus` into `index_dir`, with the vectors shipped for it when there are (the default SciFact corpus:
+        agent.tools.packaged_vectors), else by encoding it. It reports itself on stderr (`StepProgress`: a start line
+        with an estimate, progress with rate and ETA, an end line), on a terminal or not, unless `progress` is False
+        or SPARKIT_PROGRESS=0."""
         from agent.metering import waiting_for
         from agent.terminal import StepProgress, fmt_duration, setup_progress_wanted
 
         records = load_corpus(corpus)
         texts = [r.text for r in records]
-        start = (
-            f"building the offline index of {corpus} ({len(records):,} records) into {index_dir}, once: "
-            f"about {fmt_duration(estimated_build_s(len(records)))} (later runs load it in seconds) ..."
-        )
+        shipped = packaged_vectors(file_digest(corpus), texts)
+        if shipped is None:
+            how = f"about {fmt_duration(estimated_build_s(len(records)))} (later runs load it in seconds)"
+        else:
+            how = "from the vectors shipped for it, in seconds"
+        start = f"building the offline index of {corpus} ({len(records):,} records) into {index_dir}, once: {how} ..."
         step = StepProgress(
             "encoding",
             len(records),
@@ -133,20 +135,24 @@ class LocalIndex:
             ),
             step,
         ):
-            bm25 = bm25s.BM25()
-            bm25.index(bm25_tokenize(texts), show_progress=False)
+            if shipped is not None:
+                return cls.from_vectors(corpus, index_dir, records, shipped)
             work = work_folder(index_dir)  # a stopped build resumes its encoding (agent.tools.encode_checkpoint)
             embeddings = encode_resumable(
                 texts, work, shared_encoder(), on_progress=step.advance, announce=setup_progress_wanted(progress)
             )
-            index = cls._built(corpus, index_dir, records, bm25, embeddings)
+            index = cls.from_vectors(corpus, index_dir, records, embeddings)
         discard(work)
         return index
 
     @classmethod
-    def _built(
-        cls, corpus: Path, index_dir: Path, records: list[Record], bm25: Any, embeddings: np.ndarray
-    ) -> LocalIndex:
+    def from_vectors(cls, corpus: Path, index_dir: Path, records: list[Record], embeddings: np.ndarray) -> LocalIndex:
+        """The index of `corpus`'s records with these vectors (one row per record), BM25 built here, saved in
+        `index_dir`."""
+        import bm25s
+
+        bm25 = bm25s.BM25()
+        bm25.index(bm25_tokenize([r.text for r in records]), show_progress=False)
         manifest = {
             "version": INDEX_VERSION,
             "corpus": str(corpus.resolve()),

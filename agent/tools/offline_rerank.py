@@ -24,9 +24,9 @@ documents only (z-scores over a mixed list would be biased)."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +35,7 @@ import numpy as np
 from agent.config import sparkit_home
 from agent.text import split_sentences
 from agent.tools.encoder import DIM, MODEL_NAME, MiniLMEncoder, shared_encoder
+from agent.tools.packaged_vectors import texts_digest
 
 if TYPE_CHECKING:
     from agent.tools.local_index import LocalIndex
@@ -115,6 +116,11 @@ class SentenceStore:
         return sentences, np.asarray(starts, dtype=np.int64), rows
 
     @classmethod
+    def size_of(cls, index: LocalIndex) -> int:
+        """How many titles and sentences the store of `index` holds (what a build encodes)."""
+        return len(cls._layout(index)[0])
+
+    @classmethod
     def load(cls, index: LocalIndex, path: Path | None = None) -> SentenceStore | None:
         """The persisted store of `index`, or None when absent or built from other sentences."""
         path = path or cls.path_for(index)
@@ -128,7 +134,7 @@ class SentenceStore:
             return None
         if (
             not np.array_equal(stored_starts, starts)
-            or check != _digest(sentences)
+            or check != texts_digest(sentences)
             or vectors.shape != (len(sentences), DIM)
         ):
             return None
@@ -142,17 +148,23 @@ class SentenceStore:
         encoder: MiniLMEncoder | None = None,
         *,
         progress: bool = False,
+        on_progress: Callable[[int], None] | None = None,
     ) -> SentenceStore:
-        """Encode every sentence of the index (minutes on 2 cores for ~50k sentences) and persist it atomically."""
+        """Encode every sentence of the index (minutes on 2 cores for ~50k sentences) and persist it atomically;
+        `on_progress(n)` after each chunk of n sentences (it may raise to stop the build: nothing is written)."""
         sentences, starts, rows = cls._layout(index)
-        vectors = (encoder or shared_encoder()).encode(sentences, show_progress=progress).astype(np.float16)
+        vectors = (
+            (encoder or shared_encoder())
+            .encode(sentences, show_progress=progress, on_progress=on_progress)
+            .astype(np.float16)
+        )
         path = path if path is not None else cls.path_for(index)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, tmp = tempfile.mkstemp(prefix=".sentences-", suffix=".npz", dir=path.parent)
             os.close(handle)
             try:
-                np.savez(tmp, vectors=vectors, starts=starts, check=np.asarray(_digest(sentences)))
+                np.savez(tmp, vectors=vectors, starts=starts, check=np.asarray(texts_digest(sentences)))
                 os.replace(tmp, path)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
@@ -189,14 +201,6 @@ def _units_of(title: str, sentences: list[str], abstract: str) -> list[str]:
     """What the sentence signal compares the query with: the title, then each abstract sentence. Matches
     splitting a record's text ("title. abstract") on the fly, so stored and unstored documents agree."""
     return ([title.strip()] if title.strip() else []) + _sentences_of(sentences, abstract)
-
-
-def _digest(sentences: list[str]) -> str:
-    digest = hashlib.sha256()
-    for sentence in sentences:
-        digest.update(sentence.encode("utf-8"))
-        digest.update(b"\x00")
-    return digest.hexdigest()
 
 
 class HybridReranker:

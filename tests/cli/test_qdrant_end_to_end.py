@@ -18,7 +18,7 @@ pytest.importorskip("qdrant_client")
 SCIFACT = DATA / "scifact" / "corpus.jsonl"
 PREBUILT = Path(
     "/tmp/sk-base/index"
-)  # a SciFact index the lead's machine keeps; elsewhere the test builds one (~4 CPU-min)
+)  # a SciFact index the lead's machine keeps; elsewhere the test builds one (seconds: the shipped vectors)
 QUESTION = "Does hypoglycemia increase the risk of dementia?"
 
 

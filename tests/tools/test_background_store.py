@@ -42,7 +42,7 @@ def test_the_store_is_built_in_the_background_once(tmp_path, index_dir):
     line = start_sentence_store(corpus, index_dir)
     assert line is not None and line.startswith("building the reranker's sentence store in the background (pid ")
     (command,) = FakePopen.started
-    assert command[-7:] == ["index", "build", str(corpus), "--index-dir", str(index_dir), "--sentences", "-q"]
+    assert command[-7:] == ["index", "build", str(corpus), "--index-dir", str(index_dir), "--background", "-q"]
     assert start_sentence_store(corpus, index_dir) is None  # its build runs: not a second one
     store = SentenceStore.path_of("ab" * 32, sparkit_home())
     store.with_name(store.name + ".pid").unlink()
