@@ -59,7 +59,9 @@ def make_context(context: Context | dict[str, Any] | None = None, **overrides: A
     except Exception as exc:  # pydantic.ValidationError: keep the first problem, one line
         errors: list[Any] = getattr(exc, "errors", lambda: [])()
         first = errors[0] if errors else {"loc": ["context"], "msg": str(exc)}
-        raise InputError(f"invalid setting {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+        name = ".".join(str(p) for p in first["loc"])
+        shown = name if name.isprintable() and name.strip() else repr(name)  # a key of control characters, one line
+        raise InputError(f"invalid setting {shown}: {' '.join(str(first['msg']).split())}") from None
 
 
 def new_run_id() -> str:

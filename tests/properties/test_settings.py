@@ -45,6 +45,7 @@ def test_a_json_value_comes_back_as_written(name, value):
 @example(overrides={"preset": ["fast"]})
 @example(overrides={"verification": 3})
 @example(overrides={"max_claims": "3x"})
+@example(overrides={"\n": ""})  # a key of control characters: the error names it on one line (repr)
 def test_any_overrides_give_a_context_or_one_line(overrides):
     context = result_or_typed_error(lambda: make_context(overrides), InputError)
     if context is not None:
