@@ -1,5 +1,6 @@
-"""Every property of tests/properties again under the `thorough` profile (conftest.py): many new examples on each
-run, where the fast loop sends the same few. A slow test, as it takes a minute or two."""
+"""Every property of tests/properties again under the `thorough` profile (conftest.py): many examples, where the fast
+loop sends a few (the same on every run, so CI's verdict is repeatable; SPARKIT_HYPOTHESIS=explore draws new ones).
+A slow test, as it takes a minute or two."""
 
 from __future__ import annotations
 
