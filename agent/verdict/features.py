@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agent.scoring.claimed_quantity import quantity_reading
@@ -83,16 +84,40 @@ SENTENCE_FIELDS = (
 )
 
 
-def statement_features(rows: Sequence[dict[str, Any]], statement: int) -> dict[str, float]:
-    """What the readings of one statement say, in numbers (the claim's, or one option's)."""
+@dataclass(frozen=True)
+class Deciding:
+    """One statement's reading rows and the sentences a verdict on it would rest on: the eligible sentence read most
+    strongly on either side (`top`), for it (`best_for`) and against it (`best_against`); its records by rank."""
+
+    sentences: list[dict[str, Any]]
+    eligible: list[dict[str, Any]]
+    records: list[dict[str, Any]]
+    top: dict[str, Any] | None
+    best_for: dict[str, Any] | None
+    best_against: dict[str, Any] | None
+
+
+def deciding(rows: Sequence[dict[str, Any]], statement: int) -> Deciding:
     sentences = [r for r in rows if r["kind"] == "sentence" and r["statement"] == statement]
     records = sorted(
         (r for r in rows if r["kind"] == "record" and r["statement"] == statement), key=lambda r: r["rank"]
     )
     eligible = [r for r in sentences if _eligible(r)]
-    top = max(eligible, key=_side, default=None)
-    best_support = max(eligible, key=lambda r: r["p"][S], default=None)
-    best_against = max(eligible, key=lambda r: r["p"][C], default=None)
+    return Deciding(
+        sentences,
+        eligible,
+        records,
+        max(eligible, key=_side, default=None),
+        max(eligible, key=lambda r: r["p"][S], default=None),
+        max(eligible, key=lambda r: r["p"][C], default=None),
+    )
+
+
+def statement_features(rows: Sequence[dict[str, Any]], statement: int) -> dict[str, float]:
+    """What the readings of one statement say, in numbers (the claim's, or one option's)."""
+    found = deciding(rows, statement)
+    sentences, eligible, records = found.sentences, found.eligible, found.records
+    top, best_support, best_against = found.top, found.best_for, found.best_against
     decay = [1.0 / (1 + r["rank"]) for r in eligible]
     records_for = {r["record"] for r in eligible if r["p"][S] >= 0.5}
     records_against = {r["record"] for r in eligible if r["p"][C] >= 0.5}
@@ -131,7 +156,7 @@ def statement_features(rows: Sequence[dict[str, Any]], statement: int) -> dict[s
 def _evidence_block(records: list[dict[str, Any]]) -> dict[str, float]:
     """The evidence reader's word on the top records (agent/judges/evidence.py): how likely the likeliest to settle
     the claim does, how likely the first record does, and which way the settling one leans (zeros without it)."""
-    read = [(r, r["readers"]["evidence"]) for r in records if r["readers"].get("evidence")]
+    read = [r["readers"]["evidence"] for r in records if r["readers"].get("evidence")]
     if not read:
         return {
             "evidence_present": 0.0,
@@ -139,11 +164,11 @@ def _evidence_block(records: list[dict[str, Any]]) -> dict[str, float]:
             "evidence_settles_first": 0.0,
             "evidence_lean": 0.0,
         }
-    best = max((p for _, p in read), key=lambda p: 1.0 - p[N])
+    best = max(read, key=lambda p: 1.0 - p[N])
     return {
         "evidence_present": 1.0,
         "evidence_settles_max": 1.0 - best[N],
-        "evidence_settles_first": 1.0 - read[0][1][N],
+        "evidence_settles_first": 1.0 - read[0][N],
         "evidence_lean": best[S] - best[C],
     }
 
@@ -151,15 +176,9 @@ def _evidence_block(records: list[dict[str, Any]]) -> dict[str, float]:
 def quantity_features(rows: Sequence[dict[str, Any]], statement: int, text: str) -> dict[str, float]:
     """The quantity reader (agent/scoring/claimed_quantity.py) on the statement against its deciding sentences and
     its first record's findings: the texts a verdict rests on."""
-    sentences = [r for r in rows if r["kind"] == "sentence" and r["statement"] == statement and _eligible(r)]
-    chosen = [max(sentences, key=key, default=None) for key in (_side, lambda r: r["p"][S], lambda r: r["p"][C])]
-    first = min(
-        (r for r in rows if r["kind"] == "record" and r["statement"] == statement),
-        key=lambda r: r["rank"],
-        default=None,
-    )
-    texts = [str(r.get("text") or "") for r in [*chosen, first] if r is not None]
-    return quantity_reading(text, texts)
+    found = deciding(rows, statement)
+    chosen = [found.top, found.best_for, found.best_against, found.records[0] if found.records else None]
+    return quantity_reading(text, [str(r.get("text") or "") for r in chosen if r is not None])
 
 
 def form_features(statement: str) -> dict[str, float]:
