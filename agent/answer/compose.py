@@ -292,10 +292,15 @@ def reported(sentence: str) -> str:
     return " ".join(part for part in (subject, adverb, verb) if part) + match["rest"]
 
 
+def sentence_case(statement: str) -> str:
+    """A statement to follow 'that' or a colon: its first letter lowered unless it starts a name ('TNF-alpha')."""
+    return statement[:1].lower() + statement[1:] if statement[1:2].islower() else statement
+
+
 def verdict_sentence(hypothesis: Hypothesis, task: str, polar: bool) -> str:
     """The answer in one plain sentence, before its confidence is known ('Yes: the evidence indicates that ...')."""
     statement = hypothesis.text.strip().rstrip(".")
-    lowered = statement[:1].lower() + statement[1:] if statement[1:2].islower() else statement
+    lowered = sentence_case(statement)
     if hypothesis.origin in ("claim", "negation") and polar:
         return f"{'Yes' if hypothesis.polarity > 0 else 'No'}: the evidence indicates that {lowered}."
     if hypothesis.origin in ("claim", "negation"):
@@ -418,7 +423,7 @@ def lean_line(best: Hypothesis, task: str, draft: Draft, ledger: list[LedgerEntr
     [13282296].'). A lean is an answer under the operating point: it is stated, with how far to trust it, rather
     than hidden behind "insufficient evidence"; its records are the draft's, else those read supporting it."""
     statement = best.text.strip().rstrip(".")
-    lowered = statement[:1].lower() + statement[1:] if statement[1:2].islower() else statement
+    lowered = sentence_case(statement)
     if best.origin in ("claim", "negation") and task == "polar":
         head, said = f"towards {'yes' if best.polarity > 0 else 'no'}", lowered
     elif best.origin in ("claim", "negation"):
@@ -438,7 +443,7 @@ def lean_line(best: Hypothesis, task: str, draft: Draft, ledger: list[LedgerEntr
 def _lean_side(best: Hypothesis, task: str) -> str:
     statement = best.text.strip().rstrip(".")
     if best.origin in ("claim", "negation") and task == "polar":
-        lowered = statement[:1].lower() + statement[1:] if statement[1:2].islower() else statement
+        lowered = sentence_case(statement)
         return f"towards {'yes' if best.polarity > 0 else 'no'} (that {lowered})"
     if best.origin in ("claim", "negation"):
         return "towards the claim" if best.polarity > 0 else "against the claim"

@@ -131,11 +131,11 @@ async def report(state: ResearchState, parts: RunParts) -> ResearchState:
     selected = best.option_index if plan.task == "mcq" and best is not None and not ruling.abstained else None
     corrections = state.get("corrections") or []
     text = ruling.text
+    option = f"({option_label(selected)}) {plan.options[selected]}" if selected is not None else ""
     if selected is not None and ruling.tier == "leaning":
-        option = f"({option_label(selected)}) {plan.options[selected]}"
         text = f"The evidence leans towards {option} ({ruling.confidence:.2f})."
     elif selected is not None:
-        text = with_confidence(f"({option_label(selected)}) {plan.options[selected]}", ruling.confidence)
+        text = with_confidence(option, ruling.confidence)
         quoted = [s.text for s in draft.sentences] if draft else []
         text += uncompared_sentence(state["question"], plan.options, selected, quoted)
     text = " ".join(filter(None, [text, read_as_sentence(corrections)]))  # the answer says what it read the question as
