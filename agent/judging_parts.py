@@ -32,6 +32,7 @@ def offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]]:
     """The offline judge for judges.stance_model ('llm' uses it as the fallback); notes say when auto fell back."""
     from agent.judges import offline_stance_judge
     from agent.judges.cross import direction_weights_in_use, readers_in_use
+    from agent.judges.decider import DeciderReader, DeciderReadJudge, decider_weights_in_use
     from agent.judges.evidence import EvidenceReader, EvidenceReadJudge, evidence_weights_in_use
 
     kind = judges.stance_model if is_offline_judge(judges.stance_model) else "auto"
@@ -50,6 +51,11 @@ def offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]]:
         reader = EvidenceReader(evidence)
         _ = reader.model  # loaded now: a missing or stale file fails at start-up, not mid-run
         judge = EvidenceReadJudge(judge, reader)
+    decider = decider_weights_in_use(judges.stance_decider_weights)
+    if decider is not None and "cross" in judge.name:  # its verdict model reads it beside the ensemble's readers
+        decider_reader = DeciderReader(decider)
+        _ = decider_reader.model  # the adapter and the MPNet base are checked now: a missing part fails at start-up
+        judge = DeciderReadJudge(judge, decider_reader)
     notes = (
         [f"stance: cross-encoder weights absent, using the {judge.name} judge"]
         if kind == "auto" and "cross" not in judge.name
@@ -67,6 +73,7 @@ def cached_offline_stance(judges: JudgeSettings) -> tuple[StanceJudge, list[str]
             "stance_weights",
             "stance_direction_weights",
             "stance_evidence_weights",
+            "stance_decider_weights",
             "stance_readers",
             "stance_structure",
         },

@@ -61,6 +61,7 @@ GROUPS = {
     "relevance": ("relevance",),
     "evidence reader": ("evidence_",),
     "quantity reader": ("quantity_",),
+    "decider": ("decider_",),
 }
 
 
@@ -268,11 +269,12 @@ def ablations(rows: list[dict[str, float]], gold: list[str], groups: list[str], 
     return result
 
 
-def running_readers() -> dict[str, str]:
-    """The default offline judge's readers and their weights' sha256: what the model is fitted for."""
+def running_readers(decider: Path | None = None) -> dict[str, str]:
+    """The default offline judge's readers (with the MPNet decider when fitted with it) and their weights' sha256:
+    what the model is fitted for."""
     from agent.api import stance_judge
 
-    return reader_versions(stance_judge())
+    return reader_versions(stance_judge(stance_decider_weights=str(decider) if decider else "off"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -295,6 +297,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--options-from", type=Path, help="reuse this verdict model file's option model")
     parser.add_argument(
+        "--decider",
+        type=Path,
+        help="the MPNet decider's adapter the answers were read with (training/reread.py --decider): the model names "
+        "it; without it the decider's features are left out",
+    )
+    parser.add_argument(
         "--without", action="append", default=[], choices=sorted(GROUPS), help="leave an input group out (repeatable)"
     )
     args = parser.parse_args(argv)
@@ -304,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             f"{len(rows)} claim-family questions answered: the operating point needs at least {args.min_questions}"
         )
-    dropped = [m for group in args.without for m in GROUPS[group]]
+    dropped = [m for group in [*args.without, *([] if args.decider else ["decider"])] for m in GROUPS[group]]
     names = [n for n in rows[0] if not any(m in n for m in dropped)]
     y = np.asarray([CLASSES.index(g) for g in gold])
     where = np.asarray([SETTING_OF[f] for f in family])
@@ -369,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     model = {
         "version": 2,
-        "readers": running_readers(),
+        "readers": running_readers(args.decider),
         "claim": sections,
         "option": {k: v for k, v in option.items() if k != "oof"},
         "fit": {

@@ -1,11 +1,15 @@
-r"""Read the collected answers' whole-record rows again with a record reader trained after they were collected.
+r"""Read the collected answers' rows again with a reader trained after they were collected.
 
     python -m training.reread --answers ~/.cache/sparkit-verdict --reader agent/models/evidence_reader.npz \
         --out ~/.cache/sparkit-verdict-evidence
+    python -m training.reread --answers ~/.cache/sparkit-verdict --decider agent/models/decider_mpnet.npz \
+        --out ~/.cache/sparkit-verdict-decider
 
 Every reading row keeps the text it read (agent/verdict/readings.py), so a new record reader joins the verdict model's
 inputs without rerunning retrieval: each `record` row gets the reader's probabilities under `readers['evidence']`,
-exactly what the court's `_whole_records` gives it at run time (the same statement, the same findings text). Writes
+exactly what the court's `_whole_records` gives it at run time (the same statement, the same findings text); with
+`--decider`, a claim's cascade rows get the MPNet decider's under `readers['decider']`, chosen and paired by the
+same function the court uses (agent/verdict/readings.py `cascade_pairs`). Writes
 one JSONL file per family, the lines as they were with the rows read; training.fit_verdict then fits on `--out`.
 Training code: never imported at run time.
 """
@@ -17,7 +21,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent.judges.decider import DeciderReader
 from agent.judges.evidence import EvidenceReader
+from agent.verdict.readings import cascade_pairs
 from benchmarks.formats import read_jsonl
 
 FAMILIES = ("claims", "mcq", "pubmedqa", "healthver", "check_covid")
@@ -49,23 +55,51 @@ def reread(lines: list[dict[str, Any]], reader: EvidenceReader, name: str = "evi
     return len(todo)
 
 
+def claim_pairs(answer: dict[str, Any]) -> list[tuple[dict[str, Any], tuple[str, str]]]:
+    """A claim's cascade rows with the pairs the decider reads (none for an answer without a claim and negation)."""
+    hypotheses = answer.get("hypotheses") or []
+    claim = next((h for h in hypotheses if h.get("origin") == "claim" and h.get("polarity", 1) > 0), None)
+    negation = next((h for h in hypotheses if h.get("origin") == "negation"), None)
+    if claim is None or negation is None:
+        return []
+    statements = statements_of(answer)
+    text = str(claim.get("claim") or claim["text"])
+    return cascade_pairs(answer.get("readings") or [], statements.index(text), text)
+
+
+def reread_cascade(lines: list[dict[str, Any]], reader: DeciderReader) -> int:
+    """Adds the decider's row to every claim's cascade rows, in place; returns how many rows it read."""
+    todo = [item for line in lines if line.get("answer") for item in claim_pairs(line["answer"])]
+    if not todo:
+        return 0
+    probabilities = reader.probabilities([pair for _, pair in todo])
+    for (row, _), p in zip(todo, probabilities, strict=True):
+        row["readers"][reader.name] = [round(float(x), 4) for x in p]
+    return len(todo)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.reread", description=__doc__.split("\n\n")[0])
     parser.add_argument("--answers", type=Path, required=True, help="folder of evals.verdict_collect")
-    parser.add_argument("--reader", type=Path, required=True, help="the record reader's weights (.npz)")
+    parser.add_argument("--reader", type=Path, help="the record reader's weights (.npz)")
+    parser.add_argument("--decider", type=Path, help="the MPNet decider's adapter (.npz, training/pack_decider.py)")
     parser.add_argument("--out", type=Path, required=True, help="folder for the answers with the rows read")
     args = parser.parse_args(argv)
-    reader = EvidenceReader(args.reader)
+    if args.reader is None and args.decider is None:
+        parser.error("nothing to read with: give --reader, --decider or both")
+    reader = EvidenceReader(args.reader) if args.reader else None
+    decider = DeciderReader(args.decider) if args.decider else None
     args.out.mkdir(parents=True, exist_ok=True)
     for family in FAMILIES:
         path = args.answers / f"{family}.jsonl"
         if not path.is_file():
             continue
         lines = read_jsonl(path)
-        read = reread(lines, reader)
+        read = reread(lines, reader) if reader else 0
+        cascade = reread_cascade(lines, decider) if decider and family != "mcq" else 0
         with (args.out / path.name).open("w", encoding="utf-8") as handle:
             handle.writelines(json.dumps(line) + "\n" for line in lines)
-        print(f"{family}: {len(lines)} answers, {read} record rows read", flush=True)
+        print(f"{family}: {len(lines)} answers, {read} record rows, {cascade} cascade rows read", flush=True)
     return 0
 
 

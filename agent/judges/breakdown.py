@@ -39,16 +39,27 @@ def leaf_readers(judge: Any) -> list[StanceJudge]:
     return found
 
 
-def record_readers(judge: Any) -> list[StanceJudge]:
-    """The readers a judge carries for whole records only (the evidence reader, agent/judges/evidence.py): they read
-    the court's `record` rows, never single sentences."""
+def _carried(judge: Any, attribute: str) -> list[StanceJudge]:
+    """The readers a judge's wrappers carry under `attribute`, outermost first."""
     found: list[StanceJudge] = []
     node = judge
     while node is not None:
-        if getattr(node, "evidence", None) is not None:
-            found.append(node.evidence)
+        if getattr(node, attribute, None) is not None:
+            found.append(getattr(node, attribute))
         node = getattr(node, "base", None)
     return found
+
+
+def record_readers(judge: Any) -> list[StanceJudge]:
+    """The readers a judge carries for whole records only (the evidence reader, agent/judges/evidence.py): they read
+    the court's `record` rows, never single sentences."""
+    return _carried(judge, "evidence")
+
+
+def decider_readers(judge: Any) -> list[StanceJudge]:
+    """The readers a judge carries for the sentences a verdict rests on only (the MPNet decider,
+    agent/judges/decider.py): they read the cascade's rows (agent/verdict/features.py `cascade_rows`)."""
+    return _carried(judge, "decider")
 
 
 async def reader_rows(judge: Any, pairs: list[tuple[str, str]], records: bool = False) -> dict[str, np.ndarray]:

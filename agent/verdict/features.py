@@ -18,7 +18,9 @@ from typing import Any
 
 from agent.scoring.claimed_quantity import quantity_reading
 
-READERS = ("heuristic", "cross", "direction")
+READERS = ("heuristic", "cross", "direction", "decider")
+CASCADE_SENTENCES = 6  # the decider (agent/judges/decider.py) reads at most this many findings of a claim ...
+CASCADE_RECORDS = 2  # ... and its first records' findings read together: 8 pairs a claim at most
 S, C, N = 0, 1, 2  # STANCE_LABELS order: SUPPORT, CONTRADICT, NEUTRAL
 
 _COMPARATIVE = re.compile(
@@ -113,6 +115,31 @@ def deciding(rows: Sequence[dict[str, Any]], statement: int) -> Deciding:
     )
 
 
+def cascade_rows(rows: Sequence[dict[str, Any]], statement: int) -> list[dict[str, Any]]:
+    """The rows the decider reads (agent/judges/decider.py): the statement's eligible findings read most strongly on
+    either side, then its first records' findings read together, each only when its text was kept."""
+    found = deciding(rows, statement)
+    sentences = sorted(found.eligible, key=_side, reverse=True)[:CASCADE_SENTENCES]
+    return [r for r in [*sentences, *found.records[:CASCADE_RECORDS]] if r.get("text")]
+
+
+def _decider_block(found: Deciding) -> dict[str, float]:
+    """What the decider read, summed: its mean lean over the findings it read, weighted by record rank, and over
+    the first records' findings (zeros where it did not read)."""
+    read = [r for r in found.eligible if r["readers"].get("decider")]
+    records = [r for r in found.records if r["readers"].get("decider")]
+    decay = [1.0 / (1 + r["rank"]) for r in read]
+    return {
+        "decider_read": float(bool(read or records)),
+        "decider_mean_lean": sum(_reader_lean(r, "decider") for r in read) / len(read) if read else 0.0,
+        "decider_weighted_lean": sum(d * _reader_lean(r, "decider") for d, r in zip(decay, read)),
+        "decider_record_lean": _reader_lean(records[0], "decider") if records else 0.0,
+        "decider_records_mean_lean": (
+            sum(_reader_lean(r, "decider") for r in records) / len(records) if records else 0.0
+        ),
+    }
+
+
 def statement_features(rows: Sequence[dict[str, Any]], statement: int) -> dict[str, float]:
     """What the readings of one statement say, in numbers (the claim's, or one option's)."""
     found = deciding(rows, statement)
@@ -144,6 +171,7 @@ def statement_features(rows: Sequence[dict[str, Any]], statement: int) -> dict[s
         "record_max_lean": max((r["p"][S] - r["p"][C] for r in records), default=0.0),
         "record_min_lean": min((r["p"][S] - r["p"][C] for r in records), default=0.0),
         **_evidence_block(records),
+        **_decider_block(found),
     }
     return {
         **{k: float(v) for k, v in values.items()},

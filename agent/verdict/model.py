@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from agent.errors import ConfigurationError
-from agent.judges.breakdown import leaf_readers, record_readers
+from agent.judges.breakdown import decider_readers, leaf_readers, record_readers
 
 CLASSES = ("SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO")
 
@@ -30,12 +30,25 @@ def default_verdict_path() -> Path:
     return Path(__file__).resolve().parents[1] / "models" / "verdict.json"
 
 
+def packaged_verdict_path(running: dict[str, str]) -> Path:
+    """The packaged verdict model fitted on the running readers (agent/models/verdict*.json: one without the decider,
+    one with it, agent/judges/decider.py), else the default file (whose refusal then says why)."""
+    for path in sorted(default_verdict_path().parent.glob("verdict*.json")):
+        try:
+            readers = json.loads(path.read_text(encoding="utf-8")).get("readers") or {}
+        except (OSError, ValueError):
+            continue
+        if set(readers) == set(running):
+            return path
+    return default_verdict_path()
+
+
 def reader_versions(judge: Any) -> dict[str, str]:
     """Each leaf reader of a judge by name, with its weights' sha256 ('' for a reader without weights)."""
     from agent.judges.packaged import weights_digest
 
     versions: dict[str, str] = {}
-    for reader in leaf_readers(judge) + record_readers(judge):
+    for reader in leaf_readers(judge) + record_readers(judge) + decider_readers(judge):
         path = getattr(reader, "_path", None) or (reader.default_path() if hasattr(reader, "default_path") else None)
         versions[str(getattr(reader, "name", type(reader).__name__))] = weights_digest(Path(path)) if path else ""
     return versions

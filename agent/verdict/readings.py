@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.judges.breakdown import reader_rows
+from agent.judges.breakdown import decider_readers, reader_rows
 from agent.judges.reading import read_structure
 from agent.literature import Passage, Record
 from agent.records import STANCE_LABELS, Hypothesis
@@ -27,6 +27,7 @@ from agent.scoring.court import section_weight, under_results
 from agent.scoring.quantitative import has_quantitative_claim
 from agent.scoring.significance import only_non_significant
 from agent.text import is_finding, is_tentative, jaccard
+from agent.verdict.features import cascade_rows
 
 RECORDS_READ_WHOLE = 3  # top records whose findings are read together against the claim
 FINDINGS_SENTENCES = 4  # at most this many finding sentences make a record's findings text
@@ -119,7 +120,28 @@ async def read_all(
             )
             k += 1
     rows += await _whole_records(judge, statements, records, rank_of)
+    if claim is not None and negation is not None and claim.statement in statements:
+        await read_cascade(judge, rows, statements.index(claim.statement), claim.statement)
     return rows
+
+
+def cascade_pairs(
+    rows: list[dict[str, Any]], statement: int, text: str
+) -> list[tuple[dict[str, Any], tuple[str, str]]]:
+    """The rows the decider reads for one statement, each with the (statement, passage) pair it reads: the same at
+    run time and when collected answers are read again (training/reread.py)."""
+    return [(row, (text, str(row["text"]))) for row in cascade_rows(rows, statement)]
+
+
+async def read_cascade(judge: Any, rows: list[dict[str, Any]], statement: int, text: str) -> None:
+    """A claim's deciding rows read by the judge's deciders (agent/judges/decider.py), in place: only a claim (or
+    yes / no question), whose verdict the model decides from its statement's rows."""
+    chosen = cascade_pairs(rows, statement, text)
+    for reader in decider_readers(judge) if chosen else []:
+        results = await reader.judge([pair for _, pair in chosen])
+        name = str(getattr(reader, "name", type(reader).__name__))
+        for (row, _), result in zip(chosen, results, strict=True):
+            row["readers"][name] = _row([result.probabilities.get(label, 0.0) for label in STANCE_LABELS])
 
 
 async def _whole_records(
