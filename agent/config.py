@@ -5,15 +5,14 @@
     Context(**{"verification.max_claims": 3})    # or dotted, as `--set verification.max_claims=3`
 
 Nine groups, each read by one part of the code: `corpus` (what is searched: the offline index, the library or live
-sources), `models` (the chat models behind the LLM roles), `judges` (the stance judge and the confidence's
-calibration), `retrieval` (queries to sources, reranking, citation hops), `court` (hypotheses, discrimination, how
-evidence is weighed, verdicts), `answer` (when the answer abstains), `verification` (answer-claim checks), `budget`
-(hard caps) and `ablations` (feature switches). The backend builds each of its parts from its own group
-(agent/backend.py), so a chat-model setting never reopens the index; the groups are defined in agent/settings, one
-module per concern, and this module assembles them. Every tuning constant lives in a group with a description of what
-it does, so Studio shows it and an eval can change it with `--set`; word lists a setting
-defaults to are data files (agent/lexicons). Spellings of earlier versions (`backend.llm`, `court.abstain_threshold`)
-still name their field.
+sources), `models` (the chat models behind the LLM roles), `judges` (the stance judge and the confidence's calibration),
+`retrieval` (queries to sources, reranking, citation hops), `court` (hypotheses, discrimination, how evidence is
+weighed, verdicts), `answer` (when the answer abstains), `verification` (answer-claim checks), `budget` (hard caps) and
+`ablations` (feature switches). The backend builds each of its parts from its own group (agent/backend/__init__.py), so
+a chat-model setting never reopens the index; the groups are defined in agent/settings, one module per concern, and this
+module assembles them. Every tuning constant lives in a group with a description of what it does, so Studio shows it and
+an eval can change it with `--set`; word lists a setting defaults to are data files (agent/lexicons). Spellings of
+earlier versions (`backend.llm`, `court.abstain_threshold`) still name their field.
 
 A preset (agent/presets/<name>.json, like PaperQA2's configs, or the user's own in $SPARKIT_HOME/presets) fills every
 field the caller did not set; it is applied once, when the Context is validated, so a Context always holds the values

@@ -16,7 +16,7 @@ follows, so each route and its numbers are in the state and the trace; each bran
 Literal of routes. A route to `synthesize` passes through `review` (agent.routing.ROUTE_NODES): a no-op unless the
 run asked for a scientist's review (agent/nodes/review.py), it stops the run there with the court's final ledger.
 `graph` has no checkpointer (for `langgraph dev`); `compile_graph(checkpointer)` gives the CLI and Python API a
-resumable one; agent/server.py serves it to langgraph dev.
+resumable one; agent/api/langgraph_server.py serves it to langgraph dev.
 
 A thread holds one question at a time: a new input on a thread that answered before is a new question, run from a
 fresh state (the input keys it leaves out are cleared, `ResearchGraph`; plan clears the rest, agent/nodes/runnable.py);

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, get_args
 
+from agent.common.terminal import strip_controls
 from agent.english.language import require_english
 from agent.errors import InputError
-from agent.terminal import strip_controls
 
 MAX_QUESTION_CHARS = 20_000
 Mode = Literal["ask", "verify"]

@@ -141,7 +141,7 @@ class Record(BaseModel):
             self.arxiv_id = base
             self.arxiv_version = self.arxiv_version or version
         if not self.sentences and self.abstract:
-            from agent.text import split_sentences  # local import keeps records dependency-free at import time
+            from agent.common.text import split_sentences  # local import keeps records dependency-free at import time
 
             self.sentences = split_sentences(self.abstract)
         if not self.abstract and self.sentences:

@@ -14,7 +14,7 @@ from typing import Generic, Literal, TypeVar
 from pydantic import BaseModel, Field
 
 # A checkpoint names each stored class by module and name: checkpoints written before these moved to agent.literature
-# name them agent.records.X, so they stay importable from here (agent.checkpoint.FORMER_MODULES), for that alone.
+# name them agent.records.X, so they stay importable from here (agent.api.checkpoint.FORMER_MODULES), for that alone.
 from agent.literature import Citation as Citation
 from agent.literature import Passage as Passage
 from agent.literature import Provenance as Provenance

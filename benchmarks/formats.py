@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.common.jsonl import parse_jsonl
 from agent.errors import InputError
-from agent.jsonl import parse_jsonl
 from agent.records import Stance
 
 Format = Literal["healthver_csv", "clinifact_csv", "multivers_jsonl", "check_covid_jsonl", "pairs_jsonl"]

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
+from agent.common.redact import redact
 from agent.records import Answer, Status
-from agent.redact import redact
 
 
 class Answered(Protocol):

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from agent import Context, aask
+from agent.common.text import jaccard
 from agent.errors import InputError
 from agent.records import Answer
-from agent.text import jaccard
 from benchmarks.cli import parse_overrides
 from benchmarks.formats import read_corpus, read_jsonl
 from benchmarks.metrics import selective

@@ -16,6 +16,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from agent.backend import Backend
+from agent.common.text import content_terms
 from agent.config import Context
 from agent.errors import SourceError
 from agent.interfaces import HopFilter, StanceResult
@@ -28,7 +29,6 @@ from agent.reasoners.extractive import ExtractiveReasoner
 from agent.records import STANCE_LABELS
 from agent.scoring.calibration import RawScore
 from agent.settings.models import ModelSettings
-from agent.text import content_terms
 
 
 class BagOfWordsEmbedder:

@@ -10,7 +10,7 @@ import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 from pydantic import BaseModel, TypeAdapter
 
-from agent.checkpoint import serializer, sqlite_checkpointer
+from agent.api.checkpoint import serializer, sqlite_checkpointer
 from agent.interfaces import CitedSentence, Draft, Plan
 from agent.literature import Citation, Passage, Provenance, Query, Record, SourceLocation
 from agent.records import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from agent.checkpoint import load_run_settings, save_run_settings, sqlite_checkpointer
+from agent.api.checkpoint import load_run_settings, save_run_settings, sqlite_checkpointer
 
 
 def test_two_first_runs_open_a_fresh_checkpoint_database_together(tmp_path):

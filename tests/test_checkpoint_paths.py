@@ -1,6 +1,6 @@
 """Checkpoints written before a state class moved to another module still load and resume: each stored value names
 its class by module and name, so the serializer accepts a moved class's former path as well as its new one
-(agent.checkpoint.FORMER_MODULES)."""
+(agent.api.checkpoint.FORMER_MODULES)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agent.api import ask, checkpoint_path, resume
+from agent.api.checkpoint import FORMER_MODULES, former_paths, serializer, state_classes
 from agent.backend import register_backend
-from agent.checkpoint import FORMER_MODULES, former_paths, serializer, state_classes
 from agent.records import Status
 from agent.state import OutputState, ResearchState
 from tests.fakes import FlakyStance, ListSource, make_backend, record, unique_backend_name

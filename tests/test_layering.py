@@ -14,6 +14,8 @@ RUNTIME_MODULES = [
     "agent.graph",
     "agent.cli",
     "agent.api",
+    "agent.api.langgraph_server",
+    "agent.api.mcp_server",
     "agent.backend",
     "agent.judges",
     "agent.judges.cross",

@@ -13,8 +13,8 @@ import pytest
 from langgraph.channels.binop import BinaryOperatorAggregate
 
 from agent.api import ask
+from agent.api.checkpoint import serializer
 from agent.backend import register_backend
-from agent.checkpoint import serializer
 from agent.graph import build_graph, graph
 from agent.literature import Query
 from agent.records import Usage

@@ -46,7 +46,7 @@ def test_backend_for_builds_a_new_reranker_for_an_ablation():
 
 def test_a_chat_model_setting_never_reopens_the_index(monkeypatch):
     """Each part of the backend is cached on its own group: a new deadline rebuilds the chat roles, not the index."""
-    from agent import search_parts as backend_module
+    from agent.backend import search_parts as backend_module
     from agent.llm.providers import register_chat_model, unregister_chat_model
 
     opened = []
@@ -213,9 +213,9 @@ def test_every_entry_point_runs_the_same_preset_when_none_is_named(monkeypatch, 
     import asyncio
 
     import agent.api as api
+    from agent.api.mcp_server import build_server
     from agent.cli import build_parser
-    from agent.cli_run import _settings_overrides
-    from agent.mcp_server import build_server
+    from agent.cli.run import _settings_overrides
 
     DEFAULT_PRESET = Context().preset  # what a Context that names none runs (agent.config.DEFAULT_PRESET)
 

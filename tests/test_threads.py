@@ -9,8 +9,8 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.api import ask, resume
+from agent.api.checkpoint import serializer
 from agent.backend import register_backend
-from agent.checkpoint import serializer
 from agent.config import Context
 from agent.graph import compile_graph
 from agent.records import Answer, Status

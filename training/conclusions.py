@@ -23,9 +23,9 @@ import random
 import re
 from pathlib import Path
 
+from agent.common.text import content_terms, is_finding, strip_section_label
 from agent.english.lexicon import NEGATION_MARKER
 from agent.scoring.chunking import sentence_sections
-from agent.text import content_terms, is_finding, strip_section_label
 from benchmarks.splits import claim_docs, scifact_splits
 from training.dataset import SentenceRetriever, StancePair, load_scifact, negate_statement
 

@@ -28,9 +28,9 @@ from sklearn.linear_model import LogisticRegression
 
 from agent import Context, averify
 from agent.backend import backend_for
+from agent.backend.judging_parts import judge_for
 from agent.judges.cross import cross_weights_in_use, direction_weights_in_use, readers_in_use
 from agent.judges.packaged import weights_digest
-from agent.judging_parts import judge_for
 from agent.reasoners.extractive import winner
 from agent.records import Answer
 from agent.scoring.calibration import CalibrationTable, PlattScale, default_table_path, evidence_score

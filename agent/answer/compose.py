@@ -18,11 +18,7 @@ import itertools
 import re
 from typing import Literal
 
-from agent.interfaces import CitedSentence, Draft
-from agent.literature import Record
-from agent.records import Hypothesis, LedgerEntry
-from agent.scoring.significance import claims_an_effect, only_non_significant
-from agent.text import (
+from agent.common.text import (
     is_finding,
     is_tentative,
     jaccard,
@@ -31,6 +27,10 @@ from agent.text import (
     strip_section_label,
     truncate,
 )
+from agent.interfaces import CitedSentence, Draft
+from agent.literature import Record
+from agent.records import Hypothesis, LedgerEntry
+from agent.scoring.significance import claims_an_effect, only_non_significant
 
 STRONG = 0.6  # a quote's reading takes a side (its role) at this confidence or above; below, it is "Related evidence"
 # CitedSentence.role (also AnswerSentence.role in the JSON answer) -> the label the quote is printed under

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
+from agent.common.text import content_terms
 from agent.english.asks import entities
 from agent.english.words import PREPOSITIONS, SUBORDINATORS, is_verb_only
 from agent.literature import Record
 from agent.scoring.aspect import GREEK, POPULATION_WORDS, RELATION_WORDS, is_named, words_of
-from agent.text import content_terms
 
 # Words that ask rather than name what is asked about ("What is known about the mechanisms by which ...").
 QUESTION_WORDS = frozenset(

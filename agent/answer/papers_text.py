@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.answer.papers import ANSWER_LABEL, METER_MIN_PAPERS, meter_counts, meter_drawn, meter_text
+from agent.common.text import truncate
 from agent.records import PaperAnswer, PaperFinding
-from agent.text import truncate
 
 METER_WIDTH = 24
 METER_CELL: dict[PaperAnswer, str] = {"supports": "█", "mixed": "▒", "contradicts": "░", "silent": "·"}

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
+from agent.common.text import content_terms
 from agent.english.questions import alternative_statements
 from agent.english.words import agreeing_verb
 from agent.english.words import is_verb_form as _is_verb_form
-from agent.text import content_terms
 
 # Words of a stem that only asks which option is right ("Which statement does the evidence support?").
 _META_STEM_TERMS = frozenset(

@@ -13,8 +13,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from agent.common.text import content_terms
 from agent.judges.cues import Cues, cues, pair_cues
-from agent.text import content_terms
 
 EMBED_DIM = 384
 CUE_NAMES: tuple[str, ...] = (

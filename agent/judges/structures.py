@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from agent.common.text import is_tentative, split_sentences
 from agent.judges.cues import cues
-from agent.text import is_tentative, split_sentences
 
 Side = Literal["SUPPORT", "CONTRADICT", "NEUTRAL"]
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.terminal import Progress, terminal_safe
+from agent.common.terminal import Progress, terminal_safe
 
 if TYPE_CHECKING:
     from agent.library.models import AddReport

@@ -13,13 +13,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from agent.common.terminal import Progress
 from agent.config import Context
 from agent.library.items import Item
 from agent.library.models import AddReport, LibraryDocument
 from agent.library.store import Library
 from agent.literature import Record
 from agent.settings.sources import CorpusSettings
-from agent.terminal import Progress
 
 
 def interleave(per_source: list[list[Record]], limit: int) -> list[Record]:

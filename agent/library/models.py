@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agent.common.terminal import strip_controls
 from agent.errors import SparkitError
 from agent.literature import Record, normalize_doi, split_arxiv_version, work_keys
-from agent.terminal import strip_controls
 
 DocumentKind = Literal["pdf", "bibtex", "ris", "zotero", "csl-json", "jsonl", "fetch"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from agent.common.text import split_sentences
 from agent.library.items import Item
 from agent.library.models import LibraryDocument, Paragraph, strip_controls
 from agent.literature import Record, SourceLocation
-from agent.text import split_sentences
 
 PASSAGE_WORDS = 180  # MiniLM reads about 256 word pieces; a longer passage would be cut
 MIN_PASSAGE_WORDS = 40  # shorter paragraphs join the next one in the same section

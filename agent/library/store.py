@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from agent.common.terminal import Progress
 from agent.config import sparkit_home
 from agent.errors import CorpusError, InputError
 from agent.library.identity import combine_documents, unique_id
@@ -42,7 +43,6 @@ from agent.library.models import AddReport, BadFileError, LibraryDocument, Skipp
 from agent.library.passages import document_of, document_records
 from agent.library.references import with_references
 from agent.literature import Record, normalize_doi
-from agent.terminal import Progress
 from agent.tools.encoder import DIM
 from agent.tools.local_index import LocalIndex, file_digest
 

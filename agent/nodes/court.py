@@ -19,6 +19,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from agent.common.text import is_finding, is_tentative
 from agent.config import Context
 from agent.english.lexicon import STANCE_FLIP
 from agent.interfaces import StanceResult
@@ -40,7 +41,6 @@ from agent.scoring.court import (
 )
 from agent.scoring.relevance import RelevanceAssessment
 from agent.state import ResearchState
-from agent.text import is_finding, is_tentative
 from agent.tracing.progress import emit
 from agent.verdict.apply import decide_claim, decide_options, with_decider
 from agent.verdict.model import packaged_verdict_path, reader_versions, verdict_model_for

@@ -29,8 +29,8 @@ from typing import Any, cast
 from langchain_core.runnables import RunnableLambda
 from langgraph.runtime import Runtime, get_runtime
 
-from agent.aio import run_coroutine_sync
 from agent.budget import node_meter
+from agent.common.aio import run_coroutine_sync
 from agent.config import Context
 from agent.errors import ConfigurationError, ReportedConfigurationError
 from agent.nodes.guard import guarded

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from agent.common.text import jaccard
 from agent.interfaces import CitedSentence, Draft, ModelVerdict, Plan
 from agent.literature import Passage, Query, Record
 from agent.llm.model import RoleModel
@@ -25,7 +26,6 @@ from agent.prompts import fence_evidence, prompt
 from agent.reasoners.checks import usable_answer_line, usable_entity, usable_hypothesis, usable_number, usable_query
 from agent.reasoners.extractive import ExtractiveReasoner, option_label, winner
 from agent.records import Claim, Hypothesis, HypothesisJudgement, LedgerEntry
-from agent.text import jaccard
 
 DUPLICATE_COSINE = 0.85
 

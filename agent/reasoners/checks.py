@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agent.text import content_terms
+from agent.common.text import content_terms
 
 _JUNK = {"", "none", "n/a", "na", "null", "nil", "unknown", "-", "...", "not applicable", "no", "nothing", "tbd"}
 _ROLE_LEAK = re.compile(

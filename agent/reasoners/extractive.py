@@ -16,14 +16,7 @@ import re
 import numpy as np
 
 from agent.answer.compose import evidence_entries, evidence_statement, option_label, restates, verdict_sentence
-from agent.english.asks import CAUSAL, MECHANISM, asks_cause, entities, mechanism_statement, numbers
-from agent.english.options import option_statement
-from agent.english.questions import classify_task, contrary, is_polar, negate, polar_to_claim
-from agent.interfaces import Draft, Embedder, Plan
-from agent.literature import Passage, Query, Record
-from agent.records import Claim, Hypothesis, LedgerEntry
-from agent.scoring.aspect import aspects_of, names_all, words_of
-from agent.text import (
+from agent.common.text import (
     content_terms,
     is_finding,
     jaccard,
@@ -32,6 +25,13 @@ from agent.text import (
     tokens,
     without_connective,
 )
+from agent.english.asks import CAUSAL, MECHANISM, asks_cause, entities, mechanism_statement, numbers
+from agent.english.options import option_statement
+from agent.english.questions import classify_task, contrary, is_polar, negate, polar_to_claim
+from agent.interfaces import Draft, Embedder, Plan
+from agent.literature import Passage, Query, Record
+from agent.records import Claim, Hypothesis, LedgerEntry
+from agent.scoring.aspect import aspects_of, names_all, words_of
 
 CONTRAST_JACCARD = 0.25
 DISTINCT_COSINE = 0.85

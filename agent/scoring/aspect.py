@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from agent.common.text import content_terms
 from agent.english.grammar import finite_verb
 from agent.english.lexicon import DOWN, HEDGES, NEGATIONS, UP
 from agent.literature import Record
 from agent.records import Hypothesis
-from agent.text import content_terms
 
 PREFIX = 5
 

@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from agent.common.text import SECTION_LABELS, section_label_match, split_sentences
 from agent.literature import Passage, Record
-from agent.text import SECTION_LABELS, section_label_match, split_sentences
 
 _SECTION_NAMES = (
     r"abstract|introduction|background|materials?\s+and\s+methods|methods?|methodology|experimental(?:\s+(?:section|procedures?|methods?))?|"

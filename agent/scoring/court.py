@@ -7,6 +7,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from agent.common.text import is_finding, is_tentative, jaccard, label_parts
 from agent.config import Context
 from agent.interfaces import StanceResult
 from agent.literature import Passage, Record
@@ -17,7 +18,6 @@ from agent.scoring.chunking import structured_label
 from agent.scoring.quantitative import quantitative_weight
 from agent.scoring.significance import claims_an_effect, only_non_significant
 from agent.scoring.triangulation import triangulation_score
-from agent.text import is_finding, is_tentative, jaccard, label_parts
 
 
 def margin_of(scores: list[float]) -> float:

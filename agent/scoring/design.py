@@ -27,9 +27,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
+from agent.common.text import split_sentences
 from agent.literature import Record
 from agent.records import StudyDesign
-from agent.text import split_sentences
 
 Design = StudyDesign
 DESIGNS: tuple[Design, ...] = get_args(StudyDesign)

@@ -29,8 +29,8 @@ from typing import Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, Field
 
+from agent.common.text import content_terms, split_sentences, strip_section_label, truncate
 from agent.literature import Record
-from agent.text import content_terms, split_sentences, strip_section_label, truncate
 
 FEATURES = ("best_cosine", "coverage")
 TOP_RECORDS = 3

@@ -40,7 +40,7 @@ class _CurrentStderr(logging.StreamHandler):
 
 def _log_to_stderr() -> None:
     """INFO lines with time on stderr, through the project's redacting filter (no key reaches a log)."""
-    from agent.redact import install_log_redaction
+    from agent.common.redact import install_log_redaction
 
     root = logging.getLogger()
     for old in list(root.handlers):  # main() installed a WARNING-level one; a server logs its runs at INFO

@@ -64,7 +64,7 @@ def unavailable(url: str, exc: BaseException) -> DatabaseUnavailable:
     else:
         first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         hint = f"{place} failed: {first}"
-    from agent.redact import redact
+    from agent.common.redact import redact
 
     return DatabaseUnavailable(redact(hint.replace(urlsplit(url).password or "\0", "***")))
 

@@ -112,7 +112,7 @@ async def _execute(url: str, run_id: str, worker: str) -> None:
         except Exception as exc:
             if lost_database(exc):
                 raise  # not the run's failure: its job is retried (execute_run)
-            from agent.redact import redact
+            from agent.common.redact import redact
 
             message = redact(str(exc)).splitlines()[0][:300] if str(exc) else ""
             status, output, error = "error", None, f"{type(exc).__name__}: {message}"

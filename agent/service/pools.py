@@ -55,6 +55,6 @@ async def open_pools(url: str, size: int) -> AsyncIterator[tuple[AsyncConnection
 def checkpointer(saver_pool: AsyncConnectionPool) -> Any:
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
-    from agent.checkpoint import serializer
+    from agent.api.checkpoint import serializer
 
     return AsyncPostgresSaver(saver_pool, serde=serializer())  # type: ignore[arg-type]

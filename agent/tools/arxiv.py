@@ -12,10 +12,10 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
+from agent.common.text import content_terms
 from agent.errors import SourceError
 from agent.interfaces import HopFilter
 from agent.literature import Provenance, Record
-from agent.text import content_terms
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions
 from agent.tools.parsing import collapse_ws, unique, year_of
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from agent.common.jsonl import parse_jsonl
 from agent.errors import CorpusError
-from agent.jsonl import parse_jsonl
 from agent.literature import Record
 
 

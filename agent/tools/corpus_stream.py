@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from xml.etree.ElementTree import Element
 
+from agent.common.jsonl import parse_jsonl
 from agent.errors import CorpusError
-from agent.jsonl import parse_jsonl
 from agent.literature import Record
 
 _XML_SUFFIXES = (".xml.gz", ".xml")

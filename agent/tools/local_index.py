@@ -110,8 +110,8 @@ class LocalIndex:
         agent.tools.packaged_vectors), else by encoding it. It reports itself on stderr (`StepProgress`: a start line
         with an estimate, progress with rate and ETA, an end line), on a terminal or not, unless `progress` is False
         or SPARKIT_PROGRESS=0."""
+        from agent.common.terminal import StepProgress, fmt_duration, setup_progress_wanted
         from agent.metering import waiting_for
-        from agent.terminal import StepProgress, fmt_duration, setup_progress_wanted
 
         records = load_corpus(corpus)
         texts = [r.text for r in records]

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agent.common.text import split_sentences
 from agent.config import sparkit_home
-from agent.text import split_sentences
 from agent.tools.encoder import DIM, MODEL_NAME, MiniLMEncoder, shared_encoder
 from agent.tools.packaged_vectors import texts_digest
 

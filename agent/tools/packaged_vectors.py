@@ -1,7 +1,7 @@
 """The default corpus's document vectors, shipped with the package, so a first run loads them instead of encoding.
 
-The offline default corpus is SciFact's 5,183 abstracts, fixed and checked by sha256 (agent/corpus.py), so its MiniLM
-vectors are the same for every user; encoding them was about 135 s of a first answer's 150 on 2 quiet cores. They
+The offline default corpus is SciFact's 5,183 abstracts, fixed and checked by sha256 (agent/backend/corpus.py), so its
+MiniLM vectors are the same for every user; encoding them was about 135 s of a first answer's 150 on 2 quiet cores. They
 ship in agent/models/ as int8 with one fp32 scale per row (about 2 MB; BEIR-SciFact nDCG@10 within 0.005 of the fp32
 vectors they were quantised from, evals/HISTORY.md "Shipped corpus vectors"), written by
 training/pack_corpus_vectors.py, beside a small manifest naming the corpus's sha256, the digest of its texts as

@@ -201,8 +201,8 @@ def build_qdrant_index(
     deleted. `force` drops the collection first. `records`/`total` replace reading `corpus` (evals)."""
     from qdrant_client.http import models
 
+    from agent.common.terminal import StepProgress, fmt_duration, setup_progress_wanted
     from agent.metering import waiting_for
-    from agent.terminal import StepProgress, fmt_duration, setup_progress_wanted
     from agent.tools.corpus_stream import count_records, iter_records
 
     started = time.monotonic()

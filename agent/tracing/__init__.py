@@ -3,7 +3,7 @@ agent's decision and source-call events, one redaction function for everything w
 views of a trace (`sparkit trace list|show|html`). See docs/tracing.md.
 """
 
-from agent.redact import redact, register_secret
+from agent.common.redact import redact, register_secret
 from agent.tracing.session import TraceSession, tracing_enabled
 from agent.tracing.store import list_traces, load_trace, resolve_run_id, trace_path, traces_dir
 

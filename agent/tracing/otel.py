@@ -19,9 +19,9 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from agent.common.redact import redact
 from agent.errors import InputError
 from agent.records import Answer
-from agent.redact import redact
 from agent.tracing.events import CallLog
 from agent.tracing.summarize import cut
 

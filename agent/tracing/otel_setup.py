@@ -24,7 +24,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from opentelemetry.trace import SpanContext, Tracer
 from opentelemetry.util.types import AttributeValue
 
-from agent.redact import is_secret_name, redact
+from agent.common.redact import is_secret_name, redact
 
 EXPORT_TIMEOUT_S = 5.0
 """One OTLP request (with its retries) gives up after this long: a collector that is down costs the export thread
@@ -38,8 +38,8 @@ PROJECT_ATTRIBUTE = "openinference.project.name"
 
 
 class RedactingExporter(SpanExporter):
-    """Passes each span to `inner` with every string attribute (and event attribute) run through agent.redact, and
-    values under credential-named keys masked: the same rule as the local trace, applied to LangChain's own run
+    """Passes each span to `inner` with every string attribute (and event attribute) run through agent.common.redact,
+    and values under credential-named keys masked: the same rule as the local trace, applied to LangChain's own run
     inputs and outputs that OpenInference records."""
 
     def __init__(self, inner: SpanExporter) -> None:

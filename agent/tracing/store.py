@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agent.common.jsonl import parse_jsonl
+from agent.common.redact import redact
 from agent.config import sparkit_home
 from agent.errors import InputError
-from agent.jsonl import parse_jsonl
-from agent.redact import redact
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 INDEX_NAME = "index.jsonl"

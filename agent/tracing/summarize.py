@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent.redact import MASK, is_secret_name, redact
+from agent.common.redact import MASK, is_secret_name, redact
 
 POOL_KEYS = frozenset({"pool"})
 ID_LIST_KEYS = frozenset({"ranked", "hopped_ids"})

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from agent.common.text import is_finding, is_tentative, jaccard
 from agent.judges.breakdown import decider_readers, reader_rows
 from agent.judges.reading import read_structure
 from agent.literature import Passage, Record
@@ -26,7 +27,6 @@ from agent.scoring.chunking import structured_label
 from agent.scoring.court import section_weight, under_results
 from agent.scoring.quantitative import has_quantitative_claim
 from agent.scoring.significance import only_non_significant
-from agent.text import is_finding, is_tentative, jaccard
 from agent.verdict.features import cascade_rows
 
 RECORDS_READ_WHOLE = 3  # top records whose findings are read together against the claim

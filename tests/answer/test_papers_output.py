@@ -8,7 +8,7 @@ import json
 import re
 
 from agent.cli import main
-from agent.cli_run import render
+from agent.cli.run import render
 from agent.nodes.report import report
 from tests.nodes.test_nodes import _courted, run, runtime
 from tests.tracing.helpers import CLAIM, scripted_backend, traced_run

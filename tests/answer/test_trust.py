@@ -221,7 +221,7 @@ def test_a_quote_that_points_back_is_given_the_sentence_it_points_to():
     plain = pointing.model_copy(update={"sentence_index": 2, "text": "Controls did not."})
     assert '"Controls did not."' in evidence_statement(plain, {"h": source}).text
     # a paper speaking of itself, or an expletive "it", needs nothing before it
-    from agent.text import opens_on_reference
+    from agent.common.text import opens_on_reference
 
     assert opens_on_reference("Of these, 62 patients (51.7%) were given metoclopramide.")
     assert not opens_on_reference("This prospective, randomized, double-blind study compared two blocks.")
@@ -485,7 +485,7 @@ def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
 
 
 def test_an_open_questions_findings_stand_alone():
-    from agent.text import without_connective
+    from agent.common.text import without_connective
 
     assert (
         without_connective("Thus, the biologic activity of IL-17 depends on IL-17RA.")
@@ -822,7 +822,7 @@ def test_plan_does_not_send_the_same_query_twice_in_another_case():
 def test_the_cli_and_json_show_the_verdict_sentence_roles_and_faithfulness():
     import json
 
-    from agent.cli_run import render
+    from agent.cli.run import render
     from tests.nodes.test_nodes import runtime
 
     answer = _answer(runtime(), None)[1]
@@ -893,7 +893,7 @@ def test_the_lean_of_an_unanswered_claim_or_option_names_its_side_and_records():
 
 
 def test_a_quote_too_long_is_cut_at_a_word_not_inside_one():
-    from agent.text import truncate
+    from agent.common.text import truncate
 
     text = (
         "The reduced risk associated with dietary folate intake during pregnancy was only seen for severe "

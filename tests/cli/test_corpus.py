@@ -12,9 +12,16 @@ import tarfile
 import httpx
 import pytest
 
-import agent.corpus as corpus_module
+import agent.backend.corpus as corpus_module
+from agent.backend.corpus import (
+    SCIFACT_HOST,
+    SCIFACT_MEMBER,
+    corpus_of,
+    download_scifact,
+    downloaded_corpus_path,
+    sha256_of,
+)
 from agent.cli import main
-from agent.corpus import SCIFACT_HOST, SCIFACT_MEMBER, corpus_of, download_scifact, downloaded_corpus_path, sha256_of
 from agent.errors import CorpusError
 from agent.settings.sources import CorpusSettings
 from agent.tools.http import HttpOptions

@@ -16,17 +16,17 @@ from types import SimpleNamespace
 import pytest
 
 from agent.api import aask, ask, resume
+from agent.api.langgraph_server import serve
 from agent.backend import abackend_for, register_backend
 from agent.budget import spent_reason
 from agent.cli import main
+from agent.common.redact import redact
 from agent.config import PRESETS, Context
 from agent.errors import CorpusError, InputError
 from agent.graph import STEPS, graph
 from agent.nodes.parts import RunPins
 from agent.nodes.runnable import run_step
 from agent.records import AnswerSentence, Status, Usage
-from agent.redact import redact
-from agent.server import serve
 from agent.tracing import load_trace
 from tests.fakes import (
     FlakyStance,
@@ -106,7 +106,7 @@ def test_unknown_mode_is_rejected_in_python_and_in_the_graph():
 
 
 def test_the_server_graph_streams_each_nodes_real_update():
-    from agent.server import graph_for_runs
+    from agent.api.langgraph_server import graph_for_runs
 
     async def stream():
         return [
@@ -439,7 +439,7 @@ def test_loading_models_does_not_spend_the_wall_time_budget():
 def test_a_spinner_turns_on_a_terminal_or_when_asked_and_stays_silent_in_a_pipe(monkeypatch):
     import io
 
-    from agent.terminal import Spinner
+    from agent.common.terminal import Spinner
 
     monkeypatch.delenv("SPARKIT_PROGRESS", raising=False)
     pipe = io.StringIO()
@@ -454,7 +454,7 @@ def test_a_spinner_turns_on_a_terminal_or_when_asked_and_stays_silent_in_a_pipe(
 
 
 def test_cli_progress_shows_node_starts_and_heartbeats(capsys):
-    from agent.cli_run import _progress
+    from agent.cli.run import _progress
 
     _progress({"node": "court", "event": "start"})
     _progress({"node": "court", "event": "heartbeat", "elapsed_s": 6.2})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.checkpoint import serializer
+from agent.api.checkpoint import serializer
 from agent.english.spelling import Speller, read_as_sentence, read_question, read_question_word
 from agent.records import Correction
 from agent.tools.corpus_records import load_corpus

@@ -151,8 +151,8 @@ def test_pairs_read_again_are_not_recomputed():
 
 
 def test_the_packaged_direction_reader_loads_over_the_packaged_judge_and_is_the_default():
+    from agent.backend.judging_parts import offline_stance
     from agent.config import Context
-    from agent.judging_parts import offline_stance
 
     direction = cross.default_direction_weights_path()
     assert direction.is_file() and direction.stat().st_size <= 8 * 1024 * 1024
@@ -184,8 +184,8 @@ async def test_the_default_judge_reads_plain_sentences_on_both_sides():
     """A floor under the direction on short, plain sentences (evals/data/plain_pairs.jsonl, written for it): the
     direction reader beside the cross-encoder alone read 0.57 of them right (supporting ones 0.45: "Fever fell after
     aspirin" against "Aspirin lowers fever"); with the heuristic's vote the default reads 0.85, each side 0.85."""
+    from agent.backend.judging_parts import offline_stance
     from agent.config import Context
-    from agent.judging_parts import offline_stance
     from benchmarks.formats import read_pairs
 
     _, pairs = read_pairs(Path(__file__).resolve().parents[2] / "evals" / "data" / "plain_pairs.jsonl")
@@ -211,8 +211,8 @@ async def test_stance_readers_join_the_ensembles_mean_and_its_direction_vote(tmp
     import shutil
 
     from agent.backend import backend_key
+    from agent.backend.judging_parts import offline_stance
     from agent.config import Context
-    from agent.judging_parts import offline_stance
 
     reader_file = tmp_path / "my_reader.npz"
     shutil.copy(cross.default_cross_weights_path(), reader_file)

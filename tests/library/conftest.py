@@ -102,8 +102,8 @@ SMALL_CORPUS = [
 def small_default_corpus(tmp_path) -> Path:
     """A three-abstract default corpus (`sparkit config corpus`) in this test's SPARKIT_HOME: the library is searched
     beside the default corpus, and this one indexes in a second where SciFact would take minutes."""
+    from agent.backend.corpus import set_config
     from agent.config import sparkit_home
-    from agent.corpus import set_config
 
     corpus = tmp_path / "small-corpus.jsonl"
     corpus.write_text("".join(json.dumps(doc) + "\n" for doc in SMALL_CORPUS))

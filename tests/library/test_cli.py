@@ -6,7 +6,7 @@ import json
 import shutil
 
 from agent.cli import main
-from agent.terminal import Progress, terminal_safe
+from agent.common.terminal import Progress, terminal_safe
 
 
 def test_add_list_stats_remove(tmp_path, pdfs, papers, encoder, capsys):

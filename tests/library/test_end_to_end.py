@@ -80,7 +80,7 @@ def test_a_browser_printed_report_answers_its_question(tmp_path, small_default_c
 async def test_mcp_server_over_stdio(tmp_path, pdfs, papers, small_default_corpus):
     from mcp import Client, StdioServerParameters
 
-    from agent.corpus import set_config
+    from agent.backend.corpus import set_config
 
     home = tmp_path / "home"
     set_config(home, "corpus", str(small_default_corpus))

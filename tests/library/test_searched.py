@@ -10,11 +10,11 @@ import json
 
 import pytest
 
+from agent.backend.corpus import SCIFACT_SHA256, corpus_label
+from agent.backend.search_parts import offline_indexes
 from agent.config import Context
-from agent.corpus import SCIFACT_SHA256, corpus_label
 from agent.errors import CorpusError
 from agent.library.store import Library
-from agent.search_parts import offline_indexes
 from agent.tools.local_index import LocalSource
 
 MINE = [
@@ -92,7 +92,7 @@ def test_labels_name_scifact_and_pdfs(tmp_path, pdfs, papers, encoder, small_def
 
 def test_the_cli_shows_what_was_searched_and_takes_library_only():
     from agent.cli import build_parser
-    from agent.cli_run import _settings_overrides, render
+    from agent.cli.run import _settings_overrides, render
     from agent.records import Answer, Status
 
     args = build_parser().parse_args(["ask", "Q?", "--library-only"])

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from langchain_core.exceptions import ModelAuthenticationError, ModelRateLimitError, ModelTimeoutError
 
+from agent.backend.judging_parts import reasoner_and_stance
 from agent.config import Context
 from agent.errors import ConfigurationError
 from agent.judges.llm import LLMStanceJudge
-from agent.judging_parts import reasoner_and_stance
 from agent.llm.model import structured_call
 from agent.llm.providers import ModelUnavailable
 from agent.metering import metered

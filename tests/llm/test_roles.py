@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from agent.backend.judging_parts import reasoner_and_stance
 from agent.cli import build_parser
-from agent.cli_run import _settings_overrides
+from agent.cli.run import _settings_overrides
 from agent.config import Context
 from agent.errors import ConfigurationError
 from agent.judges.llm import LLMStanceJudge
-from agent.judging_parts import reasoner_and_stance
 from agent.llm.roles import default_method, role_config
 from agent.prompts import PACKAGED_DIR, PROMPT_FIELDS, prompt
 from tests.fakes import BagOfWordsEmbedder, RuleStance

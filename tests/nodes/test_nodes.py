@@ -635,7 +635,7 @@ def test_a_claim_is_checked_against_records_other_than_those_it_quotes():
 
 
 def test_non_findings_are_recognised():
-    from agent.text import is_finding, strip_section_label
+    from agent.common.text import is_finding, strip_section_label
 
     assert not is_finding("OBJECTIVE To determine if hypoglycemic episodes are associated with dementia.")
     assert not is_finding("Whether minor hypoglycemic episodes increase risk of dementia is unknown.")
@@ -743,7 +743,7 @@ def test_non_findings_are_recognised():
 
 
 def test_only_known_section_labels_are_stripped():
-    from agent.text import strip_section_label
+    from agent.common.text import strip_section_label
 
     assert strip_section_label("HIV Infection rates rose in 2010.") == "HIV Infection rates rose in 2010."
     assert strip_section_label("Methods: we sampled 40 sites.") == "we sampled 40 sites."
@@ -789,8 +789,8 @@ def test_only_known_section_labels_are_stripped():
     ],
 )
 def test_the_labels_of_structured_abstracts_are_read_whole(sentence, label, body):
+    from agent.common.text import strip_section_label
     from agent.scoring.chunking import structured_label
-    from agent.text import strip_section_label
 
     assert (structured_label(sentence), strip_section_label(sentence)) == (label, body)
 

@@ -1,6 +1,6 @@
-"""Properties of a corpus's JSONL lines (agent/tools/corpus_records.py over agent/jsonl.py, and the library's JSONL
-import): any file gives records or a CorpusError of one line naming the line; N records with distinct ids in any of
-the three formats give N records in order, with their fields; a record written to an index's records.jsonl and read
+"""Properties of a corpus's JSONL lines (agent/tools/corpus_records.py over agent/common/jsonl.py, and the library's
+JSONL import): any file gives records or a CorpusError of one line naming the line; N records with distinct ids in any
+of the three formats give N records in order, with their fields; a record written to an index's records.jsonl and read
 back is the same record."""
 
 from __future__ import annotations

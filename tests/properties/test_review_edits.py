@@ -1,4 +1,4 @@
-"""Properties of the review's edits (agent/cli_review.py lines at the terminal, agent/review/ledger.py the JSON a
+"""Properties of the review's edits (agent/cli/review.py lines at the terminal, agent/review/ledger.py the JSON a
 reviewer sends): a line is accepted exactly when its help text's grammar says so, and then gives the edit it names;
 any other line, and any JSON review that does not fit the ledger, is a ReviewError of one line."""
 
@@ -9,7 +9,7 @@ import re
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from agent.cli_review import HELP, parse_line
+from agent.cli.review import HELP, parse_line
 from agent.review.ledger import READINGS, ReviewError, ReviewPassage, parse_edits
 from tests.fakes import record
 from tests.properties.checks import result_or_typed_error

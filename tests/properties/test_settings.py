@@ -1,6 +1,6 @@
-"""Properties of `--set NAME=VALUE` (agent/cli_run.py) and the settings it feeds (agent/config.py, agent/api.py): any
-items give overrides or an InputError of one line; a value written as JSON comes back as that value; any overrides
-give a Context or an InputError of one line, and a Context's explicit settings validate back to the same Context."""
+"""Properties of `--set NAME=VALUE` (agent/cli/run.py) and the settings it feeds (agent/config.py, agent/api/): any
+items give overrides or an InputError of one line; a value written as JSON comes back as that value; any overrides give
+a Context or an InputError of one line, and a Context's explicit settings validate back to the same Context."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from agent.api import make_context
-from agent.cli_run import _parse_set
+from agent.cli.run import _parse_set
 from agent.config import FLAT_NAMES, GROUPS
 from agent.errors import InputError
 from tests.properties.checks import result_or_typed_error

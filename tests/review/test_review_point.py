@@ -12,7 +12,7 @@ import pytest
 
 from agent.api import ask, resume
 from agent.cli import main
-from agent.cli_review import terminal_reviewer
+from agent.cli.review import terminal_reviewer
 from agent.records import Status
 from agent.review.corrections import corrections_path
 from agent.review.ledger import ReviewError, ReviewPending

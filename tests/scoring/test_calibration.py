@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from agent.backend.judging_parts import calibrator_for, offline_stance
 from agent.config import Context
 from agent.errors import ConfigurationError
-from agent.judging_parts import calibrator_for, offline_stance
 from agent.records import Claim, ClaimVerdict, Hypothesis, LedgerEntry
 from agent.scoring import calibration
 from agent.scoring.calibration import (

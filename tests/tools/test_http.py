@@ -15,8 +15,8 @@ from email.utils import formatdate
 import httpx
 import pytest
 
+from agent.common.redact import redact, register_secret
 from agent.errors import SourceError
-from agent.redact import redact, register_secret
 from agent.tools.arxiv import ArxivClient
 from agent.tools.crossref import CrossrefClient
 from agent.tools.http import (

@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 
-from agent.terminal import StepProgress, fmt_duration
+from agent.common.terminal import StepProgress, fmt_duration
 from agent.tools import local_index
 from agent.tools.encoder import DIM
 from agent.tools.local_index import LocalIndex

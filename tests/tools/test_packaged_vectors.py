@@ -11,7 +11,7 @@ import tomllib
 import numpy as np
 import pytest
 
-from agent.corpus import SCIFACT_SHA256
+from agent.backend.corpus import SCIFACT_SHA256
 from agent.tools import local_index, packaged_vectors
 from agent.tools.corpus_records import load_corpus
 from agent.tools.encoder import DIM

@@ -186,7 +186,7 @@ def test_pubmed_xml_builds_with_citations(tmp_path, encoder):
 
 
 def test_the_offline_backend_searches_the_collection_when_settings_say_qdrant(tmp_path, encoder):
-    from agent.search_parts import offline_indexes
+    from agent.backend.search_parts import offline_indexes
     from agent.settings.sources import CorpusSettings
 
     build_qdrant_index(PUBMED_SAMPLE, _location(tmp_path, "pubmed"), progress=False)

@@ -10,7 +10,7 @@ import time
 
 from agent.api import ask
 from agent.backend import register_backend
-from agent.cli_run import render
+from agent.cli.run import render
 from agent.config import Context
 from agent.metering import waiting_for
 from agent.nodes import guard

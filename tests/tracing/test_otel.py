@@ -14,9 +14,9 @@ import pytest
 pytest.importorskip("openinference.instrumentation.langchain", reason="the otel extra is not installed")
 
 from agent.api import ask
+from agent.common.redact import redact
 from agent.errors import InputError
 from agent.records import Status
-from agent.redact import redact
 from agent.tracing import otel_setup
 from agent.tracing.otel import ENDPOINT_ENV, otlp_endpoint
 from tests.tracing.helpers import CLAIM, scripted_backend
@@ -144,7 +144,7 @@ def test_a_missing_extra_is_one_clear_error_before_the_run(monkeypatch):
 
 def test_unset_nothing_imports_opentelemetry():
     code = (
-        "import sys, agent.api, agent.cli_run, agent.service.execute\n"
+        "import sys, agent.api, agent.cli.run, agent.service.execute\n"
         "loaded = sorted(m for m in sys.modules if m.startswith(('opentelemetry', 'openinference')))\n"
         "assert not loaded, loaded"
     )

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main
+from agent.common.redact import RedactingFilter
 from agent.config import sparkit_home
 from agent.literature import Record
-from agent.redact import RedactingFilter
 from agent.tools.http import CallEvent, call_events
 from agent.tracing import load_trace, redact, register_secret
 from tests.fakes import ListSource

@@ -16,8 +16,8 @@ from urllib.parse import urlencode
 import httpx
 from pydantic import BaseModel, SecretStr
 
+from agent.common.redact import redact, register_secret
 from agent.errors import SourceError
-from agent.redact import redact, register_secret
 from agent.tools.http.cache import ResponseCache
 from agent.tools.http.errors import ApiError, ErrorReader, HttpResponse, ParseKind, error_detail, parse_body
 from agent.tools.http.pacing import Clock, HostPolicy, Pacer, SystemClock, parse_retry_after

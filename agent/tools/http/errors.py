@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent.common.text import truncate
 from agent.errors import SourceError
-from agent.text import truncate
 
 _HTML_TITLE = re.compile(r"<title>(.*?)</title>", re.I | re.S)
 

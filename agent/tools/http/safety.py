@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 import httpx
 from pydantic import SecretStr
 
+from agent.common.redact import RedactingFilter
 from agent.errors import ConfigurationError
-from agent.redact import RedactingFilter
 from agent.tools.http.errors import HostNotAllowedError
 
 SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token"})

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent.common.terminal import terminal_safe, terminal_text
+from agent.common.text import truncate
 from agent.errors import InputError
 from agent.llm.flags import add_llm_arguments, llm_overrides
-from agent.terminal import terminal_safe, terminal_text
-from agent.text import truncate
 
 
 def _parse_set(items: list[str]) -> dict[str, Any]:
@@ -214,8 +214,8 @@ def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
     traced = _trace_flag(args)
     overrides = _settings_overrides(args)
     reviewer = None
-    if args.review:  # the court's ledger reviewed at the terminal before the answer (agent/cli_review.py)
-        from agent.cli_review import terminal_reviewer
+    if args.review:  # the court's ledger reviewed at the terminal before the answer (agent/cli/review.py)
+        from agent.cli.review import terminal_reviewer
 
         overrides["review"], reviewer = True, terminal_reviewer()
     answer = ask(
@@ -245,7 +245,7 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     traced = _trace_flag(args)
     reviewer = None
     if args.review:  # a run waiting at its review point: the ledger reviewed at the terminal
-        from agent.cli_review import terminal_reviewer
+        from agent.cli.review import terminal_reviewer
 
         reviewer = terminal_reviewer()
     answer = resume(
@@ -320,8 +320,8 @@ def sentence_store_after_answer(overrides: dict[str, Any]) -> str | None:
     """For a `sparkit ask` on the embedded index of a corpus: start its sentence store's build
     (agent/tools/background_store.py)."""
     from agent.api import make_context
+    from agent.backend.corpus import corpus_of
     from agent.config import sparkit_home
-    from agent.corpus import corpus_of
     from agent.tools.background_store import start_sentence_store
     from agent.tools.local_index import default_index_dir
 

@@ -1,6 +1,6 @@
 """The search parts of a backend: what an offline run searches (the caller's documents, the corpus's embedded or Qdrant
 index, the library beside it), the speller over their words and the offline reranker over their sentence stores. The
-search part is cached (agent/part_cache.py) on `search_key`: the corpus group, the caller's documents and the
+search part is cached (agent/backend/part_cache.py) on `search_key`: the corpus group, the caller's documents and the
 library's stamp, so a library that changed is opened again."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def offline_indexes(
     labels: list[str] = []
     if library is None or corpus.use_corpus:
         path, index = _corpus_index(corpus)
-        from agent.corpus import corpus_label
+        from agent.backend.corpus import corpus_label
 
         indexes.append(index)
         labels.append(
@@ -84,7 +84,7 @@ def offline_indexes(
 def qdrant_location(corpus: CorpusSettings, path: Path | None = None) -> Any:
     """Where the settings' Qdrant collection lives: the named collection (else the one a build of the default corpus
     names), on the server at qdrant_url or in a Qdrant Edge folder (qdrant_path, else $SPARKIT_HOME/qdrant)."""
-    from agent.corpus import corpus_of
+    from agent.backend.corpus import corpus_of
     from agent.tools.qdrant_index import QdrantLocation, default_collection
 
     collection = corpus.qdrant_collection
@@ -112,7 +112,7 @@ def _qdrant_index(corpus: CorpusSettings) -> tuple[Path, Any]:
 
 
 def _corpus_index(corpus: CorpusSettings) -> tuple[Path, LocalIndex]:
-    from agent.corpus import corpus_of
+    from agent.backend.corpus import corpus_of
     from agent.tools.index_refresh import open_index
     from agent.tools.local_index import default_index_dir
 

@@ -1,6 +1,6 @@
 """The judging parts of a backend: the offline stance judge, the chat models of each role, the reasoner and the LLM
 stance judge built on them, the calibrators, and the relevance gate. The offline judge (its weights) is a cached part
-(agent/part_cache.py) on the judges group; `judging` assembles them for agent/backend.py."""
+(agent/backend/part_cache.py) on the judges group; `judging` assembles them for agent/backend/__init__.py."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard, get_args
 
+from agent.backend.part_cache import build_lock, part
 from agent.config import Context
 from agent.errors import ConfigurationError
 from agent.interfaces import Calibrator, Embedder, Reasoner, StanceJudge
-from agent.part_cache import build_lock, part
 from agent.scoring.calibration import PlattCalibrator, RawScore, load_table
 from agent.settings.base import OfflineJudge
 from agent.settings.models import JudgeSettings, ModelSettings

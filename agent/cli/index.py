@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent.common.terminal import terminal_safe
 from agent.errors import InputError
-from agent.terminal import terminal_safe
 
 
 def _cmd_index_build(args: argparse.Namespace) -> int:
     from agent.api import make_context
+    from agent.backend.corpus import corpus_of
     from agent.config import sparkit_home
-    from agent.corpus import corpus_of
     from agent.errors import CorpusError
     from agent.tools.index_refresh import refresh_index
     from agent.tools.local_index import LocalIndex, default_index_dir
@@ -42,8 +42,8 @@ def _sentences(index: Any, target: Path, *, force: bool, quiet: bool) -> None:
     encoded (one build per corpus on the machine; it stops when SPARKIT_HOME or the index folder goes)."""
     import time
 
+    from agent.common.terminal import StepProgress
     from agent.config import sparkit_home
-    from agent.terminal import StepProgress
     from agent.tools.offline_rerank import SentenceStore
     from agent.tools.sentence_build import build_sentence_store
 
@@ -85,7 +85,7 @@ def _background_sentences(target: Path) -> int:
 
 def _build_qdrant(args: argparse.Namespace, settings: Any, corpus: Path) -> int:
     """`sparkit index build --engine qdrant`: stream the corpus into a Qdrant collection (resumable)."""
-    from agent.search_parts import qdrant_location
+    from agent.backend.search_parts import qdrant_location
     from agent.tools.qdrant_build import build_qdrant_index, prime_from_embedded
 
     if args.sentences:

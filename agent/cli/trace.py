@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from agent.terminal import terminal_safe, terminal_text
+from agent.common.terminal import terminal_safe, terminal_text
 
 
 def _cmd_trace_list(args: argparse.Namespace) -> int:

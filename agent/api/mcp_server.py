@@ -56,7 +56,7 @@ class LibrarySearch(BaseModel):
 def _tool_error(exc: Exception) -> Exception:
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from agent.redact import redact
+    from agent.common.redact import redact
 
     return ToolError(redact(str(exc)).splitlines()[0][:500] if str(exc) else type(exc).__name__)
 
@@ -173,7 +173,7 @@ def build_server(library_dir: str | None = None) -> MCPServer:
 
 def serve(library_dir: str | None = None) -> None:
     """Run the server on stdin/stdout until the client closes it."""
-    from agent.redact import install_log_redaction
+    from agent.common.redact import install_log_redaction
 
     install_log_redaction()
     build_server(library_dir).run("stdio")

@@ -70,7 +70,7 @@ class RedactingSerializer(JsonPlusSerializer):
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         if isinstance(obj, BaseException):
-            from agent.redact import redact
+            from agent.common.redact import redact
 
             obj = RuntimeError(f"{type(obj).__name__}: {redact(str(obj))}")
         return super().dumps_typed(obj)

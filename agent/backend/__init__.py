@@ -1,16 +1,17 @@
-"""Chooses the implementations behind the graph's interfaces from the run's settings.
+"""Chooses the implementations behind the graph's interfaces from the run's settings; the parts it assembles live
+beside it in this package.
 
 `offline` (the default) and `live` are two registered factories returning the same `Backend` shape;
 nodes get the run's backend from the node wrapper (agent/nodes/parts.py) and never branch on which one they got.
 Tests and users can register their own factory with `register_backend`.
 
 Each part of a backend is built by its own factory, cached on exactly the settings group that part reads
-(agent/part_cache.py): the search part (the index, the library, or the live clients; agent/search_parts.py) on
-`corpus` (with the caller's documents and the library's stamp), the offline stance judge on `judges`, the chat models
-on `models` (agent/judging_parts.py), the reranker on retrieval's reranker fields. So changing a chat model's deadline
-rebuilds the cheap wrapper around the models, never the index; and no setting a part reads can be silently ignored by
-a cached part. The assembled Backend is cached on the union of those keys (`backend_key`), so two runs with the same
-settings share one.
+(part_cache.py): the search part (the index over the default corpus (corpus.py), the library, or the live clients;
+search_parts.py) on `corpus` (with the caller's documents and the library's stamp), the offline stance judge on
+`judges`, the chat models on `models` (judging_parts.py), the reranker on retrieval's reranker fields. So changing a
+chat model's deadline rebuilds the cheap wrapper around the models, never the index; and no setting a part reads can
+be silently ignored by a cached part. The assembled Backend is cached on the union of those keys (`backend_key`), so
+two runs with the same settings share one.
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent.backend.judging_parts import judging, relevance_gate
+from agent.backend.part_cache import CACHE_SIZE, build_lock, clear_parts, lock, part
+from agent.backend.search_parts import embedded_only, offline_reranker, offline_search, reranker_choice, search_key
 from agent.budget import setup_time
 from agent.config import Context
 from agent.errors import InputError
 from agent.interfaces import Calibrator, Embedder, LiteratureSource, Reasoner, Reranker, StanceJudge
-from agent.judging_parts import judging, relevance_gate
-from agent.part_cache import CACHE_SIZE, build_lock, clear_parts, lock, part
 from agent.scoring.calibration import RawScore
-from agent.search_parts import embedded_only, offline_reranker, offline_search, reranker_choice, search_key
 
 if TYPE_CHECKING:
     from agent.english.spelling import Speller
@@ -126,7 +127,7 @@ def backend_for(settings: Context, documents: list[dict[str, Any]] | None = None
     with build_lock:  # one build at a time: concurrent first imports of transformers fail, and a model loads once
         if (cached := _cached(key)) is not None:
             return cached
-        from agent.terminal import Spinner
+        from agent.common.terminal import Spinner
 
         with Spinner(f"loading the {name} backend (models, index)"):
             backend = factory(settings, documents)

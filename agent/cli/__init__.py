@@ -1,12 +1,14 @@
-"""The `sparkit` command: ask, verify, resume, index build, library, mcp, presets, trace list/show/html.
+"""The `sparkit` command: ask, verify, resume, index build, library, mcp, presets, trace list/show/html. This module
+is the main parser; each group of commands is registered on it by its own module: `run` (ask, verify, resume),
+`index`, `review` (the court's ledger at the terminal, corrections), `trace`, and agent/library/cli.py,
+agent/service/cli.py beside their subsystems.
 
-Errors print one line to stderr and exit 2 (bad input, missing corpus, corrupt index, configuration)
-or 1 (anything else); no traceback reaches the user. With --json an error is also a JSON object on stdout,
-{"error": ..., "exit_code": ...}. Everything printed (answers, JSON, errors, progress, log lines)
-passes through `agent.terminal` (secrets redacted, escape sequences and control characters removed), so neither a key
-nor a crafted title or question can reach the terminal raw. `ask`, `verify` and `resume` print the run id first (on
-stderr, before any work, so a killed run can be resumed) and write a local trace by default (`--no-trace` or
-SPARKIT_TRACE=0 to skip it).
+Errors print one line to stderr and exit 2 (bad input, missing corpus, corrupt index, configuration) or 1 (anything
+else); no traceback reaches the user. With --json an error is also a JSON object on stdout, {"error": ..., "exit_code":
+...}. Everything printed (answers, JSON, errors, progress, log lines) passes through `agent.common.terminal` (secrets
+redacted, escape sequences and control characters removed), so neither a key nor a crafted title or question can reach
+the terminal raw. `ask`, `verify` and `resume` print the run id first (on stderr, before any work, so a killed run can
+be resumed) and write a local trace by default (`--no-trace` or SPARKIT_TRACE=0 to skip it).
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ import os
 import sys
 from typing import NoReturn
 
-from agent.cli_index import add_index_commands
-from agent.cli_review import add_corrections_command
-from agent.cli_run import add_run_commands
-from agent.cli_trace import add_trace_commands
+from agent.cli.index import add_index_commands
+from agent.cli.review import add_corrections_command
+from agent.cli.run import add_run_commands
+from agent.cli.trace import add_trace_commands
+from agent.common.terminal import terminal_safe
 from agent.errors import InputError, SparkitError
-from agent.terminal import terminal_safe
 
 
 def _cmd_presets(args: argparse.Namespace) -> int:
@@ -45,8 +47,8 @@ def _cmd_presets(args: argparse.Namespace) -> int:
 
 def _cmd_config(args: argparse.Namespace) -> int:
     """Show the configuration in $SPARKIT_HOME/config.json, or set / unset one key."""
+    from agent.backend.corpus import CONFIG_KEYS, config_path, configured_corpus, load_config, set_config
     from agent.config import sparkit_home
-    from agent.corpus import CONFIG_KEYS, config_path, configured_corpus, load_config, set_config
 
     home = sparkit_home()
     if args.unset:
@@ -65,7 +67,7 @@ def _cmd_config(args: argparse.Namespace) -> int:
 
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
-    from agent.mcp_server import serve
+    from agent.api.mcp_server import serve
 
     serve()
     return 0
@@ -130,14 +132,14 @@ def _failed(line: str, message: str, exit_code: int, as_json: bool) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agent.redact import install_log_redaction, redact
+    from agent.common.redact import install_log_redaction, redact
 
     try:
         args = build_parser().parse_args(argv)
     except _UsageError as exc:  # before the arguments are parsed, --json is read from the command line itself
         return _failed(f"{exc.prog}: error: {exc}", str(exc), 2, "--json" in (sys.argv[1:] if argv is None else argv))
     if getattr(args, "quiet", False):  # no progress on stderr, set-up steps' included
-        from agent.terminal import PROGRESS_ENV
+        from agent.common.terminal import PROGRESS_ENV
 
         os.environ[PROGRESS_ENV] = "0"
     install_log_redaction()
@@ -153,7 +155,3 @@ def main(argv: list[str] | None = None) -> int:
         return _failed(
             f"sparkit: error: {type(exc).__name__}: {message}", f"{type(exc).__name__}: {message}", 1, as_json
         )
-
-
-if __name__ == "__main__":
-    sys.exit(main())

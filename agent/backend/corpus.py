@@ -184,6 +184,6 @@ def default_corpus(home: Path, *, download: bool = True) -> Path | None:
         return found
     if downloaded_corpus_path(home).is_file():
         return downloaded_corpus_path(home)
-    from agent.aio import run_coroutine_sync
+    from agent.common.aio import run_coroutine_sync
 
     return run_coroutine_sync(download_scifact(home, say=lambda text: print(text, file=sys.stderr, flush=True)))

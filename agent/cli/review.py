@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from agent.common.terminal import terminal_safe
 from agent.review.ledger import READINGS, Edits, ReviewError, ReviewPassage, parse_edits
-from agent.terminal import terminal_safe
 
 HELP = "strike P [P ...] | read P support|against|unrelated | add RECORD_ID | done (or an empty line)"
 

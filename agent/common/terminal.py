@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from agent.redact import redact
+from agent.common.redact import redact
 
 _UNSAFE = re.compile(
     r"\x1b\[[0-?]*[ "

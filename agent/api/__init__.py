@@ -1,7 +1,8 @@
 """The Python API: `ask`, `verify` and their async twins return the same Answer object as the CLI.
 
 Runs are checkpointed to SQLite under SPARKIT_HOME (thread id = run id), so `resume(run_id)` continues
-a crashed run from the node that failed without re-running finished ones.
+a crashed run from the node that failed without re-running finished ones (checkpoint.py). The other programs' ways
+in are built on it: the graph served to `langgraph dev` (langgraph_server.py) and the MCP tools (mcp_server.py).
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.aio import run_coroutine_sync
+from agent.common.aio import run_coroutine_sync
+from agent.common.redact import redact
 from agent.config import Context, merge_trees, settings_tree, sparkit_home
 from agent.errors import InputError, SparkitError
 from agent.inputs import validate_mode, validate_question
 from agent.interfaces import StanceJudge
 from agent.records import Answer, Status
-from agent.redact import redact
 from agent.review.ledger import ReviewPending, check_edits, pending_review, resumable
 from agent.tracing.events import collecting_calls
 from agent.tracing.otel import start_run as start_otel_run
@@ -90,9 +91,9 @@ async def _run(
     run stopped at its review point with those edits."""
     from langgraph.types import Command
 
+    from agent.api.checkpoint import save_run_settings, sqlite_checkpointer
     from agent.backend import release_backends
     from agent.budget import RUN_CLOCK_KEY, RunClock
-    from agent.checkpoint import save_run_settings, sqlite_checkpointer
     from agent.graph import compile_graph
 
     handlers = [*(callbacks or []), *([session.tracer] if session else [])]
@@ -308,7 +309,7 @@ async def aresume(
     An unknown run id raises InputError, and nothing is written. A run waiting at its review point takes `edits`
     (checked against its ledger first: ReviewError, and nothing runs, when they do not fit or the run is not waiting
     for a review)."""
-    from agent.checkpoint import load_run_question, load_run_settings, sqlite_checkpointer
+    from agent.api.checkpoint import load_run_question, load_run_settings, sqlite_checkpointer
     from agent.tracing.store import trace_path
 
     trace_path(run_id)  # checks the id's shape
@@ -357,7 +358,7 @@ def _announce(run_id: str, on_event: EventHandler | None) -> None:
 def stance_judge(context: Context | dict[str, Any] | None = None, **overrides: Any) -> StanceJudge:
     """The stance judge that runs with these settings would use (`stance_model`, `llm`), without opening a corpus:
     `await judge.judge([(statement, passage), ...])` gives SUPPORT / CONTRADICT / NEUTRAL with probabilities."""
-    from agent.judging_parts import judge_for
+    from agent.backend.judging_parts import judge_for
 
     return judge_for(make_context(context, **overrides))
 

@@ -1,6 +1,6 @@
 """The cache of a backend's parts: each part (the index, the offline judge, the chat roles, the reranker, ...) is built
 once for exactly the settings it reads (`part(kind, key, build)`), so changing a setting rebuilds only the parts that
-read it (agent/backend.py assembles them).
+read it (agent/backend/__init__.py assembles them).
 
 `build_lock` is held while a backend, a part of one or a judge is built: two runs starting at once in a fresh process,
 or two server jobs, would otherwise import transformers and load the same models concurrently, which fails (`cannot
