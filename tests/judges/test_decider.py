@@ -254,3 +254,17 @@ def test_read_all_has_the_decider_read_a_claims_cascade_and_no_other_statements(
     read = [r for r in rows if "decider" in r["readers"]]
     assert read and all(r["statement"] == 0 for r in read)
     assert statement_features(rows, 0)["decider_mean_lean"] == pytest.approx(-0.6)
+
+
+def test_another_adapter_than_the_one_its_verdict_model_was_fitted_with_is_refused_in_one_line(base_dir, tmp_path):
+    from agent.api import stance_judge
+    from agent.verdict.model import verdict_model_for
+
+    adapter = write_adapter(tmp_path, base_dir)
+    judge = DeciderReadJudge(stance_judge(), DeciderReader(adapter))
+    versions = reader_versions(judge)
+    path = packaged_verdict_path(versions)
+    assert path.name == "verdict_decider.json"  # the packaged model fitted with a decider ...
+    with pytest.raises(ConfigurationError, match="other weights of decider") as error:
+        verdict_model_for(path, versions)  # ... but not with this one
+    assert "\n" not in str(error.value)
