@@ -14,6 +14,7 @@ shares of the positive score mass."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any, cast
 
@@ -43,7 +44,7 @@ from agent.scoring.relevance import RelevanceAssessment
 from agent.state import ResearchState
 from agent.tracing.progress import emit
 from agent.verdict.apply import decide_claim, decide_options, with_decider
-from agent.verdict.model import packaged_verdict_path, reader_versions, verdict_model_for
+from agent.verdict.model import VerdictModel, packaged_verdict_path, reader_versions, verdict_model_for
 from agent.verdict.readings import read_all
 
 
@@ -184,7 +185,7 @@ async def weigh(
     model_verdict: dict[str, Any] | None = None
     model_notes: list[str] = []
     if adjudication is None and settings.court.verdict_model:
-        scored, model_verdict, model_notes = _model_verdict(backend, state, scored, readings, relevance, settings)
+        scored, model_verdict, model_notes = await _model_verdict(backend, state, scored, readings, relevance, settings)
         if model_verdict is not None:
             ledger = with_decider(ledger, judged_entries, readings, scored, model_verdict["family"])
     return {
@@ -199,7 +200,7 @@ async def weigh(
     }
 
 
-def _model_verdict(
+async def _model_verdict(
     backend: Any,
     state: ResearchState,
     scored: list[Hypothesis],
@@ -213,8 +214,7 @@ def _model_verdict(
     if plan.task == "open" or not readings:
         return scored, None, []
     path = Path(settings.court.verdict_model_path).expanduser() if settings.court.verdict_model_path else None
-    running = reader_versions(backend.stance)
-    model = verdict_model_for(path or packaged_verdict_path(running), running)
+    model = await asyncio.to_thread(_verdict_model, backend.stance, path)  # reads files: off the event loop
     if model is None:
         return scored, None, ["court: the verdict model was fitted on other readers: the court's formula decides"]
     if plan.task == "mcq":
@@ -229,6 +229,12 @@ def _model_verdict(
         return scored, None, []
     hypotheses, verdict = decided
     return hypotheses, verdict.as_state(), []
+
+
+def _verdict_model(stance: Any, path: Path | None) -> VerdictModel | None:
+    """The verdict model for the running readers: the file the settings name, else the packaged one fitted on them."""
+    running = reader_versions(stance)
+    return verdict_model_for(path or packaged_verdict_path(running), running)
 
 
 def _aspect_notes(off_aspect: set[str]) -> list[str]:

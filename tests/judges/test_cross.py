@@ -177,8 +177,6 @@ def test_the_packaged_direction_reader_loads_over_the_packaged_judge_and_is_the_
         offline_stance(
             Context(stance_model="heuristic", stance_direction_weights=str(cross.default_cross_weights_path())).judges
         )
-    # the package's model budget: about 60 MB in all, for a reader that pays out of fold (the MPNet decider, 25 MB)
-    assert sum(p.stat().st_size for p in direction.parent.iterdir() if p.is_file()) <= 60 * 1024 * 1024
 
 
 async def test_the_default_judge_reads_plain_sentences_on_both_sides():

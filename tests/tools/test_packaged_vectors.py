@@ -137,8 +137,9 @@ def test_the_shipped_manifest_is_the_default_corpus_and_its_file_ships_in_the_wh
 
 
 def test_the_packaged_models_stay_within_their_budget():
-    """All packaged model files under 30 MB: the package's ~60 MB, less 30 MB kept for a future reader."""
-    assert sum(p.stat().st_size for p in MODELS.iterdir() if p.is_file()) < 30_000_000
+    """All packaged model files within the package's ~60 MB: 30 MB of them were kept for a larger reader that pays out
+    of fold, which the MPNet decider's 25 MB adapter now takes (agent/models/MODEL_CARD.md)."""
+    assert sum(p.stat().st_size for p in MODELS.iterdir() if p.is_file()) < 60_000_000
 
 
 @pytest.mark.skipif(not (DATA / "scifact" / "corpus.jsonl").is_file(), reason="needs ../shared/data/scifact")

@@ -52,7 +52,7 @@ def _folder(tmp_path: Path, n: int) -> tuple[Path, Path]:
 
 
 def test_the_written_model_is_what_the_runtime_reads_and_leans_as_the_data_do(tmp_path, monkeypatch):
-    monkeypatch.setattr(fit_verdict, "running_readers", lambda: {"cross": "a" * 64})
+    monkeypatch.setattr(fit_verdict, "running_readers", lambda decider=None: {"cross": "a" * 64})
     folder, claims = _folder(tmp_path, 150)
     out = tmp_path / "verdict.json"
     assert (
@@ -83,7 +83,7 @@ def test_the_written_model_is_what_the_runtime_reads_and_leans_as_the_data_do(tm
 
 
 def test_it_refuses_to_choose_an_operating_point_on_too_few_questions(tmp_path, monkeypatch):
-    monkeypatch.setattr(fit_verdict, "running_readers", lambda: {})
+    monkeypatch.setattr(fit_verdict, "running_readers", lambda decider=None: {})
     folder, claims = _folder(tmp_path, 30)
     with pytest.raises(SystemExit) as exit_:
         fit_verdict.main(["--answers", str(folder), "--claims", str(claims), "--part", "all"])
