@@ -200,17 +200,17 @@ async def timed(item: Item, context: Any) -> dict[str, Any]:
 
 
 def contexts(args: argparse.Namespace, specs: dict[str, str]) -> tuple[Any, Any]:
-    """The offline default's settings, and the same with the local model in every role and the call budget a slow
-    model needs (the fast preset's 60 s and 12 calls would send every role offline after its first call)."""
+    """The offline default's settings (the results page's wall time: the fast preset's 60 s cuts runs short on a
+    loaded machine), and the same with the local model in every role and the calls a slow model needs (the preset's
+    12 would send the roles offline after a few retries)."""
     from agent.api import make_context
 
-    base = {"preset": args.preset, "corpus_path": str(args.corpus.resolve())}
+    base = {"preset": args.preset, "corpus_path": str(args.corpus.resolve()), "max_wall_time_s": args.wall_time}
     local = {
         "llm_fast": specs["fast"],
         "llm_strong": specs["strong"],
         "llm_second": specs["second"],
         "llm_deadline_s": args.deadline,
-        "max_wall_time_s": args.wall_time,
         "max_llm_calls": args.max_llm_calls,
     }
     return make_context(**base), make_context(**base, **local)
