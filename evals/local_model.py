@@ -76,8 +76,8 @@ def question_set(claims_path: Path, n_claims: int, n_mcq: int, n_open: int) -> l
         options, gold = question_of(i, supported, contradicted)
         mcqs.append(Item(f"mcq-{supported['id']}-{contradicted['id']}", "mcq", QUESTION, options, gold))
     opens = [Item(q["id"], "open", q["question"], [], q["gold"]) for q in load_questions("tune", claims_path)[:n_open]]
-    keyed = [
-        ((rank + 0.5) / len(group), order, item)
+    keyed = [  # one of each kind first, then each kind at its share of the set
+        (0.0 if rank == 0 else (rank + 0.5) / len(group), order, item)
         for order, group in enumerate((claims, mcqs, opens))
         for rank, item in enumerate(group)
     ]
@@ -212,6 +212,8 @@ def contexts(args: argparse.Namespace, specs: dict[str, str]) -> tuple[Any, Any]
         "llm_second": specs["second"],
         "llm_deadline_s": args.deadline,
         "max_llm_calls": args.max_llm_calls,
+        "llm_breaker_failures": args.breaker_failures,
+        "llm_roles": {"strong": {"deadline_s": args.strong_deadline or args.deadline}},
     }
     return make_context(**base), make_context(**base, **local)
 
@@ -231,11 +233,13 @@ async def run(args: argparse.Namespace) -> int:
         "model": args.model.name,
         "preset": args.preset,
         "deadline_s": args.deadline,
+        "strong_deadline_s": args.strong_deadline or args.deadline,
         "wall_time_s": args.wall_time,
         "max_llm_calls": args.max_llm_calls,
         "n_ctx": args.n_ctx,
         "max_tokens": args.max_tokens,
         "threads": args.threads,
+        "breaker_failures": args.breaker_failures,
         "parse_retries": local.models.llm_parse_retries,
         "commit": commit(),
     }
@@ -266,9 +270,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deadline", type=float, default=120.0, help="each role call's deadline, s (llm_deadline_s)")
     parser.add_argument("--wall-time", type=float, default=900.0, help="each question's wall-time budget, s")
     parser.add_argument("--max-llm-calls", type=int, default=40)
+    parser.add_argument(
+        "--breaker-failures",
+        type=int,
+        default=2,
+        help="consecutive failures before a role's circuit opens for 5 minutes (the product's default, 2)",
+    )
+    parser.add_argument(
+        "--strong-deadline",
+        type=float,
+        help="the strong role's deadline, s (default: --deadline); it reads longer prompts",
+    )
     parser.add_argument("--n-ctx", type=int, default=8192)
     parser.add_argument("--max-tokens", type=int, default=1024)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--threads", type=int, default=1, help="llama.cpp threads (on busy cores 1 is twice as fast as 2)"
+    )
     parser.add_argument("--report", action="store_true", help="summarise the replies file instead of running")
     parser.add_argument("--fixture", type=Path, help="with --report: write one recorded bad reply per failure mode")
     parser.add_argument("--json", action="store_true")
