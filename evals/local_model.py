@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -119,19 +120,21 @@ class RecordingChat:
             "prompt_chars": sum(len(str(text)) for _, text in messages),
             "prompt_tokens": self.count_tokens(" ".join(str(text) for _, text in messages)),
         }
+        if kind == "stance":  # how many pairs the batch asks about (a reply may judge fewer)
+            record["pairs_asked"] = len(re.findall(r"(?m)^Pair \d+$", str(messages[1][1])))
         started = time.monotonic()
         try:
             message = await self.model.ainvoke(messages)
         except asyncio.CancelledError:  # the role's deadline: asyncio.wait_for cancelled the attempt
-            self.calls.append({**record, "outcome": "timeout", "seconds": time.monotonic() - started})
+            self._keep({**record, "outcome": "timeout", "seconds": time.monotonic() - started})
             raise
         except Exception as exc:
             outcome = f"error: {type(exc).__name__}: {exc}"[:200]
-            self.calls.append({**record, "outcome": outcome, "seconds": time.monotonic() - started})
+            self._keep({**record, "outcome": outcome, "seconds": time.monotonic() - started})
             raise
         text = str(getattr(message, "content", "") or "")
         parsed = parsed_or_reason(text, KINDS[kind]) if kind in KINDS else "unknown schema"
-        self.calls.append(
+        self._keep(
             {
                 **record,
                 "outcome": parsed if isinstance(parsed, str) else "parsed",
@@ -141,6 +144,15 @@ class RecordingChat:
             }
         )
         return message
+
+    def _keep(self, record: dict[str, Any]) -> None:
+        """The record, and a line of progress (a question takes minutes)."""
+        self.calls.append(record)
+        print(
+            f"  {record['role']} {record['kind']} #{record['call']}.{record['attempt']}: {record['outcome'][:80]} "
+            f"({record['prompt_tokens']} tokens in, {record['seconds']:.0f} s)",
+            flush=True,
+        )
 
 
 def register_roles(model_path: Path, args: argparse.Namespace, calls: list[dict[str, Any]]) -> dict[str, str]:

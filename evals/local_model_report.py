@@ -12,12 +12,14 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from agent.judges.llm import StanceBatch
+from agent.llm.replies import parse_reply
 from benchmarks.cli import print_table
 from benchmarks.formats import read_jsonl
 from evals.report import fallback_kind, print_json
 
 OUTCOMES = ("first", "retry", "never", "deadline", "error")
-MODES = ("malformed", "empty", "overlong", "wrong_language", "timeout")
+MODES = ("malformed", "repaired", "partial", "empty", "overlong", "wrong_language", "timeout")
 # Letters of scripts other than Latin (Cyrillic, Arabic, kana, CJK, Hangul): a reply in the wrong language.
 _OTHER_SCRIPT = re.compile(r"[\u0400-\u04FF\u0600-\u06FF\u3040-\u30FF\u3400-\u9FFF\uAC00-\uD7AF]")
 
@@ -71,11 +73,28 @@ def failure_modes(record: dict[str, Any], max_tokens: int) -> list[str]:
         modes.append("empty")
     elif record["outcome"] != "parsed":
         modes.append("malformed")
+    elif not strict_json(reply):
+        modes.append("repaired")
+    if record["outcome"] == "parsed" and record.get("pairs_asked"):  # a stance batch: did it judge every pair?
+        batch = parse_reply(reply, StanceBatch)
+        if len({j.pair for j in batch.judgements}) < record["pairs_asked"]:
+            modes.append("partial")
     if record.get("reply_tokens", 0) >= max_tokens - 1:
         modes.append("overlong")
     if _OTHER_SCRIPT.search(reply):
         modes.append("wrong_language")
     return modes
+
+
+def strict_json(reply: str) -> bool:
+    """Whether a reply is one JSON value as it stands (a code fence around it allowed), before any repair: a reply
+    cut short parses only once json-repair closes it."""
+    body = re.sub(r"^```(?:json)?\s*|\s*```$", "", reply.strip())
+    try:
+        json.loads(body)
+    except ValueError:
+        return False
+    return True
 
 
 def role_table(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:

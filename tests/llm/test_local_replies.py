@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from agent.judges.llm import LLMStanceJudge
-from agent.llm.providers import ModelUnavailable
 from agent.metering import metered
 from agent.reasoners.chat import ChatReasoner
 from agent.reasoners.extractive import ExtractiveReasoner
@@ -110,3 +109,23 @@ async def test_after_two_calls_past_the_deadline_the_model_is_not_asked_again():
             await chat._call(kind, role, "system", "Question: do statins cause muscle pain?", KINDS[kind])
     assert len(model.requests) == 2
     assert "circuit open after repeated failures" in meter.usage.fallbacks[2]
+
+
+@pytest.mark.parametrize("item", recorded("partial"), ids=named)
+async def test_a_stance_reply_that_judges_only_some_pairs_leaves_the_rest_to_the_offline_judge(item):
+    """The model judged the first 6 of a batch of 16 pairs and closed its JSON: its 6 count, the offline judge reads
+    the other 10, and the fallback says how many."""
+    asked = item["pairs_asked"]
+    pairs = [(f"Statement {i} on prion prevalence", f"Passage {i}: prevalence increases.") for i in range(asked)]
+    judge = LLMStanceJudge(
+        role_model(SchemaChat(replies={"text": [item["reply"]]}), "llamacpp:qwen.gguf", structured_output="prompt"),
+        RuleStance(),
+    )
+    with metered() as meter:
+        results = await judge.judge(pairs)
+    given = json.loads(item["reply"].strip().strip("`").removeprefix("json"))["judgements"]
+    assert [(r.stance, r.judged_by) for r in results[: len(given)]] == [(g["stance"], "llm") for g in given]
+    assert [(r.stance, r.judged_by) for r in results[len(given) :]] == [("SUPPORT", None)] * (asked - len(given))
+    assert meter.usage.fallbacks == [
+        f"stance: rule judged {asked - len(given)} of {asked} pairs (the reply left them unjudged)"
+    ]
