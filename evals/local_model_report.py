@@ -119,7 +119,8 @@ def role_table(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def decision(kind: str, answer: dict[str, Any]) -> Any:
-    """What a question's answer decides: a claim's verdict, the option chosen, an open answer's first cited record."""
+    """What a question's answer decides: a claim's verdict, the option chosen, an open answer's first cited record
+    (the answer line's, else the answer's)."""
     if answer.get("status") == "RAISED":
         return "raised"
     if kind == "claim":
@@ -128,13 +129,18 @@ def decision(kind: str, answer: dict[str, Any]) -> Any:
         return answer["selected_option"]
     from evals.open_questions import headline_ids
 
-    ids = headline_ids(answer["answer"]) if answer["status"] in ("ANSWERED", "LEANING") else []
-    return ids[0] if ids else "abstain"
+    if answer["status"] not in ("ANSWERED", "LEANING"):
+        return "abstain"
+    ids = headline_ids(answer["answer"]) or answer.get("cited") or ["none"]  # a model's answer line cites no id
+    return ids[0]
 
 
 def correct(kind: str, gold: Any, answer: dict[str, Any]) -> bool:
-    """Right against the gold answer: the claim's label, the supported option, a gold abstract cited first."""
+    """Right against the gold answer: the claim's label (an abstention for one the corpus does not settle), the
+    supported option, a gold abstract cited first."""
     made = decision(kind, answer)
+    if kind == "claim" and gold == "NOT_ENOUGH_INFO":
+        return made == "abstain"  # a claim the corpus does not settle: abstaining is the right answer
     return made in gold if kind == "open" else made == gold
 
 
