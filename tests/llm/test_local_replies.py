@@ -29,21 +29,6 @@ PAIRS = [
     ("Statins increase muscle pain", "Statins increases muscle pain in older adults."),
     ("Statins increase muscle pain", "Statins decreases muscle pain compared with placebo."),
 ]
-# A usable reply of each call kind: what the retry gets after the recorded bad one.
-GOOD: dict[str, dict[str, Any]] = {
-    "plan": {"queries": ["statin muscle pain"], "entities": ["statins"], "numbers": []},
-    "hypothesize": {"hypotheses": ["Statins increase muscle pain in older adults."]},
-    "discriminate": {"queries": [{"text": "statin myopathy trial", "intent": "confirm", "hypothesis": 1}]},
-    "stance": {
-        "judgements": [
-            {"pair": 1, "stance": "SUPPORT", "confidence": 0.9},
-            {"pair": 2, "stance": "CONTRADICT", "confidence": 0.8},
-        ]
-    },
-    "adjudicate": {"judgements": [], "choice": "abstain"},
-    "synthesize": {"answer": "Statins increase muscle pain.", "sentences": []},
-    "extract_claims": {"claims": ["Statins increase muscle pain."]},
-}
 
 
 def recorded(*modes: str) -> list[dict[str, Any]]:
