@@ -11,7 +11,6 @@ saying which and how to install it; `SPARKIT_MPNET_DIR` names an unpacked folder
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import zipfile
@@ -19,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 
 from agent.errors import ConfigurationError
+from agent.tools.local_index import file_digest
 
 BASE_NAME = "all-mpnet-base-v2"
 BASE_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"  # model.safetensors, upstream's
@@ -38,14 +38,6 @@ DIR_VARIABLE = "SPARKIT_MPNET_DIR"
 def cache_root() -> Path:
     """Where unpacked bases live: $XDG_CACHE_HOME/sparkit (default ~/.cache/sparkit)."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "sparkit"
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def part_files() -> list[Path]:
@@ -70,7 +62,7 @@ def _checked(folder: Path) -> Path:
     missing = [name for name in NEEDED if not (folder / name).is_file()]
     if missing:
         raise ConfigurationError(f"MPNet base at {folder} lacks {', '.join(missing)}")
-    if file_sha256(folder / "model.safetensors") != BASE_SHA256:
+    if file_digest(folder / "model.safetensors") != BASE_SHA256:
         raise ConfigurationError(
             f"MPNet base at {folder}: model.safetensors is not all-mpnet-base-v2 (sha256 differs from "
             f"{BASE_SHA256[:12]}…)"

