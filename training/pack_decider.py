@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from scipy.optimize import minimize_scalar
 
 from agent.judges.decider import SIDES, DeciderModel
 from agent.judges.mpnet_base import BASE_NAME, BASE_SHA256
+from training.fit_verdict import temperature_of
 from training.train_judge import quantized, read_pool
 
 
@@ -37,17 +37,6 @@ def adapter_arrays(trained: dict[str, dict[str, torch.Tensor]]) -> dict[str, np.
     for name, tensor in trained["head"].items():
         arrays[f"head.{name}"] = tensor.float().numpy().astype(np.float32)
     return arrays
-
-
-def fitted_temperature(probs: np.ndarray, gold: np.ndarray) -> float:
-    """The temperature that minimises the negative log-likelihood of the side logits (log P(S) - log P(C))."""
-    margin = np.log(np.clip(probs[:, 0], 1e-7, 1)) - np.log(np.clip(probs[:, 1], 1e-7, 1))
-    sign = np.where(gold == 0, 1.0, -1.0)
-
-    def nll(t: float) -> float:
-        return float(np.mean(np.logaddexp(0.0, -sign * margin / t)))
-
-    return float(minimize_scalar(nll, bounds=(0.25, 8.0), method="bounded").x)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"the pool gives {len(evaluated)} evaluated pairs, the trial read {len(probs)}: another pool?")
     val = [i for i, p in enumerate(evaluated) if p.split == "val"]
     gold = np.asarray([SIDES.index(evaluated[i].label) for i in val])
-    temperature = fitted_temperature(probs[val], gold)
+    temperature = temperature_of(np.log(np.clip(probs[val], 1e-7, 1.0)), gold)  # the side logits' one temperature
     layers = sorted({int(name.split(".")[2]) for name in trained["layers"]})
     meta = {
         "base": BASE_NAME,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,15 +45,26 @@ def record_pairs(answer: dict[str, Any]) -> list[tuple[dict[str, Any], tuple[str
     ]
 
 
-def reread(lines: list[dict[str, Any]], reader: EvidenceReader, name: str = "evidence") -> int:
-    """Adds the reader's row to every readable record row, in place; returns how many rows it read."""
-    todo = [item for line in lines if line.get("answer") for item in record_pairs(line["answer"])]
+def read_into(
+    lines: list[dict[str, Any]],
+    pairs_of: Callable[[dict[str, Any]], list[tuple[dict[str, Any], tuple[str, str]]]],
+    reader: EvidenceReader | DeciderReader,
+    name: str,
+) -> int:
+    """Adds the reader's row, under `name`, to every row `pairs_of` picks from each answer, in place; returns how many
+    rows it read (one call for all of them, so the reader batches by length)."""
+    todo = [item for line in lines if line.get("answer") for item in pairs_of(line["answer"])]
     if not todo:
         return 0
     probabilities = reader.probabilities([pair for _, pair in todo])
     for (row, _), p in zip(todo, probabilities, strict=True):
         row["readers"][name] = [round(float(x), 4) for x in p]
     return len(todo)
+
+
+def reread(lines: list[dict[str, Any]], reader: EvidenceReader, name: str = "evidence") -> int:
+    """Adds the reader's row to every readable record row, in place; returns how many rows it read."""
+    return read_into(lines, record_pairs, reader, name)
 
 
 def claim_pairs(answer: dict[str, Any]) -> list[tuple[dict[str, Any], tuple[str, str]]]:
@@ -69,13 +81,7 @@ def claim_pairs(answer: dict[str, Any]) -> list[tuple[dict[str, Any], tuple[str,
 
 def reread_cascade(lines: list[dict[str, Any]], reader: DeciderReader) -> int:
     """Adds the decider's row to every claim's cascade rows, in place; returns how many rows it read."""
-    todo = [item for line in lines if line.get("answer") for item in claim_pairs(line["answer"])]
-    if not todo:
-        return 0
-    probabilities = reader.probabilities([pair for _, pair in todo])
-    for (row, _), p in zip(todo, probabilities, strict=True):
-        row["readers"][reader.name] = [round(float(x), 4) for x in p]
-    return len(todo)
+    return read_into(lines, claim_pairs, reader, reader.name)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,13 +34,18 @@ def packaged_verdict_path(running: dict[str, str]) -> Path:
     """The packaged verdict model fitted on the running readers (agent/models/verdict*.json: one without the decider,
     one with it, agent/judges/decider.py), else the default file (whose refusal then says why)."""
     for path in sorted(default_verdict_path().parent.glob("verdict*.json")):
-        try:
-            readers = json.loads(path.read_text(encoding="utf-8")).get("readers") or {}
-        except (OSError, ValueError):
-            continue
-        if set(readers) == set(running):
+        if _reader_names(str(path), path.stat().st_mtime_ns) == frozenset(running):
             return path
     return default_verdict_path()
+
+
+@lru_cache(maxsize=8)
+def _reader_names(path: str, mtime_ns: int) -> frozenset[str] | None:
+    """The readers a verdict model file names, parsed once per version of the file (None when it is unreadable)."""
+    try:
+        return frozenset(json.loads(Path(path).read_text(encoding="utf-8")).get("readers") or {})
+    except (OSError, ValueError):
+        return None
 
 
 def reader_versions(judge: Any) -> dict[str, str]:
