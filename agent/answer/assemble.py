@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Literal
 
 from agent.answer.compose import option_label
 from agent.answer.lines import with_confidence
@@ -48,6 +49,14 @@ def verdict_of(plan: Plan, best: Hypothesis | None, decided: bool) -> str | None
     if not decided or best is None:
         return "NOT_ENOUGH_INFO"
     return "SUPPORT" if best.polarity > 0 else "CONTRADICT"
+
+
+def scores_of(state: ResearchState) -> Literal["probability", "blend", "evidence"]:
+    """What the hypotheses' scores are (Answer.scores): the verdict model's probabilities where it decided, the
+    adjudication's blend where a chat model adjudicated, else the court's evidence score."""
+    if state.get("verdict_model"):
+        return "probability"
+    return "blend" if state.get("adjudication") is not None else "evidence"
 
 
 def findings_of(state: ResearchState, best: Hypothesis | None, leading: float, abstention: float) -> Findings:
@@ -184,5 +193,6 @@ def assemble(
         corrections=corrections,
         review=review["changes"] if review else None,
         searched=searched,
+        scores=scores_of(state),
         papers=paper_findings(read, ledger, hypotheses, best, claims, draft.sentences if draft else []),
     )

@@ -283,8 +283,13 @@ def reported(sentence: str) -> str:
 
 
 def sentence_case(statement: str) -> str:
-    """A statement to follow 'that' or a colon: its first letter lowered unless it starts a name ('TNF-alpha')."""
-    return statement[:1].lower() + statement[1:] if statement[1:2].islower() else statement
+    """A statement to follow 'that' or a colon: its first letter lowered unless it starts a name ('TNF-alpha',
+    'IL-6'); the article 'A' is a word, not a name ('... suggests that a higher intake ...', seen printed as 'that A
+    higher intake')."""
+    first = statement.split(" ", 1)[0]
+    if statement[1:2].islower() or first == "A":
+        return statement[:1].lower() + statement[1:]
+    return statement
 
 
 def verdict_sentence(hypothesis: Hypothesis, task: str, polar: bool) -> str:

@@ -222,8 +222,9 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         text += mixed_sentence(best, ledger, thresholds.verdict_min_evidence) + unnamed_sentence(missing)
         status = Status.LEANING
         stop_reason = (
-            f"leaning: the leading answer's confidence is {leading:.2f}, below the {thresholds.abstain:.2f} of a "
-            f"confident answer and above the {found.abstention:.2f} of insufficient evidence; {stop_reason}"
+            f"leaning: the leading answer's probability of being right is {leading:.2f}, under the "
+            f"{thresholds.abstain:.2f} a confident answer needs and above the {found.abstention:.2f} probability "
+            f"that the evidence is insufficient; {stop_reason}"
         )
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, thresholds.verdict_min_evidence)

@@ -100,7 +100,21 @@ def test_the_meter_counts_each_answer_and_is_drawn_from_three_papers():
     assert meter_text(papers) == "supports 1 · mixed 1 · contradicts 1 · related but silent 1"
     lines = paper_lines(papers)
     assert lines[0] == "Papers the court read (4): supports 1 · mixed 1 · contradicts 1 · related but silent 1"
-    assert lines[1].strip() == meter_bar(papers) and len(meter_bar(papers)) == 26
+    assert lines[1].strip().startswith(meter_bar(papers)) and len(meter_bar(papers)) == 26
+    # a legend beside the bar names every cell, and every column has a header word
+    assert lines[1].strip()[26:].split() == [
+        "█",
+        "supports",
+        "▒",
+        "mixed",
+        "░",
+        "contradicts",
+        "·",
+        "related",
+        "but",
+        "silent",
+    ]
+    assert lines[2].split() == ["answer", "design", "sample", "size", "record", "title"]
     assert meter_bar(papers).count("█") == 6 and meter_bar(papers).count("·") == 6
     assert any("RCT" in line and "200" in line and "trial" in line for line in lines)
     assert any('"In this randomised trial of 200 adults' in line for line in lines)

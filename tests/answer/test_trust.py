@@ -822,7 +822,7 @@ def test_plan_does_not_send_the_same_query_twice_in_another_case():
 def test_the_cli_and_json_show_the_verdict_sentence_roles_and_faithfulness():
     import json
 
-    from agent.cli.run import render
+    from agent.answer.text import render
     from tests.nodes.test_nodes import runtime
 
     answer = _answer(runtime(), None)[1]

@@ -1,0 +1,119 @@
+"""The terminal's answer reads without a key (agent/answer/text.py): a lean speaks as a lean, a probability has no
+sign, a checked claim says in full why it is UNVERIFIED, every column has a header, and a reference shows no
+"(n.d.) local"."""
+
+from __future__ import annotations
+
+from agent.answer.compose import sentence_case
+from agent.answer.text import claim_reason, reference_line, render
+from agent.literature import Citation
+from agent.records import (
+    Answer,
+    AnswerSentence,
+    Claim,
+    ClaimVerdict,
+    Hypothesis,
+    HypothesisVerdict,
+    PaperFinding,
+    Status,
+)
+
+QUOTE = "Severe hypoglycemic episodes were associated with a greater risk of dementia."
+HYPOTHESES = [
+    Hypothesis(
+        id="H1",
+        text="Hypoglycemia increases the risk of dementia",
+        origin="claim",
+        polarity=1,
+        score=0.62,
+        support=4.29,
+        verdict=HypothesisVerdict.SUPPORTED,
+    ),
+    Hypothesis(
+        id="H2",
+        text="Hypoglycemia does not increase the risk of dementia",
+        origin="negation",
+        polarity=-1,
+        score=0.19,
+        contradiction=2.2,
+        verdict=HypothesisVerdict.CONTRADICTED,
+    ),
+]
+
+
+def lean(**update) -> Answer:
+    answer = Answer(
+        status=Status.LEANING,
+        task="polar",
+        question="Does hypoglycemia increase the risk of dementia?",
+        answer="The evidence leans towards yes (0.62): hypoglycemia increases the risk of dementia [r1].",
+        verdict="SUPPORT",
+        confidence=0.62,
+        tier="leaning",
+        hypotheses=HYPOTHESES,
+        scores="probability",
+        sentences=[
+            AnswerSentence(
+                text=f'Supports the claim: "{QUOTE}" (Hypoglycemic episodes)', citations=["r1"], role="supports_claim"
+            )
+        ],
+        claims=[
+            Claim(
+                text=QUOTE, sources=["r1"], supporting=["r1"], independent_sources=1, note="no independent source found"
+            )
+        ],
+        citations=[Citation(id="r1", title="Hypoglycemic episodes and risk of dementia.", source="local")],
+        papers=[
+            PaperFinding(
+                record_id=f"r{i}",
+                title=f"Paper {i}",
+                answer="supports" if i == 1 else "silent",
+                design="cohort",
+                sample_size=100 * i,
+            )
+            for i in range(1, 5)
+        ],
+        faithfulness=1.0,
+        run_id="abc",
+    )
+    return answer.model_copy(update=update)
+
+
+def test_a_lean_speaks_as_a_lean_and_its_probabilities_carry_no_sign():
+    text = render(lean())
+    assert "Verdict: leans SUPPORT (a lean, not a confident verdict)" in text
+    assert "Verdict: SUPPORT\n" not in text and " SUPPORTED " not in text and "CONTRADICTED" not in text
+    rows = {line.split()[0]: line for line in text.splitlines() if line.startswith("  H")}
+    assert rows["H1"].split()[1] == "0.62" and "leans supported" in rows["H1"]
+    assert rows["H2"].split()[1] == "0.19" and "leans contradicted" in rows["H2"]
+    assert "+0." not in text and "probability that it is right" in text
+    header = next(line for line in text.splitlines() if line.strip().startswith("id "))
+    assert header.split() == ["id", "score", "for", "/", "against", "reading", "hypothesis"]
+    # a confident answer keeps the verdict's own words; the court's evidence score keeps its sign, and says so
+    confident = render(lean(status=Status.ANSWERED, tier="confident", scores="evidence"))
+    assert "Verdict: SUPPORT\n" in confident and "SUPPORTED" in confident and "+0.62" in confident
+    assert "not a probability" in confident
+
+
+def test_an_unverified_claim_says_why_in_full_and_a_reference_omits_what_is_unknown():
+    text = render(lean())
+    reason = claim_reason(lean().claims[0])
+    assert reason in text and "…" not in reason
+    assert "no other source bears it out" in reason and "[r1]" in reason
+    verified = Claim(
+        text=QUOTE, sources=["r1"], supporting=["r1", "r7"], independent_sources=2, verdict=ClaimVerdict.VERIFIED
+    )
+    assert claim_reason(verified).startswith("borne out by 2 independent sources: [r7]")
+    contested = verified.model_copy(update={"verdict": ClaimVerdict.CONTESTED, "refuting": ["r9"]})
+    assert "against it [r9]" in claim_reason(contested)
+    assert "(n.d.)" not in text and " local" not in text
+    assert reference_line(Citation(id="r1", title="T.", year=2011, source="arxiv")) == "  [r1] T. (2011, arxiv)"
+    assert reference_line(Citation(id="r1", title="T.", source="local")) == "  [r1] T."
+    assert "Faithfulness: 1.00 (the share of the answer's cited statements" in text
+
+
+def test_a_statement_after_that_is_in_sentence_case():
+    assert sentence_case("A higher intake of zinc shortens colds") == "a higher intake of zinc shortens colds"
+    assert sentence_case("Hypoglycemia increases the risk") == "hypoglycemia increases the risk"
+    assert sentence_case("IL-6 rises with age") == "IL-6 rises with age"
+    assert sentence_case("TNF-alpha is raised") == "TNF-alpha is raised"
