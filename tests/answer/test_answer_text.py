@@ -117,3 +117,17 @@ def test_a_statement_after_that_is_in_sentence_case():
     assert sentence_case("Hypoglycemia increases the risk") == "hypoglycemia increases the risk"
     assert sentence_case("IL-6 rises with age") == "IL-6 rises with age"
     assert sentence_case("TNF-alpha is raised") == "TNF-alpha is raised"
+
+
+def test_the_trace_page_words_the_answer_as_the_terminal_does():
+    from agent.tracing.answer_html import citation_items, claims_table, hypotheses_table, status_badges
+
+    answer = lean().model_dump(mode="json")
+    assert "leans SUPPORT" in status_badges(answer) and "probability that the lean is right 0.62" in status_badges(
+        answer
+    )
+    table = hypotheses_table(answer)
+    assert "leans supported" in table and "leans contradicted" in table and "+0.62" not in table and ">0.62<" in table
+    assert "no other source bears it out" in claims_table(answer, str)
+    items = citation_items(answer["citations"], str, lambda doi: "")
+    assert "n.d." not in items and "local" not in items

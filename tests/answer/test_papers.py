@@ -128,7 +128,9 @@ def test_the_trace_page_draws_an_svg_meter_and_a_table_of_the_papers():
     assert svg.startswith('<svg class="meter"') and svg.count("<rect") == 4
     assert 'class="meter-supports"' in svg and "related but silent: 1" in svg
     html = papers_section({"papers": [p.model_dump() for p in papers]}, lambda rid: f"<a>{rid}</a>")
-    assert html.count("<tr>") == 5 and "<svg" in html and "<a>trial</a>" in html
+    assert html.count('<tr class="paper">') == 4 and "<svg" in html and "<a>trial</a>" in html
+    # the deciding sentence on its own row across the table, for each paper that takes a side (not the silent one)
+    assert html.count('<tr class="quote"><td colspan="5">') == 3
     assert "RCT" in html and "200" in html and "In this randomised trial of 200 adults" in html
     assert "<svg" not in papers_section({"papers": [p.model_dump() for p in papers[:2]]}, str)
     assert "read no paper" in papers_section({}, str)
