@@ -131,3 +131,25 @@ def test_the_trace_page_words_the_answer_as_the_terminal_does():
     assert "no other source bears it out" in claims_table(answer, str)
     items = citation_items(answer["citations"], str, lambda doi: "")
     assert "n.d." not in items and "local" not in items
+
+
+def test_the_readmes_example_has_the_shape_the_terminal_prints():
+    """The README's example answer is the code's output, shortened: each labelled line and each column header it
+    shows is one `render` prints (the lead refreshes its numbers; its shape must not drift from the code)."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    example = readme.split("<!-- example answer:", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    printed = render(lean(stop_reason="leaning: ...", searched="SciFact (5,183 abstracts)")).splitlines()
+    label = re.compile(r"^(\s*[A-Z][a-z]+(?: [a-z]+)*)(?=:| \()")
+    for line in example.splitlines():
+        found = label.match(line)
+        if found and not line.lstrip().startswith(("Supports", "Against", "Related")):
+            assert any(p.startswith(found.group(1)) for p in printed), (
+                f"the README shows a line render does not: {line}"
+            )
+        if line.split()[:2] in (["answer", "design"], ["id", "score"]):
+            assert any(p.split() == line.split() for p in printed), f"the README's header differs: {line}"
+    verdict = next(line for line in example.splitlines() if line.startswith("Verdict:"))
+    assert verdict in printed
