@@ -30,7 +30,7 @@ article.record:target{outline:2px solid #5b8dd6}
 .ids code{margin-right:10px}
 mark{background:#fff3b0}mark.support{background:#cdeccf}mark.contradict{background:#f7c9c9}
 mark.neutral{background:#e6e9ee}
-td{overflow-wrap:anywhere}svg.meter{max-width:480px}
+td{overflow-wrap:break-word}svg.meter{max-width:480px}
 .legend .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 3px 0 8px}
 table.papers td.answer,table.papers td.design,table.papers td.num,table.papers td.record{white-space:nowrap;
 overflow-wrap:normal}

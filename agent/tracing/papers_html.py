@@ -59,8 +59,8 @@ def legend() -> str:
         for answer in METER_COLOUR
     )
     return (
-        f'<p class="legend muted">{swatches}(related but silent: the court read the paper and kept no reading of it '
-        "that takes a side)</p>"
+        f'<p class="legend muted">{swatches}— a related but silent paper was read by the court, and none of its '
+        "readings takes a side</p>"
     )
 
 
