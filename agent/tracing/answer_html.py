@@ -59,13 +59,20 @@ def status_badges(answer: dict[str, Any]) -> str:
     return badges + f'<span class="badge">{e(label)} {confidence:.2f}</span>'
 
 
+def known_details(record: dict[str, Any]) -> list[str]:
+    """A record's year, venue and source where they are known (no "n.d.", and not the offline corpus's "local")."""
+    details = [str(record["year"])] if record.get("year") else []
+    details += [str(record["venue"])] if record.get("venue") else []
+    if (record.get("source") or "") not in UNNAMED_SOURCES:
+        details.append(str(record["source"]))
+    return details
+
+
 def citation_items(citations: list[dict[str, Any]], ref: Callable[[Any], str], doi: Callable[[Any], str]) -> str:
     """The references, each with its year and source where they are known (the offline corpus is not named)."""
     items = []
     for c in citations:
-        details = [str(c["year"])] if c.get("year") else []
-        if (c.get("source") or "") not in UNNAMED_SOURCES:
-            details.append(str(c["source"]))
+        details = known_details({"year": c.get("year"), "source": c.get("source")})
         shown = f' <span class="muted">({e(", ".join(details))})</span>' if details else ""
         items.append(f"<li>{ref(c.get('id'))} {e(c.get('title'))}{shown}{doi(c.get('doi'))}</li>")
     return f"<h3>References</h3><ul>{''.join(items)}</ul>" if items else ""

@@ -16,7 +16,7 @@ import re
 from html import escape
 from typing import Any
 
-from agent.tracing.answer_html import citation_items, claims_table, hypotheses_table, status_badges
+from agent.tracing.answer_html import citation_items, claims_table, hypotheses_table, known_details, status_badges
 from agent.tracing.answer_html import status_class as _status_class
 from agent.tracing.answer_html import table as _table
 from agent.tracing.html_assets import CSP, SCRIPT, STYLE
@@ -300,8 +300,7 @@ def _records(view: TraceView) -> str:
             ids.append(f"<code>{_e(r['url'])}</code>")
         out.append(
             f'<article class="record" id="{anchor(rid)}"><div><code>{_e(rid)}</code> <b>{_e(r.get("title"))}</b> '
-            f'<span class="muted">({_e(r.get("year") or "n.d.")}) {_e(r.get("venue") or "")} · '
-            f"{_e(r.get('source'))}</span></div>"
+            f'<span class="muted">{_e(" · ".join(known_details(r)))}</span></div>'
             f'<div class="muted">{_e(", ".join(r.get("authors") or []))}</div><div class="ids">{"".join(ids)}</div>'
             f'<p class="abstract">{highlighted(str(r.get("abstract") or ""), r.get("cited") or [])}</p></article>'
         )

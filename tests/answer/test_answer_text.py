@@ -120,7 +120,7 @@ def test_a_statement_after_that_is_in_sentence_case():
 
 
 def test_the_trace_page_words_the_answer_as_the_terminal_does():
-    from agent.tracing.answer_html import citation_items, claims_table, hypotheses_table, status_badges
+    from agent.tracing.answer_html import citation_items, claims_table, hypotheses_table, known_details, status_badges
 
     answer = lean().model_dump(mode="json")
     assert "leans SUPPORT" in status_badges(answer) and "probability that the lean is right 0.62" in status_badges(
@@ -131,6 +131,8 @@ def test_the_trace_page_words_the_answer_as_the_terminal_does():
     assert "no other source bears it out" in claims_table(answer, str)
     items = citation_items(answer["citations"], str, lambda doi: "")
     assert "n.d." not in items and "local" not in items
+    assert known_details({"year": None, "venue": "", "source": "local"}) == []  # a cited record's heading
+    assert known_details({"year": 2011, "venue": "JAMA", "source": "openalex"}) == ["2011", "JAMA", "openalex"]
 
 
 def test_the_readmes_example_has_the_shape_the_terminal_prints():
