@@ -13,9 +13,11 @@ already uses (agent/judges/cues.py, agent/scoring/significance.py), read on the 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from agent.english.lexicon import NULL_PHRASES
 from agent.judges.cues import cues, pair_cues
 from agent.scoring.significance import claims_an_effect, only_non_significant, states_significance
 from agent.verdict.features import C, S, deciding, form_features
@@ -54,12 +56,13 @@ def rule_readings(statement: str, texts: Sequence[str]) -> dict[str, float]:
     if not texts:
         return {name: 0.0 for name in RULE_FIELDS}
     claim = cues(statement)
-    read = [(pair_cues(claim, cues(t)), cues(t), t) for t in texts]
+    claim_null = not claims_an_effect(statement)
+    read = [(pair_cues(claim, cues(t)), states_null_result(t), t) for t in texts]
     n = len(read)
     return {
-        "rule_null_against": sum(c.null_result and not claim.null_result for _, c, _ in read) / n,
-        "rule_null_for": sum(c.null_result and claim.null_result for _, c, _ in read) / n,
-        "rule_effect_against_null_claim": sum(claim.null_result and not c.null_result for _, c, _ in read) / n,
+        "rule_null_against": sum(null and not claim_null for _, null, _ in read) / n,
+        "rule_null_for": sum(null and claim_null for _, null, _ in read) / n,
+        "rule_effect_against_null_claim": sum(claim_null and not null for _, null, _ in read) / n,
         "rule_direction_conflict": sum(p.direction_conflict for p, _, _ in read) / n,
         "rule_direction_agree": sum(p.direction_agree for p, _, _ in read) / n,
         "rule_negation_mismatch": sum(p.negation_mismatch for p, _, _ in read) / n,
@@ -78,6 +81,26 @@ RULE_FIELDS = (
 )
 
 
+# a null result stated with a verb: "did not improve", "was not significantly reduced", "failed to lower". Not every
+# negated direction word: "results were not attenuated when ... were added" (a robustness check) states no null result
+_NULL_VERB = re.compile(
+    r"\b(?:did|does|do|was|were|is|are|has|have|had)\s+not\s+(?:significantly\s+|substantially\s+)?"
+    r"(?:improve|reduce|increase|decrease|lower|raise|change|affect|alter|prevent|predict|differ|influence|modify)"
+    r"|\bfail(?:s|ed)?\s+to\s+(?:improve|reduce|increase|decrease|lower|raise|change|affect|alter|prevent|show)",
+    re.I,
+)
+
+
+def states_null_result(text: str) -> bool:
+    """A finding stated as no effect: a null phrase ("no significant difference", "was not associated"), a negated
+    verb of effect ("did not improve"), or statistics that are all non-significant; never a passage that states a
+    significant statistic ("results were similar ... HR 2.36; 95% CI 1.57-3.55" replicates an effect)."""
+    if states_significance(text):
+        return False
+    lowered = text.lower()
+    return any(p in lowered for p in NULL_PHRASES) or bool(_NULL_VERB.search(text)) or only_non_significant(text)
+
+
 def finding_readings(statement: str, rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     """Over every finding the court read for the statement: whether any states a null result where the statement
     claims an effect (in PubMedQA's training questions, 44 % of the 'no' questions' read findings do, 20 % of the
@@ -85,7 +108,7 @@ def finding_readings(statement: str, rows: Sequence[dict[str, Any]]) -> dict[str
     cross-encoder's mean and most negative lean (the direction reader hears most of the no's the cross-encoder
     misses: evals/HISTORY.md, "Say no")."""
     texts = [str(r.get("text") or "") for r in rows]
-    nulls = [cues(t).null_result for t in texts]
+    nulls = [states_null_result(t) for t in texts]
     effect = claims_an_effect(statement)
     direction = [_reader(r, "direction") for r in rows if r["readers"].get("direction")]
     cross = [_reader(r, "cross") for r in rows if r["readers"].get("cross")]

@@ -67,3 +67,12 @@ def test_a_confidence_map_that_falls_with_the_probability_is_refused_in_one_line
     linear = read_model(path).claim_model("corpus")
     assert linear.confidence(0.5) == pytest.approx(1 / (1 + __import__("math").exp(0.5)))
     assert linear.confidence(0.4) < linear.confidence(0.7)
+
+
+def test_a_replicated_significant_effect_and_a_robustness_check_are_not_null_results():
+    from agent.verdict.compact import states_null_result
+
+    assert not states_null_result("Results were not attenuated when membership length was added to the model.")
+    assert not states_null_result("Results were similar, with a fully adjusted HR of 2.36 (95% CI, 1.57-3.55).")
+    assert states_null_result("Treatment did not improve survival at one year.")
+    assert states_null_result("Outcomes were similar between the two groups (p = 0.48).")
