@@ -23,7 +23,7 @@ from typing import Any
 
 from agent.scoring.design import DESIGNS
 from agent.scoring.study import StudyReading, read_study
-from agent.tools.corpus_records import load_corpus
+from agent.tools.index.corpus_records import load_corpus
 from benchmarks.metrics import confusion
 from evals.report import publish
 

@@ -82,14 +82,14 @@ print(sorted(m for m in sys.modules if m.startswith("agent.tools.")))
 HTTP_CLIENT_MODULES = {
     "agent.tools.http",
     "agent.tools.live",
-    "agent.tools.arxiv",
-    "agent.tools.semantic_scholar",
-    "agent.tools.openalex",
-    "agent.tools.crossref",
-    "agent.tools.brave",
-    "agent.tools.pubchem",
-    "agent.tools.cohere_rerank",
-    "agent.tools.voyage",
+    "agent.tools.sources.arxiv",
+    "agent.tools.sources.semantic_scholar",
+    "agent.tools.sources.openalex",
+    "agent.tools.sources.crossref",
+    "agent.tools.sources.brave",
+    "agent.tools.sources.pubchem",
+    "agent.tools.models.cohere_rerank",
+    "agent.tools.models.voyage",
 }
 
 
@@ -99,9 +99,9 @@ OFFLINE_PATH_MODULES = [
     "agent.graph",
     "agent.backend",
     "agent.search",
-    "agent.tools.local_index",
-    "agent.tools.offline_rerank",
-    "agent.tools.encoder",
+    "agent.tools.index.local_index",
+    "agent.tools.index.offline_rerank",
+    "agent.tools.models.encoder",
     "agent.judges",
     "agent.reasoners.extractive",
 ]

@@ -14,7 +14,7 @@ from agent.errors import CorpusError, InputError
 from agent.library import store as store_module
 from agent.library.searched import library_index
 from agent.library.store import Library, LibraryIndex
-from agent.tools.local_index import LocalIndex
+from agent.tools.index.local_index import LocalIndex
 
 
 def _folder(tmp_path, pdfs, papers, keys, *, bib: list | None = None, extra: dict | None = None):
@@ -144,8 +144,8 @@ def test_a_shared_generic_title_does_not_merge_different_works(tmp_path, encoder
 
 def test_a_corpus_indexed_before_is_added_without_encoding_it_again(tmp_path, monkeypatch):
     from agent.config import sparkit_home
-    from agent.tools import encoder as encoder_module
-    from agent.tools.local_index import default_index_dir
+    from agent.tools.index.local_index import default_index_dir
+    from agent.tools.models import encoder as encoder_module
     from tests.library.conftest import CountingEncoder
 
     corpus = tmp_path / "corpus.jsonl"

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from agent.literature import Record
-from agent.tools.corpus_records import records_from_dicts
-from agent.tools.encoder import shared_encoder
-from agent.tools.local_index import LocalIndex
-from agent.tools.offline_rerank import SIGNALS, HybridReranker, SentenceStore, bm25_scores, zscores
+from agent.tools.index.corpus_records import records_from_dicts
+from agent.tools.index.local_index import LocalIndex
+from agent.tools.index.offline_rerank import SIGNALS, HybridReranker, SentenceStore, bm25_scores, zscores
+from agent.tools.models.encoder import shared_encoder
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 CORPUS = DATA / "scifact" / "corpus.jsonl"
