@@ -186,22 +186,24 @@ def test_an_interrupted_add_loses_nothing(tmp_path, pdfs, papers, encoder, monke
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    if stage == "encode":
-        monkeypatch.setattr(encoder, "encode", interrupt)
-    elif stage == "save":
-        original = LocalIndex.save
+    original = LocalIndex.save
+    # the interruption is undone alone: the fixture's fake encoder stays (an undo of every patch brought back the real
+    # model, loaded for the third add: 23 s of a fast-loop run)
+    with monkeypatch.context() as patch:
+        if stage == "encode":
+            patch.setattr(encoder, "encode", interrupt)
+        elif stage == "save":
 
-        def half_save(self, index_dir):  # dies after writing part of the new index
-            index_dir.mkdir(parents=True)
-            (index_dir / "records.jsonl").write_text("partial")
-            raise KeyboardInterrupt
+            def half_save(self, index_dir):  # dies after writing part of the new index
+                index_dir.mkdir(parents=True)
+                (index_dir / "records.jsonl").write_text("partial")
+                raise KeyboardInterrupt
 
-        monkeypatch.setattr(LocalIndex, "save", half_save)
-    else:
-        monkeypatch.setattr(store_module, "write_json_atomic", interrupt)
-    with pytest.raises(KeyboardInterrupt):
-        library.add([pdfs["lindqvist2011"]])
-    monkeypatch.undo()
+            patch.setattr(LocalIndex, "save", half_save)
+        else:
+            patch.setattr(store_module, "write_json_atomic", interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            library.add([pdfs["lindqvist2011"]])
     assert library.manifest_path.read_bytes() == manifest_before
     assert [r.id for r in Library(tmp_path / "lib").index().records] == records_before
     report = library.add([pdfs["lindqvist2011"]])  # the next add cleans the leftovers and succeeds

@@ -111,6 +111,7 @@ def test_store_from_other_sentences_is_rejected(tmp_path: Path) -> None:
     assert SentenceStore.load(other, path) is None
 
 
+@pytest.mark.slow
 def test_sentence_signal_dropped_for_the_whole_call_when_over_budget() -> None:
     claim, _, candidates = CASES[0]
     texts = [r.text for r in load_records(candidates)]

@@ -45,6 +45,7 @@ def _tiny_trial(tmp_path, pairs: list[StancePair]) -> list[str]:
             "scifact=all", "--top", "1", "--max-len", "32", "--batch", "2"]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_trial_trains_the_top_layers_and_reports_direction_accuracy_per_split_and_source(tmp_path):
     import torch
 
@@ -81,6 +82,7 @@ def test_a_trial_trains_the_top_layers_and_reports_direction_accuracy_per_split_
         )
 
 
+@pytest.mark.slow
 def test_a_trial_saves_its_state_while_training_and_a_rerun_goes_on_from_the_saved_step(tmp_path, capsys):
     import torch
 
