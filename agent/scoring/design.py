@@ -85,7 +85,7 @@ _NOT_A_STUDY = re.compile(  # a methods paper about meta-analysis is not one
 )
 _UNCONTROLLED = re.compile(r"\bopen-label\b|\bsingle-arm\b|\bnon-?randomi[sz]ed\b|\buncontrolled\b", _I)
 _LITERATURE = re.compile(  # an abstract that reports others' findings, not its own
-    r"\b(?:studies|trials|data|evidence|work) (?:have |has )?(?:shown|demonstrated|suggest|suggests|indicate)\b|"
+    r"\b(?:studies|trials|data|evidence|work) (?:have |has )?(?:shown|demonstrated?|show|suggests?|indicates?)\b|"
     r"\bin a recent (?:\w+ )?(?:study|trial)\b|\bare currently ongoing\b|\brecent (?:studies|evidence|data|work)\b",
     _I,
 )
@@ -139,7 +139,10 @@ _OWN_DATA = re.compile(
     r"investigated|isolated|studied|enrolled|analy[sz]ed)\b",
     _I,
 )
-_CASE_CONTROL = re.compile(r"\bcase[- ]control\b|\bcases? and (?:[\w,]+ ){0,3}controls\b|\bmatched controls\b", _I)
+_CASE_CONTROL = re.compile(
+    r"\bcase[- ]control\b|\bcases? and (?:[\w,]+ ){0,3}controls\b|\bmatched controls\b",
+    _I,
+)
 _COHORT = re.compile(
     r"\bcohort\b|\bprospective(?:ly)? (?:study|studies|population|observational|followed|evaluat)|"
     r"\b(?:we|were) followed\b|"
@@ -214,14 +217,19 @@ def design_of(title: str, sentences: Sequence[str]) -> DesignReading:
     return DesignReading("other", None)
 
 
-def _first(pattern: re.Pattern[str], texts: Sequence[str], also: Callable[[str], bool] = lambda _: True) -> str | None:
+def _first(
+    pattern: re.Pattern[str],
+    texts: Sequence[str],
+    also: Callable[[str], bool] = lambda _: True,
+) -> str | None:
     return next((t for t in texts if pattern.search(t) and also(t)), None)
 
 
 _BACKGROUND = re.compile(r"^\s*(?:background|context|importance|introduction|rationale)\b", _I)
 _SECTION = re.compile(r"^\s*([A-Z][A-Z/&,]+(?: [A-Z/&,]+)*)\b(?![a-z])")
 _MODELLING = re.compile(
-    r"\bmicrosimulation\b|\bdecision[- ](?:analytic(?:al)?|tree) model|\bmarkov model\b|\bsimulation model\b", _I
+    r"\bmicrosimulation\b|\bdecision[- ](?:analytic(?:al)?|tree) model|\bmarkov model\b|\bsimulation model\b",
+    _I,
 )
 _META_STUDY = re.compile(  # a meta-analysis the abstract did, not one it used
     r"meta-?analy\w* of (?:\w+ ){0,3}(?:studies|trials|randomi[sz]ed|cohort|case-control|published|observational)|"
@@ -251,12 +259,37 @@ def _measured(sentences: Sequence[str]) -> list[str]:
     return kept
 
 
+_DIAGNOSTIC = re.compile(
+    r"\bdiagnostic (?:accuracy|capabilit\w*|performance|value|yield)\b|\bsensitivity and specificity\b|"
+    r"\b(?:positive|negative) predictive values?\b",
+    _I,
+)
+_SINGLE_ARM = re.compile(  # an intervention followed in one group: "This prospective study was designed to assess the
+    # impact of exercise and respiratory training on ..."
+    r"\bprospective(?:ly)? (?:study|trial|evaluation)\b[^.]{0,80}\b(?:impact|effects?|efficacy|benefits?) of "
+    r"(?:[\w-]+,? (?:and )?){0,4}(?:training|therapy|treatment|intervention|program(?:me)?|exercise|supplementation|"
+    r"rehabilitation)\b",
+    _I,
+)
+_COMPARED = re.compile(
+    r"\bcontrols?\b|\bcontrol group\b|\bplacebo\b|\bcompared (?:with|to)\b|\bversus\b|\bvs\.?\b",
+    _I,
+)
 _NAMED: tuple[tuple[Design, re.Pattern[str]], ...] = (
     ("case report or series", re.compile(r"\bcase report\b|\bcase series\b", _I)),
-    ("RCT", re.compile(r"\brandomi[sz]ed\b(?:[^.]{0,40}\btrial\b(?!s)|(?! trials))|\bplacebo-controlled\b", _I)),
+    (
+        "RCT",
+        re.compile(
+            r"\brandomi[sz]ed\b(?:[^.]{0,40}\btrial\b(?!s)|(?! trials))|\bplacebo-controlled\b",
+            _I,
+        ),
+    ),
     ("case-control", re.compile(r"\bcase[- ]control\b", _I)),
     ("cross-sectional", re.compile(r"\bcross[- ]sectional\b|\bsurvey\b", _I)),
-    ("cohort", re.compile(r"\bcohort\b|\bprospective (?:study|investigation|population)", _I)),
+    (
+        "cohort",
+        re.compile(r"\bcohort\b|\bprospective (?:study|investigation|population)", _I),
+    ),
 )
 
 
@@ -281,11 +314,18 @@ def _named(text: str, sentences: Sequence[str], title: bool = False) -> DesignRe
         _SYSTEMATIC.search(text) and not title
     ):
         return DesignReading("meta-analysis" if _POOLED.search(everything) else "systematic review", text)
-    if title and re.search(r"\bin an? (?:\w+ ){0,2}(?:child|adolescent|infant|patient|man|woman|boy|girl)\b", text, _I):
+    if title and re.search(
+        r"\bin an? (?:\w+ ){0,2}(?:child|adolescent|infant|patient|man|woman|boy|girl)\b",
+        text,
+        _I,
+    ):
         return DesignReading("case report or series", text)
     named = [(m.start(), design) for design, pattern in _NAMED if (m := pattern.search(text))]
     if named:
-        return DesignReading(min(named)[1], text)
+        design = min(named)[1]
+        if design == "cohort" and not re.search(r"\bcohort\b", text, _I) and _DIAGNOSTIC.search(everything):
+            design = "cross-sectional"  # "a prospective study" of a test's diagnostic accuracy: measured once
+        return DesignReading(design, text)
     if title and _NARRATIVE_TITLE.search(text) and not _SYSTEMATIC.search(everything):
         return DesignReading("narrative review", text)
     return None
@@ -323,6 +363,9 @@ def _signature(title: str, sentences: Sequence[str]) -> DesignReading | None:
     uncontrolled = _first(_UNCONTROLLED, findings)
     if uncontrolled is not None and humans:
         return DesignReading("other", uncontrolled)  # an intervention without random allocation
+    single_arm = _first(_SINGLE_ARM, findings)
+    if single_arm is not None and humans and not _COMPARED.search(everything):
+        return DesignReading("other", single_arm)  # an intervention in one group, without a comparison
     if animal_finding is not None and not _human_design_words(everything):
         return DesignReading("animal", animal_finding)
     if not humans:
@@ -331,19 +374,48 @@ def _signature(title: str, sentences: Sequence[str]) -> DesignReading | None:
         ("case-control", _CASE_CONTROL, False),
         ("cross-sectional", re.compile(r"\bcross[- ]sectional(?:ly)?\b", _I), False),
         ("cohort", _COHORT, False),
-        ("cross-sectional", _CROSS, True),  # a survey or a prevalence: only in a sentence that names people
+        (
+            "cross-sectional",
+            _CROSS,
+            True,
+        ),  # a survey or a prevalence: only in a sentence that names people
         ("cross-sectional", _MEASURED_ONCE, False),
     )
     for design, pattern, of_people in observational:
-        found = next((s for s in measured if pattern.search(s) and (not of_people or _HUMANS.search(s))), None)
+        found = next(
+            (s for s in measured if pattern.search(s) and (not of_people or _HUMANS.search(s))),
+            None,
+        )
+        if found is not None and design == "case-control" and not _case_control(found, everything):
+            return DesignReading("cross-sectional", found)  # patients and controls measured once, no exposure weighed
         if found is not None:
             return DesignReading(design, found)
     studied = _first(_STUDIED_ONCE, measured)  # people measured, no follow-up, no allocation: one point in time
     return DesignReading("cross-sectional", studied) if studied is not None else None
 
 
+_EXPOSURE = re.compile(
+    r"\brisks?\b|\bodds\b|\bexposures?\b|\bexposed\b|\bassociat\w*|\bpolymorphisms?\b|\bgenotyp\w*|\balleles?\b|"
+    r"\bsusceptib\w*|\bgenome-wide\b|\bnested\b",
+    _I,
+)
+
+
+def _case_control(sentence: str, everything: str) -> bool:
+    """Cases against controls are a case-control study when it is named so, or when the abstract weighs an exposure
+    (a risk, odds, an association, a genotype); patients and controls merely measured once and compared
+    are a cross-sectional comparison (evals/data/README.md)."""
+    return bool(re.search(r"\bcase[- ]control\b", sentence, _I) or _EXPOSURE.search(everything))
+
+
 def _human_design_words(text: str) -> bool:
-    return bool(re.search(r"\b(?:cohort|case-control|cross-sectional|randomi[sz]ed|participants)\b", text, _I))
+    return bool(
+        re.search(
+            r"\b(?:cohort|case-control|cross-sectional|randomi[sz]ed|participants)\b",
+            text,
+            _I,
+        )
+    )
 
 
 def _animal_finding(title: str, sentences: Sequence[str]) -> str | None:
@@ -361,6 +433,22 @@ def _animal_finding(title: str, sentences: Sequence[str]) -> str | None:
     if animal_terms and animal_terms >= len(_IN_VITRO.findall(text)) - cell_words / 2:
         return in_vivo[0] if in_vivo else _first(_ANIMAL, sentences)
     return None
+
+
+_EPIDEMIOLOGY = re.compile(  # what studies of people report, in an abstract that tells of others' studies
+    r"\bepidemiolog\w*|"
+    r"\b(?:clinical|randomi[sz]ed|observational|prospective|cohort|population-based) (?:studies|trials)\b|"
+    r"\b(?:incidence|prevalence|mortality|morbidity|risk factors?)\b[^.]{0,60}\b(?:patients|people|subjects|adults|"
+    r"children|women|men|populations?)\b",
+    _I,
+)
+
+
+_OWN_DATA_PASSIVE = re.compile(  # "expression was evaluated in 107 patients", "P = 0.01": own work told passively
+    r"\b(?:was|were) (?:evaluated|assessed|measured|analy[sz]ed|examined|studied|found|observed|recruited|enrolled|"
+    r"followed|included|randomi[sz]ed)\b|\bp ?[<=]",
+    _I,
+)
 
 
 def _subject(title: str, sentences: Sequence[str]) -> DesignReading | None:
@@ -382,6 +470,13 @@ def _subject(title: str, sentences: Sequence[str]) -> DesignReading | None:
     animal = _animal_finding(title, _measured(sentences))
     if animal is not None:
         return DesignReading("animal", animal)
+    if (
+        not _OWN_DATA.search(everything)
+        and not first_person
+        and not _OWN_DATA_PASSIVE.search(everything)
+        and _EPIDEMIOLOGY.search(everything)
+    ):
+        return DesignReading("narrative review", _first(_EPIDEMIOLOGY, texts))  # others' studies of people, told
     in_vitro = _first(_IN_VITRO, texts)
     if in_vitro is not None:
         return DesignReading("in vitro", in_vitro)
