@@ -126,3 +126,31 @@ def test_an_offline_run_loads_no_http_client():
     loaded = set(eval(out.stdout.strip().splitlines()[-1]))
     assert loaded and not loaded & HTTP_CLIENT_MODULES, loaded
     assert not any(m.startswith("agent.tools.http.") for m in loaded), loaded
+
+
+TOOLS_PARTS = {  # each part of agent/tools and the other parts it may import (live.py, at the top, may import any)
+    "http": set(),
+    "sources": {"http"},
+    "models": {"http"},
+    "index": {"models"},
+}
+
+
+def test_the_parts_of_tools_depend_one_way():
+    """agent/tools/ is grouped by what its parts are (evals/HISTORY.md, issue 57): the index builds on the models, the
+    sources and the hosted models on the HTTP layer, and nothing below imports the live tools or a part beside it."""
+    offenders = {}
+    for part, allowed in TOOLS_PARTS.items():
+        for path in sorted((REPO / "agent" / "tools" / part).rglob("*.py")):
+            named = set()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agent.tools."):
+                    named.add(node.module.split(".")[2])
+                elif isinstance(node, ast.Import):
+                    named.update(a.name.split(".")[2] for a in node.names if a.name.startswith("agent.tools."))
+            if wrong := named - allowed - {part}:
+                offenders[str(path.relative_to(REPO))] = wrong
+    assert not offenders, offenders
+    assert set(TOOLS_PARTS) | {"live.py", "__init__.py"} == {p.name for p in (REPO / "agent" / "tools").iterdir()} - {
+        "__pycache__"
+    }
