@@ -29,11 +29,11 @@ import numpy as np
 
 from agent.config import sparkit_home
 from agent.errors import CorpusError
-from agent.tools.corpus_records import load_corpus
-from agent.tools.encoder import shared_encoder
-from agent.tools.index_refresh import open_index as open_corpus_index
-from agent.tools.local_index import LocalIndex, default_index_dir
-from agent.tools.offline_rerank import HybridReranker, SentenceStore
+from agent.tools.index.corpus_records import load_corpus
+from agent.tools.index.index_refresh import open_index as open_corpus_index
+from agent.tools.index.local_index import LocalIndex, default_index_dir
+from agent.tools.index.offline_rerank import HybridReranker, SentenceStore
+from agent.tools.models.encoder import shared_encoder
 from benchmarks.cli import commit
 from benchmarks.formats import read_jsonl
 from evals.report import print_json, read_or_exit

@@ -8,7 +8,7 @@ A corpus of N records is the SciFact abstracts repeated with fresh ids (`<id>~<c
 corpus is at hand. Repeated texts reuse the vectors of an embedded index of the corpus (`--vectors-from`, primed into
 the encoder's cache) instead of being encoded again: encoding a million abstracts on two shared cores would take days.
 So build time is everything but the encoding (reading, tokenising, BM25, writing); add about 50 ms of CPU per new
-abstract for MiniLM in bf16, 1.7 times that in fp32 (`agent.tools.local_index.estimated_build_s`).
+abstract for MiniLM in bf16, 1.7 times that in fp32 (`agent.tools.index.local_index.estimated_build_s`).
 
 Each engine and size runs in two child processes, one building and one serving (open the index, then the queries),
 so each peak RSS (ru_maxrss from wait4) is that step's alone. Disk is the index folder's size. Latency is one
@@ -17,7 +17,7 @@ query; nDCG@10 and recall@100 are BEIR-SciFact's on the judged queries (train qr
 copies, a copy of a relevant document counts as that document, and a ranking keeps each source document once (its
 first copy), so quality at N is comparable with quality at 5,183.
 
-Engines: `embedded` (agent.tools.local_index), `qdrant` (a Qdrant folder: Qdrant Edge, the server's engine
+Engines: `embedded` (agent.tools.index.local_index), `qdrant` (a Qdrant folder: Qdrant Edge, the server's engine
 in-process, with HNSW, int8 quantisation and the sparse index; its build time includes building the HNSW graph) and
 `qdrant-local` (qdrant-client's local mode: exact search in Python, quantisation and HNSW accepted and ignored, each
 point written with its own SQLite commit; put --work on tmpfs (/dev/shm) so those commits do not measure the disk's
@@ -86,13 +86,13 @@ def run_child(args: list[str]) -> tuple[dict[str, Any], int]:
 # ------------------------------------------------------------------------------------------- child steps
 def _prime(vectors_from: str | None) -> None:
     if vectors_from:
-        from agent.tools.qdrant_build import prime_from_embedded
+        from agent.tools.index.qdrant_build import prime_from_embedded
 
         prime_from_embedded(Path(vectors_from))
 
 
 def _location(engine: str, target: Path) -> Any:
-    from agent.tools.qdrant_index import QdrantLocation
+    from agent.tools.index.qdrant_index import QdrantLocation
 
     return QdrantLocation(collection="scale", path=str(target), local="client" if engine == "qdrant-local" else "edge")
 
@@ -101,11 +101,11 @@ def child_build(engine: str, corpus: Path, target: Path, vectors_from: str | Non
     _prime(vectors_from)
     started = time.perf_counter()
     if engine == "embedded":
-        from agent.tools.local_index import LocalIndex
+        from agent.tools.index.local_index import LocalIndex
 
         LocalIndex.build(corpus, target, progress=False)
     else:
-        from agent.tools.qdrant_build import build_qdrant_index
+        from agent.tools.index.qdrant_build import build_qdrant_index
 
         build_qdrant_index(corpus, _location(engine, target), batch_size=512)
     return {"build_s": time.perf_counter() - started}
@@ -114,16 +114,16 @@ def child_build(engine: str, corpus: Path, target: Path, vectors_from: str | Non
 def child_serve(
     engine: str, target: Path, queries: list[tuple[str, str]], qrels: dict[str, dict[str, int]]
 ) -> dict[str, Any]:
-    from agent.tools.encoder import shared_encoder
+    from agent.tools.models.encoder import shared_encoder
     from evals.beir import forget_queries, summarise
 
     started = time.perf_counter()
     if engine == "embedded":
-        from agent.tools.local_index import LocalIndex
+        from agent.tools.index.local_index import LocalIndex
 
         index: Any = LocalIndex.load(target)
     else:
-        from agent.tools.qdrant_index import QdrantIndex
+        from agent.tools.index.qdrant_index import QdrantIndex
 
         index = QdrantIndex.open(_location(engine, target))
     open_s = time.perf_counter() - started

@@ -107,8 +107,8 @@ def title_prefixes(titles: list[str]) -> Iterator[str]:
 
 def corpus_words(data: Path) -> Callable[[str], bool]:
     """The SciFact corpus's words (letters, lower case), as the backend's speller knows them."""
-    from agent.tools.corpus_records import load_corpus
-    from agent.tools.local_index import word_counts
+    from agent.tools.index.corpus_records import load_corpus
+    from agent.tools.index.local_index import word_counts
 
     return word_counts(load_corpus(data / "scifact" / "corpus.jsonl")).__contains__
 

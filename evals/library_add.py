@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     from agent.library.store import Library
-    from agent.tools.encoder import shared_encoder
+    from agent.tools.models.encoder import shared_encoder
 
     with tempfile.TemporaryDirectory() as tmp:
         pdfs = Path(tmp) / "pdfs"

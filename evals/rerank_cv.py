@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from agent.tools.offline_rerank import SIGNALS, zscores
+from agent.tools.index.offline_rerank import SIGNALS, zscores
 
 
 def grouped_folds(qrels: Mapping[str, Mapping[str, int]], k: int = 5, seed: int = 0) -> dict[str, int]:

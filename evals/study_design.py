@@ -1,6 +1,7 @@
 r"""The study-design and sample-size reader (agent/scoring/study.py) against abstracts labelled by hand.
 
     python -m evals.study_design --split final --json
+    python -m evals.study_design --split unseen --json     # final and final2, the parts never tuned on
     python -m evals.study_design --split tune --errors
 
 Reads evals/data/study_design.jsonl (doc ids of SciFact corpus abstracts with their design and sample size, labelled
@@ -8,9 +9,9 @@ by hand before the rules were written; evals/data/README.md says how) and the ab
 corpus (../shared/data/scifact/corpus.jsonl, `--corpus`). Scores design accuracy (target >= 0.85), sample size exact
 match over all abstracts (none = none counts as a match; target >= 0.80) and over those with a stated size, and prints
 the design confusion table (rows: the label; columns: the reader). `--split tune` is the part the rules were first
-tuned on; `aside` and `heldout` parts kept aside at first, scored, then tuned on too (evals/HISTORY.md); `final` the
-part never tuned on (report it, do not tune on its errors: label a new part first); `all` every part. `--errors`
-lists the misread abstracts (never use it on `final`).
+tuned on; `aside` and `heldout` parts kept aside at first, scored, then tuned on too (evals/HISTORY.md); `final` and
+`final2` the parts never tuned on (report them, do not tune on their errors: label a new part first; `unseen` is both);
+`all` every part. `--errors` lists the misread abstracts (never on a part never tuned on).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 from agent.scoring.design import DESIGNS
 from agent.scoring.study import StudyReading, read_study
-from agent.tools.corpus_records import load_corpus
+from agent.tools.index.corpus_records import load_corpus
 from benchmarks.metrics import confusion
 from evals.report import publish
 
@@ -44,9 +45,14 @@ SHORT = {
 }
 
 
+NEVER_TUNED = ("final", "final2")
+"""The parts labelled before the rules last changed and never tuned on: scored, their errors never read."""
+
+
 def labelled(path: Path, split: str) -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [row for row in rows if split == "all" or row["split"] == split]
+    parts = NEVER_TUNED if split == "unseen" else (split,)
+    return [row for row in rows if split == "all" or row["split"] in parts]
 
 
 def score(rows: list[dict[str, Any]], readings: list[StudyReading]) -> dict[str, Any]:
@@ -78,11 +84,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
-    parser.add_argument("--split", choices=("tune", "aside", "heldout", "final", "all"), default="final")
+    parser.add_argument(
+        "--split", choices=("tune", "aside", "heldout", "final", "final2", "unseen", "all"), default="final"
+    )
     parser.add_argument("--errors", action="store_true", help="list the misread abstracts")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    if args.errors and args.split in ("final", "all"):
+    if args.errors and args.split in (*NEVER_TUNED, "unseen", "all"):
         print(f"--errors lists the misread abstracts of a part tuned on, not of '{args.split}'", file=sys.stderr)
         return 2
     if not args.corpus.exists():

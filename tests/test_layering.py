@@ -82,14 +82,14 @@ print(sorted(m for m in sys.modules if m.startswith("agent.tools.")))
 HTTP_CLIENT_MODULES = {
     "agent.tools.http",
     "agent.tools.live",
-    "agent.tools.arxiv",
-    "agent.tools.semantic_scholar",
-    "agent.tools.openalex",
-    "agent.tools.crossref",
-    "agent.tools.brave",
-    "agent.tools.pubchem",
-    "agent.tools.cohere_rerank",
-    "agent.tools.voyage",
+    "agent.tools.sources.arxiv",
+    "agent.tools.sources.semantic_scholar",
+    "agent.tools.sources.openalex",
+    "agent.tools.sources.crossref",
+    "agent.tools.sources.brave",
+    "agent.tools.sources.pubchem",
+    "agent.tools.models.cohere_rerank",
+    "agent.tools.models.voyage",
 }
 
 
@@ -99,9 +99,9 @@ OFFLINE_PATH_MODULES = [
     "agent.graph",
     "agent.backend",
     "agent.search",
-    "agent.tools.local_index",
-    "agent.tools.offline_rerank",
-    "agent.tools.encoder",
+    "agent.tools.index.local_index",
+    "agent.tools.index.offline_rerank",
+    "agent.tools.models.encoder",
     "agent.judges",
     "agent.reasoners.extractive",
 ]
@@ -145,3 +145,31 @@ def test_the_answer_is_assembled_in_agent_answer_and_no_node_or_answer_module_im
     report = ast.parse((REPO / "agent" / "nodes" / "report.py").read_text(encoding="utf-8"))
     assert any(isinstance(node, ast.ImportFrom) and node.module == "agent.answer.assemble" for node in ast.walk(report))
     assert len((REPO / "agent" / "nodes" / "report.py").read_text(encoding="utf-8").splitlines()) < 40
+
+
+TOOLS_PARTS = {  # each part of agent/tools and the other parts it may import (live.py, at the top, may import any)
+    "http": set(),
+    "sources": {"http"},
+    "models": {"http"},
+    "index": {"models"},
+}
+
+
+def test_the_parts_of_tools_depend_one_way():
+    """agent/tools/ is grouped by what its parts are (evals/HISTORY.md, issue 57): the index builds on the models, the
+    sources and the hosted models on the HTTP layer, and nothing below imports the live tools or a part beside it."""
+    offenders = {}
+    for part, allowed in TOOLS_PARTS.items():
+        for path in sorted((REPO / "agent" / "tools" / part).rglob("*.py")):
+            named = set()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agent.tools."):
+                    named.add(node.module.split(".")[2])
+                elif isinstance(node, ast.Import):
+                    named.update(a.name.split(".")[2] for a in node.names if a.name.startswith("agent.tools."))
+            if wrong := named - allowed - {part}:
+                offenders[str(path.relative_to(REPO))] = wrong
+    assert not offenders, offenders
+    assert set(TOOLS_PARTS) | {"live.py", "__init__.py"} == {p.name for p in (REPO / "agent" / "tools").iterdir()} - {
+        "__pycache__"
+    }

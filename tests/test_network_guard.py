@@ -10,9 +10,9 @@ import socket
 import httpx
 import pytest
 
-from agent.tools import arxiv
-from agent.tools.arxiv import ArxivClient
 from agent.tools.http import HttpOptions
+from agent.tools.sources import arxiv
+from agent.tools.sources.arxiv import ArxivClient
 from tests.network_guard import NetworkBlocked, network_blocked
 from tests.tools.helpers import FakeClock
 

@@ -235,7 +235,7 @@ def test_every_entry_point_runs_the_same_preset_when_none_is_named(monkeypatch, 
         seen.append(settings.preset)
 
     monkeypatch.setenv("SPARKIT_HOME", str(tmp_path))
-    monkeypatch.setattr(api, "_traced_run", captured)
+    monkeypatch.setattr(api.engine, "traced_run", captured)
     api.ask("Does aspirin reduce fever?")
     api.verify("Aspirin reduces fever.")
     assert seen == [DEFAULT_PRESET, DEFAULT_PRESET]

@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     u.add_argument("--to", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.command == "pack":
-        from agent.tools.encoder import packaged_model_path
+        from agent.tools.models.encoder import packaged_model_path
 
         print(pack(Path(packaged_model_path()), args.out, _texts(args.pool_file, args.data_dir, args.texts)))
     else:

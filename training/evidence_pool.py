@@ -32,7 +32,7 @@ from pathlib import Path
 
 import bm25s
 
-from agent.tools.corpus_records import records_from_dicts
+from agent.tools.index.corpus_records import records_from_dicts
 from agent.verdict.readings import findings_text
 from benchmarks.formats import check_covid_jsonl, read_corpus, read_jsonl
 from benchmarks.splits import scifact_splits

@@ -36,11 +36,11 @@ from agent.config import sparkit_home
 from agent.literature import Record
 from agent.reasoners.extractive import ExtractiveReasoner
 from agent.scoring.relevance import FEATURES, TOP_RECORDS, RelevanceModel, default_model_path, relevance_features
-from agent.tools.corpus_records import records_from_dicts
-from agent.tools.encoder import MODEL_NAME, shared_encoder
-from agent.tools.index_refresh import open_index
-from agent.tools.local_index import LocalIndex, default_index_dir
-from agent.tools.offline_rerank import HybridReranker
+from agent.tools.index.corpus_records import records_from_dicts
+from agent.tools.index.index_refresh import open_index
+from agent.tools.index.local_index import LocalIndex, default_index_dir
+from agent.tools.index.offline_rerank import HybridReranker
+from agent.tools.models.encoder import MODEL_NAME, shared_encoder
 from benchmarks.cli import commit
 from benchmarks.formats import read_jsonl
 from benchmarks.questions import ASPIRIN, documents_of, load_off_topic

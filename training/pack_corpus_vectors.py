@@ -1,4 +1,4 @@
-"""Pack the default corpus's document vectors into agent/models/ (agent/tools/packaged_vectors.py reads them).
+"""Pack the default corpus's document vectors into agent/models/ (agent/tools/index/packaged_vectors.py reads them).
 
     python -m training.pack_corpus_vectors --corpus ../shared/data/scifact/corpus.jsonl --dtype int8 \\
         [--fp32 /tmp/scifact-fp32.npy] [--index-dirs /tmp/sk-vectors]
@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agent.tools.corpus_records import load_corpus
-from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
-from agent.tools.local_index import LocalIndex, file_digest
-from agent.tools.packaged_vectors import DTYPES, MANIFEST, MODELS, quantised, restored, texts_digest
+from agent.tools.index.corpus_records import load_corpus
+from agent.tools.index.local_index import LocalIndex, file_digest
+from agent.tools.index.packaged_vectors import DTYPES, MANIFEST, MODELS, quantised, restored, texts_digest
+from agent.tools.models.encoder import DIM, MODEL_NAME, shared_encoder
 from benchmarks.cli import commit
 
 

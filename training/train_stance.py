@@ -26,7 +26,7 @@ from agent.judges import heuristic
 from agent.judges.features import CUE_NAMES, FEATURE_NAMES, pair_features
 from agent.judges.packaged import softmax
 from agent.judges.trained import default_weights_path
-from agent.tools.encoder import shared_encoder
+from agent.tools.models.encoder import shared_encoder
 from training.dataset import (
     LABELS,
     StancePair,

@@ -18,7 +18,7 @@ a side. The same command with `--base` the packaged MiniLM folder is the same re
 
     python -m training.trial_base --base mpnet/all-mpnet-base-v2 --pool-file pool.jsonl.gz --out trial-mpnet
     python -m training.trial_base \
-        --base $(python -c "from agent.tools.encoder import packaged_model_path as p; print(p())") \
+        --base $(python -c "from agent.tools.models.encoder import packaged_model_path as p; print(p())") \
         --pool-file pool.jsonl.gz --out trial-minilm
 
 On a lent GPU (`--device cuda`) the whole pool is an epoch in minutes; on CPU `--checkpoint ~/.cache/sparkit-train/

@@ -156,7 +156,7 @@ async def abackend_for(settings: Context, documents: list[dict[str, Any]] | None
 
 
 def build_offline(settings: Context, documents: list[dict[str, Any]] | None = None) -> Backend:
-    from agent.tools.encoder import shared_encoder
+    from agent.tools.models.encoder import shared_encoder
 
     key = search_key(settings.corpus, documents)
     search = part("offline_search", key, lambda: offline_search(settings.corpus, documents))
@@ -199,8 +199,8 @@ def build_live(settings: Context, documents: list[dict[str, Any]] | None = None)
 
 def live_backend(settings: Context, tools: LiveTools) -> Backend:
     """A live Backend around already-built LiveTools (tests pass tools on a replay transport)."""
-    from agent.tools.encoder import shared_encoder
-    from agent.tools.fallback import FallbackEmbedder, FallbackReranker
+    from agent.tools.models.encoder import shared_encoder
+    from agent.tools.models.fallback import FallbackEmbedder, FallbackReranker
 
     # The court compares vectors from one embedder, so a hosted embedder falls back per call, never per text.
     embedder = FallbackEmbedder(tools.embedder, shared_encoder()) if tools.embedder else shared_encoder()

@@ -156,7 +156,7 @@ def offline_calibrator(judges: JudgeSettings, stance: StanceJudge, offline_judge
 def judge_for(settings: Context) -> StanceJudge:
     """The stance judge a run with these settings uses (the offline judge, or the chat model's with an LLM
     stance_model), built without opening a corpus: for pair-level evals."""
-    from agent.tools.encoder import shared_encoder
+    from agent.tools.models.encoder import shared_encoder
 
     with build_lock:
         judge, _ = cached_offline_stance(settings.judges)
@@ -206,7 +206,7 @@ def calibrator_for(judges: JudgeSettings, stance: StanceJudge) -> tuple[Calibrat
 def relevance_gate() -> tuple[RelevanceGate | None, list[str]]:
     """The relevance gate with the packaged encoder (the same scale in every backend) and the fitted model."""
     from agent.scoring.relevance import RelevanceGate, load_model
-    from agent.tools.encoder import shared_encoder
+    from agent.tools.models.encoder import shared_encoder
 
     model = load_model()
     if model is None:

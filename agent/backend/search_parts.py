@@ -18,7 +18,7 @@ from agent.settings.sources import CorpusSettings, RetrievalSettings
 
 if TYPE_CHECKING:
     from agent.english.spelling import Speller
-    from agent.tools.local_index import LocalIndex
+    from agent.tools.index.local_index import LocalIndex
 
 
 def documents_digest(documents: list[dict[str, Any]] | None) -> str:
@@ -45,7 +45,7 @@ def search_key(corpus: CorpusSettings, documents: list[dict[str, Any]] | None, r
 
 def offline_reranker(retrieval: RetrievalSettings, *indexes: LocalIndex) -> Reranker:
     """The offline hybrid reranker; over local indexes it uses their sentence stores where they were built."""
-    from agent.tools.offline_rerank import HybridReranker
+    from agent.tools.index.offline_rerank import HybridReranker
 
     if indexes:
         return HybridReranker.for_index(*indexes, semantic=retrieval.enable_semantic_rerank)
@@ -59,8 +59,8 @@ def offline_indexes(
     alone; else the corpus (SciFact by default) and beside it the library when it has documents (`use_library`);
     with `use_corpus` false the library alone. Adding to the library never drops the corpus."""
     from agent.library.searched import library_index, library_label
-    from agent.tools.corpus_records import records_from_dicts
-    from agent.tools.local_index import LocalIndex
+    from agent.tools.index.corpus_records import records_from_dicts
+    from agent.tools.index.local_index import LocalIndex
 
     if documents:
         return [LocalIndex.from_records(records_from_dicts(documents))], [f"your documents ({len(documents):,})"]
@@ -85,7 +85,7 @@ def qdrant_location(corpus: CorpusSettings, path: Path | None = None) -> Any:
     """Where the settings' Qdrant collection lives: the named collection (else the one a build of the default corpus
     names), on the server at qdrant_url or in a Qdrant Edge folder (qdrant_path, else $SPARKIT_HOME/qdrant)."""
     from agent.backend.corpus import corpus_of
-    from agent.tools.qdrant_index import QdrantLocation, default_collection
+    from agent.tools.index.qdrant_index import QdrantLocation, default_collection
 
     collection = corpus.qdrant_collection
     if collection is None:
@@ -104,8 +104,8 @@ def qdrant_location(corpus: CorpusSettings, path: Path | None = None) -> Any:
 
 
 def _qdrant_index(corpus: CorpusSettings) -> tuple[Path, Any]:
-    """The corpus's Qdrant collection, opened and checked (agent.tools.qdrant_index.QdrantIndex.open)."""
-    from agent.tools.qdrant_index import QdrantIndex
+    """The corpus's Qdrant collection, opened and checked (agent.tools.index.qdrant_index.QdrantIndex.open)."""
+    from agent.tools.index.qdrant_index import QdrantIndex
 
     index = QdrantIndex.open(qdrant_location(corpus))
     return Path(index.manifest.get("corpus") or index.location.collection), index
@@ -113,8 +113,8 @@ def _qdrant_index(corpus: CorpusSettings) -> tuple[Path, Any]:
 
 def _corpus_index(corpus: CorpusSettings) -> tuple[Path, LocalIndex]:
     from agent.backend.corpus import corpus_of
-    from agent.tools.index_refresh import open_index
-    from agent.tools.local_index import default_index_dir
+    from agent.tools.index.index_refresh import open_index
+    from agent.tools.index.local_index import default_index_dir
 
     if corpus.index == "qdrant":
         return _qdrant_index(corpus)  # a QdrantIndex: searched as a LocalIndex is (local_index.SearchIndex)
@@ -152,7 +152,7 @@ class OfflineSearch:
 
 def offline_search(corpus: CorpusSettings, documents: list[dict[str, Any]] | None) -> OfflineSearch:
     from agent.english.spelling import Speller
-    from agent.tools.local_index import LocalSource
+    from agent.tools.index.local_index import LocalSource
 
     indexes, searched = offline_indexes(corpus, documents)
     return OfflineSearch(
@@ -163,6 +163,6 @@ def offline_search(corpus: CorpusSettings, documents: list[dict[str, Any]] | Non
 def embedded_only(indexes: list[Any]) -> list[LocalIndex]:
     """The embedded indexes among these: the reranker's sentence stores exist for them alone (not for a Qdrant
     index)."""
-    from agent.tools.local_index import LocalIndex
+    from agent.tools.index.local_index import LocalIndex
 
     return [index for index in indexes if isinstance(index, LocalIndex)]

@@ -17,8 +17,8 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     from agent.backend.corpus import corpus_of
     from agent.config import sparkit_home
     from agent.errors import CorpusError
-    from agent.tools.index_refresh import refresh_index
-    from agent.tools.local_index import LocalIndex, default_index_dir
+    from agent.tools.index.index_refresh import refresh_index
+    from agent.tools.index.local_index import LocalIndex, default_index_dir
 
     settings = make_context(None, corpus_path=args.path)
     corpus = corpus_of(settings.corpus, download=True)
@@ -44,8 +44,8 @@ def _sentences(index: Any, target: Path, *, force: bool, quiet: bool) -> None:
 
     from agent.common.terminal import StepProgress
     from agent.config import sparkit_home
-    from agent.tools.offline_rerank import SentenceStore
-    from agent.tools.sentence_build import build_sentence_store
+    from agent.tools.index.offline_rerank import SentenceStore
+    from agent.tools.index.sentence_build import build_sentence_store
 
     if not force and SentenceStore.load(index, SentenceStore.path_for(index, sparkit_home())) is not None:
         print("sentence store up to date: nothing to do")
@@ -73,8 +73,8 @@ def _background_sentences(target: Path) -> int:
     """`--background`: the sentence store of an index that exists, as an answer starts it; never the index itself,
     so a build whose home was deleted before it began does not recreate it."""
     from agent.config import sparkit_home
-    from agent.tools.local_index import LocalIndex
-    from agent.tools.sentence_build import StoreBuildStopped
+    from agent.tools.index.local_index import LocalIndex
+    from agent.tools.index.sentence_build import StoreBuildStopped
 
     home = sparkit_home()
     if not home.is_dir() or not (target / "manifest.json").is_file():
@@ -86,7 +86,7 @@ def _background_sentences(target: Path) -> int:
 def _build_qdrant(args: argparse.Namespace, settings: Any, corpus: Path) -> int:
     """`sparkit index build --engine qdrant`: stream the corpus into a Qdrant collection (resumable)."""
     from agent.backend.search_parts import qdrant_location
-    from agent.tools.qdrant_build import build_qdrant_index, prime_from_embedded
+    from agent.tools.index.qdrant_build import build_qdrant_index, prime_from_embedded
 
     if args.sentences:
         raise InputError("--sentences builds the embedded index's sentence store; it has no Qdrant counterpart")

@@ -120,7 +120,7 @@ def _cmd_ask(args: argparse.Namespace, mode: str) -> int:
     on_event = _run_events(args)  # the run id and progress go to stderr; with --json stdout stays one JSON object
     documents = None
     if getattr(args, "documents", None):
-        from agent.tools.corpus_records import load_corpus
+        from agent.tools.index.corpus_records import load_corpus
 
         documents = [
             r.model_dump(include={"id", "title", "abstract", "year", "doi"}) for r in load_corpus(Path(args.documents))
@@ -232,12 +232,12 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
 
 def sentence_store_after_answer(overrides: dict[str, Any]) -> str | None:
     """For a `sparkit ask` on the embedded index of a corpus: start its sentence store's build
-    (agent/tools/background_store.py)."""
+    (agent/tools/index/background_store.py)."""
     from agent.api import make_context
     from agent.backend.corpus import corpus_of
     from agent.config import sparkit_home
-    from agent.tools.background_store import start_sentence_store
-    from agent.tools.local_index import default_index_dir
+    from agent.tools.index.background_store import start_sentence_store
+    from agent.tools.index.local_index import default_index_dir
 
     settings = make_context(None, **overrides).corpus
     if settings.backend != "offline" or settings.index == "qdrant" or not settings.use_corpus:

@@ -19,9 +19,9 @@ not 'neutropenia', 'persister' not 'persisted', 'matcha' not 'match'), and so ar
 corrections in 20 of them: 18 real typos ('assosciated', 'microenviroment', 'reponse', 'peope'), a British spelling
 ('tumoural' as 'tumoral') and one rare word read as another ('seroma' as 'stroma'). The
 dictionary is the backend's corpus (a library has another vocabulary than SciFact): its word counts come from
-agent.tools.local_index.LocalIndex.word_counts, and the SymSpell index over them is built once, on the first question
-with an unknown word, and kept with the backend. The live backend has no corpus vocabulary and corrects only the
-question word.
+agent.tools.index.local_index.LocalIndex.word_counts, and the SymSpell index over them is built once, on the first
+question with an unknown word, and kept with the backend. The live backend has no corpus vocabulary and corrects only
+the question word.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import numpy as np
 from agent.errors import ConfigurationError
 from agent.judges.packaged import RecentPairsJudge, read_weights, weights_digest
 from agent.records import STANCE_LABELS as LABELS
-from agent.tools.encoder import packaged_model_path
+from agent.tools.models.encoder import packaged_model_path
 
 if TYPE_CHECKING:
     import torch

@@ -17,7 +17,7 @@ import numpy as np
 from agent.interfaces import StanceResult
 from agent.judges.cues import PairCues, cues, pair_cues
 from agent.records import STANCE_LABELS as LABELS
-from agent.tools.encoder import MiniLMEncoder, shared_encoder
+from agent.tools.models.encoder import MiniLMEncoder, shared_encoder
 
 RELATED_COSINE = 0.6  # cosine at which P(related) = 0.5
 RELATED_SLOPE = 12.0  # steepness of the relatedness logistic

@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 
 from agent.errors import ConfigurationError
-from agent.tools.local_index import file_digest
+from agent.tools.index.local_index import file_digest
 
 BASE_NAME = "all-mpnet-base-v2"
 BASE_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"  # model.safetensors, upstream's

@@ -17,7 +17,7 @@ from agent.errors import ConfigurationError
 from agent.judges.features import FEATURE_NAMES, pair_features
 from agent.judges.packaged import PackagedModelJudge, read_weights, softmax
 from agent.records import STANCE_LABELS as LABELS
-from agent.tools.encoder import MiniLMEncoder, shared_encoder
+from agent.tools.models.encoder import MiniLMEncoder, shared_encoder
 
 WEIGHTS_FILE = "stance_mlp.npz"
 

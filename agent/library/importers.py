@@ -328,7 +328,7 @@ def _csl_item(raw: dict, path: Path) -> tuple[LibraryDocument, str | None, list[
 
 def read_jsonl(path: Path) -> ReadResult:
     """A JSONL corpus (SciFact, BEIR or generic lines): one abstract document per record, ids kept."""
-    from agent.tools.corpus_records import load_corpus
+    from agent.tools.index.corpus_records import load_corpus
 
     try:
         records = load_corpus(path)

@@ -43,8 +43,8 @@ from agent.library.models import AddReport, BadFileError, LibraryDocument, Skipp
 from agent.library.passages import document_of, document_records
 from agent.library.references import with_references
 from agent.literature import Record, normalize_doi
-from agent.tools.encoder import DIM
-from agent.tools.local_index import LocalIndex, file_digest
+from agent.tools.index.local_index import LocalIndex, file_digest
+from agent.tools.models.encoder import DIM
 
 LIBRARY_VERSION = 1
 MANIFEST = "manifest.json"
@@ -427,7 +427,7 @@ class Library:
 def _reuse_corpus_vectors(corpus: Path) -> None:
     """When `sparkit index build` (or a first `sparkit ask`) already indexed this corpus, load that index: it primes
     the encoder's cache with its vectors, so adding the corpus to the library encodes nothing it already has."""
-    from agent.tools.local_index import default_index_dir
+    from agent.tools.index.local_index import default_index_dir
 
     index_dir = default_index_dir(corpus, sparkit_home())
     if (index_dir / "manifest.json").exists():

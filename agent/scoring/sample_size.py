@@ -46,6 +46,11 @@ _COUNT_DID = re.compile(
     r"analy[sz]ed|followed|evaluated|examined|interviewed|surveyed|assigned)\b",
     _I,
 )
+# "22,420 women were randomly assigned to the intervention group and 22 518 to the control group": a group's count
+# that names its group instead of its people, counted only after a count of people in the same sentence
+_GROUP_COUNT = re.compile(
+    rf"(?P<number>{_NUMBER})\s+(?:to|in|into)\s+(?:the|each|an?)\s+(?:[\w-]+\s+){{0,3}}?(?:groups?|arms?)\b", _I
+)
 _N_EQUALS = re.compile(r"\b[nN]\s*=\s*(?P<number>\d{1,3}(?:[, ]\d{3})+|\d+)(?![\d.])(?!\s*/)")
 
 
@@ -143,6 +148,10 @@ def _counts(sentence: str) -> list[_Count]:
         value = number_value(match.group("number"))
         if value is not None:
             found.append(_Count(match.start(), match.end(), value, True))
+    for match in _GROUP_COUNT.finditer(sentence):
+        value = number_value(match.group("number"))
+        if value is not None and any(c.people and c.end <= match.start() for c in found):
+            found.append(_Count(match.start(), match.end("number"), value, True))
     for match in _PAIR.finditer(sentence):
         value = number_value(match.group("number"))
         if (

@@ -29,17 +29,17 @@ from agent.config import sparkit_home
 from agent.errors import ConfigurationError
 from agent.interfaces import Embedder, LiteratureSource, Reranker
 from agent.settings.sources import CorpusSettings
-from agent.tools.arxiv import ArxivClient
-from agent.tools.brave import KEY_ENV as BRAVE_KEY_ENV
-from agent.tools.brave import BraveSearchClient
-from agent.tools.cohere_rerank import CohereReranker
-from agent.tools.crossref import CrossrefClient
 from agent.tools.http import Clock, HttpOptions, ResponseCache, SystemClock
-from agent.tools.openalex import OpenAlexClient
-from agent.tools.pubchem import PubChemClient
-from agent.tools.semantic_scholar import SemanticScholarClient
-from agent.tools.voyage import KEY_ENV as VOYAGE_KEY_ENV
-from agent.tools.voyage import VoyageEmbedder, VoyageReranker
+from agent.tools.models.cohere_rerank import CohereReranker
+from agent.tools.models.voyage import KEY_ENV as VOYAGE_KEY_ENV
+from agent.tools.models.voyage import VoyageEmbedder, VoyageReranker
+from agent.tools.sources.arxiv import ArxivClient
+from agent.tools.sources.brave import KEY_ENV as BRAVE_KEY_ENV
+from agent.tools.sources.brave import BraveSearchClient
+from agent.tools.sources.crossref import CrossrefClient
+from agent.tools.sources.openalex import OpenAlexClient
+from agent.tools.sources.pubchem import PubChemClient
+from agent.tools.sources.semantic_scholar import SemanticScholarClient
 
 MAILTO_ENV = "SPARKIT_MAILTO"
 

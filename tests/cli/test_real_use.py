@@ -244,7 +244,7 @@ def test_wrongly_typed_document_fields_are_one_line_errors(line, message, capsys
 
 
 def test_a_numeric_doi_is_read_as_text(tmp_path):
-    from agent.tools.corpus_records import load_corpus
+    from agent.tools.index.corpus_records import load_corpus
 
     path = tmp_path / "docs.jsonl"
     path.write_text(json.dumps({"id": 7, "title": "T", "abstract": "A sentence.", "doi": 10.1}) + "\n")

@@ -7,7 +7,7 @@ import dataclasses
 
 from agent.english.spelling import Speller
 from agent.records import Correction
-from agent.tools.local_index import word_counts
+from agent.tools.index.local_index import word_counts
 from tests.fakes import ListSource, make_backend, record
 from tests.test_routing import run
 

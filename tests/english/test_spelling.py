@@ -12,8 +12,8 @@ import pytest
 from agent.api.checkpoint import serializer
 from agent.english.spelling import Speller, read_as_sentence, read_question, read_question_word
 from agent.records import Correction
-from agent.tools.corpus_records import load_corpus
-from agent.tools.local_index import word_counts
+from agent.tools.index.corpus_records import load_corpus
+from agent.tools.index.local_index import word_counts
 from tests.conftest import DATA
 
 HERE = Path(__file__).resolve().parents[1]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evals.stance import main, score
 from tests.conftest import DATA
 
@@ -19,6 +21,7 @@ def test_score_counts_per_label():
     assert result["confusion"]["SUPPORT->NEUTRAL"] == 1
 
 
+@pytest.mark.slow
 def test_main_prints_the_metrics_line(capsys):
     code = main(
         [

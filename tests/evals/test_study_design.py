@@ -44,3 +44,16 @@ def test_it_will_not_list_the_errors_of_the_part_never_tuned_on(tmp_path, capsys
     corpus, data = _files(tmp_path)
     assert main(["--data", str(data), "--corpus", str(corpus), "--split", "final", "--errors"]) == 2
     assert "--errors" in capsys.readouterr().err
+
+
+def test_unseen_scores_both_parts_never_tuned_on_and_lists_no_errors_of_either(tmp_path, capsys):
+    corpus, data = _files(tmp_path)
+    rows = [json.loads(line) for line in data.read_text().splitlines()]
+    rows[1]["split"] = "final2"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["--data", str(data), "--corpus", str(corpus), "--split", "unseen", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["abstracts"] == 2
+    assert main(["--data", str(data), "--corpus", str(corpus), "--split", "final2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["abstracts"] == 1
+    for split in ("final2", "unseen"):
+        assert main(["--data", str(data), "--corpus", str(corpus), "--split", split, "--errors"]) == 2

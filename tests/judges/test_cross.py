@@ -150,6 +150,7 @@ def test_pairs_read_again_are_not_recomputed():
     assert np.allclose(again[:2], first[::-1]) and np.allclose(again[2], [0.1, 0.2, 0.7])
 
 
+@pytest.mark.slow
 def test_the_packaged_direction_reader_loads_over_the_packaged_judge_and_is_the_default():
     from agent.backend.judging_parts import offline_stance
     from agent.config import Context
@@ -179,6 +180,7 @@ def test_the_packaged_direction_reader_loads_over_the_packaged_judge_and_is_the_
         )
 
 
+@pytest.mark.slow
 async def test_the_default_judge_reads_plain_sentences_on_both_sides():
     """A floor under the direction on short, plain sentences (evals/data/plain_pairs.jsonl, written for it): the
     direction reader beside the cross-encoder alone read 0.57 of them right (supporting ones 0.45: "Fever fell after

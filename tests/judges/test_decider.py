@@ -20,8 +20,8 @@ from agent.interfaces import StanceResult
 from agent.judges.breakdown import decider_readers
 from agent.judges.decider import SIDES, DeciderReader, DeciderReadJudge, build_reader
 from agent.records import STANCE_LABELS
-from agent.tools.encoder import packaged_model_path
-from agent.tools.local_index import file_digest
+from agent.tools.index.local_index import file_digest
+from agent.tools.models.encoder import packaged_model_path
 from agent.verdict.features import CASCADE_RECORDS, CASCADE_SENTENCES, cascade_rows, statement_features
 from agent.verdict.model import packaged_verdict_path, reader_versions
 from agent.verdict.readings import read_cascade

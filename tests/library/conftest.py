@@ -55,7 +55,7 @@ class CountingEncoder:
 
 @pytest.fixture
 def encoder(monkeypatch) -> CountingEncoder:
-    from agent.tools import encoder as encoder_module
+    from agent.tools.models import encoder as encoder_module
 
     fake = CountingEncoder()
     monkeypatch.setattr(encoder_module, "_shared", fake)

@@ -15,7 +15,7 @@ from agent.backend.search_parts import offline_indexes
 from agent.config import Context
 from agent.errors import CorpusError
 from agent.library.store import Library
-from agent.tools.local_index import LocalSource
+from agent.tools.index.local_index import LocalSource
 
 MINE = [
     {

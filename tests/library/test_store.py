@@ -14,7 +14,7 @@ from agent.errors import CorpusError, InputError
 from agent.library import store as store_module
 from agent.library.searched import library_index
 from agent.library.store import Library, LibraryIndex
-from agent.tools.local_index import LocalIndex
+from agent.tools.index.local_index import LocalIndex
 
 
 def _folder(tmp_path, pdfs, papers, keys, *, bib: list | None = None, extra: dict | None = None):
@@ -144,8 +144,8 @@ def test_a_shared_generic_title_does_not_merge_different_works(tmp_path, encoder
 
 def test_a_corpus_indexed_before_is_added_without_encoding_it_again(tmp_path, monkeypatch):
     from agent.config import sparkit_home
-    from agent.tools import encoder as encoder_module
-    from agent.tools.local_index import default_index_dir
+    from agent.tools.index.local_index import default_index_dir
+    from agent.tools.models import encoder as encoder_module
     from tests.library.conftest import CountingEncoder
 
     corpus = tmp_path / "corpus.jsonl"
@@ -186,22 +186,24 @@ def test_an_interrupted_add_loses_nothing(tmp_path, pdfs, papers, encoder, monke
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    if stage == "encode":
-        monkeypatch.setattr(encoder, "encode", interrupt)
-    elif stage == "save":
-        original = LocalIndex.save
+    original = LocalIndex.save
+    # the interruption is undone alone: the fixture's fake encoder stays (an undo of every patch brought back the real
+    # model, loaded for the third add: 23 s of a fast-loop run)
+    with monkeypatch.context() as patch:
+        if stage == "encode":
+            patch.setattr(encoder, "encode", interrupt)
+        elif stage == "save":
 
-        def half_save(self, index_dir):  # dies after writing part of the new index
-            index_dir.mkdir(parents=True)
-            (index_dir / "records.jsonl").write_text("partial")
-            raise KeyboardInterrupt
+            def half_save(self, index_dir):  # dies after writing part of the new index
+                index_dir.mkdir(parents=True)
+                (index_dir / "records.jsonl").write_text("partial")
+                raise KeyboardInterrupt
 
-        monkeypatch.setattr(LocalIndex, "save", half_save)
-    else:
-        monkeypatch.setattr(store_module, "write_json_atomic", interrupt)
-    with pytest.raises(KeyboardInterrupt):
-        library.add([pdfs["lindqvist2011"]])
-    monkeypatch.undo()
+            patch.setattr(LocalIndex, "save", half_save)
+        else:
+            patch.setattr(store_module, "write_json_atomic", interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            library.add([pdfs["lindqvist2011"]])
     assert library.manifest_path.read_bytes() == manifest_before
     assert [r.id for r in Library(tmp_path / "lib").index().records] == records_before
     report = library.add([pdfs["lindqvist2011"]])  # the next add cleans the leftovers and succeeds

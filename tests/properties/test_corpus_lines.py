@@ -1,7 +1,7 @@
-"""Properties of a corpus's JSONL lines (agent/tools/corpus_records.py over agent/common/jsonl.py, and the library's
-JSONL import): any file gives records or a CorpusError of one line naming the line; N records with distinct ids in any
-of the three formats give N records in order, with their fields; a record written to an index's records.jsonl and read
-back is the same record."""
+"""Properties of a corpus's JSONL lines (agent/tools/index/corpus_records.py over agent/common/jsonl.py, and the
+library's JSONL import): any file gives records or a CorpusError of one line naming the line; N records with distinct
+ids in any of the three formats give N records in order, with their fields; a record written to an index's records.jsonl
+and read back is the same record."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from agent.errors import CorpusError
 from agent.library.importers import read
 from agent.library.models import BadFileError
 from agent.literature import Record, normalize_doi
-from agent.tools.corpus_records import load_corpus, records_from_dicts
+from agent.tools.index.corpus_records import load_corpus, records_from_dicts
 from tests.properties.checks import result_or_typed_error
 
 json_values = st.recursive(

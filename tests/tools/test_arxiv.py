@@ -14,7 +14,7 @@ import pytest
 from agent.errors import SourceError
 from agent.interfaces import LiteratureSource
 from agent.literature import Record
-from agent.tools.arxiv import ArxivClient, build_search_query, parse_feed
+from agent.tools.sources.arxiv import ArxivClient, build_search_query, parse_feed
 from tests.tools.helpers import fixture_bytes, fixture_response
 
 ARXIV = "https://export.arxiv.org/api/query"

@@ -23,7 +23,7 @@ class FakePopen:
 
 @pytest.fixture
 def index_dir(tmp_path, monkeypatch):
-    from agent.tools import background_store
+    from agent.tools.index import background_store
 
     FakePopen.started = []
     monkeypatch.setattr(background_store.subprocess, "Popen", FakePopen)
@@ -35,8 +35,8 @@ def index_dir(tmp_path, monkeypatch):
 
 
 def test_the_store_is_built_in_the_background_once(tmp_path, index_dir):
-    from agent.tools.background_store import start_sentence_store
-    from agent.tools.offline_rerank import SentenceStore
+    from agent.tools.index.background_store import start_sentence_store
+    from agent.tools.index.offline_rerank import SentenceStore
 
     corpus = tmp_path / "corpus.jsonl"
     line = start_sentence_store(corpus, index_dir)
@@ -51,7 +51,7 @@ def test_the_store_is_built_in_the_background_once(tmp_path, index_dir):
 
 
 def test_no_background_build_when_turned_off_or_without_an_index(tmp_path, index_dir, monkeypatch):
-    from agent.tools.background_store import start_sentence_store
+    from agent.tools.index.background_store import start_sentence_store
 
     assert start_sentence_store(tmp_path / "corpus.jsonl", tmp_path / "no-index") is None
     monkeypatch.setenv("SPARKIT_BACKGROUND_SENTENCES", "0")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from agent.tools.encoder import BF16_BUILD_SAVING, BF16_ENV, bf16_bulk_encoding
-from agent.tools.local_index import estimated_build_s
+from agent.tools.index.local_index import estimated_build_s
+from agent.tools.models.encoder import BF16_BUILD_SAVING, BF16_ENV, bf16_bulk_encoding
 
 
 @pytest.fixture

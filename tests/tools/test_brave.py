@@ -10,7 +10,7 @@ import pytest
 
 from agent.errors import ConfigurationError, SourceError
 from agent.interfaces import LiteratureSource
-from agent.tools.brave import BraveSearchClient
+from agent.tools.sources.brave import BraveSearchClient
 from tests.tools.helpers import fixture_response
 
 URL = "https://api.search.brave.com/res/v1/web/search"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.interfaces import HopFilter
 from agent.literature import Record
-from agent.tools.citations import filter_hop_records, select_neighbours
+from agent.tools.sources.citations import filter_hop_records, select_neighbours
 
 
 def _rec(rid: str, year: int | None, cites: int | None = None, **extra) -> Record:

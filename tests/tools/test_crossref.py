@@ -12,8 +12,8 @@ import pytest
 from agent.errors import SourceError
 from agent.interfaces import HopFilter
 from agent.literature import Record
-from agent.tools.crossref import CrossrefClient, follow_rate_headers
 from agent.tools.http import HostPolicy, HttpOptions, Pacer
+from agent.tools.sources.crossref import CrossrefClient, follow_rate_headers
 from tests.tools.helpers import FakeClock, fixture_json, fixture_response, json_response
 
 API = "https://api.crossref.org"

@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from agent.tools import local_index
-from agent.tools.encode_checkpoint import encode_resumable, work_folder
-from agent.tools.encoder import DIM
-from agent.tools.local_index import LocalIndex
+from agent.tools.index import local_index
+from agent.tools.index.encode_checkpoint import encode_resumable, work_folder
+from agent.tools.index.local_index import LocalIndex
+from agent.tools.models.encoder import DIM
 
 
 class CountingEncoder:

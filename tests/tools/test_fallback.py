@@ -6,7 +6,7 @@ import numpy as np
 
 from agent.errors import SourceError
 from agent.metering import metered
-from agent.tools.fallback import FallbackEmbedder, FallbackReranker
+from agent.tools.models.fallback import FallbackEmbedder, FallbackReranker
 
 
 class Slow:

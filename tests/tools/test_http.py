@@ -17,8 +17,6 @@ import pytest
 
 from agent.common.redact import redact, register_secret
 from agent.errors import SourceError
-from agent.tools.arxiv import ArxivClient
-from agent.tools.crossref import CrossrefClient
 from agent.tools.http import (
     CallEvent,
     HostNotAllowedError,
@@ -32,8 +30,10 @@ from agent.tools.http import (
 )
 from agent.tools.http.errors import ApiError
 from agent.tools.http.reachability import UnreachableHosts, unreachable_hosts
-from agent.tools.openalex import OpenAlexClient
-from agent.tools.semantic_scholar import SemanticScholarClient
+from agent.tools.sources.arxiv import ArxivClient
+from agent.tools.sources.crossref import CrossrefClient
+from agent.tools.sources.openalex import OpenAlexClient
+from agent.tools.sources.semantic_scholar import SemanticScholarClient
 from tests.tools.helpers import EPOCH, Router, fixture_bytes, fixture_json, fixture_response, json_response
 
 S2_SEARCH = "https://api.semanticscholar.org/graph/v1/paper/search"
@@ -507,7 +507,7 @@ def test_importing_the_http_package_changes_no_logger():
 
 def test_api_specific_error_bodies_are_read_by_their_own_client_only():
     from agent.tools.http import error_detail
-    from agent.tools.pubchem import fault_message
+    from agent.tools.sources.pubchem import fault_message
 
     fault = json.dumps(
         {"Fault": {"Code": "PUGREST.BadRequest", "Message": "Invalid property", "Details": ["Bogus"]}}

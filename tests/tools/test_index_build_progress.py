@@ -9,9 +9,9 @@ import json
 import numpy as np
 
 from agent.common.terminal import StepProgress, fmt_duration
-from agent.tools import local_index
-from agent.tools.encoder import DIM
-from agent.tools.local_index import LocalIndex
+from agent.tools.index import local_index
+from agent.tools.index.local_index import LocalIndex
+from agent.tools.models.encoder import DIM
 
 
 class CountingEncoder:

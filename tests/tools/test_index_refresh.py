@@ -12,9 +12,9 @@ import pytest
 
 from agent.cli import main
 from agent.config import sparkit_home
-from agent.tools import local_index
-from agent.tools.encoder import DIM
-from agent.tools.local_index import LocalIndex, default_index_dir
+from agent.tools.index import local_index
+from agent.tools.index.local_index import LocalIndex, default_index_dir
+from agent.tools.models.encoder import DIM
 
 
 class RecordingEncoder:

@@ -15,12 +15,12 @@ from agent.config import Context, sparkit_home
 from agent.errors import ConfigurationError
 from agent.interfaces import LiteratureSource
 from agent.search import WebBudget, search_academic_then_web
-from agent.tools.brave import BraveSearchClient
-from agent.tools.cohere_rerank import CohereReranker
 from agent.tools.http import CallEvent, call_events
 from agent.tools.live import LiveTools, build_live_tools
-from agent.tools.pubchem import PubChemClient
-from agent.tools.voyage import VoyageEmbedder, VoyageReranker
+from agent.tools.models.cohere_rerank import CohereReranker
+from agent.tools.models.voyage import VoyageEmbedder, VoyageReranker
+from agent.tools.sources.brave import BraveSearchClient
+from agent.tools.sources.pubchem import PubChemClient
 from tests.tools.helpers import FakeClock, Router, fixture_response, json_response
 
 ARXIV = "https://export.arxiv.org/api/query"

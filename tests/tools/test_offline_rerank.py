@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from agent.literature import Record
-from agent.tools.corpus_records import records_from_dicts
-from agent.tools.encoder import shared_encoder
-from agent.tools.local_index import LocalIndex
-from agent.tools.offline_rerank import SIGNALS, HybridReranker, SentenceStore, bm25_scores, zscores
+from agent.tools.index.corpus_records import records_from_dicts
+from agent.tools.index.local_index import LocalIndex
+from agent.tools.index.offline_rerank import SIGNALS, HybridReranker, SentenceStore, bm25_scores, zscores
+from agent.tools.models.encoder import shared_encoder
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 CORPUS = DATA / "scifact" / "corpus.jsonl"
@@ -111,6 +111,7 @@ def test_store_from_other_sentences_is_rejected(tmp_path: Path) -> None:
     assert SentenceStore.load(other, path) is None
 
 
+@pytest.mark.slow
 def test_sentence_signal_dropped_for_the_whole_call_when_over_budget() -> None:
     claim, _, candidates = CASES[0]
     texts = [r.text for r in load_records(candidates)]

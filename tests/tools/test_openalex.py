@@ -10,7 +10,7 @@ import httpx
 
 from agent.interfaces import HopFilter
 from agent.literature import Record
-from agent.tools.openalex import OpenAlexClient, rebuild_abstract, work_to_record
+from agent.tools.sources.openalex import OpenAlexClient, rebuild_abstract, work_to_record
 from tests.tools.helpers import fixture_json, fixture_response, json_response
 
 API = "https://api.openalex.org"

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from agent.backend.corpus import SCIFACT_SHA256
-from agent.tools import local_index, packaged_vectors
-from agent.tools.corpus_records import load_corpus
-from agent.tools.encoder import DIM
-from agent.tools.local_index import LocalIndex, file_digest
-from agent.tools.packaged_vectors import MANIFEST, MODELS, quantised, read_manifest, restored
+from agent.tools.index import local_index, packaged_vectors
+from agent.tools.index.corpus_records import load_corpus
+from agent.tools.index.local_index import LocalIndex, file_digest
+from agent.tools.index.packaged_vectors import MANIFEST, MODELS, quantised, read_manifest, restored
+from agent.tools.models.encoder import DIM
 from tests.conftest import DATA, REPO
 from tests.tools.test_index_build_progress import _corpus
 from training.pack_corpus_vectors import pack

@@ -12,7 +12,7 @@ import pytest
 
 from agent.errors import SourceError
 from agent.tools.http import HostPolicy, Pacer
-from agent.tools.pubchem import CompoundProperties, PubChemClient, follow_throttling, is_cas_number
+from agent.tools.sources.pubchem import CompoundProperties, PubChemClient, follow_throttling, is_cas_number
 from tests.tools.helpers import FakeClock, fixture_json, fixture_response, json_response
 
 PUG = "https://pubchem.ncbi.nlm.nih.gov/rest/pug"

@@ -16,12 +16,12 @@ pytest.importorskip("qdrant_client")
 
 from agent.cli import main
 from agent.errors import ConfigurationError, CorpusError
-from agent.tools import local_index, qdrant_build, qdrant_index
-from agent.tools.corpus_records import load_corpus
-from agent.tools.encoder import DIM
-from agent.tools.local_index import LocalIndex
-from agent.tools.qdrant_build import build_qdrant_index
-from agent.tools.qdrant_index import META_KEY, QdrantIndex, QdrantLocation
+from agent.tools.index import local_index, qdrant_build, qdrant_index
+from agent.tools.index.corpus_records import load_corpus
+from agent.tools.index.local_index import LocalIndex
+from agent.tools.index.qdrant_build import build_qdrant_index
+from agent.tools.index.qdrant_index import META_KEY, QdrantIndex, QdrantLocation
+from agent.tools.models.encoder import DIM
 from tests.conftest import DATA, REPO
 
 SCIFACT = DATA / "scifact" / "corpus.jsonl"
@@ -277,7 +277,7 @@ def test_a_local_folder_another_process_holds_is_refused_with_the_reason(tmp_pat
 def test_pubmed_reader_fields_and_faults(tmp_path):
     import gzip
 
-    from agent.tools.corpus_stream import count_records, iter_records
+    from agent.tools.index.corpus_stream import count_records, iter_records
 
     records = list(iter_records(PUBMED_SAMPLE))
     assert count_records(PUBMED_SAMPLE) == 4 and [r.id for r in records] == ["90000001", "90000002", "90000004"]
@@ -305,7 +305,7 @@ def test_pubmed_reader_fields_and_faults(tmp_path):
 
 
 def test_a_jsonl_corpus_streams_as_the_embedded_index_reads_it(tmp_path):
-    from agent.tools.corpus_stream import iter_records
+    from agent.tools.index.corpus_stream import iter_records
 
     path = tmp_path / "c.jsonl"
     path.write_text(

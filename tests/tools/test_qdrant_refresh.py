@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("qdrant_client")
 
-from agent.tools import local_index, qdrant_build, qdrant_index
-from agent.tools.qdrant_build import build_qdrant_index
-from agent.tools.qdrant_index import QdrantIndex, QdrantLocation
+from agent.tools.index import local_index, qdrant_build, qdrant_index
+from agent.tools.index.qdrant_build import build_qdrant_index
+from agent.tools.index.qdrant_index import QdrantIndex, QdrantLocation
 from tests.tools.test_qdrant_index import HashingEncoder
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from agent.errors import ConfigurationError, SourceError
-from agent.tools.cohere_rerank import CohereReranker
-from agent.tools.voyage import VoyageEmbedder, VoyageReranker, decode_embedding
+from agent.tools.models.cohere_rerank import CohereReranker
+from agent.tools.models.voyage import VoyageEmbedder, VoyageReranker, decode_embedding
 from tests.tools.helpers import fixture_json, fixture_response, json_response
 
 COHERE = "https://api.cohere.com/v2/rerank"

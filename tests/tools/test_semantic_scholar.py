@@ -15,7 +15,7 @@ from agent.errors import SourceError
 from agent.interfaces import HopFilter
 from agent.literature import Record
 from agent.tools.http import error_detail
-from agent.tools.semantic_scholar import SemanticScholarClient, paper_to_record, s2_paper_id
+from agent.tools.sources.semantic_scholar import SemanticScholarClient, paper_to_record, s2_paper_id
 from tests.tools.helpers import fixture_bytes, fixture_json, fixture_response, json_response
 
 API = "https://api.semanticscholar.org/graph/v1"

@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from agent.literature import Record
-from agent.tools import offline_rerank
-from agent.tools.encoder import DIM
-from agent.tools.local_index import LocalIndex
-from agent.tools.offline_rerank import SentenceStore
-from agent.tools.sentence_build import StoreBuildStopped, build_sentence_store, lock_file
+from agent.tools.index import offline_rerank
+from agent.tools.index.local_index import LocalIndex
+from agent.tools.index.offline_rerank import SentenceStore
+from agent.tools.index.sentence_build import StoreBuildStopped, build_sentence_store, lock_file
+from agent.tools.models.encoder import DIM
 
 
 class ChunkedEncoder:
@@ -168,8 +168,8 @@ def test_background_never_builds_an_index_in_a_home_that_is_gone(tmp_path, monke
 
 @pytest.mark.slow
 def test_a_background_build_started_by_an_answer_ends_when_its_home_is_deleted(tmp_path, monkeypatch):
-    """The real detached process (agent/tools/background_store.py) of a real index, its home deleted at once."""
-    from agent.tools.background_store import start_sentence_store
+    """The real detached process (agent/tools/index/background_store.py) of a real index, its home deleted at once."""
+    from agent.tools.index.background_store import start_sentence_store
 
     home = tmp_path / "home"
     corpus = tmp_path / "corpus.jsonl"
@@ -204,7 +204,7 @@ def test_a_background_build_started_by_an_answer_ends_when_its_home_is_deleted(t
 
 def test_index_build_sentences_builds_the_store_once(tmp_path, monkeypatch, capsys):
     from agent.cli import main
-    from agent.tools import local_index
+    from agent.tools.index import local_index
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setenv("SPARKIT_PROGRESS", "1")  # `-q` sets it to 0 in this process; restored after the test

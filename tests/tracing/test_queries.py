@@ -57,8 +57,8 @@ def test_a_source_without_scores_still_shows_its_hits():
 def test_the_local_index_says_why_it_returned_a_record():
     import asyncio
 
-    from agent.tools.corpus_records import records_from_dicts
-    from agent.tools.local_index import LocalIndex, LocalSource
+    from agent.tools.index.corpus_records import records_from_dicts
+    from agent.tools.index.local_index import LocalIndex, LocalSource
 
     index = LocalIndex.from_records(
         records_from_dicts(

@@ -35,7 +35,7 @@ def test_the_nli_stage_reads_only_commercially_usable_sets_with_the_claim_as_the
 
 def test_a_folder_named_for_the_encoder_must_hold_one(tmp_path, monkeypatch):
     from agent.errors import ConfigurationError
-    from agent.tools.encoder import ENCODER_DIR_VARIABLE, packaged_model_path
+    from agent.tools.models.encoder import ENCODER_DIR_VARIABLE, packaged_model_path
 
     monkeypatch.setenv(ENCODER_DIR_VARIABLE, str(tmp_path))
     with pytest.raises(ConfigurationError, match="not an all-MiniLM-L6-v2 folder"):
@@ -52,7 +52,7 @@ def test_the_packed_encoder_unpacks_to_the_package_where_it_was_kept_and_refuses
     from safetensors.numpy import load_file
 
     from agent.judges.cross import build_network, load_tokenizer, tokenize
-    from agent.tools.encoder import ENCODER_DIR_VARIABLE, packaged_model_path
+    from agent.tools.models.encoder import ENCODER_DIR_VARIABLE, packaged_model_path
     from training.encoder_pack import WORD_EMBEDDINGS, guard_rows, pack, unpack
 
     package = Path(packaged_model_path())
@@ -145,7 +145,7 @@ def test_the_nli_stage_runs_before_the_pool_and_is_reported(tmp_path):
 
 @pytest.mark.slow
 def test_the_driver_trains_each_configuration_and_reports_it_with_its_reading_check(tmp_path, monkeypatch):
-    from agent.tools.encoder import packaged_model_path
+    from agent.tools.models.encoder import packaged_model_path
     from training import gpu_stages
     from training.encoder_pack import pack
 

@@ -79,6 +79,7 @@ def _tiny_pool(path):
     write_pool(path, pairs, {})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("int8", [False, True])
 def test_training_only_the_top_layers_ships_them_alone_read_over_the_init_file(tmp_path, int8):
     import numpy as np

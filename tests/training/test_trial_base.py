@@ -38,17 +38,18 @@ def test_the_quota_takes_every_pair_or_a_sample_of_each_source_and_only_pairs_th
 
 def _tiny_trial(tmp_path, pairs: list[StancePair]) -> list[str]:
     """A pool of `pairs` written beside the test, and the trial's arguments for the packaged MiniLM's top layer."""
-    from agent.tools.encoder import packaged_model_path
+    from agent.tools.models.encoder import packaged_model_path
 
     write_pool(tmp_path / "pool.jsonl.gz", pairs, {})
     return ["--base", str(packaged_model_path()), "--pool-file", str(tmp_path / "pool.jsonl.gz"), "--quota",
             "scifact=all", "--top", "1", "--max-len", "32", "--batch", "2"]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_trial_trains_the_top_layers_and_reports_direction_accuracy_per_split_and_source(tmp_path):
     import torch
 
-    from agent.tools.encoder import packaged_model_path
+    from agent.tools.models.encoder import packaged_model_path
     from training.trial_base import main
 
     pairs = []
@@ -81,6 +82,7 @@ def test_a_trial_trains_the_top_layers_and_reports_direction_accuracy_per_split_
         )
 
 
+@pytest.mark.slow
 def test_a_trial_saves_its_state_while_training_and_a_rerun_goes_on_from_the_saved_step(tmp_path, capsys):
     import torch
 

@@ -1,4 +1,5 @@
-"""The HTTP layer every live client uses: `base` (the call), `pacing`, `safety` (keys, allowlist), `cache`, `errors`.
+"""The HTTP layer every live client uses: `base` (the call), `pacing`, `safety` (keys, allowlist), `cache`, `errors`,
+and `parsing` (small helpers that read the replies).
 
 Why one base: each API's politeness rules (arXiv one request per 3 s on one connection, Crossref's
 `x-rate-limit-*` headers, PubChem's `X-Throttling-Control`) and the safety rules (never leak a key, never

@@ -7,7 +7,7 @@ to the caller's list by index. Retries follow the Cohere SDK: 408/409/429/5xx, h
 from __future__ import annotations
 
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, require_secret
-from agent.tools.parsing import aligned_scores, items_of
+from agent.tools.http.parsing import aligned_scores, items_of
 
 BASE_URL = "https://api.cohere.com/v2/"
 KEY_ENV = "COHERE_API_KEY"

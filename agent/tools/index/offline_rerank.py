@@ -34,11 +34,11 @@ import numpy as np
 
 from agent.common.text import split_sentences
 from agent.config import sparkit_home
-from agent.tools.encoder import DIM, MODEL_NAME, MiniLMEncoder, shared_encoder
-from agent.tools.packaged_vectors import texts_digest
+from agent.tools.index.packaged_vectors import texts_digest
+from agent.tools.models.encoder import DIM, MODEL_NAME, MiniLMEncoder, shared_encoder
 
 if TYPE_CHECKING:
-    from agent.tools.local_index import LocalIndex
+    from agent.tools.index.local_index import LocalIndex
 
 SIGNALS = ("bm25", "dense", "sentence")
 MAX_NEW_SENTENCES = 32
@@ -58,7 +58,7 @@ def bm25_scores(query: str, documents: list[str]) -> np.ndarray:
     """BM25 of `query` against each document, with statistics from the documents themselves."""
     import bm25s
 
-    from agent.tools.local_index import bm25_tokenize
+    from agent.tools.index.local_index import bm25_tokenize
 
     tokens = bm25_tokenize([*documents, query], return_ids=False)
     query_tokens, doc_tokens = tokens[-1], tokens[:-1]

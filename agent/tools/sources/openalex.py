@@ -15,9 +15,8 @@ from typing import Any
 
 from agent.interfaces import HopFilter
 from agent.literature import Provenance, Record, normalize_doi
-from agent.tools.citations import select_neighbours
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, env_secret
-from agent.tools.parsing import (
+from agent.tools.http.parsing import (
     arxiv_id_from_doi,
     collapse_ws,
     dig,
@@ -27,6 +26,7 @@ from agent.tools.parsing import (
     unique,
     year_of,
 )
+from agent.tools.sources.citations import select_neighbours
 
 BASE_URL = "https://api.openalex.org/"
 KEY_ENV = "OPENALEX_API_KEY"

@@ -13,7 +13,7 @@ from typing import Any
 from agent.interfaces import HopFilter
 from agent.literature import Provenance, Record
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, Pacer, require_secret
-from agent.tools.parsing import collapse_ws, dig, items_of, strip_markup, unique, year_of
+from agent.tools.http.parsing import collapse_ws, dig, items_of, strip_markup, unique, year_of
 
 BASE_URL = "https://api.search.brave.com/res/v1/"
 KEY_ENV = "BRAVE_API_KEY"

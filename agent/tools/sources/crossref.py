@@ -19,9 +19,18 @@ from urllib.parse import quote
 from agent.errors import SourceError
 from agent.interfaces import HopFilter
 from agent.literature import Provenance, Record, normalize_doi, normalize_title
-from agent.tools.citations import filter_hop_records, select_neighbours
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, Pacer, env_secret
-from agent.tools.parsing import arxiv_id_from_doi, collapse_ws, dig, first_str, items_of, strip_markup, unique, year_of
+from agent.tools.http.parsing import (
+    arxiv_id_from_doi,
+    collapse_ws,
+    dig,
+    first_str,
+    items_of,
+    strip_markup,
+    unique,
+    year_of,
+)
+from agent.tools.sources.citations import filter_hop_records, select_neighbours
 
 BASE_URL = "https://api.crossref.org/"
 PLUS_TOKEN_ENV = "CROSSREF_PLUS_TOKEN"

@@ -1,8 +1,8 @@
 """Building the reranker's sentence store: one build per corpus on a machine, and none for a home that is gone.
 
 Encoding SciFact's ~51,000 titles and sentences takes 10-20 minutes on 2 cores, and `sparkit ask` starts it after an
-answer (agent/tools/background_store.py). Builds started by answers in throwaway homes used to run on, each encoding
-the same sentences, long after their homes were deleted. So a build here:
+answer (agent/tools/index/background_store.py). Builds started by answers in throwaway homes used to run on, each
+encoding the same sentences, long after their homes were deleted. So a build here:
 
 - holds a machine-wide lock named by the corpus's sha256 in the system's temporary folder (`fcntl.flock`, which the
   kernel releases when the process ends, however it ends) while it encodes: a second build of the same corpus, from
@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from agent.errors import SparkitError
-from agent.tools.offline_rerank import SentenceStore
+from agent.tools.index.offline_rerank import SentenceStore
 
 if TYPE_CHECKING:
-    from agent.tools.local_index import LocalIndex
+    from agent.tools.index.local_index import LocalIndex
 
 POLL_S = 5.0  # how often a waiting build checks its home and tries the lock again
 Outcome = Literal["current", "copied", "built"]

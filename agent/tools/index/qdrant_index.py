@@ -1,7 +1,7 @@
 """The literature index on Qdrant: the embedded index's hybrid search, for corpora past one machine's memory.
 
-The embedded index (agent.tools.local_index) reads every vector and record into RAM and multiplies a query by all of
-them: right for SciFact, out of reach for PubMed's 36M abstracts. This one keeps the same two rankings in a Qdrant
+The embedded index (agent.tools.index.local_index) reads every vector and record into RAM and multiplies a query by all
+of them: right for SciFact, out of reach for PubMed's 36M abstracts. This one keeps the same two rankings in a Qdrant
 collection and lets the server fuse them, so a run searches it exactly as it searches the embedded one:
 
 - sparse BM25: each record's stems from the project's own tokeniser (`bm25_tokenize`: English stopwords, Snowball),
@@ -18,11 +18,11 @@ The collection's metadata names the embedder, its dimension and the tokeniser ve
 is refused when opened or built into, with the reason, instead of answering from vectors that mean something else.
 
 Without a server (`qdrant_path`) the same calls run in-process on Qdrant Edge, the server's own engine
-(agent.tools.qdrant_edge: HNSW, int8 quantisation and the sparse index as on a server, a folder of millions on one
+(agent.tools.index.qdrant_edge: HNSW, int8 quantisation and the sparse index as on a server, a folder of millions on one
 machine). qdrant-client's local mode (exact search in Python over objects in memory) remains behind `local="client"`,
 for the tests of the client calls a server gets.
 
-Building a collection (streaming a corpus in, resumably) is agent.tools.qdrant_build's.
+Building a collection (streaming a corpus in, resumably) is agent.tools.index.qdrant_build's.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from pydantic import BaseModel, Field
 
 from agent.errors import ConfigurationError, CorpusError
 from agent.literature import Record
-from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
-from agent.tools.local_index import bm25_tokenize, file_digest
+from agent.tools.index.local_index import bm25_tokenize, file_digest
+from agent.tools.models.encoder import DIM, MODEL_NAME, shared_encoder
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -191,7 +191,7 @@ def call(location: QdrantLocation, what: str, fn: Callable[[], _T]) -> _T:
 
 def connect(location: QdrantLocation) -> QdrantClient:
     """A client for the location; a folder another process holds open is refused with the reason. A folder is
-    Qdrant Edge's (agent.tools.qdrant_edge.EdgeClient, which answers the calls below as a QdrantClient does)."""
+    Qdrant Edge's (agent.tools.index.qdrant_edge.EdgeClient, which answers the calls below as a QdrantClient does)."""
     from qdrant_client import QdrantClient
 
     if location.url:
@@ -221,7 +221,7 @@ def connect(location: QdrantLocation) -> QdrantClient:
 
 
 def _edge_client(root: Path, location: QdrantLocation) -> Any:
-    from agent.tools.qdrant_edge import EdgeClient, local_mode_folder
+    from agent.tools.index.qdrant_edge import EdgeClient, local_mode_folder
 
     if local_mode_folder(root, location.collection):
         raise ConfigurationError(
@@ -259,7 +259,8 @@ def read_metadata(client: QdrantClient, location: QdrantLocation) -> dict[str, A
 
 # ---------------------------------------------------------------------------------------------- searching
 class QdrantIndex:
-    """A collection built by `build_qdrant_index`, searched as agent.tools.local_index.LocalIndex is (SearchIndex)."""
+    """A collection built by `build_qdrant_index`, searched as agent.tools.index.local_index.LocalIndex is
+    (SearchIndex)."""
 
     def __init__(self, client: QdrantClient, location: QdrantLocation, meta: dict[str, Any]):
         self.client = client

@@ -2,7 +2,7 @@
 
 Formats, by file name:
 - `*.jsonl` (optionally `.gz`): one record per line, the conventions of the embedded index (SciFact, BEIR, generic;
-  `agent.tools.local_index`);
+  `agent.tools.index.local_index`);
 - `*.xml.gz` / `*.xml`: PubMed baseline or update files as NLM distributes them (a `PubmedArticleSet` of
   `PubmedArticle`s), parsed incrementally with defusedxml (no entity expansion, no external entities);
 - a folder: every such file in it, in name order (the PubMed baseline is ~1,200 `pubmed25nXXXX.xml.gz` files).
@@ -80,7 +80,7 @@ def iter_records(path: Path) -> Iterator[Record]:
 
 
 def _jsonl_records(path: Path) -> Iterator[Record]:
-    from agent.tools.corpus_records import record_from_json
+    from agent.tools.index.corpus_records import record_from_json
 
     try:
         gz = path.name.lower().endswith(".gz")

@@ -5,7 +5,7 @@ for (the reranker works without the store, a little less well: BEIR-SciFact nDCG
 `sparkit ask` has printed its answer, it starts `sparkit index build --background` on the same corpus and index in a
 detached process at the lowest CPU priority, logging to $SPARKIT_HOME/logs/sentence-store.log; later runs load the
 store once it is there. At most one such build is started per store (a pid file beside it) and one encodes per corpus
-on the machine (agent/tools/sentence_build.py: a second waits, then copies the first's store); it never builds the
+on the machine (agent/tools/index/sentence_build.py: a second waits, then copies the first's store); it never builds the
 index itself and stops when SPARKIT_HOME or the index folder is removed. SPARKIT_BACKGROUND_SENTENCES=0 turns this
 off.
 """
@@ -39,8 +39,8 @@ def _lowest_priority() -> None:  # runs in the child before exec
 def start_sentence_store(corpus: Path, index_dir: Path, home: Path | None = None) -> str | None:
     """Start building the store of the index of `corpus` in `index_dir` in the background, unless it is off, the
     index is absent, the store exists or a build of it runs; the line to print when started, else None."""
-    from agent.tools.index_refresh import read_manifest
-    from agent.tools.offline_rerank import SentenceStore
+    from agent.tools.index.index_refresh import read_manifest
+    from agent.tools.index.offline_rerank import SentenceStore
 
     if os.environ.get(ENV, "1").strip().lower() in ("0", "false", "no", "off"):
         return None

@@ -1,5 +1,5 @@
 """A Qdrant folder without a server: Qdrant Edge (qdrant-edge-py), the server's own segment engine in-process, behind
-the few QdrantClient calls agent.tools.qdrant_index and agent.tools.qdrant_build make.
+the few QdrantClient calls agent.tools.index.qdrant_index and agent.tools.index.qdrant_build make.
 
 qdrant-client's local mode was the only serverless Qdrant before: exact search in Python, the whole collection held
 as Python objects (42 KB per record to serve, 4.5 GB at 100,000) and scanned per query, one SQLite commit per point;
@@ -26,7 +26,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from agent.errors import ConfigurationError
-from agent.tools.encoder import DIM
+from agent.tools.models.encoder import DIM
 
 SHARD_DIR, META_FILE, LOCK_FILE = "shard", "sparkit.json", ".lock"
 HNSW_M, HNSW_EF_CONSTRUCT = 16, 100  # Qdrant's defaults: the server's collection gets the same graph
@@ -52,7 +52,7 @@ def _edge() -> Any:
 
 
 def _config(dense: str, sparse: str) -> Any:
-    """The collection the server path creates (agent.tools.qdrant_build._create), as an Edge shard: MiniLM cosine
+    """The collection the server path creates (agent.tools.index.qdrant_build._create), as an Edge shard: MiniLM cosine
     vectors on disk with an int8 copy in RAM, an HNSW graph, a sparse BM25 index with the IDF modifier."""
     qe = _edge()
     return qe.EdgeConfig(

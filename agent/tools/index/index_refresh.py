@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agent.tools.corpus_records import load_corpus
-from agent.tools.encoder import DIM, MODEL_NAME
-from agent.tools.local_index import INDEX_VERSION, TOKENISER, LocalIndex, bm25_tokenize, file_digest
+from agent.tools.index.corpus_records import load_corpus
+from agent.tools.index.local_index import INDEX_VERSION, TOKENISER, LocalIndex, bm25_tokenize, file_digest
+from agent.tools.models.encoder import DIM, MODEL_NAME
 
 Action = Literal["current", "built", "updated", "rebuilt"]
 

@@ -16,9 +16,9 @@ from urllib.parse import quote
 from agent.errors import SourceError
 from agent.interfaces import HopFilter
 from agent.literature import Provenance, Record
-from agent.tools.citations import select_neighbours
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, env_secret
-from agent.tools.parsing import collapse_ws, dig, first_str, items_of, non_empty_url, unique, year_of
+from agent.tools.http.parsing import collapse_ws, dig, first_str, items_of, non_empty_url, unique, year_of
+from agent.tools.sources.citations import select_neighbours
 
 BASE_URL = "https://api.semanticscholar.org/graph/v1/"
 KEY_ENV = "SEMANTIC_SCHOLAR_API_KEY"

@@ -74,7 +74,8 @@ BF16_ENV = "SPARKIT_BULK_BF16"
 BF16_BUILD_SAVING = 1.7
 """How many times less CPU an index build takes with its documents encoded in bf16 rather than fp32, on a CPU with
 native bf16: paired whole-process builds of 1,000 SciFact abstracts gave 1.55 and 1.86 (evals/HISTORY.md, "The bf16
-speed-up, one figure"). The index-build estimate (agent.tools.local_index.estimated_build_s) and the docs use it."""
+speed-up, one figure"). The index-build estimate (agent.tools.index.local_index.estimated_build_s) and the docs use
+it."""
 _bulk_model: SentenceTransformer | None = None
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from agent.errors import SourceError
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, require_secret
-from agent.tools.parsing import aligned_scores, items_of
+from agent.tools.http.parsing import aligned_scores, items_of
 
 BASE_URL = "https://api.voyageai.com/v1/"
 KEY_ENV = "VOYAGE_API_KEY"

@@ -1,5 +1,5 @@
 """Building the Qdrant literature index: a corpus streamed into a collection in batches, resumable, refused when the
-collection was built with another embedder or tokeniser; agent.tools.qdrant_index searches it.
+collection was built with another embedder or tokeniser; agent.tools.index.qdrant_index searches it.
 
 Idempotent (issue 46): a complete collection of the same corpus digest is left alone (nothing is read or encoded); a
 changed corpus updates the collection in place (new and edited records encoded, removed ones deleted); `force` drops
@@ -20,9 +20,8 @@ from pydantic import BaseModel, Field
 
 from agent.errors import CorpusError
 from agent.literature import Record
-from agent.tools.encoder import DIM, shared_encoder
-from agent.tools.local_index import WORD_PATTERN, bm25_tokenize, file_digest
-from agent.tools.qdrant_index import (
+from agent.tools.index.local_index import WORD_PATTERN, bm25_tokenize, file_digest
+from agent.tools.index.qdrant_index import (
     AVGDL_SAMPLE,
     DENSE,
     META_KEY,
@@ -37,6 +36,7 @@ from agent.tools.qdrant_index import (
     point_id,
     read_metadata,
 )
+from agent.tools.models.encoder import DIM, shared_encoder
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -76,7 +76,7 @@ class BuildReport(BaseModel):
 def corpus_digest(corpus: Path) -> str:
     """A file's sha256; for a folder, the sha256 of its corpus files' names, sizes and modification times (reading
     a PubMed baseline's gigabytes to learn it did not change would cost what it saves)."""
-    from agent.tools.corpus_stream import corpus_files
+    from agent.tools.index.corpus_stream import corpus_files
 
     if corpus.is_file():
         return file_digest(corpus)
@@ -193,8 +193,8 @@ def build_qdrant_index(
     total: int | None = None,
     force: bool = False,
 ) -> BuildReport:
-    """Stream `corpus` (JSONL or PubMed XML, agent.tools.corpus_stream) into the collection, `batch_size` records per
-    encoding call and upsert. Resumable: records whose id is already in the collection are skipped, not encoded
+    """Stream `corpus` (JSONL or PubMed XML, agent.tools.index.corpus_stream) into the collection, `batch_size` records
+    per encoding call and upsert. Resumable: records whose id is already in the collection are skipped, not encoded
     again, so after a crash or Ctrl-C the same command continues where it stopped. A collection built with another
     embedder or tokeniser is refused before anything is written. A complete collection of this corpus digest is left
     alone; one of another digest is updated: edited records are encoded again, records no longer in the corpus are
@@ -203,7 +203,7 @@ def build_qdrant_index(
 
     from agent.common.terminal import StepProgress, fmt_duration, setup_progress_wanted
     from agent.metering import waiting_for
-    from agent.tools.corpus_stream import count_records, iter_records
+    from agent.tools.index.corpus_stream import count_records, iter_records
 
     started = time.monotonic()
     client = connect(location)
@@ -321,7 +321,7 @@ def build_qdrant_index(
         "corpus_sha256": digest,  # every record was compared with the corpus: the collection is this digest's
     }
     if location.edge:  # a server builds its HNSW graph in the background; in-process it is built now, once
-        edge_client: Any = client  # agent.tools.qdrant_edge.EdgeClient, which has what a server does unasked
+        edge_client: Any = client  # agent.tools.index.qdrant_edge.EdgeClient, which has what a server does unasked
         call(location, "building the search graph", lambda: edge_client.optimize(location.collection))
     _save_metadata(client, location, meta)
     if location.url:
@@ -340,7 +340,7 @@ def build_qdrant_index(
 
 
 def _estimated_s(documents: int) -> float:
-    from agent.tools.local_index import estimated_build_s
+    from agent.tools.index.local_index import estimated_build_s
 
     return estimated_build_s(max(0, documents))
 
@@ -350,7 +350,7 @@ def prime_from_embedded(index_dir: Path) -> int:
     the same texts reuses them instead of encoding again; returns how many were read."""
     import json
 
-    from agent.tools.local_index import LocalIndex
+    from agent.tools.index.local_index import LocalIndex
 
     try:
         documents = int(json.loads((index_dir / "manifest.json").read_text(encoding="utf-8")).get("documents", 0))

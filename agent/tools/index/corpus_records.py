@@ -27,7 +27,9 @@ def _record_from_json(obj: dict, line_no: int) -> Record:
         raise CorpusError(f"corpus line {line_no}: {first}") from None
 
 
-record_from_json = _record_from_json  # the public name, for readers that stream a corpus (agent.tools.corpus_stream)
+record_from_json = (
+    _record_from_json  # the public name, for readers that stream a corpus (agent.tools.index.corpus_stream)
+)
 
 
 def _list_field(obj: dict, name: str) -> list[str]:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agent.tools.encoder import DIM, MiniLMEncoder
+from agent.tools.models.encoder import DIM, MiniLMEncoder
 
 CHUNK = 20_000  # about 20-25 minutes of encoding on 2 cores: what a stop can cost at most
 

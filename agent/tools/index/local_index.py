@@ -1,10 +1,10 @@
 """The offline literature index: BM25 (bm25s) + MiniLM dense vectors over a JSONL corpus, persisted on disk.
 
-The corpus it indexes is read by agent.tools.corpus_records (its formats are listed there).
+The corpus it indexes is read by agent.tools.index.corpus_records (its formats are listed there).
 
 The index is built once (`sparkit index build PATH`) into a temporary folder and renamed into place, so
 a crash never leaves a half-written index (and the encoding done before it is kept: a rerun resumes it,
-agent.tools.encode_checkpoint); loading checks a manifest and array shapes and raises
+agent.tools.index.encode_checkpoint); loading checks a manifest and array shapes and raises
 CorpusError with a one-line message when anything is off.
 """
 
@@ -27,10 +27,10 @@ import numpy as np
 from agent.errors import CorpusError
 from agent.interfaces import HopFilter
 from agent.literature import Provenance, Record
-from agent.tools.corpus_records import load_corpus
-from agent.tools.encode_checkpoint import discard, encode_resumable, work_folder
-from agent.tools.encoder import DIM, MODEL_NAME, shared_encoder
-from agent.tools.packaged_vectors import packaged_vectors
+from agent.tools.index.corpus_records import load_corpus
+from agent.tools.index.encode_checkpoint import discard, encode_resumable, work_folder
+from agent.tools.index.packaged_vectors import packaged_vectors
+from agent.tools.models.encoder import DIM, MODEL_NAME, shared_encoder
 
 INDEX_VERSION = 2
 TOKENISER = "bm25s-en-stopwords+snowball-english/v1"
@@ -60,12 +60,12 @@ BF16_ABSTRACT_S = 0.05
 
 def estimated_build_s(documents: int) -> float:
     """A first guess at an index build's seconds, before any is measured: MiniLM costs about 50 ms of CPU per abstract
-    in bf16 (`agent.tools.encoder.bulk_model`; SciFact's 5,183 took 135 s in bf16 on 2 quiet cores, evals/HISTORY.md
-    stop 48, where 30 ms had promised 81 s) and BF16_BUILD_SAVING times that in fp32, spread over the cores torch
-    uses."""
+    in bf16 (`agent.tools.models.encoder.bulk_model`; SciFact's 5,183 took 135 s in bf16 on 2 quiet cores,
+    evals/HISTORY.md stop 48, where 30 ms had promised 81 s) and BF16_BUILD_SAVING times that in fp32, spread over the
+    cores torch uses."""
     import torch
 
-    from agent.tools.encoder import BF16_BUILD_SAVING, bf16_bulk_encoding
+    from agent.tools.models.encoder import BF16_BUILD_SAVING, bf16_bulk_encoding
 
     per_abstract = BF16_ABSTRACT_S if bf16_bulk_encoding() else BF16_ABSTRACT_S * BF16_BUILD_SAVING
     return 3.0 + documents * per_abstract / max(1, torch.get_num_threads())
@@ -107,9 +107,9 @@ class LocalIndex:
     @classmethod
     def build(cls, corpus: Path, index_dir: Path, *, progress: bool | None = None) -> LocalIndex:
         """Index `corpus` into `index_dir`, with the vectors shipped for it when there are (the default SciFact corpus:
-        agent.tools.packaged_vectors), else by encoding it. It reports itself on stderr (`StepProgress`: a start line
-        with an estimate, progress with rate and ETA, an end line), on a terminal or not, unless `progress` is False
-        or SPARKIT_PROGRESS=0."""
+        agent.tools.index.packaged_vectors), else by encoding it. It reports itself on stderr (`StepProgress`: a start
+        line with an estimate, progress with rate and ETA, an end line), on a terminal or not, unless `progress` is
+        False or SPARKIT_PROGRESS=0."""
         from agent.common.terminal import StepProgress, fmt_duration, setup_progress_wanted
         from agent.metering import waiting_for
 
@@ -137,7 +137,7 @@ class LocalIndex:
         ):
             if shipped is not None:
                 return cls.from_vectors(corpus, index_dir, records, shipped)
-            work = work_folder(index_dir)  # a stopped build resumes its encoding (agent.tools.encode_checkpoint)
+            work = work_folder(index_dir)  # a stopped build resumes its encoding (agent.tools.index.encode_checkpoint)
             embeddings = encode_resumable(
                 texts, work, shared_encoder(), on_progress=step.advance, announce=setup_progress_wanted(progress)
             )
@@ -396,7 +396,7 @@ def _write_quietly(path: Path, text: str) -> None:
 
 class SearchIndex(Protocol):
     """What LocalSource searches: the embedded LocalIndex, or an index on a search engine
-    (agent.tools.qdrant_index.QdrantIndex), with the same hybrid ranking and the same scores per hit."""
+    (agent.tools.index.qdrant_index.QdrantIndex), with the same hybrid ranking and the same scores per hit."""
 
     manifest: dict
 

@@ -18,7 +18,7 @@ from urllib.parse import quote
 from pydantic import BaseModel, Field
 
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions, Pacer
-from agent.tools.parsing import dig, items_of
+from agent.tools.http.parsing import dig, items_of
 
 BASE_URL = "https://pubchem.ncbi.nlm.nih.gov/rest/pug/"
 POLICY = HostPolicy(min_interval_s=0.2, max_concurrency=1, max_attempts=4, backoff_base_s=1.0)

@@ -17,7 +17,7 @@ from agent.errors import SourceError
 from agent.interfaces import HopFilter
 from agent.literature import Provenance, Record
 from agent.tools.http import ApiClient, HostPolicy, HttpBase, HttpOptions
-from agent.tools.parsing import collapse_ws, unique, year_of
+from agent.tools.http.parsing import collapse_ws, unique, year_of
 
 log = logging.getLogger(__name__)
 

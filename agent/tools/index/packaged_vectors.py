@@ -5,7 +5,8 @@ MiniLM vectors are the same for every user; encoding them was about 135 s of a f
 ship in agent/models/ as int8 with one fp32 scale per row (about 2 MB; BEIR-SciFact nDCG@10 within 0.005 of the fp32
 vectors they were quantised from, evals/HISTORY.md "Shipped corpus vectors"), written by
 training/pack_corpus_vectors.py, beside a small manifest naming the corpus's sha256, the digest of its texts as
-agent.tools.corpus_records reads them, the encoder, the array's shape and dtype and the file's own sha256 and size.
+agent.tools.index.corpus_records reads them, the encoder, the array's shape and dtype and the file's own sha256 and
+size.
 
 An index build asks here first (`LocalIndex.build`). Vectors are used only for the corpus they were made from, read
 the same way: any other corpus (or the same file read differently by a later version) finds none and is encoded as
@@ -24,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from agent.tools.encoder import DIM, MODEL_NAME
+from agent.tools.models.encoder import DIM, MODEL_NAME
 
-MODELS = Path(__file__).resolve().parents[1] / "models"
+MODELS = Path(__file__).resolve().parents[2] / "models"
 MANIFEST = "scifact-vectors.json"
 """The manifest in agent/models/; its `file` names the vectors beside it."""
 DTYPES = ("int8", "bf16")
