@@ -221,10 +221,14 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         text = lean_line(best, plan.task, draft, ledger, conf)
         text += mixed_sentence(best, ledger, thresholds.verdict_min_evidence) + unnamed_sentence(missing)
         status = Status.LEANING
+        bar = (
+            "no answer is given as confident (no threshold kept its precision out of fold)"
+            if thresholds.abstain > 1
+            else f"under the {thresholds.abstain:.2f} a confident answer needs"
+        )
         stop_reason = (
-            f"leaning: the leading answer's probability of being right is {leading:.2f}, under the "
-            f"{thresholds.abstain:.2f} a confident answer needs and above the {found.abstention:.2f} probability "
-            f"that the evidence is insufficient; {stop_reason}"
+            f"leaning: the leading answer's probability of being right is {leading:.2f}; {bar}; it is above the "
+            f"{found.abstention:.2f} probability that the evidence is insufficient; {stop_reason}"
         )
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, thresholds.verdict_min_evidence)

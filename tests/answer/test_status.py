@@ -111,8 +111,17 @@ def test_a_leading_answer_below_the_operating_point_but_likelier_than_insufficie
         ruling.text.startswith("The evidence leans towards the claim (0.40): Aspirin reduces") and "[r1]" in ruling.text
     )
     assert ruling.stop_reason.startswith(
-        "leaning: the leading answer's probability of being right is 0.40, under the 0.50 a confident answer needs"
+        "leaning: the leading answer's probability of being right is 0.40; under the 0.50 a confident answer needs"
     )
+
+
+def test_without_a_confident_tier_a_lean_says_no_answer_is_given_as_confident():
+    from dataclasses import replace
+
+    ruling = rule(answered(leading=0.9), replace(THRESHOLDS, abstain=1.01))
+    assert ruling.status == Status.LEANING and ruling.tier == "leaning"
+    assert "no answer is given as confident (no threshold kept its precision out of fold)" in ruling.stop_reason
+    assert "1.01" not in ruling.stop_reason
 
 
 def test_a_lean_no_likelier_than_insufficient_evidence_declines_with_the_abstentions_confidence():
