@@ -5,8 +5,6 @@ deciding sentence quoted first, and an MCQ whose quotes never compare its option
 from __future__ import annotations
 
 import asyncio
-import json
-import random
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
@@ -14,7 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from agent.config import Context
 from agent.graph import compile_graph
 from agent.records import Status
-from tests.conftest import DATA
+from tests.verdict.corpus_slice import write_slice
 
 pytestmark = pytest.mark.slow
 DOCS = {27768226, 23557241, 17450673, 21557614, 22420524, 7454794}
@@ -22,16 +20,7 @@ DOCS = {27768226, 23557241, 17450673, 21557614, 22420524, 7454794}
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    docs = {}
-    with (DATA / "scifact" / "corpus.jsonl").open() as handle:
-        for line in handle:
-            doc = json.loads(line)
-            docs[doc["doc_id"]] = doc
-    keep = DOCS | set(random.Random(44).sample(sorted(docs), 120))
-    folder = tmp_path_factory.mktemp("issue-44")
-    path = folder / "corpus.jsonl"
-    path.write_text("".join(json.dumps(docs[d]) + "\n" for d in sorted(keep)))
-    return path, folder / "index"
+    return write_slice(tmp_path_factory.mktemp("issue-44"), DOCS, seed=44)
 
 
 def _ask(question: str, corpus, options: list[str] | None = None, **settings):

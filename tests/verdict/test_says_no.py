@@ -6,8 +6,6 @@ leant SUPPORT on the first two (Ly49Q, radioiodine) and CONTRADICT on the third 
 from __future__ import annotations
 
 import asyncio
-import json
-import random
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
@@ -15,7 +13,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from agent.config import Context
 from agent.graph import compile_graph
 from agent.records import Status
-from tests.conftest import DATA
+from tests.verdict.corpus_slice import write_slice
 
 pytestmark = pytest.mark.slow
 CASES = {
@@ -27,16 +25,7 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    docs = {}
-    with (DATA / "scifact" / "corpus.jsonl").open() as handle:
-        for line in handle:
-            doc = json.loads(line)
-            docs[doc["doc_id"]] = doc
-    keep = {int(d) for d in CASES.values()} | set(random.Random(56).sample(sorted(docs), 120))
-    folder = tmp_path_factory.mktemp("says-no")
-    path = folder / "corpus.jsonl"
-    path.write_text("".join(json.dumps(docs[d]) + "\n" for d in sorted(keep)))
-    return path, folder / "index"
+    return write_slice(tmp_path_factory.mktemp("says-no"), {int(d) for d in CASES.values()}, seed=56)
 
 
 def _verify(claim: str, corpus, **settings):
