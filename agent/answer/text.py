@@ -14,6 +14,7 @@ without a key: every label says what it is and every number what it is a number 
 from __future__ import annotations
 
 from agent.answer.papers_text import paper_lines
+from agent.answer.usage_text import render_by_node
 from agent.common.text import truncate
 from agent.literature import Citation
 from agent.records import Answer, Claim, ClaimVerdict, Hypothesis, HypothesisVerdict
@@ -180,8 +181,6 @@ def render(answer: Answer) -> str:
         + (f" (and {u.setup_s:.1f} s of set-up before it: models, index)" if u.setup_s >= 0.1 else ""),
     ]
     if u.by_node:
-        from agent.tracing.render_text import render_by_node
-
         lines += ["Usage by node:", render_by_node(u.by_node)]
     if u.fallbacks:
         lines.append(f"Fallbacks: {'; '.join(u.fallbacks[:5])}")

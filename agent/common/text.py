@@ -281,3 +281,8 @@ def truncate(text: str, limit: int = 200) -> str:
         cut.rsplit(" ", 1)[0] if " " in cut[-25:] else cut
     )  # not mid-word ("folate intake d…") when a space is near
     return at_word.rstrip(" ,;:") + "…"
+
+
+def fmt_seconds(seconds: float) -> str:
+    """A duration as a person reads it: milliseconds under a second, else seconds to two places."""
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"

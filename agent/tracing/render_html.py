@@ -16,12 +16,13 @@ import re
 from html import escape
 from typing import Any
 
+from agent.common.text import fmt_seconds
 from agent.tracing.answer_html import citation_items, claims_table, hypotheses_table, known_details, status_badges
 from agent.tracing.answer_html import status_class as _status_class
 from agent.tracing.answer_html import table as _table
 from agent.tracing.html_assets import CSP, SCRIPT, STYLE
 from agent.tracing.papers_html import papers_section
-from agent.tracing.view import RunNode, TraceView, fmt_budget, fmt_num, fmt_seconds, round_of, start_offsets
+from agent.tracing.view import RunNode, TraceView, fmt_budget, fmt_num, round_of, start_offsets
 
 _SAFE_ANCHOR = re.compile(r"^[A-Za-z0-9_-]+$")
 _NONE = '<p class="muted">none</p>'

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from agent.answer.papers_text import head_line
+from agent.answer.usage_text import render_by_node
+from agent.common.text import fmt_seconds
 from agent.records import PaperFinding
-from agent.tracing.view import RunNode, TraceView, fmt_budget, fmt_num, fmt_seconds, round_of, start_offsets
+from agent.tracing.view import RunNode, TraceView, fmt_budget, fmt_num, round_of, start_offsets
 
 BAR_WIDTH = 24
 
@@ -157,21 +159,4 @@ def render_show(view: TraceView) -> str:
                 f"{c.get('attempts', 0):>5} {'hit' if c.get('cache_hit') else '-':>5} "
                 f"{fmt_seconds(float(c.get('elapsed_s') or 0)):>8}  {c.get('error') or ''}"
             )
-    return "\n".join(lines)
-
-
-def render_by_node(by_node: dict[str, dict[str, Any]]) -> str:
-    """Per-node usage table (also printed at the end of `sparkit ask`)."""
-    lines = [
-        f"  {'NODE':<14} {'RUNS':>4} {'TIME':>8} {'LLM':>4} {'TOKENS IN/OUT':>15} {'COST':>9} {'SOURCES':>7}  BY SOURCE"
-    ]
-    for node, u in by_node.items():
-        sources = ", ".join(f"{k} {v}" for k, v in sorted((u.get("calls_by_source") or {}).items()))
-        lines.append(
-            f"  {node:<14} {u.get('runs', 0):>4} {fmt_seconds(float(u.get('seconds') or 0)):>8} "
-            f"{u.get('llm_calls', 0):>4} "
-            f"{str(u.get('tokens_in', 0)) + '/' + str(u.get('tokens_out', 0)):>15} "
-            f"{'$' + format(float(u.get('cost_usd') or 0), '.4f'):>9} "
-            f"{u.get('source_calls', 0):>7}  {sources}".rstrip()
-        )
     return "\n".join(lines)

@@ -154,10 +154,6 @@ def load_view(ref: str) -> TraceView:
     return build_view(run_id, load_trace(run_id))
 
 
-def fmt_seconds(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
-
-
 def fmt_budget(left: dict[str, Any] | None) -> str:
     if not left:
         return ""

@@ -11,13 +11,13 @@ import time
 from agent.answer.text import render
 from agent.api import ask
 from agent.backend import register_backend
+from agent.common.text import fmt_seconds
 from agent.config import Context
 from agent.metering import waiting_for
 from agent.nodes import guard
 from agent.tracing import list_traces
 from agent.tracing.progress import NodeUsage
 from agent.tracing.render_text import render_list
-from agent.tracing.view import fmt_seconds
 from tests.fakes import ListSource, make_backend, record, unique_backend_name
 
 
