@@ -40,9 +40,24 @@ def quotes_only_against(draft: Draft) -> bool:
 CONTRARY_REASON = "every passage quoted on the leading answer reads against it"
 
 
-def abstention_reason(sides: int, leading: float, threshold: float, thin: bool, adjudicated: bool) -> str:
-    """Why an abstaining run does not decide: too little evidence takes a side (the court's verdict threshold), the
-    leading answer's confidence is below the abstention threshold, or the adjudicating model abstained."""
+def model_declined(adjudication: Adjudication | None, draft: Draft | None) -> str | None:
+    """Why a chat model said the evidence does not decide, when one did: it abstained when adjudicating, or its
+    answer said "insufficient evidence". Either binds: the run then states no verdict (a lean at most)."""
+    if adjudication is not None and adjudication.model_abstained:
+        return "the adjudicating model abstained: it found the evidence insufficient to choose"
+    if draft is not None and draft.declined:
+        return f"the answering model found the evidence insufficient ({draft.declined[:120]})"
+    return None
+
+
+def abstention_reason(
+    sides: int, leading: float, threshold: float, thin: bool, adjudicated: bool, declined: str | None = None
+) -> str:
+    """Why an abstaining run does not decide: a chat model said the evidence does not decide, too little evidence
+    takes a side (the court's verdict threshold), the leading answer's confidence is below the abstention threshold,
+    or the adjudicating model's blend is below its abstention threshold."""
+    if declined:
+        return declined
     if adjudicated:
         return f"the adjudicating model abstained (the leading answer's blended score is {leading:.2f})"
     if thin:
@@ -159,13 +174,15 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
     stop_reason = stop_reason_of(decisions)
     quoted = draft is not None and bool(draft.sentences or draft.answer_citations)
     has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and quoted
+    declined = model_declined(adjudication, draft)  # a model's "not enough" binds: no verdict, a lean at most
     if adjudication is not None and best is not None:  # the model adjudicated: the answer follows the blend
         leading = adjudication.blend.get(best.id, 0.0)
         decided = has_evidence and not adjudication.abstained
-        abstained, under = not decided, False
+        under = decided and declined is not None
+        abstained = not decided or under
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
-        under = decided and leading < thresholds.abstain
+        under = decided and (leading < thresholds.abstain or declined is not None)
         abstained = not decided or under
     names_checked = plan.task != "mcq" and has_evidence  # an MCQ's options each name their own words
     rested_on = records_rested_on(draft, pool) if names_checked and draft is not None else []
@@ -213,7 +230,9 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         # not decided (without a model): no hypothesis reached a verdict, too little evidence took a side
         thin, adjudicated = not decided, adjudication is not None
         reason = (
-            CONTRARY_REASON if contrary else abstention_reason(sides, leading, thresholds.abstain, thin, adjudicated)
+            CONTRARY_REASON
+            if contrary
+            else abstention_reason(sides, leading, thresholds.abstain, thin, adjudicated, declined)
         )
         status, text = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason)
         stop_reason = stop_reason_of(decisions, reason)
@@ -222,9 +241,13 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         text += mixed_sentence(best, ledger, thresholds.verdict_min_evidence) + unnamed_sentence(missing)
         status = Status.LEANING
         stop_reason = (
-            f"leaning: the leading answer's confidence is {leading:.2f}, below the {thresholds.abstain:.2f} of a "
-            f"confident answer and above the {found.abstention:.2f} of insufficient evidence; {stop_reason}"
+            f"leaning: {declined}; the evidence alone leans ({leading:.2f}); {stop_reason}"
+            if declined
+            else f"leaning: the leading answer's confidence is {leading:.2f}, below the {thresholds.abstain:.2f} of "
+            f"a confident answer and above the {found.abstention:.2f} of insufficient evidence; {stop_reason}"
         )
+        if declined:
+            text += " No verdict is stated: a chat model found the evidence insufficient to decide."
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, thresholds.verdict_min_evidence)
         status, text = Status.ANSWERED, text + unnamed_sentence(missing)
@@ -246,7 +269,7 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         stop_reason=stop_reason,
         confidence=conf,
         leading=leading,
-        decided=decided,
+        decided=decided and declined is None,
         abstained=abstained,
         tier=tier,
         unaddressed=unaddressed,
