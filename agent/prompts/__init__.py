@@ -83,7 +83,7 @@ def prompt(name: str, directory: str | None = None, **values: object) -> str:
     return _templates(directory)[name].format(**{"data_rule": DATA_RULE, **values})
 
 
-_TAG = re.compile(r"</?\s*evidence[^>]*>", re.I)
+_TAG = re.compile(r"<\s*/?\s*evidence\b[^<>]*>?", re.I)  # closed or not: an open "<evidence" could start a tag
 _ATTRIBUTE_UNSAFE = re.compile(r'["<>&\s]+')
 
 
