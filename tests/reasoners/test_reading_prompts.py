@@ -105,3 +105,52 @@ async def test_one_bad_stance_item_does_not_drop_the_batch():
 def test_temperature_is_a_setting_per_role():
     settings = ModelSettings(llm="fake:model", llm_roles={"strong": {"temperature": 0.4}})
     assert role_config(settings, "strong").temperature == 0.4 and role_config(settings, "fast").temperature == 0.0
+
+
+def test_a_court_run_reads_with_the_question_and_each_passages_source():
+    """The court sets the reading context: a chat-model stance judge in a whole run sees the question and the
+    record's title and year inside each passage's fence."""
+    from agent.backend import register_backend
+    from agent.config import Context
+    from agent.graph import graph
+    from tests.fakes import ListSource, make_backend, unique_backend_name
+
+    claim = "Vitamin D supplementation reduces fracture risk in adults"
+    records = [TRIAL.model_copy(update={"sentences": [*TRIAL.sentences, "Vitamin D reduces fracture risk in adults."]})]
+    model = SchemaChat(replies={"StanceBatch": [{"judgements": []}], "*": [{}]})
+    name = unique_backend_name()
+    register_backend(name, make_backend([ListSource(records)], stance=LLMStanceJudge(role_model(model), RuleStance())))
+    graph.invoke(
+        {"question": claim, "options": [], "mode": "verify"},
+        {"recursion_limit": 100},
+        context=Context(backend=name, max_claims=0, max_discrimination_rounds=0),
+    )
+    asked = [messages[1].content for schema, messages in model.requests if schema == "StanceBatch"]
+    assert asked and asked[0].startswith(f"Question: {claim}")
+    assert '(2019, The Lancet; RCT)' in asked[0]
+
+
+async def test_the_answering_model_is_shown_the_evidence_against_the_leading_hypothesis():
+    from agent.reasoners.chat import answer_ledger
+
+    ledger = [
+        LedgerEntry(hypothesis_id="H1", record_id=f"s{i}", text=f"for {i}", stance="SUPPORT", confidence=0.9)
+        for i in range(30)
+    ] + [
+        LedgerEntry(hypothesis_id="H1", record_id="c1", text="against", stance="CONTRADICT", confidence=0.6),
+        LedgerEntry(hypothesis_id="H2", record_id="c2", text="rival", stance="SUPPORT", confidence=0.5),
+    ]
+    shown = answer_ledger(ledger, "H1", cap=24)
+    assert len(shown) == 24 and {"c1", "c2"} <= {e.record_id for e in shown}
+    assert [e.record_id for e in shown[:12]] == [f"s{i}" for i in range(12)], "the strongest for it first"
+    model = SchemaChat(replies={"AnswerOut": [{"answer": "x", "sentences": []}]})
+    chat = chat_reasoner(model)
+    plan = await chat.fallback.plan("Is H1 right about this?", [])
+    hypotheses = [
+        Hypothesis(id="H1", text="First finding holds here", origin="claim", score=0.8),
+        Hypothesis(id="H2", text="Second finding holds here", origin="claim", score=0.1),
+    ]
+    with metered():
+        await chat.synthesize("Is H1 right about this?", plan, hypotheses, ledger, {})
+    user = model.requests[0][1][1].content
+    assert 'id="c1" side="contradict H1"' in user and 'id="c2" side="support H2"' in user
