@@ -38,12 +38,16 @@ from agent.reasoners.chat_schemas import (
 )
 from agent.reasoners.checks import usable_answer_line, usable_entity, usable_hypothesis, usable_number, usable_query
 from agent.reasoners.extractive import ExtractiveReasoner, option_label, winner
-from agent.records import Claim, Hypothesis, HypothesisJudgement, LedgerEntry
+from agent.records import Claim, Hypothesis, LedgerEntry
 
 DUPLICATE_COSINE = 0.85
 ANSWER_LEDGER_CAP = 24
 USER_ORIGINS = frozenset({"option", "claim", "negation", "abstain"})  # written by the user or by code from theirs
-_DECLINED = re.compile(r"^\W*(?:insufficient|not enough|inconclusive) evidence\b|^\W*the evidence (?:is|was) (?:insufficient|inconclusive)", re.I)
+_DECLINED = re.compile(
+    r"^\W*(?:insufficient|not enough|inconclusive) evidence\b"
+    r"|^\W*the evidence (?:is|was) (?:insufficient|inconclusive)",
+    re.I,
+)
 __all__ = [
     "AdjudicationOut",
     "AnswerOut",
@@ -233,9 +237,7 @@ class ChatReasoner:
                 else "(no passage took a side)"
             )
             sections.append(f"{hypothesis_text(h, f'{h.id} {name}'.strip())}\n{body}")
-        user = (
-            f"Question: {question}\nToday: {today()}\n\nHypotheses and their evidence:\n\n" + "\n\n".join(sections)
-        )
+        user = f"Question: {question}\nToday: {today()}\n\nHypotheses and their evidence:\n\n" + "\n\n".join(sections)
         out = await self._call("adjudicate", self.strong, self._prompt("adjudicate"), user, AdjudicationOut)
         if out is None:
             return None

@@ -4,6 +4,7 @@ prompt, reasoning before the verdict in the schemas, one malformed item dropped 
 from __future__ import annotations
 
 import re
+
 from agent.judges.llm import LLMStanceJudge, PairJudgement, stance_request
 from agent.llm.roles import role_config
 from agent.metering import metered
@@ -127,7 +128,7 @@ def test_a_court_run_reads_with_the_question_and_each_passages_source():
     )
     asked = [messages[1].content for schema, messages in model.requests if schema == "StanceBatch"]
     assert asked and asked[0].startswith(f"Question: {claim}")
-    assert '(2019, The Lancet; RCT)' in asked[0]
+    assert "(2019, The Lancet; RCT)" in asked[0]
 
 
 async def test_the_answering_model_is_shown_the_evidence_against_the_leading_hypothesis():

@@ -154,7 +154,9 @@ async def test_a_retry_resends_the_bad_reply_names_the_error_and_is_counted():
     assert out.queries == ["metformin insulin sensitivity"] and meter.usage.llm_calls == 2
     assert meter.usage.llm_retries == 1
     first, second = (messages for _, messages in model.requests)
-    assert len(second) == len(first) + 2 and "queries" in second[-1].content and "could not be used" in second[-1].content
+    assert (
+        len(second) == len(first) + 2 and "queries" in second[-1].content and "could not be used" in second[-1].content
+    )
     resent = second[-2]
     assert resent.type == "ai" and '"entities": ["x"]' in resent.content  # the model sees what it wrote
 
