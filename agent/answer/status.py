@@ -150,12 +150,15 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
     5. INSUFFICIENT_EVIDENCE, unaddressed: an open answer's records never mention a name the question asks about
        ("TNF-alpha"), or two of its words ("blood clots") (answer.naming.unaddressed_terms);
     6. INSUFFICIENT_EVIDENCE, abstained: no hypothesis reached a verdict (too little evidence takes a side), the
-       adjudicating model abstained, every passage quoted on the leading answer reads against it
+       adjudicating model's blend is below its threshold, a chat model said the evidence does not decide (it
+       abstained, or its answer said "insufficient evidence": model_declined) and no lean is given, every passage
+       quoted on the leading answer reads against it
        (quotes_only_against), or the leading answer is below `thresholds.abstain` and no likelier than "insufficient
        evidence" (or leans are off, `thresholds.leaning` false);
     7. LEANING: the leading answer is below `thresholds.abstain` (the operating point) but likelier than
        "insufficient evidence" (for a claim: its side leads the verdict model's three-way probabilities): the lean,
-       its probability and the records it rests on (compose.lean_line);
+       its probability and the records it rests on (compose.lean_line); after a chat model's "not enough" a lean is
+       the most the run gives, it says that no verdict is stated, and the verdict field stays empty;
     8. ANSWERED: the draft's answer line with its confidence, "the evidence is mixed" where it is, and what the
        records it rests on leave unnamed.
     Then two budget rungs override the status: an ANSWERED or LEANING run whose loop a budget ended below

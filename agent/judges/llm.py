@@ -169,4 +169,4 @@ def stance_request(chunk: list[tuple[str, str]]) -> str:
         items = [(f"statement-{i}", statement), (f"passage-{i}", with_source(passage, record))]
         labels = {f"statement-{i}": {"kind": "statement"}, f"passage-{i}": {"kind": "passage"}}
         pairs.append(f"Pair {i}\n{fence_evidence(items, labels=labels)}")
-    return "\n\n".join([*head, f"Today: {today()}", *pairs])
+    return "\n\n".join(["\n".join([*head, f"Today: {today()}"]), *pairs])
