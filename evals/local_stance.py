@@ -16,9 +16,10 @@ judge's reading.
 
 A 1.5B model on 2 busy CPU cores takes seconds a pair, so the run resumes: one JSON line per (set, pair, prompt) in
 --out (default ~/.cache/sparkit-local-stance/, outside the repository), the items interleaved across sets and
-reading skills so that any prefix is stratified; `--wall-time` stops it cleanly. `--report` prints, per set and
-prompt: accuracy, CONTRADICT recall, unjudged pairs, seconds a pair; per reading skill for the checks; and for the
-SciFact pairs the direction on the pairs that took a side beside an always-SUPPORT reader.
+reading skills so that any prefix is stratified; `--wall-time` stops it cleanly. Each prompt reads a block of 8
+items in a row (llama.cpp then evaluates its system prompt once a block, not once a pair). `--report` prints, per
+set and prompt: accuracy, CONTRADICT recall, unjudged pairs, seconds a pair; per reading skill for the checks; and
+for the SciFact pairs the direction on the pairs that took a side beside an always-SUPPORT reader.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ DEFAULT_OUT = Path("~/.cache/sparkit-local-stance").expanduser()
 RESULTS = "results.jsonl"
 PROMPTS = ("old", "new")
 UNJUDGED = "UNJUDGED"
+BLOCK = 8  # items one prompt reads in a row: llama.cpp reuses the evaluated system prompt while it stays the same
 
 
 @dataclass(frozen=True)
@@ -159,8 +161,9 @@ async def run(items: list[Item], judges: dict[str, LLMStanceJudge], out: Path, w
     """Read every (item, prompt) not yet in `out`, appending one line each; returns how many it read."""
     out.parent.mkdir(parents=True, exist_ok=True)
     done, started, count = done_keys(out), time.monotonic(), 0
-    for item in items:
-        for name, judge in judges.items():
+    blocks = [items[k : k + BLOCK] for k in range(0, len(items), BLOCK)]
+    for block, (name, judge) in ((b, j) for b in blocks for j in judges.items()):
+        for item in block:
             if (item.set, item.index, name) in done:
                 continue
             if wall_time is not None and time.monotonic() - started > wall_time:
