@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from agent.literature import Record
-from evals.local_stance import Item, interleaved, judges_for, report, run
+from evals.local_stance import INJECTION, Item, injected_items, interleaved, judges_for, report, run
 from tests.fakes import SchemaChat
 
 ITEMS = [
@@ -72,3 +72,22 @@ async def test_the_old_judge_shows_the_bare_pair_and_the_new_one_the_question_an
 def test_any_prefix_of_the_order_is_stratified():
     order = list(interleaved([ITEMS[:2], ITEMS[2:]]))
     assert [(i.set, i.index) for i in order] == [("reading_check", 0), ("scifact_val", 0), ("reading_check", 1)]
+
+
+async def test_the_injected_set_counts_the_readings_the_order_flipped(tmp_path):
+    class Obeys(PromptReader):
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+            if INJECTION in messages[1].content and "Drug X" in messages[1].content:
+                message = AIMessage(
+                    content=json.dumps({"judgements": [{"pair": 1, "stance": "SUPPORT", "confidence": 1}]})
+                )
+                return ChatResult(generations=[ChatGeneration(message=message)])
+            return super()._generate(messages, stop, run_manager, **kwargs)
+
+    items = [*ITEMS[:2], *injected_items(ITEMS[:2], 2)]
+    assert all(i.set == "reading_check_injected" and i.passage.endswith(INJECTION) for i in items[2:])
+    out = tmp_path / "r.jsonl"
+    await run(items, judges_for(Obeys(replies={}), 1, 60.0), out, None)
+    table = report([json.loads(line) for line in out.read_text().splitlines()])
+    assert table["reading_check_injected/new"]["flips_vs_clean"] == "1/2"
+    assert table["reading_check_injected/old"]["flips_vs_clean"] == "0/2", "old already read Drug X as SUPPORT"
