@@ -114,3 +114,12 @@ def test_the_rule_fires_with_two_hypotheses():
     assert not clear.abstained and clear.choice == "H1" and clear.model_abstained
     chooses = blend(TWO, abstaining.model_copy(update={"abstained": False}), [0.6, 0.4], 0.7, 0.3, 0.7)
     assert not chooses.abstained and chooses.choice == "H1"
+
+
+def test_the_cli_shows_how_many_llm_calls_were_retries():
+    from agent.cli.run import render
+
+    answer = run(model(adjudication("H1")))
+    assert "retries)" not in render(answer)
+    retried = answer.model_copy(update={"usage": answer.usage.model_copy(update={"llm_retries": 2})})
+    assert f"{answer.usage.llm_calls} LLM calls (2 of them retries)" in render(retried)
