@@ -409,3 +409,10 @@ class Answer(BaseModel):
         description="Every record the court read, each with its answer to the question, study design and sample size "
         "(agent/answer/papers.py); empty when the court judged nothing.",
     )
+    scores: Literal["probability", "blend", "evidence"] = Field(
+        default="evidence",
+        description="What each hypothesis's `score` is: 'probability', the fitted verdict model's probability that it "
+        "is right (a claim, a yes / no question or a choice it decided); 'blend', the adjudicating chat model's "
+        "blend of its probability and the evidence's share; 'evidence', the court's weighted support minus "
+        "contradiction (or an option's share of the evidence), which is no probability and may be negative.",
+    )

@@ -74,3 +74,30 @@ def calibration(confidences: Sequence[float], correct: Sequence[bool], bins: int
             mean_conf = sum(c for c, _ in members) / len(members)
             ece += len(members) / n * abs(accuracy - mean_conf)
     return ece, brier
+
+
+def recall_by_class(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> dict[str, float | None]:
+    """Each gold class's recall (None for a class with no gold item): whether an answer ever says the rarer label.
+    A system that always says the majority label scores 1 on it and 0 on every other class."""
+    out: dict[str, float | None] = {}
+    for label in labels:
+        members = [p for g, p in zip(gold, predicted) if g == label]
+        out[label] = sum(p == label for p in members) / len(members) if members else None
+    return out
+
+
+def per_class_report(
+    gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str], baseline: str
+) -> dict[str, object]:
+    """Recall per class and balanced accuracy of the stated labels, beside always-`baseline` on the same items (its
+    accuracy; its recall is 1 on `baseline` and 0 elsewhere), and the counts of what was stated."""
+    recall = recall_by_class(gold, predicted, labels)
+    present = [r for r in recall.values() if r is not None]
+    return {
+        "recall_by_class": recall,
+        "balanced_accuracy": sum(present) / len(present) if present else None,
+        "stated_counts": {label: sum(p == label for p in predicted) for label in labels},
+        "gold_counts": {label: sum(g == label for g in gold) for label in labels},
+        f"always_{baseline.lower()}_accuracy": sum(g == baseline for g in gold) / len(gold) if gold else None,
+        f"always_{baseline.lower()}_balanced_accuracy": 1 / len(present) if present else None,
+    }

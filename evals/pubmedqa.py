@@ -26,7 +26,7 @@ from agent import Context, aask
 from agent.llm.flags import add_llm_arguments, llm_overrides
 from agent.records import Answer
 from benchmarks.cli import parse_overrides
-from benchmarks.metrics import calibration, macro_f1, selective
+from benchmarks.metrics import calibration, macro_f1, per_class_report, selective
 from benchmarks.metrics import confusion as confusion_of
 from benchmarks.questions import documents_of
 from benchmarks.splits import pubmedqa_split
@@ -105,6 +105,8 @@ def score(items: dict[str, dict], answered: list[Answered], rule: Rule | None = 
         **selective([g == p for g, p in zip(gold, strict)], [p != "maybe" for p in strict]),
         "declined_by_relevance_gate": gate_declined,
         "faithfulness": sum(faithfulness) / len(faithfulness) if faithfulness else None,
+        "stated": per_class_report(gold, strict, LABELS, "yes"),
+        "lean_rule": per_class_report(gold, predicted, LABELS, "yes"),
         "confusion": confusion,
         **by_rule,
         **chat_model_usage(answers),

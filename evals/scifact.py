@@ -21,8 +21,8 @@ from agent import Context, averify
 from agent.llm.flags import add_llm_arguments, llm_overrides
 from agent.records import Answer
 from benchmarks.cli import parse_overrides
-from benchmarks.metrics import calibration, prf, selective
-from benchmarks.questions import gold_of, load_claims
+from benchmarks.metrics import calibration, per_class_report, prf, selective
+from benchmarks.questions import contrast_pairs, gold_of, load_claims
 from evals.failures import error_rows, exit_code, scored
 from evals.report import chat_model_usage, context_or_exit, publish, read_or_exit
 from evals.sweep import Answered, add_sweep_arguments, code_version, sweep_or_exit
@@ -47,6 +47,25 @@ def predictions_of(answer: Any, max_docs: int = 1) -> tuple[dict[str, str], dict
                 )
     top = sorted(strength, key=lambda d: -strength[d])[:max_docs]
     return {d: answer.verdict for d in top}, {d: sentences.get(d, set()) for d in top}
+
+
+def stated_label(answer: Any) -> str:
+    """What the answer states about the claim: its side when it answers or leans, else NOT_ENOUGH_INFO."""
+    return answer.verdict if not answer.abstained and answer.verdict in ("SUPPORT", "CONTRADICT") else "NOT_ENOUGH_INFO"
+
+
+def opposite_pairs(claims: list[dict], stated: list[str]) -> dict[str, Any]:
+    """Pairs of claims about one abstract with opposite gold labels (a finding and its reversal): on how many both
+    are read right, and on how many the two lean the same way (the reversal read like the finding)."""
+    index = {c["id"]: k for k, c in enumerate(claims)}
+    pairs = contrast_pairs(claims)
+    both = sum(stated[index[s["id"]]] == "SUPPORT" and stated[index[c["id"]]] == "CONTRADICT" for s, c in pairs)
+    same = sum(stated[index[s["id"]]] == stated[index[c["id"]]] != "NOT_ENOUGH_INFO" for s, c in pairs)
+    return {
+        "opposite_pairs": len(pairs),
+        "opposite_pairs_both_right": both / len(pairs) if pairs else None,
+        "opposite_pairs_same_side": same / len(pairs) if pairs else None,
+    }
 
 
 async def ask_claim(context: Context, claim: dict) -> Answer:
@@ -109,6 +128,8 @@ def score(claims: list[dict], answered: list[Answered], max_docs: int = 1) -> di
         if answer.faithfulness is not None:
             faithfulness.append(answer.faithfulness)
     p, r, f = prf(correct_docs, predicted_docs, gold_docs)
+    stated = [stated_label(a) for a in answers]
+    gold_claims = [gold_of(c)[2] for c in claims]
     sp, sr, sf = prf(correct_sents, predicted_sents, gold_sents)
     ece, brier = calibration(confidences, claim_correct)
     total = sum(seconds)
@@ -134,6 +155,8 @@ def score(claims: list[dict], answered: list[Answered], max_docs: int = 1) -> di
         "stated_without_evidence_share": (
             sum(stated_without_evidence) / len(stated_without_evidence) if stated_without_evidence else None
         ),
+        **per_class_report(gold_claims, stated, LABELS, "SUPPORT"),
+        **opposite_pairs(claims, stated),
         "claims_per_second": len(claims) / total if total else 0.0,
         "seconds_per_claim_mean": statistics.mean(seconds) if seconds else 0.0,
         "seconds_per_claim_p95": sorted(seconds)[int(0.95 * (len(seconds) - 1))] if seconds else 0.0,

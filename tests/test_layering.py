@@ -126,3 +126,22 @@ def test_an_offline_run_loads_no_http_client():
     loaded = set(eval(out.stdout.strip().splitlines()[-1]))
     assert loaded and not loaded & HTTP_CLIENT_MODULES, loaded
     assert not any(m.startswith("agent.tools.http.") for m in loaded), loaded
+
+
+def test_the_answer_is_assembled_in_agent_answer_and_no_node_or_answer_module_imports_a_reasoner():
+    """The Answer is built by agent/answer/assemble.py, which the report node only calls; what a node or the answer
+    needs of the hypotheses (the leading one) lives there, not in one reasoner implementation (extractive's `winner`
+    was imported by the report node)."""
+    offenders = {
+        module: sorted(
+            node.module
+            for node in ast.walk(ast.parse((REPO / module).read_text(encoding="utf-8")))
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agent.reasoners")
+        )
+        for package in ("agent/nodes", "agent/answer")
+        for module in (str(p.relative_to(REPO)) for p in sorted((REPO / package).glob("*.py")))
+    }
+    assert not {m: names for m, names in offenders.items() if names}
+    report = ast.parse((REPO / "agent" / "nodes" / "report.py").read_text(encoding="utf-8"))
+    assert any(isinstance(node, ast.ImportFrom) and node.module == "agent.answer.assemble" for node in ast.walk(report))
+    assert len((REPO / "agent" / "nodes" / "report.py").read_text(encoding="utf-8").splitlines()) < 40

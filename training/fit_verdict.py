@@ -75,10 +75,10 @@ def relevance_of(answer: dict[str, Any]) -> float | None:
 
 
 def claim_table(
-    folder: Path, claims: list[dict], part: str = "all"
+    folder: Path, claims: list[dict], part: str = "all", featurize: Any = claim_features, ids: list[str] | None = None
 ) -> tuple[list[dict[str, float]], list[str], list[str], list[str]]:
-    """Features, gold class, CV group and family of every answered claim-family question of the part
-    (training/verdict_parts.py)."""
+    """Features (`featurize(readings, statement, polar, relevance)`), gold class, CV group and family of every answered
+    claim-family question of the part (training/verdict_parts.py); each question's id appended to `ids` if given."""
     groups, splits = scifact_groups(claims), scifact_splits(claims)
     rows, gold, group, family = [], [], [], []
     for name in ("claims", "pubmedqa", "healthver", "check_covid"):
@@ -88,12 +88,12 @@ def claim_table(
             if not answer or not kept(part, name, line, splits):
                 continue
             rows.append(
-                claim_features(
-                    answer["readings"], claim_statement(answer), answer["task"] == "polar", relevance_of(answer)
-                )
+                featurize(answer["readings"], claim_statement(answer), answer["task"] == "polar", relevance_of(answer))
             )
             gold.append(GOLD.get(line["gold"], line["gold"]))
             key = line["id"]
+            if ids is not None:
+                ids.append(str(key))
             if name == "claims":
                 key = str(groups.get(int(key), key))
             elif name == "healthver":

@@ -156,7 +156,7 @@ def unnamed(question: str, cited: list[Record], together: bool = True, claimed: 
 def unnamed_names(question: str, missing: list[str]) -> list[str]:
     """Those of the terms `unnamed` found that are names the question asks about ("TNF-alpha", "IL-17", "CRISPR"). An
     open answer about IL-6 to "What is the role of TNF-alpha in rheumatoid arthritis?" does not address the question,
-    however well its records support what they say: the run declines (agent.nodes.report)."""
+    however well its records support what they say: the run declines (agent.answer.assemble)."""
     names = [name.lower() for name in entities(question)]
     return [
         term for term in missing if any(word.lower() in names for word in term.split())

@@ -9,7 +9,14 @@ study type and size. Here every record the court read gets one answer from the l
   (the leading hypothesis), for a choice or an open question;
 - supports / contradicts when its kept readings take that side; mixed when they take both and neither side's summed
   confidence is twice the other's; silent when the court read it and kept no reading of it that takes a side (the
-  ledger keeps the strongest few per hypothesis, so a record whose sentences only restate the question is silent).
+  ledger keeps the strongest few per hypothesis, so a record whose sentences only restate the question is silent);
+- one reading of a record throughout the answer: where the court kept no reading of a record that takes a side but
+  the claims check counted it for or against a quoted claim (`Claim.supporting` / `Claim.refuting`, other than the
+  quote's own record), its answer is that check's dossier reading, stated towards the reference statement as the
+  quote's role is (a record refuting a quote that supports reads against). The court's reading, where it has one,
+  is the one its verdict weighed and stays.
+  A record "Claims checked" lists as supporting a VERIFIED quote is never "related but silent" in the table above it,
+  and one that refutes a quote counts against it in the meter (`claim_readings`).
 
 Design and sample size come from agent/scoring/study.py. The meter is drawn only when at least METER_MIN_PAPERS
 records were read: over one or two papers it would only repeat the table as a bar.
@@ -21,8 +28,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 
 from agent.english.lexicon import STANCE_FLIP
+from agent.interfaces import CitedSentence
 from agent.literature import Record
-from agent.records import Hypothesis, LedgerEntry, PaperAnswer, PaperFinding, Stance
+from agent.records import Claim, Hypothesis, LedgerEntry, PaperAnswer, PaperFinding, Stance
 from agent.scoring.study import read_study
 
 METER_MIN_PAPERS = 3
@@ -60,6 +68,39 @@ def reference_readings(
     return [(e, e.stance) for e in ledger if e.hypothesis_id == best.id]
 
 
+QUOTE_SIDE: dict[str, Stance] = {
+    "supports_claim": "SUPPORT",
+    "for_option": "SUPPORT",
+    "for_answer": "SUPPORT",
+    "against_claim": "CONTRADICT",
+    "against_option": "CONTRADICT",
+    "against_answer": "CONTRADICT",
+}
+"""A quote's role (agent/answer/compose.py, ROLES) as a reading of the reference statement: the roles are stated
+towards the claim as written, the selected option or the answer line, which is what the reference statement is."""
+
+
+def claim_readings(claims: Sequence[Claim], quoted: Sequence[CitedSentence]) -> list[tuple[LedgerEntry, Stance]]:
+    """The claims check's readings of the records it counted (module docstring), towards the reference statement:
+    each dossier entry of a record in a claim's `supporting` or `refuting` list that is not the claim's own source
+    (whose reading is the ledger's, already counted), for a claim quoted under a role that takes a side (`quoted`:
+    the answer's sentences; a "Related evidence" quote takes none, and neither do the records that bear it out). A
+    record that supports the quote reads as the quote does; one that refutes it, the other way."""
+    sides = {
+        sentence.text: QUOTE_SIDE[sentence.role] for sentence in quoted if sentence.role and sentence.role in QUOTE_SIDE
+    }
+    readings: list[tuple[LedgerEntry, Stance]] = []
+    for checked in claims:
+        side = next((stance for text, stance in sides.items() if f'"{checked.text}' in text), None)
+        if side is None:
+            continue
+        counted = (set(checked.supporting) | set(checked.refuting)) - set(checked.sources)
+        for entry in checked.dossier:
+            if entry.record_id in counted and entry.stance != "NEUTRAL":
+                readings.append((entry, side if entry.stance == "SUPPORT" else STANCE_FLIP[side]))
+    return readings
+
+
 def answer_of(readings: Sequence[tuple[LedgerEntry, Stance]]) -> tuple[PaperAnswer, str | None]:
     """One record's answer from its readings, and the passage that decided it (the strongest on the winning side;
     for a silent record its strongest neutral reading, if any)."""
@@ -88,12 +129,19 @@ def paper_findings(
     ledger: Sequence[LedgerEntry],
     hypotheses: Sequence[Hypothesis],
     best: Hypothesis | None,
+    claims: Sequence[Claim] = (),
+    quoted: Sequence[CitedSentence] = (),
 ) -> list[PaperFinding]:
-    """Each record's answer, design and sample size (module docstring), in the order the records are given."""
-    readings = reference_readings(ledger, hypotheses, best)
+    """Each record's answer, design and sample size (module docstring), in the order the records are given: from the
+    court's readings of it, or, where the court kept none that takes a side, from the claims check's
+    (`claim_readings`; `quoted`: the answer's sentences)."""
+    readings, checked = reference_readings(ledger, hypotheses, best), claim_readings(claims, quoted)
     findings = []
     for record in records:
         answer, sentence = answer_of([(e, stance) for e, stance in readings if e.record_id == record.id])
+        checks = [(e, stance) for e, stance in checked if e.record_id == record.id]
+        if answer == "silent" and checks:  # the court kept no reading that takes a side: the claims check's reading
+            answer, sentence = answer_of(checks)
         study = read_study(record)
         findings.append(
             PaperFinding(

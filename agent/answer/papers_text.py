@@ -2,10 +2,13 @@
 row per paper, its deciding passage quoted under it.
 
     Papers the court read (7): supports 3 · mixed 1 · contradicts 1 · related but silent 2
-      [██████████▒▒▒▒░░░░······]
-      answer              design                      n  record     title
-      supports            RCT                     4,632  12209494   Multiple-dose activated charcoal in acute ...
+      [██████████▒▒▒▒░░░░······]  █ supports  ▒ mixed  ░ contradicts  · related but silent
+      answer              design                 sample size  record     title
+      supports            RCT                          4,632  12209494   Multiple-dose activated charcoal in acute ...
                           "Mortality did not differ between the groups."
+
+The legend under the meter names each cell, and every column has a header: a reader needs no key. "related but
+silent" is a paper the court read and kept no reading of that takes a side (agent/answer/papers.py).
 """
 
 from __future__ import annotations
@@ -33,6 +36,11 @@ def meter_bar(papers: Sequence[PaperFinding], width: int = METER_WIDTH) -> str:
     return "[" + "".join(cells) + "]"
 
 
+def meter_legend() -> str:
+    """'█ supports  ▒ mixed  ░ contradicts  · related but silent': what each of the bar's cells stands for."""
+    return "  ".join(f"{METER_CELL[answer]} {ANSWER_LABEL[answer]}" for answer in METER_CELL)
+
+
 def head_line(papers: Sequence[PaperFinding]) -> str:
     """'Papers the court read (7): supports 3 · ...' (`sparkit trace show` prints this line alone)."""
     return f"Papers the court read ({len(papers)}): {meter_text(papers)}"
@@ -44,14 +52,14 @@ def paper_lines(papers: Sequence[PaperFinding]) -> list[str]:
         return []
     lines = [head_line(papers)]
     if meter_drawn(papers):
-        lines.append(f"  {meter_bar(papers)}")
+        lines.append(f"  {meter_bar(papers)}  {meter_legend()}")
     else:
         lines.append(f"  (no meter: it is drawn from {METER_MIN_PAPERS} papers read)")
-    lines.append(f"  {'answer':<19} {'design':<21} {'n':>9}  {'record':<10} title")
+    lines.append(f"  {'answer':<19} {'design':<21} {'sample size':>11}  {'record':<10} title")
     for paper in papers:
         size = f"{paper.sample_size:,}" if paper.sample_size is not None else "-"
         lines.append(
-            f"  {ANSWER_LABEL[paper.answer]:<19} {paper.design:<21} {size:>9}  {paper.record_id:<10} "
+            f"  {ANSWER_LABEL[paper.answer]:<19} {paper.design:<21} {size:>11}  {paper.record_id:<10} "
             f"{truncate(paper.title or '', 70)}"
         )
         if paper.answer != "silent" and paper.answer_sentence:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent.answer.compose import (
-    RELATED,
+from agent.answer.compose import RELATED
+from agent.answer.lines import (
     abstention_line,
     answer_line,
     lean_line,
@@ -30,7 +30,7 @@ from agent.scoring.relevance import RelevanceAssessment
 def quotes_only_against(draft: Draft) -> bool:
     """Every passage quoted under the answer line reads confidently against it, and the line quotes no record of its
     own: such a verdict would be followed only by evidence against it ("The evidence contradicts the claim" over
-    nothing but "Supports the claim" quotes), and the run does not give it (agent.nodes.report abstains)."""
+    nothing but "Supports the claim" quotes), and the run does not give it (agent.answer.assemble abstains)."""
     quoted = [s for s in draft.sentences if s.role]
     return (
         bool(quoted) and not draft.answer_citations and all(s.side == "against" and s.role != RELATED for s in quoted)
@@ -157,7 +157,7 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
        evidence" (or leans are off, `thresholds.leaning` false);
     7. LEANING: the leading answer is below `thresholds.abstain` (the operating point) but likelier than
        "insufficient evidence" (for a claim: its side leads the verdict model's three-way probabilities): the lean,
-       its probability and the records it rests on (compose.lean_line); after a chat model's "not enough" a lean is
+       its probability and the records it rests on (lines.lean_line); after a chat model's "not enough" a lean is
        the most the run gives, it says that no verdict is stated, and the verdict field stays empty;
     8. ANSWERED: the draft's answer line with its confidence, "the evidence is mixed" where it is, and what the
        records it rests on leave unnamed.
@@ -246,8 +246,9 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         stop_reason = (
             f"leaning: {declined}; the evidence alone leans ({leading:.2f}); {stop_reason}"
             if declined
-            else f"leaning: the leading answer's confidence is {leading:.2f}, below the {thresholds.abstain:.2f} of "
-            f"a confident answer and above the {found.abstention:.2f} of insufficient evidence; {stop_reason}"
+            else f"leaning: the leading answer's probability of being right is {leading:.2f}, under the "
+            f"{thresholds.abstain:.2f} a confident answer needs and above the {found.abstention:.2f} probability "
+            f"that the evidence is insufficient; {stop_reason}"
         )
         if declined:
             text += " No verdict is stated: a chat model found the evidence insufficient to decide."

@@ -1,5 +1,5 @@
-"""`sparkit ask|verify|resume`: the commands that run the agent, their shared options, the progress lines on stderr
-and the rendering of an answer; registered on the main parser by agent.cli."""
+"""`sparkit ask|verify|resume`: the commands that run the agent, their shared options and the progress lines on
+stderr (the answer itself is rendered by agent/answer/text.py); registered on the main parser by agent.cli."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent.answer.text import render
 from agent.common.terminal import terminal_safe, terminal_text
 from agent.common.text import truncate
 from agent.errors import InputError
@@ -91,94 +92,6 @@ def _short(value: Any) -> str:
         return f"[{shown}{'; …' if len(value) > 4 else ''}]"
     text = str(value)
     return truncate(text, 70)
-
-
-def _confidence_shown(answer: Any) -> str:
-    """The status line's confidence, saying what it is the confidence in: an answer's is its probability of being
-    right; an abstention's is the probability that "insufficient evidence" is right, and is labelled so (a bare
-    "confidence 0.56" on every abstention read as a confidence in some answer); a run stopped by its budget without
-    an answer or by an error shows none."""
-    if answer.status.value == "LEANING":
-        return f"   probability that the lean is right {answer.confidence:.2f}"
-    if not answer.abstained and answer.status.value != "ERROR":
-        return f"   confidence {answer.confidence:.2f}"
-    if answer.status.value == "INSUFFICIENT_EVIDENCE":
-        return f"   confidence that the evidence is insufficient {answer.confidence:.2f}"
-    return ""
-
-
-def render(answer: Any) -> str:
-    """Human-readable answer: verdict, confidence, hypotheses, claims, references."""
-    task = "yes/no" if answer.task == "polar" else answer.task
-    lines = [f"Status: {answer.status.value}{_confidence_shown(answer)}   task {task}   run {answer.run_id}"]
-    if answer.searched:
-        lines.append(f"Searched: {answer.searched}")
-    if answer.verdict:
-        lines.append(f"Verdict: {answer.verdict}")
-    lines += ["", f"Answer: {answer.answer}"]
-    for sentence in answer.sentences:
-        lines.append(f"  - {sentence.text} [{', '.join(sentence.citations)}]")
-    if answer.faithfulness is not None:
-        lines.append(
-            f"Faithfulness: {answer.faithfulness:.2f} of the cited statements are supported by the passages they cite"
-        )
-    if answer.papers:
-        from agent.answer.papers_text import paper_lines
-
-        lines += ["", *paper_lines(answer.papers)]
-    if answer.hypotheses:
-        lines += ["", "Hypotheses weighed (score, support / contradiction, verdict):"]
-        for h in sorted(answer.hypotheses, key=lambda h: -h.score):
-            lines.append(
-                f"  {h.id} {h.score:+.3f}  {h.support:.2f}/{h.contradiction:.2f}  {h.verdict.value:<13} "
-                f"{truncate(h.text, 110)}"
-            )
-    if (
-        answer.adjudication is not None
-    ):  # issue 17: the model's choice, the evidence's, and the blend the answer follows
-        adj = answer.adjudication
-        blend = ", ".join(f"{hid} {value:.2f}" for hid, value in sorted(adj.blend.items(), key=lambda kv: -kv[1]))
-        lines += [
-            "",
-            f"Adjudication ({adj.model}): model chose {adj.model_choice or 'to abstain'}, evidence favours "
-            f"{adj.evidence_choice or 'none'}; "
-            "blend "
-            f"{blend}{' (contested)' if adj.contested else ''}{' (abstained)' if adj.abstained else ''}",
-        ]
-        for j in adj.judgements:
-            lines.append(
-                f"  {j.hypothesis_id} {j.judgement:<9} p={j.probability:.2f} [{', '.join(j.evidence)}] {j.reason[:90]}"
-            )
-    if answer.claims:
-        lines += ["", "Claims checked:"]
-        for c in answer.claims:
-            note = f"; {c.note}" if c.note else ""
-            lines.append(
-                f"  {c.verdict.value:<10} {truncate(c.text, 110)}  (support {c.supporting}, refute {c.refuting}{note})"
-            )
-    if answer.citations:
-        lines += ["", "References:"]
-        for c in answer.citations:
-            where = c.where()
-            lines.append(f"  [{c.id}] {c.title} ({c.year or 'n.d.'}) {c.source}{', ' + where if where else ''}")
-    u = answer.usage
-    lines += [
-        "",
-        f"Stopped: {answer.stop_reason}",
-        f"Usage: {u.llm_calls} LLM calls{f' ({u.llm_retries} of them retries)' if u.llm_retries else ''}, "
-        f"{u.source_calls} source calls, {u.cache_hits} cache hits, "
-        f"${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"
-        + (f" (and {u.setup_s:.1f} s of set-up before it: models, index)" if u.setup_s >= 0.1 else ""),
-    ]
-    if u.by_node:
-        from agent.tracing.render_text import render_by_node
-
-        lines += ["Usage by node:", render_by_node(u.by_node)]
-    if u.fallbacks:
-        lines.append(f"Fallbacks: {'; '.join(u.fallbacks[:5])}")
-    for note in answer.notes[:8]:
-        lines.append(f"Note: {note}")
-    return "\n".join(lines)
 
 
 def _trace_flag(args: argparse.Namespace) -> bool:

@@ -83,6 +83,12 @@ def only_non_significant(text: str) -> bool:
     return p_significant + ci_significant == 0 and p_not + ci_not > 0
 
 
+def states_significance(text: str) -> bool:
+    """True when the text states at least one significant statistic (p < 0.05, or an interval that excludes the
+    null): a finding reported as shown, where `only_non_significant` is one reported as not shown."""
+    return _p_values(text)[0] + _intervals(text)[0] > 0
+
+
 # A predicate that denies the effect in one word ("is unrelated to", "fails to reduce", "is ineffective"); not the
 # wider NEGATIONS, whose "absence" or "independent" name things ("an independent predictor of") as often.
 _NULL_PREDICATE = re.compile(

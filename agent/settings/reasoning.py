@@ -180,7 +180,7 @@ class CourtSettings(SettingsGroup):
 
 
 class AnswerSettings(SettingsGroup):
-    """When the reported answer abstains rather than answers (agent/nodes/report.py)."""
+    """When the reported answer abstains rather than answers (agent/answer/assemble.py)."""
 
     abstain_threshold: float = Field(
         0.3,

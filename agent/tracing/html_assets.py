@@ -30,6 +30,17 @@ article.record:target{outline:2px solid #5b8dd6}
 .ids code{margin-right:10px}
 mark{background:#fff3b0}mark.support{background:#cdeccf}mark.contradict{background:#f7c9c9}
 mark.neutral{background:#e6e9ee}
+td{overflow-wrap:break-word}svg.meter{max-width:480px}
+.legend .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 3px 0 8px}
+table.papers td.answer,table.papers td.design,table.papers td.num,table.papers td.record{white-space:nowrap;
+overflow-wrap:normal}
+table.papers tr.paper td{border-bottom:none}
+table.papers tr.quote td{color:#66707c;padding:0 6px 6px 24px}
+@media (max-width:640px){table:not(.papers){display:block;overflow-x:auto}table.papers thead{display:none}
+table.papers tr.paper{display:flex;flex-wrap:wrap;gap:0 8px;padding-top:4px}
+table.papers tr.paper td{padding:0 2px}table.papers tr.paper td.title{flex-basis:100%}
+table.papers tr.quote{display:block}table.papers tr.quote td{display:block;padding-left:12px}
+table.papers td.num::before{content:"sample size "}}
 """
 
 SCRIPT = """

@@ -1,6 +1,9 @@
-"""The trace page's "Each paper at a glance" section: an SVG meter of the papers' answers and a table of every
-paper the court read (answer, design, sample size, each with the sentence it came from). Inline SVG, no script, no
-external anything (the page's Content-Security-Policy allows none)."""
+"""The trace page's "Each paper at a glance" section: an SVG meter of the papers' answers with a legend, and a table
+of every paper the court read laid out as the terminal's (agent/answer/papers_text.py): answer, design, sample size,
+record and title on one line, the sentence that decided the answer under it across the whole row. A paragraph in a
+narrow column made a row a screen high and pushed the title off to the right; the design's and the size's sentences
+are the cells' tooltips. Under 640 px the first line wraps as a block instead of scrolling sideways. Inline SVG, no
+script, no external anything (the page's Content-Security-Policy allows none)."""
 
 from __future__ import annotations
 
@@ -43,14 +46,43 @@ def meter_svg(papers: Sequence[PaperFinding]) -> str:
         x += w
     label = _e(meter_text(papers))
     return (
-        f'<svg class="meter" role="img" aria-label="{label}" width="{WIDTH}" height="{HEIGHT + 18}" '
+        f'<svg class="meter" role="img" aria-label="{label}" width="100%" height="{HEIGHT + 18}" '
         f'viewBox="0 0 {WIDTH} {HEIGHT + 18}" xmlns="http://www.w3.org/2000/svg">{"".join(parts)}'
         f'<text x="0" y="{HEIGHT + 14}" font-size="12">{label}</text></svg>'
     )
 
 
-def _quote(text: str | None) -> str:
-    return f'<div class="muted">“{_e(text)}”</div>' if text else ""
+def legend() -> str:
+    """What each colour of the meter stands for, and what "related but silent" means."""
+    swatches = "".join(
+        f'<span class="swatch" style="background:{METER_COLOUR[answer]}"></span>{_e(ANSWER_LABEL[answer])} '
+        for answer in METER_COLOUR
+    )
+    return (
+        f'<p class="legend muted">{swatches}— a related but silent paper was read by the court, and none of its '
+        "readings takes a side</p>"
+    )
+
+
+def _tip(text: str | None) -> str:
+    return f' title="{_e(text)}"' if text else ""
+
+
+def paper_rows(paper: PaperFinding, ref: Callable[[str], str]) -> str:
+    """The paper's line (answer, design, sample size, record, title) and, when it takes a side, the sentence that
+    decided it on a line of its own across the row."""
+    size = "-" if paper.sample_size is None else f"{paper.sample_size:,}"
+    line = (
+        f'<tr class="paper"><td class="answer"><span class="badge {BADGE[paper.answer]} paper-{paper.answer}">'
+        f"{_e(ANSWER_LABEL[paper.answer])}</span></td>"
+        f'<td class="design"{_tip(paper.design_sentence)}>{_e(paper.design)}</td>'
+        f'<td class="num"{_tip(paper.size_sentence)}>{size}</td>'
+        f'<td class="record">{ref(paper.record_id)}</td>'
+        f'<td class="title">{_e(paper.title)}{f" ({paper.year})" if paper.year else ""}</td></tr>'
+    )
+    if paper.answer == "silent" or not paper.answer_sentence:
+        return line
+    return line + f'<tr class="quote"><td colspan="5">“{_e(paper.answer_sentence)}”</td></tr>'
 
 
 def papers_section(answer: dict[str, Any], ref: Callable[[str], str]) -> str:
@@ -59,22 +91,12 @@ def papers_section(answer: dict[str, Any], ref: Callable[[str], str]) -> str:
     if not papers:
         return '<p class="muted">the court read no paper</p>'
     head = (
-        meter_svg(papers)
+        meter_svg(papers) + legend()
         if meter_drawn(papers)
         else f'<p class="muted">{_e(meter_text(papers))} (the meter is drawn from {METER_MIN_PAPERS} papers read)</p>'
     )
-    rows = "".join(
-        "<tr>"
-        f'<td><span class="badge {BADGE[p.answer]} paper-{p.answer}">{_e(ANSWER_LABEL[p.answer])}</span>'
-        f"{_quote(p.answer_sentence)}</td>"
-        f"<td>{_e(p.design)}{_quote(p.design_sentence)}</td>"
-        f'<td class="num">{"-" if p.sample_size is None else f"{p.sample_size:,}"}{_quote(p.size_sentence)}</td>'
-        f"<td>{ref(p.record_id)}</td><td>{_e(p.title)}{f' ({p.year})' if p.year else ''}</td>"
-        "</tr>"
-        for p in papers
-    )
     table = (
-        "<table><thead><tr><th>answer</th><th>design</th><th class=num>sample size</th><th>record</th>"
-        f"<th>title</th></tr></thead><tbody>{rows}</tbody></table>"
+        '<table class="papers"><thead><tr><th>answer</th><th>design</th><th class=num>sample size</th><th>record</th>'
+        f"<th>title</th></tr></thead><tbody>{''.join(paper_rows(p, ref) for p in papers)}</tbody></table>"
     )
     return f"<p>{len(papers)} papers read by the court.</p>{head}{table}"

@@ -16,6 +16,9 @@ import re
 from html import escape
 from typing import Any
 
+from agent.tracing.answer_html import citation_items, claims_table, hypotheses_table, known_details, status_badges
+from agent.tracing.answer_html import status_class as _status_class
+from agent.tracing.answer_html import table as _table
 from agent.tracing.html_assets import CSP, SCRIPT, STYLE
 from agent.tracing.papers_html import papers_section
 from agent.tracing.view import RunNode, TraceView, fmt_budget, fmt_num, fmt_seconds, round_of, start_offsets
@@ -47,25 +50,6 @@ def _ref(record_id: Any, view: TraceView) -> str:
 def _doi(doi: Any) -> str:
     """A DOI as text (never a link: the page must not make the browser contact anything)."""
     return f" <code>doi:{_e(doi)}</code>" if doi else ""
-
-
-def _status_class(value: Any) -> str:
-    text = str(value or "")
-    if text in ("ANSWERED", "SUPPORTED", "VERIFIED", "SUPPORT"):
-        return "ok"
-    if text in ("ERROR", "CONTRADICTED", "CONTRADICT", "CONTESTED"):
-        return "bad"
-    return "warn"
-
-
-def _table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> str:
-    numeric = numeric or set()
-    head = "".join(f"<th{' class=num' if i in numeric else ''}>{_e(h)}</th>" for i, h in enumerate(headers))
-    body = "".join(
-        "<tr>" + "".join(f"<td{' class=num' if i in numeric else ''}>{c}</td>" for i, c in enumerate(row)) + "</tr>"
-        for row in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _json_block(label: str, value: Any, *, collapsed: bool = False) -> str:
@@ -183,35 +167,12 @@ def _answer_section(view: TraceView) -> str:
         parts.append(f'<p class="muted">Stopped: {_e(answer["stop_reason"])}</p>')
     for note in (answer.get("notes") or [])[:20]:
         parts.append(f'<p class="muted">Note: {_e(note)}</p>')
-    citations = answer.get("citations") or []
-    if citations:
-        items = "".join(
-            f"<li>{_ref(c.get('id'), view)} {_e(c.get('title'))} ({_e(c.get('year') or 'n.d.')}) "
-            f'<span class="muted">{_e(c.get("source"))}</span>{_doi(c.get("doi"))}</li>'
-            for c in citations
-        )
-        parts.append(f"<h3>Citations</h3><ul>{items}</ul>")
+    parts.append(citation_items(answer.get("citations") or [], lambda rid: _ref(rid, view), _doi))
     return "".join(parts) or '<p class="muted">no answer recorded (the run failed before its report)</p>'
 
 
 def _hypotheses(view: TraceView) -> str:
-    rows = [
-        [
-            _e(h.get("id")),
-            _e(h.get("text")),
-            _e(h.get("origin")),
-            fmt_num(h.get("support"), "{:.2f}"),
-            fmt_num(h.get("contradiction"), "{:.2f}"),
-            fmt_num(h.get("score"), "{:+.3f}"),
-            f'<span class="badge {_status_class(h.get("verdict"))}">{_e(h.get("verdict"))}</span>',
-        ]
-        for h in sorted((view.answer or {}).get("hypotheses") or [], key=lambda h: -(h.get("score") or 0))
-    ]
-    return (
-        _table(["id", "hypothesis", "origin", "support", "contra", "score", "verdict"], rows, {3, 4, 5})
-        if rows
-        else _NONE
-    )
+    return hypotheses_table(view.answer or {})
 
 
 def _ledger(view: TraceView) -> str:
@@ -235,21 +196,7 @@ def _ledger(view: TraceView) -> str:
 
 
 def _claims(view: TraceView) -> str:
-    rows = [
-        [
-            f'<span class="badge {_status_class(c.get("verdict"))}">{_e(c.get("verdict"))}</span>',
-            _e(c.get("text")),
-            ", ".join(_ref(r, view) for r in c.get("supporting") or []) or "-",
-            ", ".join(_ref(r, view) for r in c.get("refuting") or []) or "-",
-            _e(c.get("independent_sources", 0)),
-        ]
-        for c in (view.answer or {}).get("claims") or []
-    ]
-    return (
-        _table(["verdict", "claim", "supporting", "refuting", "indep. sources"], rows, {4})
-        if rows
-        else '<p class="muted">no claims checked</p>'
-    )
+    return claims_table(view.answer or {}, lambda rid: _ref(rid, view))
 
 
 def _decisions(view: TraceView) -> str:
@@ -353,8 +300,7 @@ def _records(view: TraceView) -> str:
             ids.append(f"<code>{_e(r['url'])}</code>")
         out.append(
             f'<article class="record" id="{anchor(rid)}"><div><code>{_e(rid)}</code> <b>{_e(r.get("title"))}</b> '
-            f'<span class="muted">({_e(r.get("year") or "n.d.")}) {_e(r.get("venue") or "")} · '
-            f"{_e(r.get('source'))}</span></div>"
+            f'<span class="muted">{_e(" · ".join(known_details(r)))}</span></div>'
             f'<div class="muted">{_e(", ".join(r.get("authors") or []))}</div><div class="ids">{"".join(ids)}</div>'
             f'<p class="abstract">{highlighted(str(r.get("abstract") or ""), r.get("cited") or [])}</p></article>'
         )
@@ -407,11 +353,6 @@ def render_html(view: TraceView) -> str:
     ]
     nav = "".join(f'<a href="#{sid}">{_e(title)}</a>' for sid, title, _ in sections)
     body = "".join(f'<section id="{sid}"><h2>{_e(title)}</h2>{html}</section>' for sid, title, html in sections)
-    verdict = (
-        f'<span class="badge {_status_class(answer.get("verdict"))}">{_e(answer.get("verdict"))}</span>'
-        if answer.get("verdict")
-        else ""
-    )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
@@ -419,8 +360,7 @@ def render_html(view: TraceView) -> str:
         f"<title>SPARKIT trace {_e(view.run_id)}</title><style>{STYLE}</style></head><body>"
         f"<header><h1>SPARKIT trace <code>{_e(view.run_id)}</code></h1>"
         f'<p class="q">{_e(view.question)}</p>'
-        f'<p><span class="badge {_status_class(status)}">{_e(status)}</span>{verdict}'
-        f'<span class="badge">confidence {fmt_num(answer.get("confidence"), "{:.2f}")}</span>'
+        f'<p><span class="badge {_status_class(status)}">{_e(status)}</span>{status_badges(answer)}'
         f'<span class="badge">{_e(meta.get("mode") or "ask")}</span><span class="badge">started '
         f"{_e(str(meta.get('started_at') or '')[:19])}</span></p>"
         f"<nav>{nav}</nav></header>{body}<script>{SCRIPT}</script></body></html>\n"

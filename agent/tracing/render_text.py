@@ -141,7 +141,8 @@ def render_show(view: TraceView) -> str:
     if view.records:
         lines += ["", "Cited records (passages the run judged in [[...]]):"]
         for rid, record in view.records.items():
-            lines.append(f"  [{rid}] {record.get('title') or ''} ({record.get('year') or 'n.d.'})")
+            year = f" ({record['year']})" if record.get("year") else ""
+            lines.append(f"  [{rid}] {record.get('title') or ''}{year}")
             lines.append(f"      {marked(str(record.get('abstract') or ''), record.get('cited') or [])}")
     if view.source_calls:
         lines += [

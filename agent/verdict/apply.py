@@ -16,6 +16,7 @@ from typing import Any
 
 from agent.records import Hypothesis, HypothesisVerdict, LedgerEntry
 from agent.records import Stance as StanceLabel
+from agent.verdict.compact import compact_claim_features
 from agent.verdict.features import claim_features, decider_row, option_features
 from agent.verdict.model import VerdictModel
 from agent.verdict.readings import claim_negation
@@ -47,6 +48,18 @@ def _with(h: Hypothesis, score: float, verdict: HypothesisVerdict) -> Hypothesis
     return h.model_copy(update={"score": float(score), "verdict": verdict})
 
 
+def verdict_inputs(
+    readings: list[dict[str, Any]], statement: str, polar: bool, relevance: float | None, setting: str
+) -> dict[str, float]:
+    """Every input a claim model may name: the full list, the compact one (agent/verdict/compact.py) and whether the
+    evidence came with the question (a model fitted on both settings at once tells them apart by it)."""
+    return {
+        **claim_features(readings, statement, polar, relevance),
+        **compact_claim_features(readings, statement, polar, relevance),
+        "c_setting_documents": float(setting == "documents"),
+    }
+
+
 def decide_claim(
     model: VerdictModel,
     hypotheses: list[Hypothesis],
@@ -61,15 +74,17 @@ def decide_claim(
     claim, negation = claim_negation(hypotheses)
     if claim is None or negation is None or not readings:
         return None
-    p = model.claim_probabilities(claim_features(readings, claim.statement, polar, relevance), setting)
+    p = model.claim_probabilities(verdict_inputs(readings, claim.statement, polar, relevance, setting), setting)
     side = "SUPPORT" if p["SUPPORT"] >= p["CONTRADICT"] else "CONTRADICT"
+    other = "CONTRADICT" if side == "SUPPORT" else "SUPPORT"
     winner, loser = (claim, negation) if side == "SUPPORT" else (negation, claim)
+    linear = model.claim_model(setting)
     updated = {
-        winner.id: _with(winner, p[side], HypothesisVerdict.SUPPORTED),
-        loser.id: _with(loser, p["CONTRADICT" if side == "SUPPORT" else "SUPPORT"], HypothesisVerdict.CONTRADICTED),
+        winner.id: _with(winner, linear.confidence(p[side]), HypothesisVerdict.SUPPORTED),
+        loser.id: _with(loser, linear.confidence(p[other]), HypothesisVerdict.CONTRADICTED),
     }
-    chosen = model.claim_model(setting).threshold if threshold is None else threshold
-    verdict = ModelVerdict("claim", p, p[side], p["NOT_ENOUGH_INFO"], chosen)
+    chosen = linear.threshold if threshold is None else threshold
+    verdict = ModelVerdict("claim", p, linear.confidence(p[side]), linear.confidence(p["NOT_ENOUGH_INFO"]), chosen)
     return [updated.get(h.id, h) for h in hypotheses], verdict
 
 

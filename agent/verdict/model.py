@@ -70,6 +70,7 @@ class Linear:
     intercept: np.ndarray
     temperature: float
     threshold: float
+    confidence_map: tuple[float, float] | None = None  # (slope, offset) on the logit of a stated class's probability
 
     @classmethod
     def of(cls, section: dict[str, Any], what: str) -> Linear:
@@ -83,12 +84,24 @@ class Linear:
                 intercept=np.atleast_1d(np.asarray(section.get("intercept", [0.0]), dtype=np.float64)),
                 temperature=float(section.get("temperature", 1.0)),
                 threshold=float(section["threshold"]),
+                confidence_map=_pair(section.get("confidence_map")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigurationError(f"verdict model's {what} section is malformed: {exc}") from exc
         if not (len(linear.mean) == len(linear.scale) == linear.coef.shape[1] == len(features)):
             raise ConfigurationError(f"verdict model's {what} section: feature list and coefficients differ in length")
         return linear
+
+    def confidence(self, p: float) -> float:
+        """The probability that a stated class is right, from the model's probability of it: a class-balanced model
+        gives a rare class (CONTRADICT) the same chance to be stated as a common one, so its probabilities are not the
+        chance of being right; the map, fitted out of fold (training/fit_verdict_balanced.py), is. Monotone, so it
+        never changes which class leads. Without a map the probability is the model's own."""
+        if self.confidence_map is None:
+            return float(p)
+        slope, offset = self.confidence_map
+        q = min(max(float(p), 1e-6), 1 - 1e-6)
+        return float(1.0 / (1.0 + np.exp(-(slope * np.log(q / (1 - q)) + offset))))
 
     def logits(self, rows: list[dict[str, float]]) -> np.ndarray:
         missing = sorted({name for row in rows for name in self.features if name not in row})
@@ -97,6 +110,15 @@ class Linear:
         x = np.asarray([[row[name] for name in self.features] for row in rows], dtype=np.float64)
         z = (x - self.mean) / np.where(self.scale > 0, self.scale, 1.0)
         return (z @ self.coef.T + self.intercept) / self.temperature
+
+
+def _pair(value: Any) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    slope, offset = (float(v) for v in value)
+    if slope <= 0:
+        raise ValueError("a confidence map must increase with the probability (slope > 0)")
+    return slope, offset
 
 
 def softmax(logits: np.ndarray, axis: int = 1) -> np.ndarray:

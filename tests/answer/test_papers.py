@@ -100,7 +100,21 @@ def test_the_meter_counts_each_answer_and_is_drawn_from_three_papers():
     assert meter_text(papers) == "supports 1 · mixed 1 · contradicts 1 · related but silent 1"
     lines = paper_lines(papers)
     assert lines[0] == "Papers the court read (4): supports 1 · mixed 1 · contradicts 1 · related but silent 1"
-    assert lines[1].strip() == meter_bar(papers) and len(meter_bar(papers)) == 26
+    assert lines[1].strip().startswith(meter_bar(papers)) and len(meter_bar(papers)) == 26
+    # a legend beside the bar names every cell, and every column has a header word
+    assert lines[1].strip()[26:].split() == [
+        "█",
+        "supports",
+        "▒",
+        "mixed",
+        "░",
+        "contradicts",
+        "·",
+        "related",
+        "but",
+        "silent",
+    ]
+    assert lines[2].split() == ["answer", "design", "sample", "size", "record", "title"]
     assert meter_bar(papers).count("█") == 6 and meter_bar(papers).count("·") == 6
     assert any("RCT" in line and "200" in line and "trial" in line for line in lines)
     assert any('"In this randomised trial of 200 adults' in line for line in lines)
@@ -114,7 +128,59 @@ def test_the_trace_page_draws_an_svg_meter_and_a_table_of_the_papers():
     assert svg.startswith('<svg class="meter"') and svg.count("<rect") == 4
     assert 'class="meter-supports"' in svg and "related but silent: 1" in svg
     html = papers_section({"papers": [p.model_dump() for p in papers]}, lambda rid: f"<a>{rid}</a>")
-    assert html.count("<tr>") == 5 and "<svg" in html and "<a>trial</a>" in html
+    assert html.count('<tr class="paper">') == 4 and "<svg" in html and "<a>trial</a>" in html
+    # the deciding sentence on its own row across the table, for each paper that takes a side (not the silent one)
+    assert html.count('<tr class="quote"><td colspan="5">') == 3
     assert "RCT" in html and "200" in html and "In this randomised trial of 200 adults" in html
     assert "<svg" not in papers_section({"papers": [p.model_dump() for p in papers[:2]]}, str)
     assert "read no paper" in papers_section({}, str)
+
+
+def test_a_record_the_claims_check_counted_is_not_silent_in_the_table():
+    """One reading of a record throughout the answer (#56 item 5): a record that "Claims checked" lists as supporting
+    a quote that supports the claim is no "related but silent" paper above it, one that refutes that quote counts
+    against the claim in the meter, and a record the court itself read keeps the court's reading."""
+    from agent.interfaces import CitedSentence
+    from agent.records import Claim, ClaimVerdict
+
+    quote = "In this randomised trial of 200 adults, zinc shortened colds."
+    quoted = [
+        CitedSentence(
+            text=f'Supports the claim: "{quote}" (Zinc lozenges in adults)',
+            citations=["trial"],
+            role="supports_claim",
+            side="for",
+        )
+    ]
+    extra = [
+        record("gold", "Zinc acetate and cold duration", "Zinc acetate lozenges shortened colds by three days."),
+        record("against", "Zinc and colds revisited", "Zinc did not change how long colds lasted."),
+    ]
+    checked = Claim(
+        text=quote,
+        sources=["trial"],
+        verdict=ClaimVerdict.CONTESTED,
+        supporting=["trial", "gold", "cohort"],
+        refuting=["against"],
+        dossier=[
+            entry("claim", "gold", "SUPPORT", 0.85, "Zinc acetate lozenges shortened colds by three days."),
+            entry(
+                "claim", "cohort", "SUPPORT", 0.7, "We followed 3,000 adults; zinc intake was unrelated to cold length."
+            ),
+            entry("claim", "against", "CONTRADICT", 0.8, "Zinc did not change how long colds lasted."),
+        ],
+    )
+    papers = paper_findings(RECORDS + extra, LEDGER, [CLAIM, NEGATION], NEGATION, [checked], quoted)
+    by_id = {p.record_id: p for p in papers}
+    assert by_id["gold"].answer == "supports" and "three days" in (by_id["gold"].answer_sentence or "")
+    assert by_id["against"].answer == "contradicts"
+    assert by_id["cohort"].answer == "contradicts"  # the court read it against the claim: that reading stays
+    assert by_id["silent"].answer == "silent"  # neither the court nor the check took a side on it
+    assert meter_counts(papers)["contradicts"] == 2
+    # without the quote's side (a "Related evidence" quote) the check's readings take no side either
+    related = [quoted[0].model_copy(update={"role": "related"})]
+    unsided = {
+        p.record_id: p.answer
+        for p in paper_findings(RECORDS + extra, LEDGER, [CLAIM, NEGATION], NEGATION, [checked], related)
+    }
+    assert unsided["gold"] == "silent" and unsided["against"] == "silent"

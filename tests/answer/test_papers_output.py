@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+from agent.answer.text import render
 from agent.cli import main
-from agent.cli.run import render
 from agent.nodes.report import report
 from tests.nodes.test_nodes import _courted, run, runtime
 from tests.tracing.helpers import CLAIM, scripted_backend, traced_run

@@ -3,7 +3,7 @@ confidence in, its stop reason says it abstained (never "resolved"), and an off-
 
 from __future__ import annotations
 
-from agent.cli.run import render
+from agent.answer.text import render
 from agent.records import Status
 from tests.answer.test_trust import _answer, gated_runtime
 from tests.fakes import record

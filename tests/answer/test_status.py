@@ -110,7 +110,9 @@ def test_a_leading_answer_below_the_operating_point_but_likelier_than_insufficie
     assert (
         ruling.text.startswith("The evidence leans towards the claim (0.40): Aspirin reduces") and "[r1]" in ruling.text
     )
-    assert ruling.stop_reason.startswith("leaning: the leading answer's confidence is 0.40, below the 0.50")
+    assert ruling.stop_reason.startswith(
+        "leaning: the leading answer's probability of being right is 0.40, under the 0.50 a confident answer needs"
+    )
 
 
 def test_a_lean_no_likelier_than_insufficient_evidence_declines_with_the_abstentions_confidence():

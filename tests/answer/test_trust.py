@@ -412,7 +412,7 @@ def test_an_answer_with_enough_evidence_against_it_says_the_evidence_is_mixed():
     assert mixed.answer.endswith("The evidence is mixed: 1 of the 3 records that take a side read against it.")
     assert "mixed" not in ask("Statins increase muscle pain", **settings).answer  # at 0.5 it is not
     # seen as "1 of the 1 records that take a side read against it": one record whose passages read both ways
-    from agent.answer.compose import mixed_sentence
+    from agent.answer.lines import mixed_sentence
 
     claim = Hypothesis(
         id="H1",
@@ -593,7 +593,7 @@ def test_a_passage_that_says_it_needs_confirming_only_qualifies():
 
 
 def test_an_answer_line_that_quotes_records_cites_them():
-    from agent.answer.compose import with_citations, with_confidence
+    from agent.answer.lines import with_citations, with_confidence
 
     line = with_confidence(
         with_citations("Folic acid supplementation reduced the risk of neural tube defects.", ["33740844"]), 0.52
@@ -625,7 +625,7 @@ def test_an_answer_whose_passages_only_qualify_it_is_only_weakly_suggested():
 
 
 def test_the_answer_lines_verb_is_as_strong_as_its_confidence():
-    from agent.answer.compose import with_confidence
+    from agent.answer.lines import with_confidence
 
     yes = "Yes: the evidence indicates that statins increase muscle pain."
     assert (
@@ -822,7 +822,7 @@ def test_plan_does_not_send_the_same_query_twice_in_another_case():
 def test_the_cli_and_json_show_the_verdict_sentence_roles_and_faithfulness():
     import json
 
-    from agent.cli.run import render
+    from agent.answer.text import render
     from tests.nodes.test_nodes import runtime
 
     answer = _answer(runtime(), None)[1]
@@ -865,7 +865,7 @@ def test_an_abstention_says_why_and_which_way_the_evidence_leans_without_nesting
 
 
 def test_the_lean_of_an_unanswered_claim_or_option_names_its_side_and_records():
-    from agent.answer.compose import lean_sentence
+    from agent.answer.lines import lean_sentence
 
     negation = Hypothesis(
         id="H2",

@@ -91,8 +91,9 @@ def test_labels_name_scifact_and_pdfs(tmp_path, pdfs, papers, encoder, small_def
 
 
 def test_the_cli_shows_what_was_searched_and_takes_library_only():
+    from agent.answer.text import render
     from agent.cli import build_parser
-    from agent.cli.run import _settings_overrides, render
+    from agent.cli.run import _settings_overrides
     from agent.records import Answer, Status
 
     args = build_parser().parse_args(["ask", "Q?", "--library-only"])

@@ -117,7 +117,7 @@ def test_the_rule_fires_with_two_hypotheses():
 
 
 def test_the_cli_shows_how_many_llm_calls_were_retries():
-    from agent.cli.run import render
+    from agent.answer.text import render
 
     answer = run(model(adjudication("H1")))
     assert "retries)" not in render(answer)

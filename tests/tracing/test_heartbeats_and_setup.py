@@ -8,9 +8,9 @@ import asyncio
 import itertools
 import time
 
+from agent.answer.text import render
 from agent.api import ask
 from agent.backend import register_backend
-from agent.cli.run import render
 from agent.config import Context
 from agent.metering import waiting_for
 from agent.nodes import guard

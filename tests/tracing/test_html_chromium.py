@@ -45,7 +45,8 @@ PROBE = """
 """
 
 
-def dump_dom(page: str, tmp_path) -> str:
+def dump_dom(page: str, tmp_path, window: str | None = None) -> str:
+    """The DOM after the page's scripts ran; `window` ('1280,900') sets the window's size."""
     args = [
         CHROMIUM,
         "--headless",
@@ -56,6 +57,7 @@ def dump_dom(page: str, tmp_path) -> str:
         "--disable-sync",
         "--no-first-run",
         f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        *([f"--window-size={window}"] if window else []),
         "--dump-dom",
         page,
     ]

@@ -125,6 +125,7 @@ def test_the_court_verdict_and_the_answer_confidence_are_the_models(tmp_path):
 def test_below_the_models_operating_point_the_answer_leans_with_the_models_probability(tmp_path):
     answered = _answered(tmp_path, threshold=0.01)
     assert (answered.status.value, answered.tier, answered.abstained) == ("ANSWERED", "confident", False)
+    assert answered.scores == "probability"  # the hypotheses' scores are the model's: printed as probabilities
     assert answered.leading_confidence == pytest.approx(answered_probability := answered.confidence)
     leaning = _answered(tmp_path, threshold=0.99)
     assert (leaning.status.value, leaning.tier, leaning.abstained) == ("LEANING", "leaning", False)
