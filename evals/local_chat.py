@@ -3,7 +3,8 @@
 The agent's own local path (agent/llm/local.py) goes through langchain-community's ChatLlamaCpp and the local
 model guard; an eval that scores one prompt against another needs only the completion, so it does without the
 langchain-community extra (a large install for one class). Greedy decoding, the model's own chat template, its
-prompt prefix reused between calls by llama.cpp (the system prompt is evaluated once).
+prompt prefix reused between calls by llama.cpp (the system prompt is evaluated once), and generations through the
+agent's LocalModelGuard (one at a time, stopped at the role's deadline).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
+
+from agent.llm.local import local_guard
 
 ROLES = {"system": "system", "human": "user", "ai": "assistant"}
 
@@ -44,10 +47,19 @@ class LlamaChat(BaseChatModel):
     def _generate(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
+        import llama_cpp
+
         chat = [{"role": ROLES.get(m.type, "user"), "content": str(m.content)} for m in messages]
-        reply = self.client.create_chat_completion(
-            messages=chat, temperature=0.0, max_tokens=self.max_tokens, stop=stop
-        )
+
+        def generate(processors: list) -> Any:
+            extra = {"logits_processor": llama_cpp.LogitsProcessorList(processors)} if processors else {}
+            return self.client.create_chat_completion(
+                messages=chat, temperature=0.0, max_tokens=self.max_tokens, stop=stop, **extra
+            )
+
+        # the agent's guard: one generation at a time on the model (a call past its deadline leaves its thread
+        # running, and a second generation on the same llama.cpp context crashes it), ended at the deadline
+        reply = local_guard(self.client).run(generate, self.client.token_eos())
         usage = reply.get("usage") or {}
         message = AIMessage(
             content=reply["choices"][0]["message"].get("content") or "",
