@@ -167,6 +167,11 @@ class Draft(BaseModel):
         default=None,
         description="Share of cited sentences whose cited passages support them (agent/scoring/faithfulness.py).",
     )
+    declined: str | None = Field(
+        default=None,
+        description="Why the answering model found the evidence insufficient (its own words), when it did: the run "
+        "then states no verdict (agent/answer/status.py).",
+    )
     alternative: Draft | None = Field(
         default=None,
         exclude=True,
@@ -183,6 +188,11 @@ class ModelVerdict(BaseModel):
     judgements: list[HypothesisJudgement] = Field(default_factory=list)
     choice: str | None = Field(
         default=None, description="The hypothesis it chose; None when it abstained or named none shown."
+    )
+    abstained: bool = Field(
+        default=False,
+        description="It said the evidence does not decide (choice 'abstain', or every hypothesis 'undecided'): the "
+        "run then states no verdict (agent/scoring/adjudication.py).",
     )
     notes: list[str] = Field(
         default_factory=list, description="What was refused in its reply (uncited judgements, unknown ids)."

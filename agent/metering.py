@@ -21,12 +21,15 @@ class Meter:
         self.llm_calls_left = llm_calls_left
         self.cost_left = cost_left
 
-    def reserve_llm_call(self) -> None:
+    def reserve_llm_call(self, retry: bool = False) -> None:
+        """Count one chat-model call against the budget (a retry of an unusable reply counts twice: as a call and as
+        a retry, so that usage shows what weak replies cost)."""
         if self.llm_calls_left is not None and self.usage.llm_calls >= self.llm_calls_left:
             raise BudgetExceeded("llm_calls")
         if self.cost_left is not None and self.usage.cost_usd >= self.cost_left:
             raise BudgetExceeded("cost")
         self.usage.llm_calls += 1
+        self.usage.llm_retries += int(retry)
 
     def add_tokens(self, tokens_in: int, tokens_out: int, cost: float = 0.0) -> None:
         self.usage.tokens_in += tokens_in

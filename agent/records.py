@@ -171,6 +171,9 @@ class Usage(BaseModel):
         "the API at run end).",
     )
     fallbacks: list[str] = Field(default_factory=list)
+    llm_retries: int = Field(
+        default=0, description="Chat-model calls that were retries of an unusable reply (each also in llm_calls)."
+    )
     by_node: dict[str, dict] = Field(
         default_factory=dict,
         description="Per graph node: runs, seconds, llm_calls, tokens, cost_usd, source_calls, "
@@ -189,6 +192,7 @@ class Usage(BaseModel):
             wall_time_s=max(self.wall_time_s, other.wall_time_s),
             setup_s=self.setup_s + other.setup_s,
             fallbacks=[*self.fallbacks, *other.fallbacks],
+            llm_retries=self.llm_retries + other.llm_retries,
         )
         for field in ("source_failures", "calls_by_source"):
             combined = dict(getattr(self, field))
@@ -259,6 +263,11 @@ class Adjudication(BaseModel):
         default=None,
         description="The hypothesis with the best blended score; None when the blend is below the abstention "
         "threshold.",
+    )
+    model_abstained: bool = Field(
+        default=False,
+        description="The model said the evidence does not decide: its probabilities are not counted and the run "
+        "states no verdict (a lean at most, where the evidence alone clearly favours one answer).",
     )
     abstained: bool = False
     contested: bool = Field(

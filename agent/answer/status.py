@@ -40,9 +40,24 @@ def quotes_only_against(draft: Draft) -> bool:
 CONTRARY_REASON = "every passage quoted on the leading answer reads against it"
 
 
-def abstention_reason(sides: int, leading: float, threshold: float, thin: bool, adjudicated: bool) -> str:
-    """Why an abstaining run does not decide: too little evidence takes a side (the court's verdict threshold), the
-    leading answer's confidence is below the abstention threshold, or the adjudicating model abstained."""
+def model_declined(adjudication: Adjudication | None, draft: Draft | None) -> str | None:
+    """Why a chat model said the evidence does not decide, when one did: it abstained when adjudicating, or its
+    answer said "insufficient evidence". Either binds: the run then states no verdict (a lean at most)."""
+    if adjudication is not None and adjudication.model_abstained:
+        return "the adjudicating model abstained: it found the evidence insufficient to choose"
+    if draft is not None and draft.declined:
+        return f"the answering model found the evidence insufficient ({draft.declined[:120]})"
+    return None
+
+
+def abstention_reason(
+    sides: int, leading: float, threshold: float, thin: bool, adjudicated: bool, declined: str | None = None
+) -> str:
+    """Why an abstaining run does not decide: a chat model said the evidence does not decide, too little evidence
+    takes a side (the court's verdict threshold), the leading answer's confidence is below the abstention threshold,
+    or the adjudicating model's blend is below its abstention threshold."""
+    if declined:
+        return declined
     if adjudicated:
         return f"the adjudicating model abstained (the leading answer's blended score is {leading:.2f})"
     if thin:
@@ -135,12 +150,15 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
     5. INSUFFICIENT_EVIDENCE, unaddressed: an open answer's records never mention a name the question asks about
        ("TNF-alpha"), or two of its words ("blood clots") (answer.naming.unaddressed_terms);
     6. INSUFFICIENT_EVIDENCE, abstained: no hypothesis reached a verdict (too little evidence takes a side), the
-       adjudicating model abstained, every passage quoted on the leading answer reads against it
+       adjudicating model's blend is below its threshold, a chat model said the evidence does not decide (it
+       abstained, or its answer said "insufficient evidence": model_declined) and no lean is given, every passage
+       quoted on the leading answer reads against it
        (quotes_only_against), or the leading answer is below `thresholds.abstain` and no likelier than "insufficient
        evidence" (or leans are off, `thresholds.leaning` false);
     7. LEANING: the leading answer is below `thresholds.abstain` (the operating point) but likelier than
        "insufficient evidence" (for a claim: its side leads the verdict model's three-way probabilities): the lean,
-       its probability and the records it rests on (lines.lean_line);
+       its probability and the records it rests on (lines.lean_line); after a chat model's "not enough" a lean is
+       the most the run gives, it says that no verdict is stated, and the verdict field stays empty;
     8. ANSWERED: the draft's answer line with its confidence, "the evidence is mixed" where it is, and what the
        records it rests on leave unnamed.
     Then two budget rungs override the status: an ANSWERED or LEANING run whose loop a budget ended below
@@ -159,13 +177,15 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
     stop_reason = stop_reason_of(decisions)
     quoted = draft is not None and bool(draft.sentences or draft.answer_citations)
     has_evidence = any(e.stance != "NEUTRAL" for e in ledger) and quoted
+    declined = model_declined(adjudication, draft)  # a model's "not enough" binds: no verdict, a lean at most
     if adjudication is not None and best is not None:  # the model adjudicated: the answer follows the blend
         leading = adjudication.blend.get(best.id, 0.0)
         decided = has_evidence and not adjudication.abstained
-        abstained, under = not decided, False
+        under = decided and declined is not None
+        abstained = not decided or under
     else:
         decided = has_evidence and best is not None and best.verdict != HypothesisVerdict.INSUFFICIENT
-        under = decided and leading < thresholds.abstain
+        under = decided and (leading < thresholds.abstain or declined is not None)
         abstained = not decided or under
     names_checked = plan.task != "mcq" and has_evidence  # an MCQ's options each name their own words
     rested_on = records_rested_on(draft, pool) if names_checked and draft is not None else []
@@ -213,7 +233,9 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         # not decided (without a model): no hypothesis reached a verdict, too little evidence took a side
         thin, adjudicated = not decided, adjudication is not None
         reason = (
-            CONTRARY_REASON if contrary else abstention_reason(sides, leading, thresholds.abstain, thin, adjudicated)
+            CONTRARY_REASON
+            if contrary
+            else abstention_reason(sides, leading, thresholds.abstain, thin, adjudicated, declined)
         )
         status, text = Status.INSUFFICIENT_EVIDENCE, abstention_line(best, plan.task, ledger, reason)
         stop_reason = stop_reason_of(decisions, reason)
@@ -227,9 +249,13 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
             else f"under the {thresholds.abstain:.2f} a confident answer needs"
         )
         stop_reason = (
-            f"leaning: the leading answer's probability of being right is {leading:.2f}; {bar}; it is above the "
+            f"leaning: {declined}; the evidence alone leans ({leading:.2f}); {stop_reason}"
+            if declined
+            else f"leaning: the leading answer's probability of being right is {leading:.2f}; {bar}; it is above the "
             f"{found.abstention:.2f} probability that the evidence is insufficient; {stop_reason}"
         )
+        if declined:
+            text += " No verdict is stated: a chat model found the evidence insufficient to decide."
     else:
         text = answer_line(draft, conf) + mixed_sentence(best, ledger, thresholds.verdict_min_evidence)
         status, text = Status.ANSWERED, text + unnamed_sentence(missing)
@@ -251,7 +277,7 @@ def rule(found: Findings, thresholds: Thresholds) -> Ruling:
         stop_reason=stop_reason,
         confidence=conf,
         leading=leading,
-        decided=decided,
+        decided=decided and declined is None,
         abstained=abstained,
         tier=tier,
         unaddressed=unaddressed,

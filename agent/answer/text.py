@@ -176,7 +176,8 @@ def render(answer: Answer) -> str:
     lines += [
         "",
         f"Stopped: {answer.stop_reason}",
-        f"Usage: {u.llm_calls} LLM calls, {u.source_calls} source calls, {u.cache_hits} cache hits, "
+        f"Usage: {u.llm_calls} LLM calls{f' ({u.llm_retries} of them retries)' if u.llm_retries else ''}, "
+        f"{u.source_calls} source calls, {u.cache_hits} cache hits, "
         f"${u.cost_usd:.4f}, {u.wall_time_s:.1f} s"
         + (f" (and {u.setup_s:.1f} s of set-up before it: models, index)" if u.setup_s >= 0.1 else ""),
     ]

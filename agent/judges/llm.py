@@ -6,6 +6,9 @@
 - Pairs the model leaves unjudged (an empty or partial reply, a provider failure, the budget or deadline spent,
   an open circuit) are judged by the offline judge, and the fallback is recorded in usage with how many pairs.
 - Judgements are cached per (statement, passage), so a pair seen in an earlier round is not judged again.
+- The model reads as a scientist does: the question (the court's reading context), today's date, and per passage its
+  record's title, year, venue and design (agent/prompts/sources.py); statement and passage are both fenced as data
+  (a statement may be a sentence taken from a paper); a one-line rationale comes before the label.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from agent.llm.model import RoleModel
 from agent.llm.providers import ModelUnavailable
 from agent.metering import BudgetExceeded, current_meter
 from agent.prompts import fence_evidence, prompt
+from agent.prompts.sources import current_reading, today, with_source
 
 BATCH = 20
 CACHE_SIZE = 20_000
@@ -43,6 +47,7 @@ _STANCE_WORDS = {
 
 class PairJudgement(BaseModel):
     pair: int = Field(description="1-based pair number")
+    rationale: str = Field(default="", description="one line: the deciding words and how they bear on the statement")
     stance: str = Field(description="SUPPORT, CONTRADICT or NEUTRAL")
     confidence: float = Field(description="between 0 and 1")
 
@@ -148,8 +153,20 @@ class LLMStanceJudge:
         return [r for r in results if r is not None]
 
     async def _judge_batch(self, chunk: list[tuple[str, str]]) -> StanceBatch:
-        user = "\n\n".join(
-            f"Pair {i + 1}\nStatement: {statement}\n{fence_evidence([(f'pair-{i + 1}', passage)])}"
-            for i, (statement, passage) in enumerate(chunk)
+        return await self.role.structured(
+            prompt("stance", self.prompts_dir), stance_request(chunk), StanceBatch, self.prompts_dir
         )
-        return await self.role.structured(prompt("stance", self.prompts_dir), user, StanceBatch, self.prompts_dir)
+
+
+def stance_request(chunk: list[tuple[str, str]]) -> str:
+    """The user message of one stance batch: the question and today's date, then per pair the statement and the
+    passage, each fenced, the passage under its record's source line (when the reading context knows the record)."""
+    context = current_reading()
+    head = [f"Question: {context.question}"] if context is not None and context.question.strip() else []
+    pairs = []
+    for i, (statement, passage) in enumerate(chunk, start=1):
+        record = context.record_of(passage) if context is not None else None
+        items = [(f"statement-{i}", statement), (f"passage-{i}", with_source(passage, record))]
+        labels = {f"statement-{i}": {"kind": "statement"}, f"passage-{i}": {"kind": "passage"}}
+        pairs.append(f"Pair {i}\n{fence_evidence(items, labels=labels)}")
+    return "\n\n".join(["\n".join([*head, f"Today: {today()}"]), *pairs])

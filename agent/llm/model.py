@@ -4,8 +4,9 @@ A RoleModel asks for a pydantic schema and returns it, or raises:
 - ModelUnavailable: the provider failed after its SDK's retries, the call ran past the role's deadline or the
   run's remaining wall time, or the model's circuit is open after repeated failures (callers fall back to the
   offline role and record it);
-- ValueError: no usable reply after the parse retries (each retry is a changed prompt naming the error, and
-  near-valid JSON is repaired before it is judged unusable);
+- ValueError: no usable reply after the parse retries (each retry resends the bad reply with the error it had and
+  the schema spelled out, and near-valid JSON is repaired before it is judged unusable; every retry is counted in
+  usage.llm_retries);
 - ConfigurationError: the provider refused the key or the model (fails loudly);
 - BudgetExceeded: the run's LLM-call or dollar budget is spent.
 
@@ -25,13 +26,14 @@ from pydantic import BaseModel, ValidationError
 from agent.llm.circuit import CircuitBreaker, breaker_for
 from agent.llm.local import call_deadline
 from agent.llm.providers import ModelUnavailable, chat_model, is_connection_failure, provider_failure
-from agent.llm.replies import parsed_or_reason, unusable_reason
+from agent.llm.replies import Unusable, parsed_or_unusable, unusable_reason
 from agent.llm.roles import PRICES_PER_MTOK, RoleConfig
 from agent.metering import current_meter, wall_time_left
 
 T = TypeVar("T", bound=BaseModel)
 
 MIN_CALL_SECONDS = 1.0  # with less wall time than this left, a role does not call its model
+RETRY_REPLY_CHARS = 4000  # how much of a bad reply a retry resends (the model sees what it wrote, not all of it)
 
 
 def _estimate_tokens(value: Any) -> int:
@@ -93,14 +95,15 @@ class RoleModel:
         call_deadline.set(deadline)  # a local model's generation stops here too (LocalModelGuard)
         schema_text = json.dumps(schema.model_json_schema())
         messages: list[tuple[str, str]] = [("system", system), ("user", user)]
-        last_error = "no reply"
+        last = Unusable("no reply", "")
         for attempt in range(self.config.parse_retries + 1):
-            current_meter().reserve_llm_call()
-            if attempt:  # a changed prompt: what went wrong, and the schema spelled out
+            current_meter().reserve_llm_call(retry=attempt > 0)
+            if attempt:  # the bad reply resent, what was wrong with it, and the schema spelled out
                 messages = [
                     ("system", system),
                     ("user", user),
-                    ("user", prompt("retry", prompts_dir, error=last_error, schema=schema_text)),
+                    *([("ai", last.reply[:RETRY_REPLY_CHARS])] if last.reply.strip() else []),
+                    ("user", prompt("retry", prompts_dir, error=last.reason, schema=schema_text)),
                 ]
             remaining = deadline - time.monotonic()
             if remaining < MIN_CALL_SECONDS:
@@ -123,17 +126,17 @@ class RoleModel:
                 self.breaker.record(ok=False, unreachable=is_connection_failure(exc))
                 raise
             self.breaker.record(ok=True)
-            if not isinstance(result, str):
+            if not isinstance(result, Unusable):
                 return result
-            last_error = result
+            last = result
         raise ValueError(
-            f"chat model gave no valid {schema.__name__} after {self.config.parse_retries + 1} attempts: {last_error}"
+            f"chat model gave no valid {schema.__name__} after {self.config.parse_retries + 1} attempts: {last.reason}"
         )
 
     async def _attempt(
         self, messages: list[tuple[str, str]], schema: type[T], schema_text: str, prompts_dir: str | None
-    ) -> T | str:
-        """One request: the schema, or a short description of why the reply was unusable."""
+    ) -> T | Unusable:
+        """One request: the schema, or why the reply was unusable and the reply itself."""
         from agent.prompts import prompt
 
         method = self.config.structured_output
@@ -147,24 +150,25 @@ class RoleModel:
         if method == "prompt":
             message = await self._invoke(self.model, messages + json_note)
             _meter_response(message, self.config.price_per_mtok, prompt_chars)
-            return parsed_or_reason(str(getattr(message, "content", "")), schema)
+            return parsed_or_unusable(str(getattr(message, "content", "")), schema)
         result = await self._invoke(runnable, messages + (json_note if method == "json_mode" else []))
         raw = result.get("raw")
         _meter_response(raw, self.config.price_per_mtok, prompt_chars)
         parsed = result.get("parsed")
+        calls = getattr(raw, "tool_calls", None) or []
+        text = json.dumps(calls[0].get("args", {})) if calls else str(getattr(raw, "content", "") or "")
         if parsed is not None:
             try:
                 return parsed if isinstance(parsed, schema) else schema.model_validate(parsed)
             except ValidationError as exc:
-                return unusable_reason(exc)
-        calls = getattr(raw, "tool_calls", None) or []
-        text = json.dumps(calls[0].get("args", {})) if calls else str(getattr(raw, "content", "") or "")
+                return Unusable(unusable_reason(exc), text or json.dumps(parsed, default=str))
         if not text.strip():
-            return (
+            return Unusable(
                 "empty reply "
-                f"({type(result.get('parsing_error')).__name__ if result.get('parsing_error') else 'no content'})"
+                f"({type(result.get('parsing_error')).__name__ if result.get('parsing_error') else 'no content'})",
+                "",
             )
-        return parsed_or_reason(text, schema)
+        return parsed_or_unusable(text, schema)
 
     async def _invoke(self, runnable: Any, messages: list) -> Any:
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -57,3 +58,16 @@ def parsed_or_reason(text: str, schema: type[T]) -> T | str:
         return parse_reply(text, schema)
     except (ValidationError, ValueError) as exc:
         return unusable_reason(exc)
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """A reply that could not be used: why, and the reply itself (a retry shows the model both)."""
+
+    reason: str
+    reply: str
+
+
+def parsed_or_unusable(text: str, schema: type[T]) -> T | Unusable:
+    result = parsed_or_reason(text, schema)
+    return Unusable(result, text) if isinstance(result, str) else result

@@ -26,6 +26,7 @@ from agent.english.lexicon import STANCE_FLIP
 from agent.interfaces import StanceResult
 from agent.literature import Record
 from agent.nodes.parts import RunParts
+from agent.prompts.sources import reading_context
 from agent.records import Adjudication, Hypothesis, LedgerEntry
 from agent.scoring import adjudication as adjudication_scoring
 from agent.scoring.aspect import NOT_CHECKED, addresses, aspects_of_hypothesis
@@ -49,6 +50,13 @@ from agent.verdict.readings import read_all
 
 
 async def court(state: ResearchState, parts: RunParts) -> ResearchState:
+    """The court's reading, with the question and the pool's records as the chat-model roles' reading context
+    (agent/prompts/sources.py: only a chat model reads it; the offline judges are called exactly as before)."""
+    with reading_context(state["question"], (state.get("pool") or {}).values()):
+        return await _court(state, parts)
+
+
+async def _court(state: ResearchState, parts: RunParts) -> ResearchState:
     settings = parts.settings
     backend = await parts.backend()
     pool: dict[str, Record] = state.get("pool") or {}
@@ -283,5 +291,11 @@ async def _adjudicate(
         return None
     court = settings.court
     return adjudication_scoring.blend(
-        scored, verdict, evidence_share, court.model_share, court.adjudication_abstain_below, court.contested_share
+        scored,
+        verdict,
+        evidence_share,
+        court.model_share,
+        court.adjudication_abstain_below,
+        court.contested_share,
+        court.abstain_lean_share,
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel
 
 from agent.common.text import jaccard
 from agent.interfaces import CitedSentence, Draft, ModelVerdict, Plan
@@ -23,86 +23,83 @@ from agent.llm.model import RoleModel
 from agent.llm.providers import ModelUnavailable
 from agent.metering import BudgetExceeded, current_meter
 from agent.prompts import fence_evidence, prompt
+from agent.prompts.sources import current_reading, today, with_source
+from agent.reasoners.chat_schemas import (
+    AdjudicationOut,
+    AnswerOut,
+    ClaimsOut,
+    HypothesesOut,
+    JudgementOut,
+    PlanOut,
+    QueriesOut,
+    QueryOut,
+    SentenceOut,
+    checked_verdict,
+)
 from agent.reasoners.checks import usable_answer_line, usable_entity, usable_hypothesis, usable_number, usable_query
 from agent.reasoners.extractive import ExtractiveReasoner, option_label, winner
-from agent.records import Claim, Hypothesis, HypothesisJudgement, LedgerEntry
+from agent.records import Claim, Hypothesis, LedgerEntry
 
 DUPLICATE_COSINE = 0.85
+ANSWER_LEDGER_CAP = 24
+USER_ORIGINS = frozenset({"option", "claim", "negation", "abstain"})  # written by the user or by code from theirs
+_DECLINED = re.compile(
+    r"^\W*(?:insufficient|not enough|inconclusive) evidence\b"
+    r"|^\W*the evidence (?:is|was) (?:insufficient|inconclusive)",
+    re.I,
+)
+__all__ = [
+    "AdjudicationOut",
+    "AnswerOut",
+    "ChatReasoner",
+    "ClaimsOut",
+    "HypothesesOut",
+    "JudgementOut",
+    "PlanOut",
+    "QueriesOut",
+    "QueryOut",
+    "SentenceOut",
+    "checked_verdict",
+    "hypothesis_text",
+]
 
 
-class PlanOut(BaseModel):
-    queries: list[str] = Field(description="2-4 keyword search queries")
-    entities: list[str] = Field(default_factory=list)
-    numbers: list[str] = Field(default_factory=list)
+def hypothesis_text(h: Hypothesis, label: str | None = None) -> str:
+    """A hypothesis as a prompt shows it: the user's (an option, a claim, its negation) as plain text; one taken from a
+    retrieved sentence, or written by a model that read retrieved text, fenced as data like any passage."""
+    label = label or h.id
+    if h.origin in USER_ORIGINS:
+        return f"{label}: {h.statement}"
+    return fence_evidence([(label, h.statement)], labels={label: {"kind": "hypothesis"}})
 
 
-class HypothesesOut(BaseModel):
-    hypotheses: list[str] = Field(description="Distinct candidate answers, most likely first")
+def _source_of(record_id: str) -> Record | None:
+    context = current_reading()
+    return context.records.get(record_id) if context is not None else None
 
 
-class QueryOut(BaseModel):
-    text: str
-    intent: str = Field(default="confirm", description="confirm, falsify or contrast")
-    hypothesis: int = Field(default=0, description="1-based index of the hypothesis the query targets")
-
-
-class QueriesOut(BaseModel):
-    queries: list[QueryOut]
-
-
-class SentenceOut(BaseModel):
-    text: str
-    citations: list[str] = Field(default_factory=list, description="record ids from the evidence")
-
-    @field_validator("citations", mode="before")
-    @classmethod
-    def _listify(cls, value: Any) -> list[str]:
-        return [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
-
-
-class AnswerOut(BaseModel):
-    answer: str = Field(description="one-line answer")
-    sentences: list[SentenceOut] = Field(default_factory=list)
-
-
-class ClaimsOut(BaseModel):
-    claims: list[str]
-
-
-class JudgementOut(BaseModel):
-    hypothesis: str = Field(description="hypothesis id, e.g. H1")
-    judgement: str = Field(description="holds, fails or undecided")
-    probability: float = Field(description="0 to 1: probability that this hypothesis is the correct answer")
-    evidence: list[str] = Field(default_factory=list, description="evidence ids relied on, e.g. E1")
-    reason: str = Field(default="", description="one short sentence")
-
-    @field_validator("judgement", mode="before")
-    @classmethod
-    def _judgement(cls, value: Any) -> str:
-        word = str(value).strip().lower()
-        return {
-            "hold": "holds",
-            "true": "holds",
-            "supported": "holds",
-            "fail": "fails",
-            "false": "fails",
-            "refuted": "fails",
-        }.get(word, word if word in ("holds", "fails") else "undecided")
-
-    @field_validator("probability", mode="before")
-    @classmethod
-    def _clip(cls, value: Any) -> float:
-        return min(1.0, max(0.0, float(value)))
-
-    @field_validator("evidence", mode="before")
-    @classmethod
-    def _listify(cls, value: Any) -> list[str]:
-        return [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
-
-
-class AdjudicationOut(BaseModel):
-    judgements: list[JudgementOut]
-    choice: str = Field(description="id of the chosen hypothesis, or abstain")
+def answer_ledger(ledger: list[LedgerEntry], best_id: str, cap: int = ANSWER_LEDGER_CAP) -> list[LedgerEntry]:
+    """The ledger entries the answering model is shown: the strongest for the chosen hypothesis and, beside them, the
+    strongest against it (its contradictions, its rivals' support), half the cap each where the ledger has them,
+    then the rest (neutral last). Showing only its own side first under a cap hid the evidence against it."""
+    strongest = lambda entries: sorted(entries, key=lambda e: -e.confidence * e.weight)  # noqa: E731
+    for_best = strongest([e for e in ledger if e.hypothesis_id == best_id and e.stance == "SUPPORT"])
+    against = strongest(
+        [
+            e
+            for e in ledger
+            if (e.hypothesis_id == best_id and e.stance == "CONTRADICT")
+            or (e.hypothesis_id != best_id and e.stance == "SUPPORT")
+        ]
+    )
+    picked = for_best[: cap // 2] + against[: cap - min(len(for_best), cap // 2)]
+    rest = [e for e in [*for_best, *against, *strongest(ledger)] if e not in picked]
+    for e in rest:
+        if len(picked) >= cap:
+            break
+        if e not in picked:
+            picked.append(e)
+    return picked
 
 
 class ChatReasoner:
@@ -157,12 +154,12 @@ class ChatReasoner:
         )  # seed 000: the evidence statements always compete
         if plan.task == "mcq" or plan.claim:
             return grounded
-        fenced = fence_evidence([(p.record_id, p.text) for p in evidence[:8]])
+        fenced = fence_evidence([(p.record_id, with_source(p.text, _source_of(p.record_id))) for p in evidence[:8]])
         out = await self._call(
             "hypothesize",
             self.fast,
             self._prompt("hypothesize", n=n),
-            f"Question: {question}\n\n{fenced}",
+            f"Question: {question}\nToday: {today()}\n\n{fenced}",
             HypothesesOut,
         )
         if out is None:
@@ -190,7 +187,7 @@ class ChatReasoner:
         return [texts[i - len(existing)] for i in kept]
 
     async def discriminating_queries(self, question: str, hypotheses: list[Hypothesis], cap: int) -> list[Query]:
-        listing = "\n".join(f"{i + 1}. {h.statement}" for i, h in enumerate(hypotheses))
+        listing = "\n".join(hypothesis_text(h, str(i + 1)) for i, h in enumerate(hypotheses))
         out = await self._call(
             "discriminate",
             self.fast,
@@ -227,19 +224,20 @@ class ChatReasoner:
             picked = [e for e in entries if e.stance == "SUPPORT"][:passages_each] + [
                 e for e in entries if e.stance == "CONTRADICT"
             ][:passages_each]
-            labels = []
+            items, sides = [], {}
             for e in picked:
                 label = f"E{len(shown) + 1}"
                 shown[label] = e
-                labels.append((label, f"[{'supports' if e.stance == 'SUPPORT' else 'contradicts'} {h.id}] {e.text}"))
+                items.append((label, with_source(e.text, _source_of(e.record_id))))
+                sides[label] = {"side": f"{'supports' if e.stance == 'SUPPORT' else 'contradicts'} {h.id}"}
             name = f"({option_label(h.option_index)}) " if h.option_index is not None else ""
             body = (
-                fence_evidence(labels, {label: shown[label].record_id for label, _ in labels})
-                if labels
+                fence_evidence(items, {label: shown[label].record_id for label, _ in items}, sides)
+                if items
                 else "(no passage took a side)"
             )
-            sections.append(f"{h.id} {name}{h.statement}\n{body}")
-        user = f"Question: {question}\n\nHypotheses and their evidence:\n\n" + "\n\n".join(sections)
+            sections.append(f"{hypothesis_text(h, f'{h.id} {name}'.strip())}\n{body}")
+        user = f"Question: {question}\nToday: {today()}\n\nHypotheses and their evidence:\n\n" + "\n\n".join(sections)
         out = await self._call("adjudicate", self.strong, self._prompt("adjudicate"), user, AdjudicationOut)
         if out is None:
             return None
@@ -257,15 +255,21 @@ class ChatReasoner:
         best = winner(hypotheses)
         if not ledger or best is None:
             return extractive
-        ranking = "\n".join(f"{h.id} score={h.score:.2f} verdict={h.verdict.value}: {h.statement}" for h in hypotheses)
-        entries = sorted(ledger, key=lambda e: (e.hypothesis_id != best.id, e.stance == "NEUTRAL"))[:24]
+        ranking = "\n".join(
+            hypothesis_text(h, f"{h.id} score={h.score:.2f} verdict={h.verdict.value}") for h in hypotheses
+        )
+        entries = answer_ledger(ledger, best.id)
         shown_ids = {e.record_id for e in entries}
-        fenced = fence_evidence(
-            [(e.record_id, f"({e.stance.lower()} for {e.hypothesis_id}) {e.text}") for e in entries]
+        fenced = "\n".join(
+            fence_evidence(
+                [(e.record_id, with_source(e.text, records.get(e.record_id)))],
+                labels={e.record_id: {"side": f"{e.stance.lower()} {e.hypothesis_id}"}},
+            )
+            for e in entries
         )
         user = (
-            f"Question: {question}\nHypotheses, best first by the court:\n{ranking}\n\nChosen: {best.id}: "
-            f"{best.statement}\n\nLedger:\n{fenced}"
+            f"Question: {question}\nToday: {today()}\nHypotheses, best first by the court:\n{ranking}\n\n"
+            f"Leading: {best.id}\n\nLedger (for the leading hypothesis first, then against it):\n{fenced}"
         )
         out = await self._call("synthesize", self.strong, self._prompt("synthesize"), user, AnswerOut)
         if out is None:
@@ -285,8 +289,9 @@ class ChatReasoner:
         if not sentences:
             current_meter().fallback("synthesize: extractive (no model sentence cites a ledger record it was shown)")
             return extractive
+        declined = out.answer.strip() if out.insufficient or _DECLINED.search(out.answer) else None
         answer = extractive.answer
-        if (
+        if declined is None and (
             plan.task == "open" and not plan.claim
         ):  # a claim's or an option's answer line is the verdict, written in code
             if usable_answer_line(out.answer, question, best.statement):
@@ -301,6 +306,7 @@ class ChatReasoner:
             answer_citations=extractive.answer_citations,
             sentences=sentences,
             selected_hypothesis=best.id,
+            declined=" ".join((declined or "").split())[:200] or None,
             alternative=extractive,
         )
 
@@ -310,7 +316,7 @@ class ChatReasoner:
             "extract_claims",
             self.fast,
             self._prompt("claims", n=max_claims),
-            f"Question: {question}\nAnswer: {text}",
+            f"Question: {question}\n{fence_evidence([('answer', text)], labels={'answer': {'kind': 'answer'}})}",
             ClaimsOut,
         )
         if out is None:
@@ -320,39 +326,6 @@ class ChatReasoner:
             sentences=[CitedSentence(text=c, citations=_closest_citations(c, draft)) for c in out.claims],
         )
         return await self.fallback.extract_claims(question, probe, max_claims)  # same specificity filter for both paths
-
-
-def checked_verdict(
-    out: AdjudicationOut, hypothesis_ids: set[str], shown: dict[str, LedgerEntry], spec: str
-) -> ModelVerdict:
-    """The model's adjudication with its citations checked against the passages it was shown: an unknown evidence id
-    is dropped; a 'holds' or 'fails' judgement left citing nothing shown is not counted (noted)."""
-    judgements, notes, seen = [], [], set()
-    for j in out.judgements:
-        hid = j.hypothesis.strip().upper()
-        if hid not in hypothesis_ids or hid in seen:
-            notes.append(f"ignored a judgement of unknown or repeated hypothesis {j.hypothesis[:20]!r}")
-            continue
-        seen.add(hid)
-        labels = [label for label in (re.sub(r"[^A-Za-z0-9]", "", e).upper() for e in j.evidence) if label in shown]
-        foreign = [e for e in j.evidence if re.sub(r"[^A-Za-z0-9]", "", e).upper() not in shown]
-        if foreign:
-            notes.append(f"{hid}: dropped evidence ids it was not shown {foreign[:3]!r}")
-        if j.judgement != "undecided" and not labels:
-            notes.append(f"{hid}: '{j.judgement}' cited no passage it was shown; not counted")
-            continue
-        judgements.append(
-            HypothesisJudgement(
-                hypothesis_id=hid,
-                judgement=j.judgement,
-                probability=j.probability,
-                evidence=list(dict.fromkeys(shown[label].record_id for label in labels)),
-                reason=j.reason[:300],
-            )
-        )
-    choice = out.choice.strip().upper()
-    counted = {j.hypothesis_id for j in judgements}
-    return ModelVerdict(model=spec, judgements=judgements, choice=choice if choice in counted else None, notes=notes)
 
 
 def _closest_citations(claim: str, draft: Draft) -> list[str]:

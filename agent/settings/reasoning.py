@@ -155,6 +155,14 @@ class CourtSettings(SettingsGroup):
         le=1.0,
         description="With a chat model, the answer abstains when the chosen hypothesis's blended score is below this.",
     )
+    abstain_lean_share: float = Field(
+        0.7,
+        ge=0.5,
+        le=1.0,
+        description="When the adjudicating model abstains (or the answering model finds the evidence insufficient), "
+        "the run states no verdict: it leans towards the evidence's choice where that choice holds at least this "
+        "share of the evidence, and is INSUFFICIENT_EVIDENCE otherwise.",
+    )
     adjudication_passages: int = Field(
         3,
         ge=1,

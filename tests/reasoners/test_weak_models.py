@@ -146,16 +146,29 @@ def test_near_valid_json_is_repaired():
     assert parse_reply(text, PlanOut).queries == ["metformin insulin", "statin myopathy"]
 
 
-async def test_a_retry_changes_the_prompt_and_names_the_error():
+async def test_a_retry_resends_the_bad_reply_names_the_error_and_is_counted():
     model = SchemaChat(replies={"PlanOut": [{"entities": ["x"]}, {"queries": ["metformin insulin sensitivity"]}]})
     role = role_model(model)
     with metered() as meter:
         out = await role.structured("system", "user", PlanOut)
     assert out.queries == ["metformin insulin sensitivity"] and meter.usage.llm_calls == 2
+    assert meter.usage.llm_retries == 1
     first, second = (messages for _, messages in model.requests)
     assert (
-        len(second) == len(first) + 1 and "queries" in second[-1].content and "could not be used" in second[-1].content
+        len(second) == len(first) + 2 and "queries" in second[-1].content and "could not be used" in second[-1].content
     )
+    resent = second[-2]
+    assert resent.type == "ai" and '"entities": ["x"]' in resent.content  # the model sees what it wrote
+
+
+async def test_a_retry_of_a_text_reply_resends_the_text():
+    model = SchemaChat(replies={"text": ["Sure! The queries are metformin and insulin.", '{"queries": ["metformin"]}']})
+    role = role_model(model, structured_output="prompt")
+    with metered() as meter:
+        out = await role.structured("system", "user", PlanOut)
+    assert out.queries == ["metformin"] and meter.usage.llm_retries == 1
+    resent = [m for m in model.requests[1][1] if m.type == "ai"]
+    assert [m.content for m in resent] == ["Sure! The queries are metformin and insulin."]
 
 
 async def test_plan_junk_is_not_a_plan():
@@ -210,11 +223,12 @@ async def test_model_hypotheses_join_the_grounded_ones_and_junk_is_refused():
 
 # ---------------------------------------------------------------------------------------------- synthesize
 def writer(answer: dict) -> SchemaChat:
-    """A model that plans, abstains from adjudicating and writes `answer` (AnswerOut)."""
+    """A model that plans, adjudicates nothing (no judgement, no choice: uninformative, not an abstention, which would
+    bind) and writes `answer` (AnswerOut)."""
     return SchemaChat(
         replies={
             "PlanOut": [{"queries": ["metformin insulin sensitivity"]}],
-            "AdjudicationOut": [{"judgements": [], "choice": "abstain"}],
+            "AdjudicationOut": [{"judgements": [], "choice": ""}],
             "QueriesOut": [
                 {"queries": [{"text": "metformin insulin sensitivity cohort", "intent": "confirm", "hypothesis": 1}]}
             ],
