@@ -64,11 +64,6 @@ def test_no_project_history_in_the_docs(page):
     assert not found, f"docs/{page} names the project's history ({found}); it belongs in evals/HISTORY.md"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent/llm/flags.py's --llm-second help ends '(seed 003)'; agent/llm/ is changed by its own owner, and this "
-    "marker comes off when it is",
-)
 def test_no_project_history_in_help():
     parser = build_parser()
     texts = [parser.format_help()]
