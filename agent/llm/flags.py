@@ -20,9 +20,7 @@ def add_llm_arguments(parser: argparse.ArgumentParser, with_llm: bool = True) ->
         "--llm-fast", help="model for planning, queries, hypotheses and stance batches (default: --llm)"
     )
     parser.add_argument("--llm-strong", help="model for adjudication and synthesis (default: --llm)")
-    parser.add_argument(
-        "--llm-second", help="second provider whose hypotheses are compared with the first's"
-    )
+    parser.add_argument("--llm-second", help="second provider whose hypotheses are compared with the first's")
     parser.add_argument(
         "--llm-base-url", help="OpenAI-compatible server for openai: models (e.g. http://127.0.0.1:8080/v1)"
     )
