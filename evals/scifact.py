@@ -49,9 +49,13 @@ def predictions_of(answer: Any, max_docs: int = 1) -> tuple[dict[str, str], dict
     return {d: answer.verdict for d in top}, {d: sentences.get(d, set()) for d in top}
 
 
+def stated_of(verdict: str | None, abstained: bool) -> str:
+    """What an answer states about the claim: its side when it answers or leans, else NOT_ENOUGH_INFO."""
+    return verdict if verdict in ("SUPPORT", "CONTRADICT") and not abstained else "NOT_ENOUGH_INFO"
+
+
 def stated_label(answer: Any) -> str:
-    """What the answer states about the claim: its side when it answers or leans, else NOT_ENOUGH_INFO."""
-    return answer.verdict if not answer.abstained and answer.verdict in ("SUPPORT", "CONTRADICT") else "NOT_ENOUGH_INFO"
+    return stated_of(answer.verdict, answer.abstained)
 
 
 def opposite_pairs(claims: list[dict], stated: list[str]) -> dict[str, Any]:

@@ -32,10 +32,12 @@ import numpy as np
 
 from agent.verdict.apply import verdict_inputs
 from agent.verdict.model import CLASSES, read_model
+from benchmarks.collected import claim_statement, relevance_of
 from benchmarks.formats import read_jsonl
 from benchmarks.questions import gold_of
 from benchmarks.splits import healthver_split, pubmedqa_split, scifact_splits
 from evals.report import print_table
+from evals.scifact import stated_of
 
 S, C, N = 0, 1, 2
 GOLD = {"yes": "SUPPORT", "no": "CONTRADICT", "maybe": "NOT_ENOUGH_INFO", "NEUTRAL": "NOT_ENOUGH_INFO"}
@@ -114,7 +116,7 @@ class Tally:
         return dict(out)
 
 
-def stated_of(p: list[float]) -> str:
+def three_tier(p: list[float]) -> str:
     side = S if p[S] >= p[C] else C
     return CLASSES[side] if p[side] > p[N] else CLASSES[N]
 
@@ -142,17 +144,16 @@ def trace(
             p = verdict_probabilities(model, answer, family)
         if p is not None:
             tally.add("verdict", part, gold, _argmax(p))
-        said = q.get("stated") or (stated_of(p) if p is not None else None)
+        said = q.get("stated") or (three_tier(p) if p is not None else None)
         tally.add("stated", part, gold, said)
     return tally
 
 
 def verdict_probabilities(model: Any, answer: dict[str, Any], family: str) -> list[float]:
-    claim = next((h for h in answer["hypotheses"] if h.get("origin") == "claim"), None)
-    statement = str((claim or {}).get("statement") or answer["question"])
+    """The model's three probabilities from a stored answer's readings, read as the fit reads them."""
     setting = "documents" if family in DOCUMENTS else "corpus"
-    relevance = answer["relevance"]["probability"] if answer.get("relevance") else None
-    inputs = verdict_inputs(answer["readings"], statement, answer["task"] == "polar", relevance, setting)
+    polar = answer["task"] == "polar"
+    inputs = verdict_inputs(answer["readings"], claim_statement(answer), polar, relevance_of(answer), setting)
     probabilities = model.claim_probabilities(inputs, setting)
     return [probabilities[label] for label in CLASSES]
 
@@ -174,8 +175,7 @@ def swept(path: Path, data: Path, splits: dict[int, str]) -> Iterator[dict[str, 
         family = "pubmedqa" if "pubmedqa" in str(meta["settings"].get("eval")) else "claims"
         key = str(meta["id"])
         gold = pubmedqa[key]["final_decision"] if family == "pubmedqa" else gold_of(claims[key])[2]
-        verdict = line.get("verdict") if not line.get("abstained") else None
-        stated = verdict if verdict in ("SUPPORT", "CONTRADICT") else "NOT_ENOUGH_INFO"
+        stated = stated_of(line.get("verdict"), bool(line.get("abstained")))
         yield {
             "family": family,
             "id": key,

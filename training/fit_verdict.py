@@ -37,6 +37,7 @@ from sklearn.model_selection import GroupKFold
 
 from agent.verdict.features import claim_features, option_features
 from agent.verdict.model import CLASSES, SETTINGS, reader_versions, softmax
+from benchmarks.collected import claim_statement, relevance_of
 from benchmarks.formats import read_jsonl
 from benchmarks.questions import contrast_pairs
 from benchmarks.selection import choose_or_safest, curve
@@ -63,15 +64,6 @@ GROUPS = {
     "quantity reader": ("quantity_",),
     "decider": ("decider_",),
 }
-
-
-def claim_statement(answer: dict[str, Any]) -> str:
-    claim = next((h for h in answer["hypotheses"] if h.get("origin") == "claim"), None)
-    return str((claim or {}).get("claim") or (claim or {}).get("text") or answer["question"])
-
-
-def relevance_of(answer: dict[str, Any]) -> float | None:
-    return float(answer["relevance"]["probability"]) if answer.get("relevance") else None
 
 
 def claim_table(

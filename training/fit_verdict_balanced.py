@@ -36,8 +36,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
-from agent.verdict.compact import compact_claim_features
-from agent.verdict.features import claim_features
+from agent.verdict.apply import verdict_inputs
 from agent.verdict.model import CLASSES, softmax
 from benchmarks.formats import read_jsonl
 from benchmarks.metrics import calibration, per_class_report
@@ -82,10 +81,9 @@ COMPACT_GROUPS = {
 
 
 def every_input(readings: list[dict[str, Any]], statement: str, polar: bool, relevance: float | None) -> dict:
-    return {
-        **claim_features(readings, statement, polar, relevance),
-        **compact_claim_features(readings, statement, polar, relevance),
-    }
+    """Every input a claim model may name, as the court computes them (agent.verdict.apply.verdict_inputs); the
+    setting input is set per question after (main), from its benchmark."""
+    return verdict_inputs(readings, statement, polar, relevance, "corpus")
 
 
 def oof_balanced(x: np.ndarray, y: np.ndarray, groups: Sequence[str], c: float) -> np.ndarray:

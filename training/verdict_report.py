@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
+from training.verdict_balance import stated_classes
+
 
 def side_and_probability(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The likelier side (0 SUPPORT, 1 CONTRADICT) of each question and its probability."""
@@ -58,8 +60,8 @@ def lean_report(p: np.ndarray, y: np.ndarray, confident: np.ndarray) -> dict[str
     (confident at the operating point, leaning under it), NOT_ENOUGH_INFO when that leads. Accuracy over every
     question, each tier's precision and coverage, and how well the stated probability ranks right against wrong
     over the questions that lean or answer."""
-    side, prob = side_and_probability(p)
-    states = np.where(prob > p[:, 2], side, 2)
+    _, prob = side_and_probability(p)
+    states = stated_classes(p)
     gives = states < 2
     right = states == y
     leaning = gives & ~confident

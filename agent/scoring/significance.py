@@ -6,6 +6,8 @@ estimate whose interval spans no effect as no demonstrated effect. This module f
 intervals a passage states and says whether every one of them is non-significant (p >= 0.05, or an interval that
 contains the null: 1 for a ratio, 0 for a difference). A passage with no statistics, or with any significant one,
 is not "only non-significant". Pure and conservative: an interval whose scale it cannot tell is not counted.
+`states_null_result` reads the wider null result a verdict weighs against a claim of an effect: those statistics, a
+null phrase or a negated verb of effect, never beside a significant statistic.
 """
 
 from __future__ import annotations
@@ -109,3 +111,23 @@ def claims_an_effect(statement: str) -> bool:
         and not _NULL_PREDICATE.search(statement)
         and not any(phrase in lowered for phrase in NULL_PHRASES)
     )
+
+
+# A null result stated with a verb: "did not improve", "was not significantly reduced", "failed to lower". Not every
+# negated direction word: "results were not attenuated when ... were added" (a robustness check) states no null result
+_NULL_VERB = re.compile(
+    r"\b(?:did|does|do|was|were|is|are|has|have|had)\s+not\s+(?:significantly\s+|substantially\s+)?"
+    r"(?:improve|reduce|increase|decrease|lower|raise|change|affect|alter|prevent|predict|differ|influence|modify)"
+    r"|\bfail(?:s|ed)?\s+to\s+(?:improve|reduce|increase|decrease|lower|raise|change|affect|alter|prevent|show)",
+    re.I,
+)
+
+
+def states_null_result(text: str) -> bool:
+    """A finding stated as no effect: a null phrase ("no significant difference", "was not associated"), a negated
+    verb of effect ("did not improve"), or statistics that are all non-significant; never a passage that states a
+    significant statistic ("results were similar ... HR 2.36; 95% CI 1.57-3.55" replicates an effect)."""
+    if states_significance(text):
+        return False
+    lowered = text.lower()
+    return any(p in lowered for p in NULL_PHRASES) or bool(_NULL_VERB.search(text)) or only_non_significant(text)

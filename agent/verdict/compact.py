@@ -13,25 +13,29 @@ already uses (agent/judges/cues.py, agent/scoring/significance.py), read on the 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from agent.english.lexicon import NULL_PHRASES
 from agent.judges.cues import cues, pair_cues
-from agent.scoring.significance import claims_an_effect, only_non_significant, states_significance
-from agent.verdict.features import C, S, deciding, form_features
+from agent.scoring.significance import (
+    claims_an_effect,
+    only_non_significant,
+    states_null_result,
+    states_significance,
+)
+from agent.verdict.features import C, S, deciding, form_features, reader_lean
 
 CLOSEST_FINDINGS = 3  # the rule readers read the claim's closest result sentences: where a finding is stated
 SIDE_FLOOR = 0.5  # a record takes a side when its most evidential finding reads that side at least this strongly
 
 
-def _lean(p: Sequence[float] | None) -> float:
-    return float(p[S] - p[C]) if p else 0.0
+def _lean(p: Sequence[float]) -> float:
+    return float(p[S] - p[C])
 
 
 def _reader(row: dict[str, Any] | None, name: str) -> float:
-    return _lean(row["readers"].get(name)) if row else 0.0
+    """A reader's lean on a chosen row (0 when there is no such row, or the reader did not read it)."""
+    return reader_lean(row, name) if row else 0.0
 
 
 def _record_sides(eligible: list[dict[str, Any]]) -> tuple[float, float]:
@@ -81,26 +85,6 @@ RULE_FIELDS = (
 )
 
 
-# a null result stated with a verb: "did not improve", "was not significantly reduced", "failed to lower". Not every
-# negated direction word: "results were not attenuated when ... were added" (a robustness check) states no null result
-_NULL_VERB = re.compile(
-    r"\b(?:did|does|do|was|were|is|are|has|have|had)\s+not\s+(?:significantly\s+|substantially\s+)?"
-    r"(?:improve|reduce|increase|decrease|lower|raise|change|affect|alter|prevent|predict|differ|influence|modify)"
-    r"|\bfail(?:s|ed)?\s+to\s+(?:improve|reduce|increase|decrease|lower|raise|change|affect|alter|prevent|show)",
-    re.I,
-)
-
-
-def states_null_result(text: str) -> bool:
-    """A finding stated as no effect: a null phrase ("no significant difference", "was not associated"), a negated
-    verb of effect ("did not improve"), or statistics that are all non-significant; never a passage that states a
-    significant statistic ("results were similar ... HR 2.36; 95% CI 1.57-3.55" replicates an effect)."""
-    if states_significance(text):
-        return False
-    lowered = text.lower()
-    return any(p in lowered for p in NULL_PHRASES) or bool(_NULL_VERB.search(text)) or only_non_significant(text)
-
-
 def finding_readings(statement: str, rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     """Over every finding the court read for the statement: whether any states a null result where the statement
     claims an effect (in PubMedQA's training questions, 44 % of the 'no' questions' read findings do, 20 % of the
@@ -110,11 +94,11 @@ def finding_readings(statement: str, rows: Sequence[dict[str, Any]]) -> dict[str
     texts = [str(r.get("text") or "") for r in rows]
     nulls = [states_null_result(t) for t in texts]
     effect = claims_an_effect(statement)
-    direction = [_reader(r, "direction") for r in rows if r["readers"].get("direction")]
-    cross = [_reader(r, "cross") for r in rows if r["readers"].get("cross")]
+    cross = [reader_lean(r, "cross") for r in rows if r["readers"].get("cross")]
     # the direction reader reads every sentence as one side or the other: weigh its lean by how far the judge reads
     # the sentence as taking a side at all
-    taking = [(1.0 - r["p"][2], _reader(r, "direction")) for r in rows if r["readers"].get("direction")]
+    taking = [(1.0 - r["p"][2], reader_lean(r, "direction")) for r in rows if r["readers"].get("direction")]
+    direction = [d for _, d in taking]
     weight = sum(w for w, _ in taking)
     return {
         "rule_null_any": float(effect and any(nulls)),

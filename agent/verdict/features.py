@@ -39,7 +39,8 @@ def _side(row: dict[str, Any]) -> float:
     return max(row["p"][S], row["p"][C])
 
 
-def _reader_lean(row: dict[str, Any], reader: str) -> float:
+def reader_lean(row: dict[str, Any], reader: str) -> float:
+    """A reader's P(SUPPORT) - P(CONTRADICT) on one reading row, 0 where that reader did not read it."""
     p = row["readers"].get(reader)
     return float(p[S] - p[C]) if p else 0.0
 
@@ -63,7 +64,7 @@ def _sentence_block(prefix: str, row: dict[str, Any] | None) -> dict[str, float]
         "non_significant": float(row["non_significant"]),
         "restates": row["restates"],
         "negation_lean": float(neg[C] - neg[S]) if neg else 0.0,
-        **{f"{reader}_lean": _reader_lean(row, reader) for reader in READERS},
+        **{f"{reader}_lean": reader_lean(row, reader) for reader in READERS},
     }
     return {f"{prefix}_{name}": float(value) for name, value in values.items()}
 
@@ -131,11 +132,11 @@ def _decider_block(found: Deciding) -> dict[str, float]:
     decay = [1.0 / (1 + r["rank"]) for r in read]
     return {
         "decider_read": float(bool(read or records)),
-        "decider_mean_lean": sum(_reader_lean(r, "decider") for r in read) / len(read) if read else 0.0,
-        "decider_weighted_lean": sum(d * _reader_lean(r, "decider") for d, r in zip(decay, read)),
-        "decider_record_lean": _reader_lean(records[0], "decider") if records else 0.0,
+        "decider_mean_lean": sum(reader_lean(r, "decider") for r in read) / len(read) if read else 0.0,
+        "decider_weighted_lean": sum(d * reader_lean(r, "decider") for d, r in zip(decay, read)),
+        "decider_record_lean": reader_lean(records[0], "decider") if records else 0.0,
         "decider_records_mean_lean": (
-            sum(_reader_lean(r, "decider") for r in records) / len(records) if records else 0.0
+            sum(reader_lean(r, "decider") for r in records) / len(records) if records else 0.0
         ),
     }
 
@@ -164,7 +165,7 @@ def statement_features(rows: Sequence[dict[str, Any]], statement: int) -> dict[s
         "any_max_support": max((r["p"][S] for r in sentences), default=0.0),
         "any_max_contradict": max((r["p"][C] for r in sentences), default=0.0),
         "direction_mean_lean": (
-            sum(_reader_lean(r, "direction") for r in eligible[:8]) / len(eligible[:8]) if eligible else 0.0
+            sum(reader_lean(r, "direction") for r in eligible[:8]) / len(eligible[:8]) if eligible else 0.0
         ),
         "record_support": first_record["p"][S] if first_record else 0.0,
         "record_contradict": first_record["p"][C] if first_record else 0.0,

@@ -13,18 +13,10 @@ from agent.interfaces import ModelVerdict
 from agent.reasoners.chat import AdjudicationOut, checked_verdict
 from agent.records import Hypothesis, HypothesisJudgement, LedgerEntry, Status
 from agent.scoring.adjudication import blend
-from tests.fakes import ListSource, SchemaChat, chat_reasoner, make_backend, record, unique_backend_name
+from tests.fakes import ListSource, SchemaChat, chat_reasoner, make_backend, unique_backend_name
+from tests.reasoners.test_adjudication import RECORDS  # the three metformin trials the adjudication tests read
 
 CLAIM = "Metformin increases insulin sensitivity in adults with prediabetes"
-RECORDS = [
-    record(
-        f"m{i}",
-        f"Metformin trial {i}",
-        f"Metformin increases insulin sensitivity in adults with prediabetes, cohort {i}.",
-        f"Aspirin was given to {20 + i} controls.",
-    )
-    for i in range(3)
-]
 TWO = [
     Hypothesis(id="H1", text=CLAIM, origin="claim"),
     Hypothesis(id="H2", text=f"Not: {CLAIM}", origin="negation", claim=CLAIM, polarity=-1),

@@ -70,7 +70,7 @@ def test_a_confidence_map_that_falls_with_the_probability_is_refused_in_one_line
 
 
 def test_a_replicated_significant_effect_and_a_robustness_check_are_not_null_results():
-    from agent.verdict.compact import states_null_result
+    from agent.scoring.significance import states_null_result
 
     assert not states_null_result("Results were not attenuated when membership length was added to the model.")
     assert not states_null_result("Results were similar, with a fully adjusted HR of 2.36 (95% CI, 1.57-3.55).")
